@@ -1,0 +1,41 @@
+# PassServer: `make run` serves locally, `make test` runs the whole suite, `make bench` measures.
+# Every target installs the Debian packages it needs first, so a fresh Debian 12 machine with
+# Swift installed needs nothing else.
+
+SWIFT        ?= swift
+SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
+BUILD_PACKAGES := pkg-config openssl libmicrohttpd-dev libpq-dev libsqlite3-dev libzip-dev libssl-dev libnghttp2-dev
+TEST_PACKAGES  := postgresql unzip docker-compose python3
+BENCH_PACKAGES := wrk nghttp2-client postgresql
+
+.PHONY: all deps test-deps bench-deps build run test bench clean
+
+all: build
+
+deps:
+	@scripts/install-packages.sh $(BUILD_PACKAGES)
+
+test-deps: deps
+	@scripts/install-packages.sh $(TEST_PACKAGES)
+
+bench-deps: test-deps
+	@scripts/install-packages.sh $(BENCH_PACKAGES)
+
+build: deps
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+# Serves on 127.0.0.1:8080 with the embedded SQLite store under ./.data/.
+run: build
+	$(SWIFT) run $(SWIFT_FLAGS) pass-server serve
+
+# Builds with warnings as errors, starts a throwaway PostgreSQL cluster and runs every test.
+test: test-deps
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	scripts/with-postgres.sh $(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+bench: bench-deps
+	$(SWIFT) build -c release
+	scripts/with-postgres.sh bench/run.sh
+
+clean:
+	rm -rf .build

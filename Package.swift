@@ -1,0 +1,66 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Strict settings shared by every Swift target.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "PassServer",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "pass-server", targets: ["pass-server"]),
+        .executable(name: "fake-apns", targets: ["fake-apns"]),
+        .library(name: "PassBundle", targets: ["PassBundle"]),
+    ],
+    targets: [
+        // MARK: C libraries (Debian -dev packages)
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+
+        // MARK: Feature libraries
+        .target(name: "Logging", swiftSettings: swiftSettings),
+        .target(name: "Certificates", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Logging"], swiftSettings: swiftSettings),
+        .target(name: "PassBundle", dependencies: ["Certificates", "COpenSSL", "CZip"], swiftSettings: swiftSettings),
+        .target(name: "APNs", dependencies: ["Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
+        .target(name: "Storage", dependencies: ["CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
+
+        // MARK: The application
+        .target(
+            name: "PassServer",
+            dependencies: ["Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage", "COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "pass-server", dependencies: ["PassServer"], swiftSettings: swiftSettings),
+
+        // MARK: Test support
+        .target(
+            name: "PassServerTesting",
+            dependencies: ["Certificates", "CNGHTTP2", "COpenSSL", "Logging"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting"], swiftSettings: swiftSettings),
+
+        // MARK: Tests
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging"], swiftSettings: swiftSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PassBundleTests",
+            dependencies: ["PassBundle", "Certificates", "PassServerTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PassServerTests",
+            dependencies: ["PassServer", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

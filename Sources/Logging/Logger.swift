@@ -1,0 +1,149 @@
+// A small structured logger: constant messages, key=value metadata, one line per event.
+//
+// Lines go to a `LogSink` (standard error by default) under a lock, so lines from many threads
+// never interleave. Secrets never belong in metadata: log tokens truncated or hashed.
+
+import Foundation
+import Synchronization
+
+/// Severity of a log line, ordered from most to least verbose.
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+    case trace, debug, info, notice, warning, error, critical
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String {
+        switch self {
+        case .trace: "trace"
+        case .debug: "debug"
+        case .info: "info"
+        case .notice: "notice"
+        case .warning: "warning"
+        case .error: "error"
+        case .critical: "critical"
+        }
+    }
+
+    /// Parses `trace`…`critical` (case-insensitive); `warn` is accepted for `warning`.
+    public init?(name: String) {
+        let lowered = name.lowercased()
+        if lowered == "warn" { self = .warning; return }
+        guard let level = LogLevel.allCases.first(where: { $0.description == lowered }) else { return nil }
+        self = level
+    }
+}
+
+/// Where formatted log lines go.
+public protocol LogSink: Sendable {
+    func write(_ line: String)
+}
+
+/// Writes each line to standard error.
+public struct StandardErrorSink: LogSink {
+    private static let lock = Mutex(())
+    public init() {}
+    public func write(_ line: String) {
+        let data = Array((line + "\n").utf8)
+        Self.lock.withLock { _ in
+            data.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Foundation.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written <= 0 { break }
+                    offset += written
+                }
+            }
+        }
+    }
+}
+
+/// Keeps lines in memory; for tests that assert on what was logged.
+public final class MemorySink: LogSink {
+    private let storage = Mutex<[String]>([])
+    public init() {}
+    public func write(_ line: String) { storage.withLock { $0.append(line) } }
+    /// Every line written so far.
+    public var lines: [String] { storage.withLock { $0 } }
+}
+
+/// A value-type logger: a label, a minimum level, metadata carried into every line, and a sink.
+public struct Logger: Sendable {
+    public typealias Metadata = [String: String]
+
+    public var label: String
+    public var level: LogLevel
+    public var metadata: Metadata
+    public let sink: any LogSink
+
+    public init(label: String, level: LogLevel = .info, metadata: Metadata = [:], sink: any LogSink = StandardErrorSink()) {
+        self.label = label
+        self.level = level
+        self.metadata = metadata
+        self.sink = sink
+    }
+
+    public subscript(metadataKey key: String) -> String? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    /// A copy with another label, same level, metadata and sink.
+    public func named(_ label: String) -> Logger {
+        var copy = self
+        copy.label = label
+        return copy
+    }
+
+    public func log(_ level: LogLevel, _ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) {
+        guard level >= self.level else { return }
+        var all = metadata
+        for (key, value) in extra() { all[key] = value }
+        sink.write(Self.format(level: level, label: label, message: message(), metadata: all))
+    }
+
+    public func trace(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) { log(.trace, message(), extra()) }
+    public func debug(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) { log(.debug, message(), extra()) }
+    public func info(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) { log(.info, message(), extra()) }
+    public func notice(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) { log(.notice, message(), extra()) }
+    public func warning(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) { log(.warning, message(), extra()) }
+    public func error(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) { log(.error, message(), extra()) }
+    public func critical(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) { log(.critical, message(), extra()) }
+
+    static func format(level: LogLevel, label: String, message: String, metadata: Metadata) -> String {
+        var line = "\(timestamp()) \(level) \(label): \(message)"
+        for key in metadata.keys.sorted() {
+            line += " \(key)=\(quoted(metadata[key] ?? ""))"
+        }
+        return line
+    }
+
+    private static func quoted(_ value: String) -> String {
+        let needsQuotes = value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline })
+        guard needsQuotes else { return value }
+        var escaped = ""
+        for character in value {
+            switch character {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            default: escaped.append(character)
+            }
+        }
+        return "\"\(escaped)\""
+    }
+
+    private static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let millis = now.tv_nsec / 1_000_000
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+            Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), millis
+        )
+    }
+}
