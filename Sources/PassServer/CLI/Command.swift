@@ -1,0 +1,120 @@
+import Foundation
+
+/// Exit codes of `pass-server` (BSD sysexits where one fits).
+public enum ExitCode {
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    /// Usage or configuration error (EX_USAGE).
+    public static let usage: Int32 = 64
+}
+
+/// A command-line mistake: printed with the command's usage, exit 64.
+public struct UsageError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The streams and environment a command runs with; injected so tests can capture them.
+public struct CommandContext: Sendable {
+    public var environment: [String: String]
+    public var standardOutput: @Sendable (String) -> Void
+    public var standardError: @Sendable (String) -> Void
+    /// Whether standard output is a terminal (progress bars vs. progress lines).
+    public var isTerminal: Bool
+
+    /// Defaults: the process environment, standard output and error, and whether stdout is a terminal.
+    public init(
+        environment: [String: String]? = nil,
+        standardOutput: (@Sendable (String) -> Void)? = nil,
+        standardError: (@Sendable (String) -> Void)? = nil,
+        isTerminal: Bool? = nil
+    ) {
+        self.environment = environment ?? ProcessInfo.processInfo.environment
+        self.standardOutput = standardOutput ?? { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
+        self.standardError = standardError ?? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        self.isTerminal = isTerminal ?? (isatty(STDOUT_FILENO) != 0)
+    }
+}
+
+/// A node of the command tree: either runs, or has subcommands, and always has `--help`.
+public struct Command: Sendable {
+    public let name: String
+    public let summary: String
+    /// Usage line after the command path, e.g. `[options]` or `--name NAME`.
+    public let usage: String
+    /// Extra help text (options, examples).
+    public let details: String
+    public let subcommands: [Command]
+    let action: (@Sendable (_ arguments: [String], _ context: CommandContext) throws -> Int32)?
+
+    init(
+        _ name: String, summary: String, usage: String = "", details: String = "", subcommands: [Command] = [],
+        action: (@Sendable (_ arguments: [String], _ context: CommandContext) throws -> Int32)? = nil
+    ) {
+        self.name = name
+        self.summary = summary
+        self.usage = usage
+        self.details = details
+        self.subcommands = subcommands
+        self.action = action
+    }
+
+    func help(path: [String]) -> String {
+        let fullName = path.joined(separator: " ")
+        var text = "\(summary)\n\nUsage: \(fullName)"
+        if !subcommands.isEmpty {
+            text += " <command> [options]\n\nCommands:\n"
+            let width = subcommands.map(\.name.count).max() ?? 0
+            for command in subcommands {
+                text += "  \(command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(command.summary)\n"
+            }
+            text += "\nRun '\(fullName) <command> --help' for a command's options."
+        } else {
+            text += usage.isEmpty ? "" : " \(usage)"
+        }
+        if !details.isEmpty { text += "\n\n\(details)" }
+        return text
+    }
+}
+
+/// Reads `--name value` / `--name=value` options and positional arguments for one command.
+struct OptionParser {
+    private(set) var options: [String: String] = [:]
+    private(set) var flags: Set<String> = []
+    private(set) var positional: [String] = []
+
+    /// `valued` options take a value; `booleans` do not. Anything else is a usage error.
+    init(_ arguments: [String], valued: Set<String>, booleans: Set<String> = []) throws(UsageError) {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("--") else {
+                positional.append(argument)
+                continue
+            }
+            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0].dropFirst(2))
+            if booleans.contains(name), parts.count == 1 {
+                flags.insert(name)
+            } else if valued.contains(name) {
+                if parts.count == 2 {
+                    options[name] = String(parts[1])
+                } else if index < arguments.count {
+                    options[name] = arguments[index]
+                    index += 1
+                } else {
+                    throw UsageError("--\(name) needs a value")
+                }
+            } else {
+                throw UsageError("unknown option '\(argument)'")
+            }
+        }
+    }
+
+    func required(_ name: String) throws(UsageError) -> String {
+        guard let value = options[name], !value.isEmpty else { throw UsageError("--\(name) is required") }
+        return value
+    }
+}

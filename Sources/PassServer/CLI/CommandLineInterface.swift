@@ -1,0 +1,55 @@
+import Foundation
+
+/// The `pass-server` command tree. `main.swift` only calls `run` and exits with its code.
+public enum CommandLineInterface {
+    public static let version = "0.1.0"
+
+    /// Runs the command named by `arguments` (without the program name); returns the exit code.
+    public static func run(_ arguments: [String], context: CommandContext = CommandContext()) -> Int32 {
+        var path = ["pass-server"]
+        var command = root
+        var remaining = arguments[...]
+        while let next = remaining.first, !next.hasPrefix("-"),
+            let sub = command.subcommands.first(where: { $0.name == next })
+        {
+            command = sub
+            path.append(next)
+            remaining = remaining.dropFirst()
+        }
+        let rest = Array(remaining)
+        if rest.contains("--help") || rest.contains("-h") || (rest.first == "help" && command.subcommands.isEmpty == false) {
+            context.standardOutput(command.help(path: path))
+            return ExitCode.success
+        }
+        if path.count == 1, rest == ["--version"] {
+            context.standardOutput("pass-server \(version)")
+            return ExitCode.success
+        }
+        guard let action = command.action else {
+            let problem = rest.first.map { "unknown command '\($0)'" } ?? "a command is required"
+            context.standardError("error: \(problem)\n\n" + command.help(path: path))
+            return ExitCode.usage
+        }
+        do {
+            return try action(rest, context)
+        } catch let error as UsageError {
+            context.standardError("error: \(error.message)\n\nUsage: \(path.joined(separator: " ")) \(command.usage)\nRun '\(path.joined(separator: " ")) --help' for details.")
+            return ExitCode.usage
+        } catch let error as ConfigurationError {
+            context.standardError("error: \(error)")
+            return ExitCode.usage
+        } catch {
+            context.standardError("error: \(error)")
+            return ExitCode.failure
+        }
+    }
+
+    static var root: Command {
+        Command(
+            "pass-server",
+            summary: "PassServer: an Apple Wallet pass web service for event tickets.",
+            details: "Options:\n  --help     Show help for any command\n  --version  Print the version",
+            subcommands: [serveCommand, migrateCommand]
+        )
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+extension CommandLineInterface {
+    static var serveCommand: Command {
+        Command(
+            "serve",
+            summary: "Serve the device API, admin API and downloads; dispatch pushes and run jobs.",
+            usage: "[options]",
+            details: "Every option is also an environment variable (flags win):\n\n" + settingsHelp()
+                + "\n\n  --no-migrate  Same as --migrate-on-start=false\n\nSIGTERM or SIGINT stops accepting, drains in-flight requests, and exits 0."
+        ) { arguments, context in
+            let configuration = try Configuration.load(
+                environment: context.environment, arguments: arguments, requirements: .serve
+            )
+            let application = try Application(configuration: configuration)
+            try application.runUntilSignalled()
+            return ExitCode.success
+        }
+    }
+
+    static var migrateCommand: Command {
+        Command(
+            "migrate",
+            summary: "Apply pending database migrations and exit.",
+            usage: "[--database-url URL]",
+            details: "Safe to run from several processes at once (PostgreSQL advisory lock)."
+        ) { arguments, context in
+            let configuration = try Configuration.load(environment: context.environment, arguments: arguments)
+            let applied = try Application.migrate(configuration: configuration)
+            context.standardOutput(applied == 0 ? "database is up to date" : "applied \(applied) migration(s)")
+            return ExitCode.success
+        }
+    }
+
+    /// The settings table as help text: flag, variable, default, summary.
+    static func settingsHelp() -> String {
+        Configuration.settings.map { setting in
+            let flag = setting.flag + (setting.isBoolean ? "" : " VALUE")
+            let defaultText = setting.documentedDefault.map { " (default: \($0))" } ?? ""
+            return "  \(flag)\n      \(setting.key): \(setting.summary)\(defaultText)"
+        }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// Every problem found while reading the configuration, reported together.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public let problems: [String]
+    public var description: String {
+        "configuration is invalid:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+    }
+}
+
+extension Configuration {
+    /// What a subcommand needs beyond the database.
+    public struct Requirements: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// A pass signing identity (certificate + key + WWDR).
+        public static let signing = Requirements(rawValue: 1)
+        /// PUBLIC_URL and TOKEN_SECRET, needed to issue and serve passes.
+        public static let publishing = Requirements(rawValue: 2)
+        public static let serve: Requirements = [.signing, .publishing]
+    }
+
+    /// Where development certificates live (`pass-server certs dev` writes them there).
+    public static let developmentCertificatesDirectory = "Certificates/dev"
+
+    /// Reads the environment, then the flags (`--http-port 9000`, `--http-port=9000`, bare `--flag`
+    /// for booleans, `--no-migrate`), then checks everything together.
+    public static func load(
+        environment: [String: String], arguments: [String] = [], requirements: Requirements = []
+    ) throws(ConfigurationError) -> Configuration {
+        var configuration = Configuration()
+        var problems: [String] = []
+        var explicit = Set<String>()
+        let byKey = Dictionary(uniqueKeysWithValues: settings.map { ($0.key, $0) })
+        let byFlag = Dictionary(uniqueKeysWithValues: settings.map { ($0.flag, $0) })
+
+        for setting in settings {
+            guard let raw = environment[setting.key] else { continue }
+            apply(setting, raw, source: setting.key, to: &configuration, problems: &problems)
+            explicit.insert(setting.key)
+        }
+
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--no-migrate", let setting = byKey["MIGRATE_ON_START"] {
+                apply(setting, "false", source: argument, to: &configuration, problems: &problems)
+                continue
+            }
+            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            guard name.hasPrefix("--"), let setting = byFlag[name] else {
+                problems.append("unknown option '\(argument)'")
+                continue
+            }
+            var value: String
+            if parts.count == 2 {
+                value = String(parts[1])
+            } else if setting.isBoolean {
+                value = "true"
+            } else if index < arguments.count {
+                value = arguments[index]
+                index += 1
+            } else {
+                problems.append("\(name) needs a value")
+                continue
+            }
+            if value.isEmpty && !setting.isBoolean { value = " " }
+            apply(setting, value, source: name, to: &configuration, problems: &problems)
+            explicit.insert(setting.key)
+        }
+
+        if configuration.development {
+            configuration.applyDevelopmentDefaults(explicit: explicit)
+        }
+        problems += configuration.validate(requirements: requirements)
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        return configuration
+    }
+
+    private static func apply(_ setting: Setting, _ raw: String, source: String, to configuration: inout Configuration, problems: inout [String]) {
+        do throws(SettingProblem) {
+            try setting.apply(&configuration, raw)
+        } catch {
+            problems.append("\(source): \(error.message)")
+        }
+    }
+
+    mutating func applyDevelopmentDefaults(explicit: Set<String>) {
+        let signingKeys: Set<String> = ["PASS_CERTIFICATE", "PASS_PRIVATE_KEY", "PASS_P12", "WWDR_CERTIFICATE"]
+        if explicit.isDisjoint(with: signingKeys) {
+            let directory = Self.developmentCertificatesDirectory
+            signing.certificate = "\(directory)/pass-certificate.pem"
+            signing.privateKey = "\(directory)/pass-key.pem"
+            signing.wwdrCertificate = "\(directory)/wwdr.pem"
+        }
+        if !explicit.contains("PUBLIC_URL") {
+            let host = http.host == "0.0.0.0" ? "127.0.0.1" : http.host
+            http.publicURL = URL(string: "http://\(host):\(http.port)")
+        }
+        if !explicit.contains("ALLOW_HTTP_PUBLIC_URL") { http.allowInsecurePublicURL = true }
+        if !explicit.contains("APNS_MODE") { apns.mode = .log }
+    }
+
+    /// Cross-key checks; returns every problem.
+    func validate(requirements: Requirements) -> [String] {
+        var problems: [String] = []
+        if requirements.contains(.publishing) {
+            if let url = http.publicURL {
+                if url.scheme?.lowercased() != "https" && !http.allowInsecurePublicURL {
+                    problems.append("PUBLIC_URL: must be https (Wallet refuses http); set ALLOW_HTTP_PUBLIC_URL=true for local development")
+                }
+            } else {
+                problems.append("PUBLIC_URL: required (the https base URL phones reach this server at)")
+            }
+            if tokenSecret == nil && !development {
+                problems.append("TOKEN_SECRET: required (e.g. `openssl rand -hex 32`; keep it forever)")
+            }
+        }
+        if requirements.contains(.signing) {
+            problems += validateSigning()
+        }
+        return problems
+    }
+
+    private func validateSigning() -> [String] {
+        var problems: [String] = []
+        let usesP12 = signing.p12 != nil
+        let usesPEM = signing.certificate != nil || signing.privateKey != nil
+        if usesP12 && usesPEM {
+            problems.append("PASS_P12: give either PASS_P12 or PASS_CERTIFICATE + PASS_PRIVATE_KEY, not both")
+        } else if !usesP12 && !usesPEM {
+            problems.append("PASS_CERTIFICATE: required (or PASS_P12), the Pass Type ID certificate; `make run` uses development certificates")
+        } else if usesPEM {
+            if signing.certificate == nil { problems.append("PASS_CERTIFICATE: required with PASS_PRIVATE_KEY") }
+            if signing.privateKey == nil { problems.append("PASS_PRIVATE_KEY: required with PASS_CERTIFICATE") }
+        }
+        if signing.wwdrCertificate == nil {
+            problems.append("WWDR_CERTIFICATE: required, Apple's WWDR G4 intermediate")
+        }
+        // Development certificates are generated at start, so only operator-given files must exist now.
+        guard !development else { return problems }
+        let files: [(String, String?)] = [
+            ("PASS_CERTIFICATE", signing.certificate), ("PASS_PRIVATE_KEY", signing.privateKey),
+            ("PASS_P12", signing.p12), ("WWDR_CERTIFICATE", signing.wwdrCertificate), ("APNS_CA_FILE", apns.caFile),
+        ]
+        for case let (key, path?) in files where !FileManager.default.isReadableFile(atPath: path) {
+            problems.append("\(key): cannot read '\(path)'")
+        }
+        return problems
+    }
+}

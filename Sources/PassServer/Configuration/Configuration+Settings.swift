@@ -1,0 +1,146 @@
+import Foundation
+import Logging
+
+extension Configuration {
+    /// Every configuration key, in the order of the README table.
+    public static let settings: [Setting] = [
+        Setting("DEVELOPMENT", "Development defaults for whatever is unset: certificates from `pass-server certs dev`, PUBLIC_URL http://HTTP_HOST:HTTP_PORT, APNS_MODE log, a generated TOKEN_SECRET in .data/", default: "false", boolean: true) {
+            config, raw throws(SettingProblem) in
+            config.development = try Parse.boolean(raw)
+        },
+        Setting("HTTP_HOST", "Address to listen on", default: "127.0.0.1") { config, raw throws(SettingProblem) in
+            config.http.host = try Parse.nonEmpty(raw)
+        },
+        Setting("HTTP_PORT", "Port to listen on; 0 picks a free one", default: "8080") { config, raw throws(SettingProblem) in
+            config.http.port = try Parse.integer(raw, in: 0...65_535)
+        },
+        Setting("PUBLIC_URL", "Externally visible https base URL: webServiceURL in passes, base of download links", default: nil) {
+            config, raw throws(SettingProblem) in
+            let text = try Parse.nonEmpty(raw)
+            guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text),
+                let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil,
+                url.query == nil, url.fragment == nil
+            else { throw SettingProblem("'\(raw)' is not an absolute http(s) URL without query") }
+            config.http.publicURL = url
+        },
+        Setting("ALLOW_HTTP_PUBLIC_URL", "Accept an http:// PUBLIC_URL (development only; Wallet requires https)", default: "false", boolean: true) {
+            config, raw throws(SettingProblem) in
+            config.http.allowInsecurePublicURL = try Parse.boolean(raw)
+        },
+        Setting("HTTP_MAX_BODY_SIZE", "Largest request body in bytes (device endpoints: 64 KiB)", default: "1048576") {
+            config, raw throws(SettingProblem) in
+            config.http.maxBodySize = try Parse.integer(raw, in: 1_024...(64 << 20))
+        },
+        Setting("HTTP_CONNECTION_TIMEOUT", "Idle or slow connections are closed after this long", default: "30s") {
+            config, raw throws(SettingProblem) in
+            config.http.connectionTimeout = try Parse.seconds(raw, in: 1...3_600)
+        },
+        Setting("HTTP_MAX_CONNECTIONS", "Most connections open at once", default: "1024") { config, raw throws(SettingProblem) in
+            config.http.maxConnections = try Parse.integer(raw, in: 1...100_000)
+        },
+        Setting("HTTP_THREADS", "Request threads; 0 means 4 per core", default: "0") { config, raw throws(SettingProblem) in
+            config.http.threads = try Parse.integer(raw, in: 0...1_024)
+        },
+        Setting("SHUTDOWN_DRAIN_TIMEOUT", "On SIGTERM/SIGINT, how long in-flight requests and pushes may finish", default: "10s") {
+            config, raw throws(SettingProblem) in
+            config.http.drainTimeout = try Parse.seconds(raw, in: 0...600)
+        },
+        Setting("DATABASE_URL", "postgres://user:pass@host:port/db or sqlite:///absolute/path (sqlite://relative/path)", default: "sqlite://.data/pass-server.sqlite") {
+            config, raw throws(SettingProblem) in
+            let text = try Parse.nonEmpty(raw)
+            let lowered = text.lowercased()
+            guard lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") || lowered.hasPrefix("sqlite://") else {
+                throw SettingProblem("must start with postgres://, postgresql:// or sqlite://")
+            }
+            guard !lowered.hasPrefix("sqlite://") || text.count > "sqlite://".count else {
+                throw SettingProblem("names no SQLite file")
+            }
+            config.database.url = text
+        },
+        Setting("DATABASE_POOL_SIZE", "PostgreSQL connections per process; 0 means 2 per core + 2", default: "0") { config, raw throws(SettingProblem) in
+            config.database.poolSize = try Parse.integer(raw, in: 0...500)
+        },
+        Setting("DATABASE_STATEMENT_TIMEOUT", "PostgreSQL statement_timeout", default: "15s") { config, raw throws(SettingProblem) in
+            config.database.statementTimeout = try Parse.seconds(raw, in: 1...3_600)
+        },
+        Setting("MIGRATE_ON_START", "`serve` applies pending migrations before listening (`--no-migrate` turns it off)", default: "true", boolean: true) {
+            config, raw throws(SettingProblem) in
+            config.database.migrateOnStart = try Parse.boolean(raw)
+        },
+        Setting("LOG_LEVEL", "trace, debug, info, notice, warning, error or critical", default: "info") { config, raw throws(SettingProblem) in
+            guard let level = LogLevel(name: raw.trimmingCharacters(in: .whitespaces)) else {
+                throw SettingProblem("'\(raw)' is not one of \(LogLevel.allCases.map(\.description).joined(separator: ", "))")
+            }
+            config.logLevel = level
+        },
+        Setting("TOKEN_SECRET", "≥ 32 random bytes (hex or base64); pass and download tokens derive from it. Never rotate", default: nil, secret: true) {
+            config, raw throws(SettingProblem) in
+            config.tokenSecret = try Parse.secret(raw)
+        },
+        Setting("PASSES_DIR", "Directory of pass templates", default: "Passes") { config, raw throws(SettingProblem) in
+            config.passesDirectory = try Parse.nonEmpty(raw)
+        },
+        Setting("PASS_CERTIFICATE", "Pass Type ID certificate (PEM)", default: nil) { config, raw throws(SettingProblem) in
+            config.signing.certificate = try Parse.nonEmpty(raw)
+        },
+        Setting("PASS_PRIVATE_KEY", "Its private key (PEM, optionally encrypted)", default: nil) { config, raw throws(SettingProblem) in
+            config.signing.privateKey = try Parse.nonEmpty(raw)
+        },
+        Setting("PASS_PRIVATE_KEY_PASSWORD", "Password of an encrypted PASS_PRIVATE_KEY", default: nil, secret: true) { config, raw throws(SettingProblem) in
+            config.signing.privateKeyPassword = raw
+        },
+        Setting("PASS_P12", "Certificate and key as one .p12 (instead of the two PEM files)", default: nil) { config, raw throws(SettingProblem) in
+            config.signing.p12 = try Parse.nonEmpty(raw)
+        },
+        Setting("PASS_P12_PASSWORD", "Password of PASS_P12", default: nil, secret: true) { config, raw throws(SettingProblem) in
+            config.signing.p12Password = raw
+        },
+        Setting("WWDR_CERTIFICATE", "Apple WWDR intermediate (G4), PEM or DER", default: nil) { config, raw throws(SettingProblem) in
+            config.signing.wwdrCertificate = try Parse.nonEmpty(raw)
+        },
+        Setting("PASS_TYPE_IDENTIFIER", "Pass type identifier; must equal the certificate's UID", default: "certificate UID") {
+            config, raw throws(SettingProblem) in
+            config.signing.passTypeIdentifier = try Parse.nonEmpty(raw)
+        },
+        Setting("TEAM_IDENTIFIER", "Team identifier; must equal the certificate's OU", default: "certificate OU") { config, raw throws(SettingProblem) in
+            config.signing.teamIdentifier = try Parse.nonEmpty(raw)
+        },
+        Setting("ORGANIZATION_NAME", "organizationName shown in Wallet", default: "PassServer") { config, raw throws(SettingProblem) in
+            config.signing.organizationName = try Parse.nonEmpty(raw)
+        },
+        Setting("APNS_MODE", "live sends pushes over HTTP/2; log only logs them", default: "live") { config, raw throws(SettingProblem) in
+            guard let mode = APNSMode(rawValue: raw.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw SettingProblem("'\(raw)' is not live or log")
+            }
+            config.apns.mode = mode
+        },
+        Setting("APNS_URL", "APNs base URL (production; the sandbox does not deliver pass updates)", default: "https://api.push.apple.com") {
+            config, raw throws(SettingProblem) in
+            let text = try Parse.nonEmpty(raw)
+            guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host != nil else {
+                throw SettingProblem("'\(raw)' is not an https URL")
+            }
+            config.apns.url = text
+        },
+        Setting("APNS_CA_FILE", "Extra CA certificate (PEM) trusted for the APNs server, besides the system store", default: nil) {
+            config, raw throws(SettingProblem) in
+            config.apns.caFile = try Parse.nonEmpty(raw)
+        },
+        Setting("APNS_CONNECTIONS", "HTTP/2 connections to APNs", default: "2") { config, raw throws(SettingProblem) in
+            config.apns.connections = try Parse.integer(raw, in: 1...64)
+        },
+        Setting("APNS_EXPIRATION", "apns-expiration: how long APNs keeps trying an offline device", default: "3d") { config, raw throws(SettingProblem) in
+            config.apns.expiration = try Parse.seconds(raw, in: 0...(30 * 86_400))
+        },
+        Setting("APNS_REQUEST_TIMEOUT", "A push not answered within this is retried", default: "30s") { config, raw throws(SettingProblem) in
+            config.apns.requestTimeout = try Parse.seconds(raw, in: 1...600)
+        },
+        Setting("PUSH_MAX_RETRY_AGE", "Retryable pushes (429, 5xx, connection loss) give up after this long", default: "1d") {
+            config, raw throws(SettingProblem) in
+            config.push.maxRetryAge = try Parse.seconds(raw, in: 60...(30 * 86_400))
+        },
+        Setting("PUSH_BATCH_SIZE", "Outbox rows claimed per dispatcher round", default: "500") { config, raw throws(SettingProblem) in
+            config.push.batchSize = try Parse.integer(raw, in: 1...10_000)
+        },
+    ]
+}

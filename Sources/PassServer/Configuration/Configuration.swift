@@ -1,0 +1,86 @@
+public import Foundation
+public import Logging
+
+/// Everything `pass-server` is told by its operator, read once at start and passed by value.
+///
+/// Built by `Configuration.load(environment:arguments:)` from environment variables and command-line
+/// flags (flags win); every setting is described once in `Configuration.settings`, which also
+/// drives `--help` and the README's configuration table.
+public struct Configuration: Sendable, Equatable {
+    public var http = HTTP()
+    public var database = Database()
+    public var logLevel: LogLevel = .info
+    public var signing = Signing()
+    public var apns = APNs()
+    public var push = Push()
+    /// Secret from which pass authentication and download tokens are derived (HMAC-SHA256), so the
+    /// database only ever holds their hashes. Never rotate it once passes are issued.
+    public var tokenSecret: [UInt8]? = nil
+    /// Directory holding pass templates (`Passes/<template>/pass.json`, images, `.lproj`).
+    public var passesDirectory = "Passes"
+    /// Development mode: generated certificates, http public URL, pushes logged, a generated token secret.
+    public var development = false
+
+    public init() {}
+
+    public struct HTTP: Sendable, Equatable {
+        public var host = "127.0.0.1"
+        public var port = 8080
+        /// The externally visible base URL: `webServiceURL` in every pass and the base of download links.
+        public var publicURL: URL? = nil
+        /// Permits an `http://` public URL (development only: Wallet requires https).
+        public var allowInsecurePublicURL = false
+        public var maxBodySize = 1 << 20
+        public var connectionTimeout = 30
+        public var maxConnections = 1024
+        public var threads = 0
+        public var drainTimeout = 10
+        public init() {}
+    }
+
+    public struct Database: Sendable, Equatable {
+        public var url = "sqlite://.data/pass-server.sqlite"
+        public var poolSize = 0
+        public var statementTimeout = 15
+        public var migrateOnStart = true
+        public init() {}
+    }
+
+    public struct Signing: Sendable, Equatable {
+        public var certificate: String? = nil
+        public var privateKey: String? = nil
+        public var privateKeyPassword: String? = nil
+        public var p12: String? = nil
+        public var p12Password: String? = nil
+        public var wwdrCertificate: String? = nil
+        public var passTypeIdentifier: String? = nil
+        public var teamIdentifier: String? = nil
+        public var organizationName = "PassServer"
+        public init() {}
+    }
+
+    public enum APNSMode: String, Sendable, Equatable, CaseIterable {
+        /// Send pushes to `APNS_URL` over HTTP/2.
+        case live
+        /// Log each push instead of sending it (development).
+        case log
+    }
+
+    public struct APNs: Sendable, Equatable {
+        public var mode: APNSMode = .live
+        public var url = "https://api.push.apple.com"
+        public var caFile: String? = nil
+        public var connections = 2
+        public var expiration = 3 * 86_400
+        public var requestTimeout = 30
+        public init() {}
+    }
+
+    public struct Push: Sendable, Equatable {
+        /// How long a push may keep being retried (429, 5xx, connection loss) before it is marked failed.
+        public var maxRetryAge = 86_400
+        public var batchSize = 500
+        public var concurrency = 200
+        public init() {}
+    }
+}

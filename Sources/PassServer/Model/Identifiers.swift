@@ -1,0 +1,83 @@
+// Identifiers from Apple's PassKit web service, validated once at the edge. Inside the server only
+// these types travel, never raw path segments.
+
+/// A validated identifier: a non-empty string of allowed characters and bounded length.
+public protocol ValidatedIdentifier: Hashable, Sendable, CustomStringConvertible {
+    var rawValue: String { get }
+    init?(_ rawValue: String)
+}
+
+extension ValidatedIdentifier {
+    public var description: String { rawValue }
+
+    static func isValid(_ value: String, maxLength: Int, allowed: (UInt8) -> Bool) -> Bool {
+        let bytes = value.utf8
+        return !bytes.isEmpty && bytes.count <= maxLength && bytes.allSatisfy(allowed)
+    }
+
+    static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+    }
+}
+
+/// `pass.com.example.tickets`: reverse-DNS, starting with `pass.`.
+public struct PassTypeIdentifier: ValidatedIdentifier {
+    public let rawValue: String
+    public init?(_ rawValue: String) {
+        let parts = rawValue.split(separator: ".", omittingEmptySubsequences: false)
+        guard rawValue.hasPrefix("pass."), parts.count >= 2, parts.allSatisfy({ !$0.isEmpty }),
+            Self.isValid(rawValue, maxLength: 255, allowed: { Self.isAlphanumeric($0) || $0 == 0x2E || $0 == 0x2D || $0 == 0x5F })
+        else { return nil }
+        self.rawValue = rawValue
+    }
+}
+
+/// A pass's serial number: letters, digits and `-_.:`; at most 128 characters.
+public struct SerialNumber: ValidatedIdentifier {
+    public let rawValue: String
+    public init?(_ rawValue: String) {
+        guard Self.isValid(rawValue, maxLength: 128, allowed: { Self.isAlphanumeric($0) || "-_.:".utf8.contains($0) }),
+            rawValue != ".", rawValue != ".."
+        else { return nil }
+        self.rawValue = rawValue
+    }
+}
+
+/// The phone's library id (Apple sends 32 hex-like characters); letters, digits, `-_`, at most 128.
+public struct DeviceLibraryIdentifier: ValidatedIdentifier {
+    public let rawValue: String
+    public init?(_ rawValue: String) {
+        guard Self.isValid(rawValue, maxLength: 128, allowed: { Self.isAlphanumeric($0) || $0 == 0x2D || $0 == 0x5F }) else {
+            return nil
+        }
+        self.rawValue = rawValue
+    }
+}
+
+/// An APNs device token: hex, 32 to 100 bytes (64 to 200 digits); stored lowercase.
+public struct PushToken: ValidatedIdentifier {
+    public let rawValue: String
+    public init?(_ rawValue: String) {
+        guard rawValue.utf8.count.isMultiple(of: 2), rawValue.utf8.count >= 64,
+            Self.isValid(rawValue, maxLength: 200, allowed: { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) })
+        else { return nil }
+        self.rawValue = rawValue.lowercased()
+    }
+}
+
+/// The `ApplePass` token from pass.json: printable ASCII, 16 to 256 characters.
+public struct AuthenticationToken: ValidatedIdentifier {
+    public let rawValue: String
+    public init?(_ rawValue: String) {
+        guard rawValue.utf8.count >= 16, Self.isValid(rawValue, maxLength: 256, allowed: { $0 > 0x20 && $0 < 0x7F }) else {
+            return nil
+        }
+        self.rawValue = rawValue
+    }
+
+    /// Reads `Authorization: ApplePass <token>`: the literal word, one space, the token.
+    public init?(authorizationHeader header: String?) {
+        guard let header, header.hasPrefix("ApplePass ") else { return nil }
+        self.init(String(header.dropFirst("ApplePass ".count)))
+    }
+}

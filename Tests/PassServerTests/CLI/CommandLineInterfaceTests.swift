@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import PassServer
+
+/// Captures what a command prints.
+final class CapturedOutput: Sendable {
+    private let out = Mutex<[String]>([])
+    private let err = Mutex<[String]>([])
+    var standardOutput: String { out.withLock { $0.joined(separator: "\n") } }
+    var standardError: String { err.withLock { $0.joined(separator: "\n") } }
+
+    func context(environment: [String: String] = [:]) -> CommandContext {
+        CommandContext(
+            environment: environment,
+            standardOutput: { line in self.out.withLock { $0.append(line) } },
+            standardError: { line in self.err.withLock { $0.append(line) } },
+            isTerminal: false
+        )
+    }
+}
+
+@Suite("Command line")
+struct CommandLineInterfaceTests {
+    @Test("--help works at every level of the command tree")
+    func helpEverywhere() {
+        func visit(_ command: Command, path: [String]) {
+            let output = CapturedOutput()
+            let code = CommandLineInterface.run(path + ["--help"], context: output.context())
+            #expect(code == ExitCode.success, "\(path) --help")
+            #expect(output.standardOutput.contains("Usage: pass-server"), "\(path) --help")
+            #expect(output.standardOutput.contains(command.summary), "\(path) --help")
+            for sub in command.subcommands { visit(sub, path: path + [sub.name]) }
+        }
+        visit(CommandLineInterface.root, path: [])
+    }
+
+    @Test("serve --help lists every configuration key")
+    func serveHelpListsSettings() {
+        let output = CapturedOutput()
+        _ = CommandLineInterface.run(["serve", "--help"], context: output.context())
+        for setting in Configuration.settings {
+            #expect(output.standardOutput.contains(setting.key))
+            #expect(output.standardOutput.contains(setting.flag))
+        }
+    }
+
+    @Test("unknown commands and options exit 64")
+    func usageErrors() {
+        let output = CapturedOutput()
+        #expect(CommandLineInterface.run(["frobnicate"], context: output.context()) == ExitCode.usage)
+        #expect(output.standardError.contains("unknown command 'frobnicate'"))
+        #expect(CommandLineInterface.run([], context: output.context()) == ExitCode.usage)
+        #expect(CommandLineInterface.run(["migrate", "--nope"], context: output.context()) == ExitCode.usage)
+    }
+
+    @Test("two bad variables at once: both named in one message, exit 64")
+    func twoBadVariables() {
+        let output = CapturedOutput()
+        let code = CommandLineInterface.run(
+            ["serve"], context: output.context(environment: ["HTTP_PORT": "99999", "APNS_MODE": "carrier-pigeon"])
+        )
+        #expect(code == ExitCode.usage)
+        #expect(output.standardError.contains("HTTP_PORT"))
+        #expect(output.standardError.contains("APNS_MODE"))
+    }
+
+    @Test("the real executable exits 64 on a configuration error")
+    func executableExitCode() throws {
+        let result = try PassServerExecutable.run(["serve"], environment: ["HTTP_PORT": "-1", "LOG_LEVEL": "chatty"])
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("HTTP_PORT"))
+        #expect(result.standardError.contains("LOG_LEVEL"))
+    }
+}

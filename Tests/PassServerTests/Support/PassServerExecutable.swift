@@ -1,0 +1,54 @@
+import Foundation
+
+/// Runs the built `pass-server` binary as a child process.
+enum PassServerExecutable {
+    struct Result {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+    }
+
+    /// The package root, found from this file's path.
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// `.build/debug/pass-server` (built by `swift build --build-tests`).
+    static var path: String {
+        for candidate in [".build/debug/pass-server", ".build/x86_64-unknown-linux-gnu/debug/pass-server"] {
+            let url = packageRoot.appendingPathComponent(candidate)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url.path }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/pass-server").path
+    }
+
+    /// Starts the binary; the caller owns the process.
+    static func launch(_ arguments: [String], environment: [String: String], currentDirectory: URL? = nil) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        for (key, value) in environment { base[key] = value }
+        process.environment = base
+        process.currentDirectoryURL = currentDirectory ?? packageRoot
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return (process, out, err)
+    }
+
+    /// Runs to completion and returns the exit status and output.
+    static func run(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> Result {
+        let (process, out, err) = try launch(arguments, environment: environment, currentDirectory: currentDirectory)
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let error = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self),
+            standardError: String(decoding: error, as: UTF8.self)
+        )
+    }
+}
