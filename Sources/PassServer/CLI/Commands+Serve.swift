@@ -26,8 +26,8 @@ extension CommandLineInterface {
             details: "Safe to run from several processes at once (PostgreSQL advisory lock)."
         ) { arguments, context in
             let configuration = try Configuration.load(environment: context.environment, arguments: arguments)
-            let applied = try Application.migrate(configuration: configuration)
-            context.standardOutput(applied == 0 ? "database is up to date" : "applied \(applied) migration(s)")
+            try Application.migrate(configuration: configuration)
+            context.standardOutput("database is up to date")
             return ExitCode.success
         }
     }

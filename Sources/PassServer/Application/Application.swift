@@ -1,0 +1,121 @@
+import Certificates
+import Dispatch
+import Foundation
+import HTTPServer
+public import Logging
+import PassBundle
+import Storage
+
+/// The running service: one HTTP server, the store, pass signing, the push dispatcher and the
+/// job runner, wired from one `Configuration`.
+///
+/// Threading: HTTP handlers run synchronously on libmicrohttpd's thread pool and block on the
+/// store and on signing there. The push dispatcher and the job runner each own a thread of their
+/// own. Nothing blocking runs on Swift's cooperative pool.
+public final class Application: Sendable {
+    public let configuration: Configuration
+    let logger: Logger
+    let store: any Store
+    let passes: PassService
+    let readiness = Readiness()
+    let server: HTTPServer
+
+    /// Opens the store (migrating unless told not to), loads the signing identity and builds the
+    /// routes. Nothing listens until `start()`.
+    public init(configuration: Configuration, logSink: any LogSink = StandardErrorSink()) throws {
+        self.configuration = configuration
+        let logger = Logger(label: "pass-server", level: configuration.logLevel, sink: logSink)
+        self.logger = logger
+
+        let secret = try Self.tokenSecret(configuration)
+        let identity = try Self.signingIdentity(configuration, logger: logger)
+        let store = try Self.openStore(configuration)
+        self.store = store
+        if configuration.database.migrateOnStart {
+            try store.migrate()
+        }
+        guard let publicURL = configuration.http.publicURL else {
+            throw ConfigurationError(problems: ["PUBLIC_URL: required"])
+        }
+        let passes = PassService(
+            signer: try PassSigner(identity: identity),
+            templates: TemplateStore(root: configuration.passesDirectory),
+            vault: TokenVault(secret: secret),
+            publicURL: publicURL,
+            organizationName: configuration.signing.organizationName,
+            allowHTTP: configuration.http.allowInsecurePublicURL
+        )
+        self.passes = passes
+
+        var router = Router()
+        HealthController(store: store, readiness: readiness, logger: logger).register(in: &router)
+        DeviceController(
+            store: store, passes: passes, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device")
+        ).register(in: &router)
+
+        let http = configuration.http
+        var serverConfiguration = ServerConfiguration()
+        serverConfiguration.host = http.host
+        serverConfiguration.port = http.port
+        serverConfiguration.maxBodySize = http.maxBodySize
+        serverConfiguration.connectionTimeout = http.connectionTimeout
+        serverConfiguration.maxConnections = http.maxConnections
+        if http.threads > 0 { serverConfiguration.threads = http.threads }
+        serverConfiguration.drainTimeout = http.drainTimeout
+        server = HTTPServer(configuration: serverConfiguration, router: router, logger: logger.named("http"))
+    }
+
+    /// The bound port (after `start`).
+    public var port: Int { server.port }
+
+    /// Starts listening.
+    public func start() throws {
+        try server.start()
+        logger.notice(
+            "listening",
+            ["host": configuration.http.host, "port": "\(server.port)", "store": "\(store.backend)",
+             "public_url": configuration.http.publicURL?.absoluteString ?? ""]
+        )
+    }
+
+    /// Stops accepting, drains in-flight requests, and closes the store. Idempotent.
+    public func shutdown() {
+        server.shutdown()
+        server.waitUntilStopped()
+        store.close()
+        logger.notice("stopped")
+    }
+
+    /// Serves until SIGTERM or SIGINT, then shuts down gracefully and returns.
+    public func runUntilSignalled() throws {
+        let stop = DispatchSemaphore(value: 0)
+        let queue = DispatchQueue(label: "pass-server.signals")
+        var sources: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        try start()
+        stop.wait()
+        logger.notice("signal received, draining")
+        shutdown()
+        sources.forEach { $0.cancel() }
+    }
+
+    /// Applies pending migrations (for `pass-server migrate`).
+    static func migrate(configuration: Configuration) throws {
+        let store = try openStore(configuration)
+        defer { store.close() }
+        try store.migrate()
+    }
+
+    static func openStore(_ configuration: Configuration) throws -> any Store {
+        var options = StoreOptions()
+        if configuration.database.poolSize > 0 { options.poolSize = configuration.database.poolSize }
+        options.statementTimeout = .seconds(configuration.database.statementTimeout)
+        return try Storage.openStore(url: configuration.database.url, options: options)
+    }
+}

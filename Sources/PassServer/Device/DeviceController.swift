@@ -1,0 +1,136 @@
+import Foundation
+import HTTPServer
+import Logging
+import Storage
+
+/// Apple's PassKit web service: the endpoints a phone calls (`shared/protocol.md` §1).
+///
+/// Handlers run on the HTTP engine's threads and block on the store and on signing.
+struct DeviceController: Sendable {
+    let store: any Store
+    let passes: PassService
+    let logLimiter: RateLimiter
+    let logger: Logger
+    /// Rows kept in the device-log table; older ones are dropped.
+    var deviceLogCapacity = 10_000
+    var now: @Sendable () -> Date = Date.init
+
+    /// Device endpoints accept small bodies only.
+    static let maxBodySize = 64 << 10
+
+    func register(in router: inout Router) {
+        let registration = "/v1/devices/:deviceLibraryIdentifier/registrations/:passTypeIdentifier/:serialNumber"
+        router.post(registration, maxBodySize: Self.maxBodySize) { try self.registerDevice($0) }
+        router.delete(registration, maxBodySize: Self.maxBodySize) { try self.unregisterDevice($0) }
+        router.get("/v1/devices/:deviceLibraryIdentifier/registrations/:passTypeIdentifier") { try self.changedSerials($0) }
+        router.get("/v1/passes/:passTypeIdentifier/:serialNumber") { try self.latestPass($0) }
+        router.post("/v1/log", maxBodySize: Self.maxBodySize) { try self.log($0) }
+    }
+
+    // MARK: Registrations
+
+    private struct RegistrationBody: Decodable {
+        var pushToken: String?
+    }
+
+    func registerDevice(_ request: Request) throws -> Response {
+        let device = try DeviceRequest.device(request)
+        let pass = try authenticatedPass(request)
+        let body = try DeviceRequest.json(RegistrationBody.self, from: request)
+        guard let raw = body.pushToken else { throw HTTPError.badRequest("pushToken is required.", code: "missing_push_token") }
+        guard let pushToken = PushToken(raw) else {
+            throw HTTPError.badRequest("pushToken must be 64 to 200 hexadecimal digits.", code: "invalid_push_token")
+        }
+        let result = try store.upsertRegistration(
+            deviceLibraryIdentifier: device.rawValue, pushToken: pushToken.rawValue,
+            passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now()
+        )
+        return Response(status: result == .created ? 201 : 200)
+    }
+
+    func unregisterDevice(_ request: Request) throws -> Response {
+        let device = try DeviceRequest.device(request)
+        let pass = try authenticatedPass(request)
+        try store.deleteRegistration(
+            deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber
+        )
+        return Response(status: 200)
+    }
+
+    // MARK: What changed
+
+    private struct SerialsBody: Encodable {
+        var serialNumbers: [String]
+        var lastUpdated: String
+    }
+
+    func changedSerials(_ request: Request) throws -> Response {
+        let device = try DeviceRequest.device(request)
+        let passType = try DeviceRequest.passType(request)
+        let since = PassFreshness.revision(fromTag: request.query["passesUpdatedSince"])
+        let changed = try store.serials(
+            deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: passType.rawValue, updatedAfter: since
+        )
+        guard let last = changed.lastRevision, !changed.serialNumbers.isEmpty else { return Response(status: 204) }
+        return .json(SerialsBody(serialNumbers: changed.serialNumbers, lastUpdated: String(last)))
+    }
+
+    func latestPass(_ request: Request) throws -> Response {
+        let pass = try authenticatedPass(request)
+        var headers: HTTPHeaders = [
+            "Last-Modified": HTTPDate.format(epochSeconds: pass.modifiedAt),
+            "Cache-Control": "private, no-cache",
+        ]
+        let current = Int64(now().timeIntervalSince1970)
+        if PassFreshness.isNotModified(modifiedAt: pass.modifiedAt, ifModifiedSince: request.headers["If-Modified-Since"], now: current) {
+            return Response(status: 304, headers: headers)
+        }
+        let bundle = try passes.bundle(for: pass) {
+            guard let eventID = pass.eventID else { return nil }
+            return try store.event(id: eventID)
+        }
+        headers.replace(name: "Content-Type", value: "application/vnd.apple.pkpass")
+        return Response(status: 200, headers: headers, body: bundle)
+    }
+
+    // MARK: Logs
+
+    private struct LogBody: Decodable {
+        var logs: [String]?
+    }
+
+    func log(_ request: Request) throws -> Response {
+        let client = DeviceRequest.clientAddress(request)
+        guard logLimiter.allow(client, now: now()) else {
+            throw HTTPError(status: 429, code: "rate_limited", message: "Too many log requests; try again later.", headers: ["Retry-After": "60"])
+        }
+        let body = try DeviceRequest.json(LogBody.self, from: request)
+        guard let logs = body.logs else { throw HTTPError.badRequest("logs is required.", code: "missing_logs") }
+        // A phone reports a handful of lines; keep at most 100 of at most 2,000 characters each.
+        let messages = logs.prefix(100).map { String($0.prefix(2_000)) }
+        for message in messages {
+            logger.warning("device log", ["device.message": message, "request.id": request.requestID, "client": client])
+        }
+        if !messages.isEmpty {
+            try store.appendDeviceLogs(Array(messages), peer: client, keepNewest: deviceLogCapacity, now: now())
+        }
+        return Response(status: 200)
+    }
+
+    // MARK: Authentication
+
+    /// The pass named by the path, if the `ApplePass` token matches it. Every failure is the same
+    /// 401, so a caller cannot tell an unknown pass from a wrong token.
+    func authenticatedPass(_ request: Request) throws -> StoredPass {
+        let passType = try DeviceRequest.passType(request)
+        let serial = try DeviceRequest.serial(request)
+        guard let token = AuthenticationToken(authorizationHeader: request.headers["Authorization"]) else {
+            throw DeviceRequest.unauthorized
+        }
+        let stored = try store.pass(passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue)
+        // Hash even when the pass is unknown so both paths cost the same.
+        let matches = TokenVault.matches(token.rawValue, storedHash: stored?.authenticationTokenHash ?? [UInt8](repeating: 0, count: 32))
+        guard let stored, matches else { throw DeviceRequest.unauthorized }
+        return stored
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import HTTPServer
+
+/// Validation of the parts of a device request, done once at the edge.
+enum DeviceRequest {
+    static let unauthorized = HTTPError(
+        status: 401, code: "unauthorized", message: "Missing or invalid ApplePass authorization for this pass."
+    )
+
+    static func device(_ request: Request) throws(HTTPError) -> DeviceLibraryIdentifier {
+        guard let value = request.parameters["deviceLibraryIdentifier"].flatMap(DeviceLibraryIdentifier.init) else {
+            throw HTTPError.badRequest("deviceLibraryIdentifier must be 1 to 128 letters, digits, '-' or '_'.", code: "invalid_device_library_identifier")
+        }
+        return value
+    }
+
+    static func passType(_ request: Request) throws(HTTPError) -> PassTypeIdentifier {
+        guard let value = request.parameters["passTypeIdentifier"].flatMap(PassTypeIdentifier.init) else {
+            throw HTTPError.badRequest("passTypeIdentifier must look like pass.com.example.name.", code: "invalid_pass_type_identifier")
+        }
+        return value
+    }
+
+    static func serial(_ request: Request) throws(HTTPError) -> SerialNumber {
+        guard let value = request.parameters["serialNumber"].flatMap(SerialNumber.init) else {
+            throw HTTPError.badRequest("serialNumber must be 1 to 128 letters, digits or '-_.:'.", code: "invalid_serial_number")
+        }
+        return value
+    }
+
+    /// Decodes a JSON body; anything else is a 400 naming the problem.
+    static func json<T: Decodable>(_ type: T.Type, from request: Request) throws(HTTPError) -> T {
+        if let contentType = request.headers["Content-Type"]?.lowercased(), !contentType.hasPrefix("application/json") {
+            throw HTTPError.badRequest("Content-Type must be application/json.", code: "unsupported_content_type")
+        }
+        guard !request.body.isEmpty else { throw HTTPError.badRequest("A JSON body is required.", code: "missing_body") }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(request.body))
+        } catch {
+            throw HTTPError.badRequest("The body is not the expected JSON object.", code: "malformed_json")
+        }
+    }
+
+    /// The client a rate limit applies to: the peer, or, behind a proxy on this host, the first
+    /// address of `X-Forwarded-For` (only a local proxy is trusted to set it).
+    static func clientAddress(_ request: Request) -> String {
+        let peer = request.peerAddress
+        let local = peer.hasPrefix("127.") || peer == "::1" || peer.hasPrefix("::ffff:127.")
+        if local, let forwarded = request.headers["X-Forwarded-For"]?.split(separator: ",").first {
+            let address = forwarded.trimmingCharacters(in: .whitespaces)
+            if !address.isEmpty && address.count <= 64 { return address }
+        }
+        return peer
+    }
+}

@@ -1,0 +1,107 @@
+import Synchronization
+
+/// A bounded in-memory cache of signed bundles, keyed by pass and revision, with single flight:
+/// when a burst of phones asks for the same unsigned pass, one thread signs it and the others
+/// wait for that result instead of signing again.
+///
+/// Eviction is two-generation (a cheap LRU approximation): entries live in `young`; when `young`
+/// holds half the byte budget it becomes `old` and the previous `old` is dropped. A hit in `old`
+/// moves the entry back to `young`. Every operation is O(1); memory stays under the budget.
+final class BundleCache: Sendable {
+    struct Key: Hashable, Sendable {
+        var passTypeIdentifier: String
+        var serialNumber: String
+        var revision: Int64
+    }
+
+    private struct State: ~Copyable {
+        var young: [Key: [UInt8]] = [:]
+        var old: [Key: [UInt8]] = [:]
+        var youngBytes = 0
+        var inFlight: [Key: Flight] = [:]
+        var hits = 0
+        var misses = 0
+    }
+
+    /// One signing in progress; waiters block on it.
+    private final class Flight: Sendable {
+        private let result = Mutex<Result<[UInt8], any Error>?>(nil)
+        private let condition = SendableCondition()
+
+        func finish(_ value: Result<[UInt8], any Error>) {
+            condition.lock()
+            result.withLock { $0 = value }
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func wait() -> Result<[UInt8], any Error> {
+            condition.lock()
+            defer { condition.unlock() }
+            while true {
+                if let value = result.withLock({ $0 }) { return value }
+                condition.wait()
+            }
+        }
+    }
+
+    private let state = Mutex(State())
+    private let generationBytes: Int
+
+    /// `maxBytes` bounds the cached bundle bytes (both generations together).
+    init(maxBytes: Int) {
+        generationBytes = max(1, maxBytes / 2)
+    }
+
+    /// The cached bundle for `key`, or the result of `make`, run once however many threads ask.
+    func bundle(for key: Key, make: () throws -> [UInt8]) throws -> [UInt8] {
+        enum Step { case hit([UInt8]), wait(Flight), make(Flight) }
+        let step: Step = state.withLock { state in
+            if let bytes = state.young[key] {
+                state.hits += 1
+                return .hit(bytes)
+            }
+            if let bytes = state.old.removeValue(forKey: key) {
+                state.hits += 1
+                Self.insert(key, bytes, into: &state, generationBytes: generationBytes)
+                return .hit(bytes)
+            }
+            if let flight = state.inFlight[key] { return .wait(flight) }
+            state.misses += 1
+            let flight = Flight()
+            state.inFlight[key] = flight
+            return .make(flight)
+        }
+        switch step {
+        case .hit(let bytes):
+            return bytes
+        case .wait(let flight):
+            return try flight.wait().get()
+        case .make(let flight):
+            let result = Result { try make() }
+            state.withLock { state in
+                state.inFlight[key] = nil
+                if case .success(let bytes) = result {
+                    Self.insert(key, bytes, into: &state, generationBytes: generationBytes)
+                }
+            }
+            flight.finish(result)
+            return try result.get()
+        }
+    }
+
+    /// Hit and miss counts since start (for metrics and tests).
+    var statistics: (hits: Int, misses: Int, entries: Int) {
+        state.withLock { ($0.hits, $0.misses, $0.young.count + $0.old.count) }
+    }
+
+    private static func insert(_ key: Key, _ bytes: [UInt8], into state: inout State, generationBytes: Int) {
+        if state.youngBytes + bytes.count > generationBytes {
+            state.old = state.young
+            state.young = [:]
+            state.youngBytes = 0
+        }
+        state.young[key] = bytes
+        state.youngBytes += bytes.count
+    }
+}

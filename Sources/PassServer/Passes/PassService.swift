@@ -1,0 +1,80 @@
+import Foundation
+import Logging
+import PassBundle
+import Storage
+
+/// Turns stored passes into signed `.pkpass` bundles: fills the event-ticket template from the
+/// pass and its event, signs with the configured identity, and caches by (pass, revision).
+///
+/// Signing blocks (OpenSSL); callers are HTTP engine threads or the job runner's thread.
+final class PassService: Sendable {
+    let signer: PassSigner
+    let templates: TemplateStore
+    let vault: TokenVault
+    /// `webServiceURL` of every pass: PUBLIC_URL, so phones call back where we serve.
+    let webServiceURL: String
+    let organizationName: String
+    let options: ValidationOptions
+    private let cache: BundleCache
+
+    init(signer: PassSigner, templates: TemplateStore, vault: TokenVault, publicURL: URL, organizationName: String,
+         allowHTTP: Bool, cacheBytes: Int = 64 << 20) {
+        self.signer = signer
+        self.templates = templates
+        self.vault = vault
+        self.webServiceURL = publicURL.absoluteString
+        self.organizationName = organizationName
+        self.options = ValidationOptions(allowHTTPWebService: allowHTTP)
+        self.cache = BundleCache(maxBytes: cacheBytes)
+    }
+
+    var passTypeIdentifier: String { signer.passTypeIdentifier }
+
+    /// The signed bundle of `pass` at its current revision. `event` is looked up by the caller only
+    /// on a cache miss (`loadEvent`).
+    func bundle(for pass: StoredPass, loadEvent: () throws -> Event?) throws -> [UInt8] {
+        let key = BundleCache.Key(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision)
+        return try cache.bundle(for: key) {
+            let event = try loadEvent()
+            let template = try templates.template(named: event?.template ?? "event-ticket")
+            let data = try ticketData(for: pass, event: event)
+            return try PassBundle.build(
+                template: template, data: data, signer: signer,
+                signingTime: Date(), options: options
+            )
+        }
+    }
+
+    var cacheStatistics: (hits: Int, misses: Int, entries: Int) { cache.statistics }
+
+    /// The template values of a pass.
+    func ticketData(for pass: StoredPass, event: Event?) throws -> TicketData {
+        guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else {
+            throw PassServiceError("stored pass has an invalid identifier")
+        }
+        guard let event else { throw PassServiceError("pass \(pass.serialNumber) has no event") }
+        let voided = pass.status == .voided
+        return TicketData(
+            serialNumber: pass.serialNumber,
+            authenticationToken: vault.authenticationToken(passType: passType, serial: serial).rawValue,
+            webServiceURL: webServiceURL,
+            organizationName: organizationName,
+            description: "Ticket for \(event.name)",
+            eventName: event.name,
+            venue: event.venue,
+            startsAt: event.startsAt,
+            endsAt: event.endsAt,
+            timeZone: event.timeZone,
+            attendeeName: pass.attendeeName,
+            seat: pass.seat,
+            voided: voided,
+            extra: ["voidReason": pass.voidReason ?? ""]
+        )
+    }
+}
+
+/// A pass that cannot be rendered from what is stored.
+struct PassServiceError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
