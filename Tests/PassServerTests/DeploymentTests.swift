@@ -51,7 +51,8 @@ struct DeploymentTests {
         let base = directory.resolvingSymlinksInPath().path
         #expect(mounts.contains("\(base)/Certificates:/app/Certificates:ro"), "mounts: \(mounts)")
         #expect(mounts.contains("\(base)/Passes:/app/Passes:ro"), "mounts: \(mounts)")
-        #expect((server["ports"] as? [String])?.allSatisfy { $0.hasPrefix("127.0.0.1:8080:8080") } == true)
+        let ports = server["ports"] as? [String] ?? []
+        #expect(ports.count == 1 && ports.allSatisfy { $0.hasPrefix("127.0.0.1:8080:8080") }, "ports: \(ports)")
         #expect(server["restart"] as? String == "unless-stopped")
         #expect((server["build"] as? [String: Any])?["context"] as? String == base)
         let environment = try #require(server["environment"] as? [String: Any])
@@ -110,11 +111,11 @@ struct DeploymentTests {
         let build = instructions[stages[0].offset..<stages[1].offset].filter { $0.keyword == "RUN" }.map(\.value)
         #expect(build.contains { $0.contains("swift build -c release --product pass-server --static-swift-stdlib") })
         let runtime = Array(instructions[stages[1].offset...])
-        let installs = runtime.filter { $0.keyword == "RUN" && $0.value.contains("apt-get install") }.map(\.value).joined()
+        let installs = try Self.runtimePackages()
         for package in ["libmicrohttpd12", "libpq5", "libsqlite3-0", "libzip4", "libssl3", "libnghttp2-14", "ca-certificates", "curl"] {
             #expect(installs.contains(package), "runtime stage lacks \(package)")
         }
-        #expect(!installs.contains("-dev"), "no development packages at run time")
+        #expect(!installs.contains { $0.hasSuffix("-dev") }, "no development packages at run time")
         #expect(runtime.contains { $0.keyword == "COPY" && $0.value.hasPrefix("--from=build") })
 
         func last(_ keyword: String) -> String? { runtime.last { $0.keyword == keyword }?.value }
@@ -126,6 +127,36 @@ struct DeploymentTests {
         #expect(last("CMD") == #"["serve"]"#)
         #expect(last("EXPOSE") == "8080")
         #expect(runtime.contains { $0.keyword == "ENV" && $0.value.contains("HTTP_HOST=0.0.0.0") })
+    }
+
+    /// The runtime stage must install the Debian package of every C library the server links;
+    /// the Swift runtime itself is linked statically there (--static-swift-stdlib), so libraries
+    /// that this debug build loads from the toolchain are left out.
+    @Test func runtimeStageInstallsEveryLibraryTheServerLinks() async throws {
+        let runner = try #require(Bundle.main.executableURL, "cannot locate the test runner")
+        let binary = runner.deletingLastPathComponent().appendingPathComponent("pass-server")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build pass-server first: \(binary.path)")
+        let directory = binary.deletingLastPathComponent()
+        let dynamic = try await Self.run("/usr/bin/readelf", ["-d", binary.path], in: directory)
+        try #require(dynamic.status == 0, "readelf failed: \(dynamic.errorText)")
+        let needed = String(decoding: dynamic.output, as: UTF8.self).split(separator: "\n")
+            .filter { $0.contains("(NEEDED)") }
+            .compactMap { $0.split(separator: "[").last?.split(separator: "]").first.map(String.init) }
+        let resolved = try await Self.run("/usr/bin/ldd", [binary.path], in: directory)
+        let toolchain = String(decoding: resolved.output, as: UTF8.self).split(separator: "\n").filter { $0.contains("/swift/") }
+        let system = needed.filter { library in !toolchain.contains { $0.contains("\(library) =>") } }
+        #expect(system.contains("libpq.so.5") && system.contains("libmicrohttpd.so.12"))
+
+        let owners = try await Self.run("/usr/bin/dpkg", ["-S"] + system.map { "*/\($0)" }, in: directory)
+        let lines = String(decoding: owners.output, as: UTF8.self).split(separator: "\n")
+        var installed = try Self.runtimePackages()
+        installed.formUnion(["libc6", "libgcc-s1"])  // essential in every Debian image
+        for library in system {
+            let packages = lines.filter { $0.hasSuffix("/\(library)") }
+                .compactMap { $0.split(separator: ":").first.map(String.init) }
+            #expect(!packages.isEmpty, "no Debian package owns \(library)")
+            #expect(packages.contains { installed.contains($0) }, "runtime stage lacks \(packages) for \(library)")
+        }
     }
 
     @Test func dockerignoreKeepsBuildProductsAndSecretsOut() throws {
@@ -228,6 +259,16 @@ extension DeploymentTests {
             output: try Data(contentsOf: files[1]),
             errorText: String(decoding: try Data(contentsOf: files[2]), as: UTF8.self)
         )
+    }
+
+    /// The packages that the runtime (last) stage of the Dockerfile installs with apt-get.
+    static func runtimePackages() throws -> Set<String> {
+        let instructions = try dockerInstructions()
+        let start = try #require(instructions.lastIndex { $0.keyword == "FROM" })
+        let words = instructions[start...]
+            .filter { $0.keyword == "RUN" && $0.value.contains("apt-get install") }
+            .flatMap { $0.value.split(whereSeparator: \.isWhitespace).map(String.init) }
+        return Set(words.filter { $0.hasPrefix("lib") || ["ca-certificates", "tzdata", "curl"].contains($0) })
     }
 
     /// The Dockerfile as (instruction, arguments) pairs: comments dropped, continued lines joined.
