@@ -35,7 +35,8 @@ extension Configuration {
         let byFlag = Dictionary(uniqueKeysWithValues: settings.map { ($0.flag, $0) })
 
         for setting in settings {
-            guard let raw = environment[setting.key] else { continue }
+            // An empty variable (as `env_file` passes an unfilled key) counts as unset.
+            guard let raw = environment[setting.key], !raw.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
             apply(setting, raw, source: setting.key, to: &configuration, problems: &problems)
             explicit.insert(setting.key)
         }

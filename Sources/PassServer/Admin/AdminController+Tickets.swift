@@ -1,0 +1,132 @@
+import Foundation
+import HTTPServer
+import Storage
+
+extension AdminController {
+    private static let ticketFields: Set<String> = ["attendeeName", "attendeeEmail", "seat"]
+
+    func createTicket(_ request: Request) throws -> Response {
+        let event = try existingEvent(request)
+        var input = try AdminInput(request, allowed: Self.ticketFields)
+        let name = input.requiredText("attendeeName")
+        let email = Self.email(&input)
+        var seat: String?
+        if case .value(let value) = input.text("seat", maxLength: 64) { seat = value }
+        try input.validate()
+        guard let name, let passType = PassTypeIdentifier(passes.passTypeIdentifier) else {
+            throw HTTPError.badRequest("attendeeName is required.", code: "invalid_fields")
+        }
+        // 120 random bits: unguessable, and valid in URLs and pass.json as is.
+        guard let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else { throw HTTPError.internalError }
+        let downloadToken = passes.vault.downloadToken(passType: passType, serial: serial)
+        let pass = try store.insertPass(
+            NewPass(
+                passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue,
+                authenticationTokenHash: TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
+                downloadTokenHash: TokenVault.hash(downloadToken), eventID: event.id, attendeeName: name, attendeeEmail: email, seat: seat
+            ),
+            now: now()
+        )
+        logger.info("ticket issued", ["event.id": event.id, "pass.serial": serial.rawValue, "request.id": request.requestID])
+        return .json(TicketBody(pass, downloadURL: downloadURL(for: pass)), status: 201)
+    }
+
+    func listTickets(_ request: Request) throws -> Response {
+        let event = try existingEvent(request)
+        var problems: [String] = []
+        var cursor: Int64 = 0
+        if let raw = request.query["cursor"], !raw.isEmpty {
+            if let value = Int64(raw), value >= 0 { cursor = value } else { problems.append("cursor: must be a cursor from a previous page") }
+        }
+        var limit = 50
+        if let raw = request.query["limit"], !raw.isEmpty {
+            if let value = Int(raw), (1...500).contains(value) { limit = value } else { problems.append("limit: must be 1 to 500") }
+        }
+        guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; "), code: "invalid_fields") }
+        let page = try store.passes(eventID: event.id, after: cursor, limit: limit + 1)
+        let shown = page.prefix(limit)
+        let next = page.count > limit ? shown.last.map { String($0.id) } : nil
+        return .json(TicketPage(tickets: shown.map { TicketBody($0, downloadURL: downloadURL(for: $0)) }, nextCursor: next))
+    }
+
+    func showTicket(_ request: Request) throws -> Response {
+        let pass = try existingTicket(request)
+        var body = TicketBody(pass, downloadURL: downloadURL(for: pass))
+        body.registeredDevices = try store.registrationCount(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
+        let tokens = try store.pushTokens(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
+        body.latestPushes = tokens.isEmpty ? [] : try store.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 20).map(PushBody.init)
+        return .json(body)
+    }
+
+    func updateTicket(_ request: Request) throws -> Response {
+        let pass = try existingTicket(request)
+        var input = try AdminInput(request, allowed: Self.ticketFields)
+        var change = PassChange()
+        switch input.text("attendeeName") {
+        case .value(let name): change.attendeeName = name
+        case .null: input.problem("attendeeName", "must not be null")
+        case .absent: break
+        }
+        switch input.text("seat", maxLength: 64) {
+        case .value(let seat): change.seat = .some(seat)
+        case .null: change.seat = .some(nil)
+        case .absent: break
+        }
+        if input.isNull("attendeeEmail") {
+            change.attendeeEmail = .some(nil)
+        } else if let email = Self.email(&input) {
+            change.attendeeEmail = .some(email)
+        }
+        try input.validate()
+        guard pass.status == .active else {
+            throw HTTPError(status: 409, code: "ticket_cancelled", message: "A cancelled ticket cannot be changed.")
+        }
+        return try apply(change, to: pass, request: request)
+    }
+
+    func cancelTicket(_ request: Request) throws -> Response {
+        let pass = try existingTicket(request)
+        var input = try AdminInput(request, allowed: ["reason"])
+        var reason: String?
+        if case .value(let text) = input.text("reason", maxLength: 500) { reason = text }
+        try input.validate()
+        // Cancelling twice changes nothing: no new revision, no push.
+        guard pass.status == .active else { return .json(TicketBody(pass, downloadURL: downloadURL(for: pass))) }
+        return try apply(PassChange(status: .voided, voidReason: .some(reason)), to: pass, request: request)
+    }
+
+    private func apply(_ change: PassChange, to pass: StoredPass, request: Request) throws -> Response {
+        let update = try store.updatePass(
+            passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, change: change, now: now()
+        )
+        if case .updated(let updated, let enqueued) = update {
+            logger.info("ticket changed", [
+                "pass.serial": updated.serialNumber, "revision": "\(updated.revision)", "pushes": "\(enqueued)", "request.id": request.requestID,
+            ])
+            if enqueued > 0 { pushesEnqueued() }
+        }
+        return .json(TicketBody(update.pass, downloadURL: downloadURL(for: update.pass)))
+    }
+
+    private func existingTicket(_ request: Request) throws -> StoredPass {
+        guard let serial = request.parameters["serialNumber"].flatMap(SerialNumber.init),
+            let pass = try store.pass(passTypeIdentifier: passes.passTypeIdentifier, serialNumber: serial.rawValue)
+        else { throw HTTPError.notFound("No such ticket.") }
+        return pass
+    }
+
+    func downloadURL(for pass: StoredPass) -> String? {
+        guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { return nil }
+        return passes.webServiceURL + "/download/" + passes.vault.downloadToken(passType: passType, serial: serial)
+    }
+
+    private static func email(_ input: inout AdminInput) -> String? {
+        guard case .value(let email) = input.text("attendeeEmail", maxLength: 254) else { return nil }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !email.contains(" ") else {
+            input.problem("attendeeEmail", "is not an email address")
+            return nil
+        }
+        return email
+    }
+}

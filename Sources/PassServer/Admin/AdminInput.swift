@@ -1,0 +1,122 @@
+import Foundation
+import HTTPServer
+
+/// A JSON object from an admin request, read field by field. Every problem is collected, so one
+/// 400 names all invalid fields; unknown fields are refused (a typo must not be silently ignored).
+struct AdminInput {
+    /// A field that was present: a value, or an explicit JSON `null` (which clears optional fields).
+    enum Presence<T> {
+        case absent
+        case null
+        case value(T)
+    }
+
+    private let object: [String: Any]
+    private(set) var problems: [String] = []
+
+    init(_ request: Request, allowed: Set<String>) throws(HTTPError) {
+        if let contentType = request.headers["Content-Type"]?.lowercased(), !contentType.hasPrefix("application/json") {
+            throw HTTPError.badRequest("Content-Type must be application/json.", code: "unsupported_content_type")
+        }
+        let body = request.body.isEmpty ? Array("{}".utf8) : request.body
+        guard let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: []), let object = parsed as? [String: Any] else {
+            throw HTTPError.badRequest("The body must be a JSON object.", code: "malformed_json")
+        }
+        self.object = object
+        for key in object.keys.sorted() where !allowed.contains(key) {
+            problems.append("\(key): unknown field")
+        }
+    }
+
+    /// Throws a 400 naming every invalid field, if any.
+    func validate() throws(HTTPError) {
+        guard problems.isEmpty else {
+            throw HTTPError.badRequest(problems.joined(separator: "; "), code: "invalid_fields")
+        }
+    }
+
+    mutating func problem(_ field: String, _ message: String) {
+        problems.append("\(field): \(message)")
+    }
+
+    /// Whether the field is present as JSON `null`.
+    func isNull(_ field: String) -> Bool { object[field] is NSNull }
+
+    /// A string field of 1…`maxLength` characters after trimming, without control characters.
+    mutating func text(_ field: String, maxLength: Int = 200) -> Presence<String> {
+        guard let raw = object[field] else { return .absent }
+        if raw is NSNull { return .null }
+        guard let string = raw as? String else {
+            problem(field, "must be a string")
+            return .absent
+        }
+        let value = string.trimmingCharacters(in: .whitespacesAndNewlines)
+        if value.isEmpty {
+            problem(field, "must not be empty")
+        } else if value.count > maxLength {
+            problem(field, "must be at most \(maxLength) characters")
+        } else if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            problem(field, "must not contain control characters")
+        } else {
+            return .value(value)
+        }
+        return .absent
+    }
+
+    /// A required string field.
+    mutating func requiredText(_ field: String, maxLength: Int = 200) -> String? {
+        switch text(field, maxLength: maxLength) {
+        case .value(let value): return value
+        case .null: problem(field, "must not be null")
+        case .absent where object[field] == nil: problem(field, "is required")
+        case .absent: break
+        }
+        return nil
+    }
+
+    /// An ISO 8601 date-time with a zone offset (`2027-03-01T19:00:00+09:00`).
+    mutating func date(_ field: String) -> Presence<Date> {
+        switch text(field, maxLength: 64) {
+        case .absent: return .absent
+        case .null: return .null
+        case .value(let text):
+            guard let date = ISODate.parse(text) else {
+                problem(field, "must be an ISO 8601 date-time with a time zone, e.g. 2027-03-01T19:00:00+09:00")
+                return .absent
+            }
+            return .value(date)
+        }
+    }
+
+    /// An IANA time zone identifier.
+    mutating func timeZone(_ field: String) -> Presence<String> {
+        let value = text(field, maxLength: 64)
+        if case .value(let identifier) = value, TimeZone(identifier: identifier) == nil {
+            problem(field, "'\(identifier)' is not an IANA time zone (e.g. Europe/Berlin)")
+            return .absent
+        }
+        return value
+    }
+}
+
+/// ISO 8601 date-times with a zone, as the admin API reads and writes them.
+enum ISODate {
+    static func parse(_ text: String) -> Date? {
+        // A zone is required: a bare local time would be ambiguous.
+        guard text.hasSuffix("Z") || text.range(of: #"[+-]\d{2}:?\d{2}$"#, options: .regularExpression) != nil else { return nil }
+        let plain = ISO8601DateFormatter()
+        plain.formatOptions = [.withInternetDateTime]
+        if let date = plain.date(from: text) { return date }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return fractional.date(from: text)
+    }
+
+    /// `date` written with the offset of `timeZone` (UTC when unknown).
+    static func format(_ date: Date, timeZone: String = "UTC") -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        formatter.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Storage
+
+/// JSON shapes of the admin API (see openapi.yaml).
+struct EventBody: Encodable {
+    var id: String
+    var name: String
+    var venue: String
+    var startsAt: String
+    var endsAt: String?
+    var timeZone: String
+    var template: String
+    var revision: Int64
+    var createdAt: String
+    var updatedAt: String
+    var counts: EventCountsBody?
+
+    init(_ event: Event, counts: EventCounts? = nil) {
+        id = event.id
+        name = event.name
+        venue = event.venue
+        startsAt = ISODate.format(event.startsAt, timeZone: event.timeZone)
+        endsAt = event.endsAt.map { ISODate.format($0, timeZone: event.timeZone) }
+        timeZone = event.timeZone
+        template = event.template
+        revision = event.revision
+        createdAt = ISODate.format(event.createdAt)
+        updatedAt = ISODate.format(event.updatedAt)
+        self.counts = counts.map(EventCountsBody.init)
+    }
+}
+
+struct EventCountsBody: Encodable {
+    var tickets: Int
+    var voided: Int
+    var registeredDevices: Int
+    var pendingPushes: Int
+    var failedPushes: Int
+
+    init(_ counts: EventCounts) {
+        tickets = counts.tickets
+        voided = counts.voided
+        registeredDevices = counts.registeredDevices
+        pendingPushes = counts.pendingPushes
+        failedPushes = counts.failedPushes
+    }
+}
+
+struct JobBody: Encodable {
+    var id: String
+    var kind: String
+    var eventId: String?
+    var state: String
+    var total: Int64
+    var done: Int64
+    var failed: Int64
+    var startedAt: String?
+    var finishedAt: String?
+    var error: String?
+
+    init(_ job: Job) {
+        id = job.id
+        kind = job.kind
+        eventId = job.eventID
+        state = job.state.rawValue
+        total = job.total
+        done = job.done
+        failed = job.failed
+        startedAt = job.startedAt.map { ISODate.format($0) }
+        finishedAt = job.finishedAt.map { ISODate.format($0) }
+        error = job.error
+    }
+}
+
+struct TicketBody: Encodable {
+    var serialNumber: String
+    var passTypeIdentifier: String
+    var eventId: String?
+    var attendeeName: String
+    var attendeeEmail: String?
+    var seat: String?
+    var status: String
+    var voidReason: String?
+    var revision: Int64
+    var lastModified: String
+    var createdAt: String
+    var downloadURL: String?
+    var registeredDevices: Int?
+    var latestPushes: [PushBody]?
+
+    init(_ pass: StoredPass, downloadURL: String? = nil) {
+        serialNumber = pass.serialNumber
+        passTypeIdentifier = pass.passTypeIdentifier
+        eventId = pass.eventID
+        attendeeName = pass.attendeeName
+        attendeeEmail = pass.attendeeEmail
+        seat = pass.seat
+        status = pass.status == .voided ? "cancelled" : "active"
+        voidReason = pass.voidReason
+        revision = pass.revision
+        lastModified = ISODate.format(pass.modifiedDate)
+        createdAt = ISODate.format(pass.createdAt)
+        self.downloadURL = downloadURL
+    }
+}
+
+struct PushBody: Encodable {
+    var status: Int
+    var reason: String?
+    var apnsId: String?
+    var latencyMs: Int64
+    var at: String
+
+    init(_ entry: PushLogEntry) {
+        status = entry.status
+        reason = entry.reason
+        apnsId = entry.apnsID
+        latencyMs = entry.latencyMilliseconds
+        at = ISODate.format(entry.createdAt)
+    }
+}
+
+struct TicketPage: Encodable {
+    var tickets: [TicketBody]
+    var nextCursor: String?
+}
+
+struct EventUpdateBody: Encodable {
+    var event: EventBody
+    var job: JobSummary?
+
+    struct JobSummary: Encodable {
+        var id: String
+        var state: String
+        var total: Int64
+    }
+}

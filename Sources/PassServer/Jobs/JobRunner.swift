@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import Storage
+import Synchronization
+
+/// Runs re-push jobs: claims a pending job (or one whose runner died), bumps its event's passes in
+/// batches (each batch one transaction with its outbox rows) and wakes the push dispatcher after
+/// each batch. Memory stays flat: only one batch is in hand at a time.
+///
+/// Threading: one dedicated thread; every store call blocks there.
+final class JobRunner: Sendable {
+    struct Settings: Sendable {
+        var batchSize = 500
+        var lease: Duration = .seconds(60)
+        var pollInterval: TimeInterval = 2
+    }
+
+    private let store: any Store
+    private let logger: Logger
+    private let settings: Settings
+    private let afterBatch: @Sendable (RepushBatch) -> Void
+    private let now: @Sendable () -> Date
+    private let stopping = Mutex(false)
+    private let condition = SendableCondition()
+    private let signalled = Mutex(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let started = Atomic<Bool>(false)
+
+    /// `afterBatch` runs on the runner thread after every committed batch (wakes the dispatcher,
+    /// warms the bundle cache).
+    init(store: any Store, logger: Logger, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
+         afterBatch: @escaping @Sendable (RepushBatch) -> Void = { _ in }) {
+        self.store = store
+        self.logger = logger
+        self.settings = settings
+        self.now = now
+        self.afterBatch = afterBatch
+    }
+
+    func start() {
+        guard !started.exchange(true, ordering: .relaxed) else { return }
+        let thread = Thread { [self] in
+            loop()
+            finished.signal()
+        }
+        thread.name = "job-runner"
+        thread.start()
+    }
+
+    /// A job was created in this process: look now instead of at the next poll.
+    func wake() {
+        condition.lock()
+        signalled.withLock { $0 = true }
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Stops after the batch in progress (its transaction commits or rolls back as a whole).
+    func shutdown() {
+        guard started.load(ordering: .relaxed) else { return }
+        stopping.withLock { $0 = true }
+        wake()
+        finished.wait()
+    }
+
+    private var isStopping: Bool { stopping.withLock { $0 } }
+
+    private func loop() {
+        while !isStopping {
+            do {
+                if let job = try store.claimJob(now: now(), lease: settings.lease) {
+                    _ = try run(job, shouldStop: { self.isStopping })
+                    continue
+                }
+            } catch {
+                logger.error("job runner error", ["error": "\(error)"])
+            }
+            condition.lock()
+            let deadline = Date().addingTimeInterval(settings.pollInterval)
+            while !signalled.withLock({ $0 }) {
+                if !condition.wait(until: deadline) { break }
+            }
+            signalled.withLock { $0 = false }
+            condition.unlock()
+        }
+    }
+
+    /// Runs `job` batch by batch until it is done or `shouldStop` says so; returns the job as last
+    /// seen. Also used by `pass-server repush` in the foreground.
+    func run(_ job: Job, shouldStop: () -> Bool = { false }, progress: (Job) -> Void = { _ in }) throws -> Job {
+        var current = job
+        logger.info("re-push job started", ["job.id": job.id, "event.id": job.eventID ?? "", "total": "\(job.total)", "done": "\(job.done)"])
+        while current.state != .done && current.state != .failed && !shouldStop() {
+            let batch = try store.runRepushBatch(jobID: current.id, batchSize: settings.batchSize, now: now(), lease: settings.lease)
+            current = batch.job
+            afterBatch(batch)
+            progress(current)
+        }
+        if current.state == .done {
+            logger.info("re-push job done", ["job.id": job.id, "total": "\(current.total)", "done": "\(current.done)"])
+        }
+        return current
+    }
+}

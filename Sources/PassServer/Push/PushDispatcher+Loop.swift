@@ -1,0 +1,148 @@
+import Foundation
+import Logging
+import Storage
+
+extension PushDispatcher {
+    /// The loop thread: record answers, claim due rows while there is room, sleep until woken.
+    func loop() {
+        var drainDeadline: Date?
+        while true {
+            let (completed, stopping, inFlight, halted) = state.withLock { state in
+                defer { state.completed.removeAll(keepingCapacity: true) }
+                let halted = state.haltedUntil.map { $0 > now() } ?? false
+                return (state.completed, state.stopping, state.inFlight, halted)
+            }
+            if !completed.isEmpty {
+                record(completed)
+                continue
+            }
+            if stopping {
+                let deadline = drainDeadline ?? now().addingTimeInterval(settings.drainTimeout)
+                drainDeadline = deadline
+                if inFlight == 0 || now() >= deadline {
+                    if inFlight > 0 { logger.warning("stopping with pushes in flight; they are retried after their lease", ["count": "\(inFlight)"]) }
+                    return
+                }
+                sleep(until: now().addingTimeInterval(0.05))
+                continue
+            }
+            if inFlight < settings.maxInFlight, claim(room: settings.maxInFlight - inFlight, probeOnly: halted) > 0 {
+                continue
+            }
+            sleep(until: now().addingTimeInterval(settings.pollInterval))
+        }
+    }
+
+    /// Claims and hands out up to `room` rows; one at a time while halted and the pause is over.
+    private func claim(room: Int, probeOnly halted: Bool) -> Int {
+        if halted { return 0 }
+        let probing = state.withLock { $0.haltedUntil != nil }
+        let limit = probing ? 1 : min(room, settings.batchSize)
+        let claimed: [OutboxRow]
+        do {
+            claimed = try store.claimOutbox(limit: limit, now: now(), lease: settings.lease)
+        } catch {
+            logger.error("cannot claim pushes", ["error": "\(error)"])
+            sleep(until: now().addingTimeInterval(settings.pollInterval))
+            return 0
+        }
+        guard !claimed.isEmpty else { return 0 }
+        state.withLock { $0.inFlight += claimed.count }
+        for row in claimed { enqueueForSending(row) }
+        return claimed.count
+    }
+
+    /// Applies the reply table to answered pushes in one transaction.
+    private func record(_ completions: [Completion]) {
+        let time = now()
+        var statistics = Statistics()
+        var haltReason: String?
+        var delivered = false
+        do {
+            try store.transaction { session in
+                for completion in completions {
+                    let row = completion.row
+                    let action = policy.action(
+                        for: completion.outcome, attempts: row.attempts + 1, enqueuedAt: row.firstEnqueuedAt, now: time,
+                        random: Double.random(in: 0..<1)
+                    )
+                    let (status, reason) = completion.outcome.logged
+                    switch action {
+                    case .delivered:
+                        try session.completeOutbox(row, now: time)
+                        statistics.delivered += 1
+                        delivered = true
+                    case .prune(let cutoff):
+                        try session.pruneRegistrations(pushToken: row.pushToken, passTypeIdentifier: row.passTypeIdentifier, unlessUpdatedAfter: cutoff)
+                        try session.completeOutbox(row, now: time)
+                        statistics.pruned += 1
+                    case .halt(let why):
+                        try session.rescheduleOutbox(row, nextAttempt: time.addingTimeInterval(settings.haltPause), status: status, reason: reason)
+                        statistics.halted += 1
+                        haltReason = why
+                    case .retry(let delay):
+                        try session.rescheduleOutbox(row, nextAttempt: time.addingTimeInterval(delay), status: status, reason: reason)
+                        statistics.retried += 1
+                    case .fail(let why):
+                        try session.failOutbox(row, status: status, reason: why, now: time)
+                        statistics.failed += 1
+                    }
+                    try session.recordPush(PushLogEntry(
+                        tokenHash: PushDispatcher.tokenHash(row.pushToken), passTypeIdentifier: row.passTypeIdentifier,
+                        status: status, reason: reason, apnsID: completion.apnsID,
+                        latencyMilliseconds: Int64(completion.latency.components.seconds * 1_000 + completion.latency.components.attoseconds / 1_000_000_000_000_000),
+                        createdAt: time
+                    ))
+                }
+            }
+        } catch {
+            // The rows stay claimed and are sent again once their lease expires: at least once.
+            logger.error("cannot record push outcomes; they will be retried", ["error": "\(error)", "count": "\(completions.count)"])
+        }
+        updateHalt(reason: haltReason, delivered: delivered, time: time)
+        state.withLock { state in
+            state.inFlight -= completions.count
+            state.statistics.delivered += statistics.delivered
+            state.statistics.pruned += statistics.pruned
+            state.statistics.retried += statistics.retried
+            state.statistics.failed += statistics.failed
+            state.statistics.halted += statistics.halted
+        }
+    }
+
+    private func updateHalt(reason: String?, delivered: Bool, time: Date) {
+        if let reason {
+            logger.critical("APNs refused our pushes; sending paused", ["apns.reason": reason, "retry_in_s": "\(Int(settings.haltPause))"])
+            readiness.report("apns", problem: reason)
+            state.withLock { $0.haltedUntil = time.addingTimeInterval(settings.haltPause) }
+        } else if delivered, state.withLock({ $0.haltedUntil != nil }) {
+            logger.notice("APNs accepts pushes again; sending resumed")
+            readiness.report("apns", problem: nil)
+            state.withLock { $0.haltedUntil = nil }
+        }
+    }
+
+    private func sleep(until date: Date) {
+        condition.lock()
+        while !state.withLock({ $0.signalled }) {
+            if !condition.wait(until: date) { break }
+        }
+        state.withLock { $0.signalled = false }
+        condition.unlock()
+    }
+
+    /// What the push log keeps of a token: its SHA-256, never the token.
+    static func tokenHash(_ pushToken: String) -> String {
+        Crypto.hex(Crypto.sha256(Array(pushToken.utf8)))
+    }
+}
+
+extension PushPolicy.Outcome {
+    /// Status and reason for the log: 0 when APNs never answered.
+    var logged: (status: Int, reason: String?) {
+        switch self {
+        case .answered(let status, let reason, _): (status, reason)
+        case .transportFailure(let message): (0, String(message.prefix(200)))
+        }
+    }
+}

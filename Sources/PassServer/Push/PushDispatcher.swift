@@ -1,0 +1,154 @@
+import APNs
+import Foundation
+import Logging
+import Storage
+import Synchronization
+
+/// Delivers the push outbox: claims due rows, sends them concurrently, and applies the APNs reply
+/// table (`PushPolicy`) to each answer.
+///
+/// Threading: one dedicated thread owns the loop and every (blocking) store call. Sends run in one
+/// owned task that starts a child task per row and hands each outcome back to the loop thread;
+/// nothing blocking runs on the cooperative pool. At-least-once: a row leaves the outbox only in
+/// the transaction that records APNs's answer; rows of a process that dies stay claimed until their
+/// lease expires and are then sent again.
+final class PushDispatcher: Sendable {
+    struct Settings: Sendable {
+        var batchSize = 500
+        var maxInFlight = 1_000
+        /// How long a claimed row is ours; longer than any send can take.
+        var lease: Duration = .seconds(90)
+        /// How often the outbox is polled for rows other processes enqueued.
+        var pollInterval: TimeInterval = 1
+        /// After a configuration or credential error, how long to pause before trying one row again.
+        var haltPause: TimeInterval = 300
+        var drainTimeout: TimeInterval = 10
+    }
+
+    /// Totals since start, for metrics and tests.
+    struct Statistics: Sendable, Equatable {
+        var delivered = 0
+        var pruned = 0
+        var retried = 0
+        var failed = 0
+        var halted = 0
+    }
+
+    struct Completion: Sendable {
+        var row: OutboxRow
+        var outcome: PushPolicy.Outcome
+        var apnsID: String?
+        var latency: Duration
+    }
+
+    struct State: Sendable {
+        var signalled = false
+        var stopping = false
+        var inFlight = 0
+        var completed: [Completion] = []
+        var haltedUntil: Date?
+        var statistics = Statistics()
+    }
+
+    let store: any Store
+    let sender: any PushSender
+    let policy: PushPolicy
+    let readiness: Readiness
+    let logger: Logger
+    let settings: Settings
+    let now: @Sendable () -> Date
+    let state = Mutex(State())
+    let condition = SendableCondition()
+    let rows: AsyncStream<OutboxRow>
+    let rowsContinuation: AsyncStream<OutboxRow>.Continuation
+    let senderTask = Mutex<Task<Void, Never>?>(nil)
+    let finished = DispatchSemaphore(value: 0)
+    let started = Atomic<Bool>(false)
+
+    init(store: any Store, sender: any PushSender, policy: PushPolicy, readiness: Readiness, logger: Logger,
+         settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        self.sender = sender
+        self.policy = policy
+        self.readiness = readiness
+        self.logger = logger
+        self.settings = settings
+        self.now = now
+        (rows, rowsContinuation) = AsyncStream.makeStream(of: OutboxRow.self)
+    }
+
+    var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// Starts the loop thread and the sending task.
+    func start() {
+        guard !started.exchange(true, ordering: .relaxed) else { return }
+        let rows = self.rows
+        senderTask.withLock { task in
+            task = Task.detached { [self] in
+                await withTaskGroup(of: Void.self) { group in
+                    for await row in rows {
+                        group.addTask { await self.send(row) }
+                    }
+                }
+            }
+        }
+        let thread = Thread { [self] in
+            loop()
+            finished.signal()
+        }
+        thread.name = "push-dispatcher"
+        thread.start()
+    }
+
+    /// Asks the loop to look at the outbox now (after this process enqueued something).
+    func wake() {
+        condition.lock()
+        state.withLock { $0.signalled = true }
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Stops claiming, waits for in-flight pushes (bounded by the drain timeout) and records them.
+    func shutdown() {
+        guard started.load(ordering: .relaxed) else { return }
+        condition.lock()
+        let already = state.withLock { state in
+            defer { state.stopping = true; state.signalled = true }
+            return state.stopping
+        }
+        condition.signal()
+        condition.unlock()
+        guard !already else { return }
+        finished.wait()
+        rowsContinuation.finish()
+        sender.shutdown()
+        senderTask.withLock { $0?.cancel() }
+    }
+
+    // MARK: Sending (cooperative pool: no blocking here)
+
+    /// Hands a claimed row to the sending task.
+    func enqueueForSending(_ row: OutboxRow) {
+        rowsContinuation.yield(row)
+    }
+
+    func send(_ row: OutboxRow) async {
+        let start = ContinuousClock.now
+        var completion = Completion(row: row, outcome: .transportFailure("not sent"), apnsID: nil, latency: .zero)
+        do {
+            let response = try await sender.send(APNSRequest(pushToken: row.pushToken, topic: row.passTypeIdentifier))
+            completion.outcome = .answered(status: response.status, reason: response.reason?.rawValue, timestamp: response.timestamp)
+            completion.apnsID = response.apnsID
+        } catch {
+            completion.outcome = .transportFailure("\(error)")
+        }
+        completion.latency = ContinuousClock.now - start
+        condition.lock()
+        state.withLock { state in
+            state.completed.append(completion)
+            state.signalled = true
+        }
+        condition.signal()
+        condition.unlock()
+    }
+}
