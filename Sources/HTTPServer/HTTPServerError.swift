@@ -1,0 +1,46 @@
+/// Why the HTTP server could not start or was misconfigured.
+public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    /// A stable error code.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// One or more configuration values are out of range (all are listed in the message).
+        public static let invalidConfiguration = Code("invalidConfiguration")
+        /// The host is not a numeric IPv4/IPv6 address or `localhost`.
+        public static let invalidHost = Code("invalidHost")
+        /// Another socket is bound to the address and port.
+        public static let addressInUse = Code("addressInUse")
+        /// Creating, binding or listening on the socket failed for another reason.
+        public static let bindFailed = Code("bindFailed")
+        /// libmicrohttpd refused to start the daemon.
+        public static let startFailed = Code("startFailed")
+        /// `start()` was called on a server that was already started or stopped.
+        public static let alreadyStarted = Code("alreadyStarted")
+    }
+
+    public var code: Code
+    public var message: String
+    /// The underlying system error, if any (an errno as a POSIX error code).
+    public var underlying: (any Error & Sendable)?
+
+    public init(code: Code, message: String, underlying: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        var text = "HTTPServerError.\(code): \(message)"
+        if let underlying { text += " (\(underlying))" }
+        return text
+    }
+}
+
+/// An errno value captured at the point of failure.
+public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let errno: Int32
+    public init(errno: Int32) { self.errno = errno }
+    public var description: String { "errno \(errno)" }
+}
