@@ -26,6 +26,8 @@ final class RequestContext {
     var body: [UInt8] = []
     /// Bytes received beyond `bodyLimit` (chunked uploads); non-zero means the answer is 413.
     var overflow = 0
+    /// An error decided while preparing, answered once the (empty) request has been read.
+    var pending: Response?
 
     init(rawTarget: String) {
         self.rawTarget = rawTarget

@@ -15,9 +15,22 @@ extension ServerCore {
         if !context.prepared {
             context.prepared = true
             if let early = prepare(context, connection: connection, method: method) {
+                // Answering now skips the body but makes libmicrohttpd close the connection, so
+                // a request without a body is answered on the next call and keeps its keep-alive.
+                guard Self.hasBody(context.headers) else {
+                    context.pending = early
+                    return .YES
+                }
                 return queue(early, for: context, on: connection)
             }
             return .YES
+        }
+        if let pending = context.pending {
+            if uploadDataSize.pointee > 0 {
+                uploadDataSize.pointee = 0
+                return .YES
+            }
+            return queue(pending, for: context, on: connection)
         }
         if uploadDataSize.pointee > 0 {
             return consume(context, data: uploadData, count: uploadDataSize)
@@ -112,6 +125,13 @@ extension ServerCore {
             )
             return HTTPError.internalError.response
         }
+    }
+
+    /// Whether a body follows the headers (RFC 9112 §6.3: Transfer-Encoding or a non-zero length).
+    private static func hasBody(_ headers: HTTPHeaders) -> Bool {
+        if headers.contains("Transfer-Encoding") { return true }
+        guard let length = headers["Content-Length"] else { return false }
+        return Int(length.trimmingSpaces) != 0
     }
 
     /// Request headers in arrival order, read without assuming NUL-free values.
