@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Glibc
+import Logging
 
 // The C callbacks handed to libmicrohttpd. They cannot capture, so each one recovers the shared
 // `ServerCore` from `cls` (unretained: `HTTPServer` outlives the daemon) and the per-request
@@ -61,7 +62,9 @@ let errorLogCallback: MHD_LogCallback = { cls, format, arguments in
     guard written > 0 else { return }
     let length = buffer.firstIndex(of: 0) ?? buffer.count
     let text = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    core.logger.notice("libmicrohttpd", ["detail": text.strippingEdges(of: "\n ")])
+    // Malformed requests are the client's problem: keep them out of the default log level.
+    let level: LogLevel = ["Error processing request", "Failed to parse", "Received"].contains { text.hasPrefix($0) } ? .debug : .notice
+    core.logger.log(level, "libmicrohttpd", ["detail": text.strippingEdges(of: "\n ")])
 }
 
 extension String {

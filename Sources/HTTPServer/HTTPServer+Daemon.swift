@@ -16,6 +16,8 @@ extension HTTPServer {
             MHD_OptionItem(option: .URI_LOG_CALLBACK, value: optionValue(uriCallback), ptr_value: cls),
             MHD_OptionItem(option: .NOTIFY_COMPLETED, value: optionValue(completedCallback), ptr_value: cls),
             MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: optionValue(keepEscapes), ptr_value: nil),
+            // Strict parsing (e.g. HTTP/1.1 without Host is 400): fewer ways to smuggle requests past a proxy.
+            MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 1, ptr_value: nil),
             MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
         ]
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue

@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// `Content-Length` is computed by the server from `body`; `Date` is added by libmicrohttpd.
 public struct Response: Sendable {
-    /// The status code (100–599; anything else is answered as 500).
+    /// The final status code (200–599; anything else is answered as 500).
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]

@@ -28,7 +28,7 @@ final class ServerCore: Sendable {
     /// Hands `response` to libmicrohttpd (which copies it) and writes the access log line.
     func queue(_ response: Response, for context: RequestContext, on connection: OpaquePointer, close: Bool = false) -> MHD_Result {
         var response = response
-        if !(100...599).contains(response.status) {
+        if !(200...599).contains(response.status) {
             logger.error("handler returned an invalid status", ["status": "\(response.status)", "request.id": context.requestID])
             response = HTTPError.internalError.response
         }

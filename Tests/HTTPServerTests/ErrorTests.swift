@@ -66,6 +66,8 @@ private struct DatabaseDown: Error {}
         "GET / HTTP/9.9\r\nHost: x\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
         "GET / HTTP/1.1\r\nBad Header Line\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost : x\r\n\r\n",
         "\u{01}\u{02}\u{03}\u{ff}\r\n\r\n",
         "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n",
     ])
