@@ -67,16 +67,6 @@ let errorLogCallback: MHD_LogCallback = { cls, format, arguments in
     core.logger.log(level, "libmicrohttpd", ["detail": text.strippingEdges(of: "\n ")])
 }
 
-extension String {
-    /// Without any of the characters in `set` at either end.
-    func strippingEdges(of set: String) -> String {
-        var text = Substring(self)
-        while let last = text.last, set.contains(last) { text.removeLast() }
-        while let first = text.first, set.contains(first) { text.removeFirst() }
-        return String(text)
-    }
-}
-
 /// A C function pointer as the `intptr_t` that `MHD_OptionItem.value` wants for two-pointer options.
 func optionValue<F>(_ function: F) -> Int {
     Int(bitPattern: unsafeBitCast(function, to: UnsafeRawPointer.self))

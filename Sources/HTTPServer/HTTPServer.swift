@@ -116,8 +116,8 @@ public final class HTTPServer: Sendable {
         stopped.wait()
     }
 
-    /// Requests currently between arrival and completion (for tests and metrics).
-    var inFlightRequests: Int {
+    /// Requests currently between arrival and completion (for metrics and tests).
+    public var inFlightRequests: Int {
         core.inFlight.load(ordering: .relaxed)
     }
 

@@ -22,7 +22,7 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
 
     public var code: Code
     public var message: String
-    /// The underlying system error, if any (an errno as a POSIX error code).
+    /// The underlying system error, if any (a `POSIXError` carrying the errno).
     public var underlying: (any Error & Sendable)?
 
     public init(code: Code, message: String, underlying: (any Error & Sendable)? = nil) {
@@ -36,11 +36,4 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
         if let underlying { text += " (\(underlying))" }
         return text
     }
-}
-
-/// An errno value captured at the point of failure.
-public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let errno: Int32
-    public init(errno: Int32) { self.errno = errno }
-    public var description: String { "errno \(errno)" }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// Opens the listening socket ourselves (instead of letting libmicrohttpd do it) so that a bind
@@ -75,6 +76,7 @@ enum ListenSocket {
     private static func failure(_ code: HTTPServerError.Code, _ message: String) -> HTTPServerError {
         let number = errno
         let reason = String(cString: strerror(number))
-        return HTTPServerError(code: code, message: "\(message): \(reason)", underlying: SystemError(errno: number))
+        let underlying = POSIXErrorCode(rawValue: number).map { POSIXError($0) }
+        return HTTPServerError(code: code, message: "\(message): \(reason)", underlying: underlying)
     }
 }

@@ -175,12 +175,3 @@ private let collectHeader: MHD_KeyValueIteratorN = { cls, _, key, keySize, value
     cls.assumingMemoryBound(to: HTTPHeaders.self).pointee.add(name: name, value: text)
     return .YES
 }
-
-extension String {
-    /// Without leading and trailing spaces and tabs (HTTP optional whitespace).
-    var trimmingSpaces: Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return self[first...last]
-    }
-}

@@ -17,6 +17,7 @@ private struct DatabaseDown: Error {}
             return .text(try request.decode(Input.self).name)
         }
         router.get("/bad-status") { _ in Response(status: 42) }
+        router.get("/inject") { _ in Response(headers: ["X-Evil": "a\r\nInjected: 1", "X-Fine": "ok"], body: Array("x".utf8)) }
         return router
     }
 
@@ -57,6 +58,17 @@ private struct DatabaseDown: Error {}
             let response = try server.client().request("GET", "/bad-status")
             #expect(response.status == 500)
             #expect(response.errorCode == "internal_error")
+        }
+    }
+
+    @Test func headerValuesCannotInjectHeaders() throws {
+        try TestServer.with(router()) { server in
+            let client = try server.client()
+            let response = try client.request("GET", "/inject")
+            #expect(response.status == 200)
+            #expect(response.header("Injected") == nil)
+            #expect(response.header("X-Fine") == "ok")
+            #expect(try client.request("GET", "/healthz").text == "ok")
         }
     }
 

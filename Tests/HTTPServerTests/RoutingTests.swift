@@ -28,6 +28,7 @@ import Testing
         router.delete("/v1/passes/:passTypeIdentifier/:serialNumber", describe)
         router.get("/items", describe)
         router.get("/fixed") { _ in .json(["answer": 42]) }
+        router.put("/empty/:status") { request in Response(status: Int(request.parameters["status"] ?? "") ?? 200) }
         return router
     }
 
@@ -88,6 +89,18 @@ import Testing
             #expect(head.header("Content-Length") == String(get.body.count))
             #expect(head.body.isEmpty)
             // The connection is still in sync: no stray body bytes were sent after the HEAD response.
+            #expect(try client.request("GET", "/healthz").text == "ok")
+        }
+    }
+
+    @Test func emptyBodiesKeepTheConnectionInSync() throws {
+        try TestServer.with(router()) { server in
+            let client = try server.client()
+            for status in [204, 200, 201, 304, 404] {
+                let response = try client.request("PUT", "/empty/\(status)")
+                #expect(response.status == status)
+                #expect(response.body.isEmpty)
+            }
             #expect(try client.request("GET", "/healthz").text == "ok")
         }
     }
