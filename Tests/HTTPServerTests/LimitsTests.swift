@@ -29,6 +29,19 @@ import Testing
         }
     }
 
+    @Test func expectContinueWithinTheLimitGetsTheBody() throws {
+        try TestServer.with(echoRouter()) { server in
+            let client = try server.client()
+            client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+            let interim = try #require(try client.readResponse())
+            #expect(interim.status == 100)
+            client.send("hello")
+            let response = try #require(try client.readResponse())
+            #expect(response.status == 200)
+            #expect(response.text == "hello")
+        }
+    }
+
     @Test func routeLimitOverridesTheDefault() throws {
         try TestServer.with(echoRouter()) { server in
             #expect(try server.client().request("POST", "/small", body: Array(repeating: 1, count: 16)).text == "got 16")
@@ -81,11 +94,12 @@ import Testing
         }
     }
 
-    @Test func stalledRequestIsDisconnectedAfterTheTimeout() throws {
+    @Test(arguments: ["POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhalf", "GET /healthz HTTP/1.1\r\nHo", ""])
+    func stalledRequestIsDisconnectedAfterTheTimeout(partial: String) throws {
         try TestServer.with(echoRouter(), configure: { $0.connectionTimeout = .seconds(1) }) { server in
             let client = try server.client(timeout: 1)
             let started = ContinuousClock.now
-            client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhalf")
+            client.send(partial)
             #expect(client.waitForClose(seconds: 20))
             #expect(ContinuousClock.now - started >= .milliseconds(900))
             #expect(server.isHealthy())

@@ -73,7 +73,7 @@ final class TestClient {
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         var response = TestResponse(status: status, headers: headers, body: [])
-        if method == "HEAD" || status == 204 || status == 304 { return response }
+        if method == "HEAD" || status < 200 || status == 204 || status == 304 { return response }
         if let length = response.header("Content-Length").flatMap({ Int($0) }) {
             guard try fill(until: { $0.count >= length ? length : nil }) != nil else { throw Failure(description: "short body") }
             response.body = Array(buffer[..<length])
