@@ -49,7 +49,12 @@ extension ServerCore {
         context.peerAddress = Self.peerAddress(of: connection)
         context.requestID = RequestID.resolve(incoming: context.headers[RequestID.headerName])
 
-        let target = context.rawTarget
+        var target = Substring(context.rawTarget)
+        // Absolute-form (`GET http://host/path`, RFC 9112 §3.2.2): route on the path part only.
+        if target.hasPrefix("http://") || target.hasPrefix("https://"), let scheme = target.firstRange(of: "://") {
+            let authorityAndPath = target[scheme.upperBound...]
+            target = authorityAndPath.firstIndex(of: "/").map { authorityAndPath[$0...] } ?? "/"
+        }
         let queryStart = target.firstIndex(of: "?")
         context.rawPath = String(target[..<(queryStart ?? target.endIndex)])
         let rawQuery = queryStart.map { target[target.index(after: $0)...] } ?? ""

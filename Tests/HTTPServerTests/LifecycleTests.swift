@@ -88,6 +88,16 @@ import Testing
         }
     }
 
+    @Test func concurrentShutdownsAllReturnOnceStopped() throws {
+        let server = HTTPServer(configuration: ServerConfiguration(port: 0), router: echoRouter(), logger: Logger(label: "t", sink: MemorySink()))
+        try server.start()
+        let port = server.port
+        #expect((try? TestClient(port: port).request("GET", "/healthz").status) == 200)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in server.shutdown() }
+        server.waitUntilStopped()
+        #expect((try? TestClient(port: port)) == nil)
+    }
+
     @Test func badHostIsReported() {
         let server = HTTPServer(configuration: ServerConfiguration(host: "not a host", port: 0), router: Router(), logger: Logger(label: "t", sink: MemorySink()))
         #expect {

@@ -93,6 +93,15 @@ import Testing
         }
     }
 
+    @Test func absoluteFormTargetsRouteOnTheirPath() throws {
+        try TestServer.with(router()) { server in
+            let response = try server.client().request("GET", "http://example.com/v1/passes/a/b?q=1")
+            #expect(response.status == 200)
+            #expect(try seen(response).parameters == ["passTypeIdentifier": "a", "serialNumber": "b"])
+            #expect(try seen(response).query == ["q": "1"])
+        }
+    }
+
     @Test func emptyBodiesKeepTheConnectionInSync() throws {
         try TestServer.with(router()) { server in
             let client = try server.client()
