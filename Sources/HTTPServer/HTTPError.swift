@@ -10,6 +10,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     /// Extra response headers (for example `Retry-After` or `WWW-Authenticate`).
     public var headers: HTTPHeaders
 
+    /// An error answered with `status` and the JSON body built from `code` and `message`.
     public init(status: Int, code: String, message: String, headers: HTTPHeaders = [:]) {
         self.status = status
         self.code = code

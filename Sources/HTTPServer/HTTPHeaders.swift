@@ -57,6 +57,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
     /// Number of fields (repeated names count separately).
     public var count: Int { fields.count }
 
+    /// Whether there are no fields.
     public var isEmpty: Bool { fields.isEmpty }
 
     public func makeIterator() -> IndexingIterator<[Element]> {

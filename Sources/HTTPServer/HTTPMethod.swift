@@ -8,12 +8,19 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
         self.rawValue = rawValue
     }
 
+    /// The `GET` method.
     public static let GET = HTTPMethod(rawValue: "GET")
+    /// The `HEAD` method.
     public static let HEAD = HTTPMethod(rawValue: "HEAD")
+    /// The `POST` method.
     public static let POST = HTTPMethod(rawValue: "POST")
+    /// The `PUT` method.
     public static let PUT = HTTPMethod(rawValue: "PUT")
+    /// The `PATCH` method.
     public static let PATCH = HTTPMethod(rawValue: "PATCH")
+    /// The `DELETE` method.
     public static let DELETE = HTTPMethod(rawValue: "DELETE")
+    /// The `OPTIONS` method.
     public static let OPTIONS = HTTPMethod(rawValue: "OPTIONS")
 
     public var description: String { rawValue }

@@ -46,6 +46,7 @@ public final class HTTPServer: Sendable {
         let pointer: OpaquePointer
     }
 
+    /// A server that is not yet listening; call `start()`.
     public init(configuration: ServerConfiguration, router: Router, logger: Logger) {
         core = ServerCore(router: router, configuration: configuration, logger: logger)
     }

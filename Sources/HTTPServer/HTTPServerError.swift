@@ -20,11 +20,14 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
         public static let alreadyStarted = Code("alreadyStarted")
     }
 
+    /// What went wrong, for programs.
     public var code: Code
+    /// What went wrong, for people (no secrets).
     public var message: String
     /// The underlying system error, if any (a `POSIXError` carrying the errno).
     public var underlying: (any Error & Sendable)?
 
+    /// An error with its code, message and optional cause.
     public init(code: Code, message: String, underlying: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message

@@ -4,6 +4,7 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     /// The numeric status code.
     public let code: Int
 
+    /// Any status code, registered or not.
     public init(_ code: Int) {
         self.code = code
     }
@@ -13,24 +14,43 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(code) \(reasonPhrase)" }
 
+    /// 200 OK.
     public static let ok = HTTPStatus(200)
+    /// 201 Created.
     public static let created = HTTPStatus(201)
+    /// 202 Accepted.
     public static let accepted = HTTPStatus(202)
+    /// 204 No Content.
     public static let noContent = HTTPStatus(204)
+    /// 304 Not Modified.
     public static let notModified = HTTPStatus(304)
+    /// 400 Bad Request.
     public static let badRequest = HTTPStatus(400)
+    /// 401 Unauthorized.
     public static let unauthorized = HTTPStatus(401)
+    /// 403 Forbidden.
     public static let forbidden = HTTPStatus(403)
+    /// 404 Not Found.
     public static let notFound = HTTPStatus(404)
+    /// 405 Method Not Allowed.
     public static let methodNotAllowed = HTTPStatus(405)
+    /// 409 Conflict.
     public static let conflict = HTTPStatus(409)
+    /// 410 Gone.
     public static let gone = HTTPStatus(410)
+    /// 413 Content Too Large.
     public static let contentTooLarge = HTTPStatus(413)
+    /// 415 Unsupported Media Type.
     public static let unsupportedMediaType = HTTPStatus(415)
+    /// 422 Unprocessable Content.
     public static let unprocessableContent = HTTPStatus(422)
+    /// 429 Too Many Requests.
     public static let tooManyRequests = HTTPStatus(429)
+    /// 431 Request Header Fields Too Large.
     public static let requestHeaderFieldsTooLarge = HTTPStatus(431)
+    /// 500 Internal Server Error.
     public static let internalServerError = HTTPStatus(500)
+    /// 503 Service Unavailable.
     public static let serviceUnavailable = HTTPStatus(503)
 
     /// The reason phrase for `code` (RFC 9110 §15), "Unknown" when unregistered.

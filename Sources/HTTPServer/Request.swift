@@ -1,5 +1,6 @@
 /// One HTTP request as handed to a route handler. The body is complete (within the route's limit).
 public struct Request: Sendable {
+    /// The method as sent (a HEAD request reaching a GET route keeps `HEAD`).
     public var method: HTTPMethod
     /// The percent-decoded path without the query (`%2F` becomes `/`; routing used the raw segments).
     public var path: String
@@ -7,7 +8,9 @@ public struct Request: Sendable {
     public var query: [String: String]
     /// Every decoded query parameter, in order, including repeated names.
     public var queryItems: [(name: String, value: String)]
+    /// Request headers in arrival order; names compare case-insensitively.
     public var headers: HTTPHeaders
+    /// The complete body (empty when none was sent).
     public var body: [UInt8]
     /// The client's IP address as seen on the socket (a reverse proxy's address behind one).
     public var peerAddress: String

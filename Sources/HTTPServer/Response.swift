@@ -6,9 +6,12 @@ public import Foundation
 public struct Response: Sendable {
     /// The final status code (200–599; anything else is answered as 500).
     public var status: Int
+    /// Response headers; `X-Request-ID` is set by the server, `Content-Length` is computed.
     public var headers: HTTPHeaders
+    /// The complete body (not sent for HEAD requests).
     public var body: [UInt8]
 
+    /// A response; by default an empty 200.
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status
         self.headers = headers

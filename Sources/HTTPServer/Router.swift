@@ -25,6 +25,7 @@ public struct Router: Sendable {
 
     private(set) var table: [Route] = []
 
+    /// An empty router: every request is answered 404.
     public init() {}
 
     /// Registers `handler` for `method` and `pattern`; `maxBodySize` overrides the server's body
@@ -40,22 +41,27 @@ public struct Router: Sendable {
         }
     }
 
+    /// Registers a `GET` route; see `add(_:_:maxBodySize:_:)`.
     public mutating func get(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
         add(.GET, pattern, maxBodySize: maxBodySize, handler)
     }
 
+    /// Registers a `POST` route; see `add(_:_:maxBodySize:_:)`.
     public mutating func post(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
         add(.POST, pattern, maxBodySize: maxBodySize, handler)
     }
 
+    /// Registers a `PUT` route; see `add(_:_:maxBodySize:_:)`.
     public mutating func put(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
         add(.PUT, pattern, maxBodySize: maxBodySize, handler)
     }
 
+    /// Registers a `PATCH` route; see `add(_:_:maxBodySize:_:)`.
     public mutating func patch(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
         add(.PATCH, pattern, maxBodySize: maxBodySize, handler)
     }
 
+    /// Registers a `DELETE` route; see `add(_:_:maxBodySize:_:)`.
     public mutating func delete(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
         add(.DELETE, pattern, maxBodySize: maxBodySize, handler)
     }

@@ -22,6 +22,7 @@ public struct ServerConfiguration: Sendable {
     /// The listen(2) backlog.
     public var listenBacklog: Int
 
+    /// The defaults suit production behind a reverse proxy; tests usually set `port: 0`.
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
