@@ -6,4 +6,17 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+
+/* MHD_start_daemon is variadic: pass every option through one MHD_OPTION_ARRAY. */
+static inline struct MHD_Daemon *shim_MHD_start_daemon(unsigned int flags, MHD_AccessHandlerCallback handler,
+                                                       void *handler_cls, struct MHD_OptionItem *options) {
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+/* MHD_get_connection_info is variadic: return the client's socket address, or NULL. */
+static inline const struct sockaddr *shim_MHD_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
 #endif

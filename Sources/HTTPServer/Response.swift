@@ -1,0 +1,57 @@
+public import Foundation
+
+/// An HTTP response: status, ordered headers and a complete body.
+///
+/// `Content-Length` is computed by the server from `body`; `Date` is added by libmicrohttpd.
+public struct Response: Sendable {
+    /// The final status code (200–599; anything else is answered as 500).
+    public var status: Int
+    /// Response headers; `X-Request-ID` is set by the server, `Content-Length` is computed.
+    public var headers: HTTPHeaders
+    /// The complete body (not sent for HEAD requests).
+    public var body: [UInt8]
+
+    /// A response; by default an empty 200.
+    public init(status: Int = 200, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A UTF-8 text response (`Content-Type: text/plain; charset=utf-8` unless `headers` sets one).
+    public static func text(_ text: String, status: Int = 200, headers: HTTPHeaders = [:]) -> Response {
+        var headers = headers
+        if !headers.contains("Content-Type") { headers.add(name: "Content-Type", value: "text/plain; charset=utf-8") }
+        return Response(status: status, headers: headers, body: Array(text.utf8))
+    }
+
+    /// `value` encoded as JSON with `Content-Type: application/json`. An encoding failure is a bug
+    /// in the caller's model, answered as a generic 500 JSON error rather than a crash.
+    public static func json<T: Encodable>(_ value: T, status: Int = 200, encoder: JSONEncoder = JSONEncoder()) -> Response {
+        guard let data = try? encoder.encode(value) else {
+            return HTTPError.internalError.response
+        }
+        return Response(status: status, headers: ["Content-Type": "application/json"], body: Array(data))
+    }
+
+    /// The server's JSON error body: `{"error":{"code":"...","message":"..."}}`.
+    public static func error(status: Int, code: String, message: String) -> Response {
+        let body = ErrorBody(error: .init(code: code, message: message))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Two strings always encode; the fallback keeps the shape if that ever changes.
+        let bytes = (try? encoder.encode(body)).map(Array.init)
+            ?? Array(#"{"error":{"code":"internal_error","message":"An unexpected error occurred."}}"#.utf8)
+        return Response(status: status, headers: ["Content-Type": "application/json"], body: bytes)
+    }
+}
+
+/// The wire shape of an error body.
+struct ErrorBody: Codable, Equatable {
+    struct Detail: Codable, Equatable {
+        var code: String
+        var message: String
+    }
+
+    var error: Detail
+}

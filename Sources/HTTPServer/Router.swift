@@ -1,0 +1,81 @@
+/// A route handler: runs synchronously on a libmicrohttpd worker thread and may block (database).
+/// Throw `HTTPError` for a client-facing error; any other error becomes a logged, generic 500.
+public typealias Handler = @Sendable (Request) throws -> Response
+
+/// Maps method and path pattern to handlers. Patterns are `/`-separated literal segments and
+/// `:name` parameters, e.g. `/v1/passes/:passTypeIdentifier/:serialNumber`.
+///
+/// Matching works on the raw (still percent-encoded) segments and decodes afterwards, so `%2F`
+/// stays inside its segment. Literal segments beat parameters at the same position. A path that
+/// matches but with another method is answered 405 with `Allow`; every GET route also answers HEAD.
+public struct Router: Sendable {
+    /// One registered route.
+    struct Route: Sendable {
+        var method: HTTPMethod
+        var pattern: String
+        var segments: [Segment]
+        var maxBodySize: Int?
+        var handler: Handler
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    private(set) var table: [Route] = []
+
+    /// An empty router: every request is answered 404.
+    public init() {}
+
+    /// Registers `handler` for `method` and `pattern`; `maxBodySize` overrides the server's body
+    /// limit for this route. Registering the same method and pattern again replaces the handler.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
+        let route = Route(
+            method: method, pattern: pattern, segments: Self.parse(pattern), maxBodySize: maxBodySize, handler: handler
+        )
+        if let index = table.firstIndex(where: { $0.method == method && $0.segments == route.segments }) {
+            table[index] = route
+        } else {
+            table.append(route)
+        }
+    }
+
+    /// Registers a `GET` route; see `add(_:_:maxBodySize:_:)`.
+    public mutating func get(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
+        add(.GET, pattern, maxBodySize: maxBodySize, handler)
+    }
+
+    /// Registers a `POST` route; see `add(_:_:maxBodySize:_:)`.
+    public mutating func post(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
+        add(.POST, pattern, maxBodySize: maxBodySize, handler)
+    }
+
+    /// Registers a `PUT` route; see `add(_:_:maxBodySize:_:)`.
+    public mutating func put(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
+        add(.PUT, pattern, maxBodySize: maxBodySize, handler)
+    }
+
+    /// Registers a `PATCH` route; see `add(_:_:maxBodySize:_:)`.
+    public mutating func patch(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
+        add(.PATCH, pattern, maxBodySize: maxBodySize, handler)
+    }
+
+    /// Registers a `DELETE` route; see `add(_:_:maxBodySize:_:)`.
+    public mutating func delete(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
+        add(.DELETE, pattern, maxBodySize: maxBodySize, handler)
+    }
+
+    /// Every registered route in registration order (HEAD for GET routes is implicit, not listed).
+    public var routes: [(method: HTTPMethod, pattern: String)] {
+        table.map { (method: $0.method, pattern: $0.pattern) }
+    }
+
+    /// Splits a pattern into segments; a leading `/` is optional.
+    static func parse(_ pattern: String) -> [Segment] {
+        let trimmed = pattern.hasPrefix("/") ? pattern.dropFirst() : Substring(pattern)
+        return trimmed.split(separator: "/", omittingEmptySubsequences: false).map { part in
+            part.hasPrefix(":") && part.count > 1 ? .parameter(String(part.dropFirst())) : .literal(String(part))
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Settings for `HTTPServer`. Defaults are safe for production behind a reverse proxy.
+public struct ServerConfiguration: Sendable {
+    /// Numeric IPv4/IPv6 address (or `localhost`) to bind; loopback by default.
+    public var host: String
+    /// TCP port; 0 picks a free port (read it back from `HTTPServer.port`).
+    public var port: Int
+    /// Default request body limit in bytes (routes may override); larger bodies get 413.
+    public var maxBodySize: Int
+    /// Memory per connection for the request line, headers and read buffer (libmicrohttpd's
+    /// connection memory limit); requests whose headers do not fit are refused by libmicrohttpd.
+    public var maxHeaderSize: Int
+    /// Idle time after which a connection (including one stalled mid-request) is closed.
+    public var connectionTimeout: Duration
+    /// Maximum simultaneous connections; further connections are accepted and closed at once.
+    public var maxConnections: Int
+    /// Worker threads; handlers run on them and may block, so this bounds concurrent handlers.
+    public var threads: Int
+    /// How long `shutdown()` waits for in-flight requests before closing them.
+    public var drainTimeout: Duration
+    /// The listen(2) backlog.
+    public var listenBacklog: Int
+
+    /// The defaults suit production behind a reverse proxy; tests usually set `port: 0`.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        maxBodySize: Int = 1 << 20,
+        maxHeaderSize: Int = 32 << 10,
+        connectionTimeout: Duration = .seconds(30),
+        maxConnections: Int = 1024,
+        threads: Int = ServerConfiguration.defaultThreads,
+        drainTimeout: Duration = .seconds(10),
+        listenBacklog: Int = 511
+    ) {
+        self.host = host
+        self.port = port
+        self.maxBodySize = maxBodySize
+        self.maxHeaderSize = maxHeaderSize
+        self.connectionTimeout = connectionTimeout
+        self.maxConnections = maxConnections
+        self.threads = threads
+        self.drainTimeout = drainTimeout
+        self.listenBacklog = listenBacklog
+    }
+
+    /// Four threads per core: handlers block on the database, so more threads than cores pays off.
+    public static var defaultThreads: Int {
+        max(4, 4 * ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// Every problem at once, so an operator fixes them in one go.
+    func validate() throws(HTTPServerError) {
+        var problems: [String] = []
+        if !(0...65535).contains(port) { problems.append("port must be 0...65535 (got \(port))") }
+        if maxBodySize < 0 { problems.append("maxBodySize must not be negative (got \(maxBodySize))") }
+        if !(4096...(64 << 20)).contains(maxHeaderSize) {
+            problems.append("maxHeaderSize must be 4096...67108864 bytes (got \(maxHeaderSize))")
+        }
+        if connectionTimeout < .seconds(1) { problems.append("connectionTimeout must be at least 1 s") }
+        if !(1...1_000_000).contains(maxConnections) { problems.append("maxConnections must be 1...1000000") }
+        if !(1...1024).contains(threads) { problems.append("threads must be 1...1024 (got \(threads))") }
+        if drainTimeout < .zero { problems.append("drainTimeout must not be negative") }
+        if !(1...65535).contains(listenBacklog) { problems.append("listenBacklog must be 1...65535") }
+        guard problems.isEmpty else {
+            throw HTTPServerError(code: .invalidConfiguration, message: problems.joined(separator: "; "))
+        }
+    }
+
+    /// Whole seconds for libmicrohttpd, rounded up so a sub-second value never means "no timeout".
+    var connectionTimeoutSeconds: Int {
+        let (seconds, attoseconds) = connectionTimeout.components
+        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+    }
+}

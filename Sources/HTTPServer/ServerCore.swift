@@ -1,0 +1,73 @@
+import CMicroHTTPD
+import Logging
+import Synchronization
+
+/// What every libmicrohttpd worker thread shares: the router, settings, logger and two atomics.
+/// Passed to the C callbacks as an unretained `Unmanaged` pointer; `HTTPServer` keeps it alive for
+/// longer than the daemon runs.
+final class ServerCore: Sendable {
+    let router: Router
+    let configuration: ServerConfiguration
+    let logger: Logger
+    /// Requests between the URI callback and the completion callback (drained by `shutdown()`).
+    let inFlight = Atomic<Int>(0)
+    /// Set once shutdown starts: responses then carry `Connection: close`.
+    let draining = Atomic<Bool>(false)
+
+    init(router: Router, configuration: ServerConfiguration, logger: Logger) {
+        self.router = router
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Headers that the server computes itself; a handler's values for them are ignored.
+    static func isManagedHeader(_ name: String) -> Bool {
+        HTTPHeaders.equalNames(name, "Content-Length") || HTTPHeaders.equalNames(name, "Transfer-Encoding")
+    }
+
+    /// Hands `response` to libmicrohttpd (which copies it) and writes the access log line.
+    func queue(_ response: Response, for context: RequestContext, on connection: OpaquePointer, close: Bool = false) -> MHD_Result {
+        var response = response
+        if !(200...599).contains(response.status) {
+            logger.error("handler returned an invalid status", ["status": "\(response.status)", "request.id": context.requestID])
+            response = HTTPError.internalError.response
+        }
+        response.headers.replace(name: RequestID.headerName, value: context.requestID)
+        if close || draining.load(ordering: .relaxed) {
+            response.headers.replace(name: "Connection", value: "close")
+        }
+        let created = response.body.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        context.responded = true
+        guard let handle = created else {
+            logger.error("cannot create response", ["request.id": context.requestID])
+            return .NO
+        }
+        defer { MHD_destroy_response(handle) }
+        for (name, value) in response.headers where !Self.isManagedHeader(name) {
+            if MHD_add_response_header(handle, name, value) != .YES {
+                logger.warning("response header rejected", ["header": name, "request.id": context.requestID])
+            }
+        }
+        let result = MHD_queue_response(connection, UInt32(response.status), handle)
+        logAccess(context, status: response.status, bytes: context.method == .HEAD ? 0 : response.body.count)
+        return result
+    }
+
+    /// The one access log line per request.
+    func logAccess(_ context: RequestContext, status: Int, bytes: Int, note: String? = nil) {
+        let milliseconds = (ContinuousClock.now - context.startedAt) / .milliseconds(1)
+        var metadata: Logger.Metadata = [
+            "method": context.method.rawValue,
+            "path": context.loggedPath,
+            "status": String(status),
+            "bytes": String(bytes),
+            "duration_ms": String((milliseconds * 100).rounded() / 100),
+            "request.id": context.requestID,
+            "peer": context.peerAddress,
+        ]
+        if let note { metadata["note"] = note }
+        logger.info("request", metadata)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+@testable import HTTPServer
+import Logging
+
+/// A live server on 127.0.0.1 with a free port and an in-memory log, stopped after `body`.
+struct TestServer {
+    let server: HTTPServer
+    let sink: MemorySink
+    var port: Int { server.port }
+
+    static func with<T>(
+        _ router: Router,
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (TestServer) throws -> T
+    ) throws -> T {
+        var configuration = ServerConfiguration(port: 0, threads: 4)
+        configure(&configuration)
+        let sink = MemorySink()
+        let logger = Logger(label: "http-test", level: .debug, sink: sink)
+        let server = HTTPServer(configuration: configuration, router: router, logger: logger)
+        try server.start()
+        defer { server.shutdown() }
+        return try body(TestServer(server: server, sink: sink))
+    }
+
+    func client(timeout: Int = 15) throws -> TestClient {
+        try TestClient(port: port, timeout: timeout)
+    }
+
+    /// A fresh connection that gets a 200 from GET `path`: the server is still healthy.
+    func isHealthy(path: String = "/healthz") -> Bool {
+        (try? client().request("GET", path).status) == 200
+    }
+}
+
+/// Routes shared by several suites.
+func echoRouter() -> Router {
+    var router = Router()
+    router.get("/healthz") { _ in .text("ok") }
+    router.post("/echo") { request in Response(status: 200, headers: ["Content-Type": "application/octet-stream"], body: request.body) }
+    router.post("/small", maxBodySize: 16) { request in .text("got \(request.body.count)") }
+    return router
+}
