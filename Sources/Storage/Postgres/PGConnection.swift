@@ -56,6 +56,13 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
     /// Whether libpq still believes the connection is usable.
     var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
 
+    /// Reads whatever the server sent while the connection sat idle (libpq sockets are
+    /// non-blocking, so this never waits). A server that shut down has sent a FATAL message and
+    /// closed the socket: this notices it before a query is lost on a dead connection.
+    func probe() -> Bool {
+        PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
+    }
+
     /// Whether the session sits outside any transaction.
     var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
 

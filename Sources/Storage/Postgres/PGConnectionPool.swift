@@ -60,7 +60,7 @@ final class PGConnectionPool: Sendable {
         }
         if closed { throw StorageError(.unavailable, "the store is closed") }
         if let candidate {
-            if candidate.generation == generation && candidate.isConnected { return candidate }
+            if candidate.generation == generation && candidate.probe() { return candidate }
             do {
                 try candidate.reset()
                 candidate.generation = generation
