@@ -43,7 +43,7 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PassServerTesting",
-            dependencies: ["Certificates", "CNGHTTP2", "COpenSSL", "Logging"],
+            dependencies: ["Certificates", "CNGHTTP2", "COpenSSL", "Logging", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting"], swiftSettings: swiftSettings),

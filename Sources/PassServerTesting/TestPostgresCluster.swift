@@ -1,0 +1,79 @@
+// A private PostgreSQL cluster for tests that restart the server, so that restarting it does not
+// break other tests sharing the cluster of `scripts/with-postgres.sh`. It uses the same binaries
+// (`PASS_SERVER_TEST_PG_CTL`'s directory) and owner; `initdb` takes a second or two.
+//
+// Threading: blocking; call from a test body.
+
+import Foundation
+
+/// A throwaway cluster on a free loopback port, stopped and deleted by `stop()`.
+public final class TestPostgresCluster: Sendable {
+    /// `postgres://passserver@127.0.0.1:<port>/postgres`.
+    public let url: String
+    private let pgCtl: String
+    private let data: String
+    private let directory: String
+
+    /// Runs `initdb` and starts the server.
+    public init() throws {
+        guard let pgCtl = ProcessInfo.processInfo.environment["PASS_SERVER_TEST_PG_CTL"] else {
+            throw TestPostgresError(description: "PASS_SERVER_TEST_PG_CTL is not set: run the tests through scripts/with-postgres.sh")
+        }
+        self.pgCtl = pgCtl
+        let bin = (pgCtl as NSString).deletingLastPathComponent
+        directory = NSTemporaryDirectory() + "pass-server-pg-" + UUID().uuidString
+        data = directory + "/data"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if getuid() == 0, let owner = ProcessInfo.processInfo.environment["PASS_SERVER_TEST_PG_OWNER"] {
+            try FileManager.default.setAttributes([.ownerAccountName: owner], ofItemAtPath: directory)
+        }
+        let port = try Self.freePort()
+        url = "postgres://passserver@127.0.0.1:\(port)/postgres"
+        try TestPostgres.runAsOwner(bin + "/initdb", ["-D", data, "-U", "passserver", "--auth=trust", "--encoding=UTF8", "--no-locale", "--no-sync"])
+        try TestPostgres.runAsOwner(pgCtl, [
+            "-D", data, "-l", directory + "/server.log", "-w", "-t", "60",
+            "-o", "-c listen_addresses=127.0.0.1 -c port=\(port) -c unix_socket_directories=\(directory) -c fsync=off",
+            "start",
+        ])
+    }
+
+    /// Restarts the server (`-m fast`), waiting until it accepts connections again.
+    public func restart() throws {
+        try TestPostgres.runAsOwner(pgCtl, ["-D", data, "-l", directory + "/server.log", "-m", "fast", "restart", "-w", "-t", "60"])
+    }
+
+    /// Stops the server (connections fail until `start`).
+    public func stopServer() throws {
+        try TestPostgres.runAsOwner(pgCtl, ["-D", data, "-m", "fast", "stop", "-w"])
+    }
+
+    /// Starts a stopped server.
+    public func startServer() throws {
+        try TestPostgres.runAsOwner(pgCtl, ["-D", data, "-l", directory + "/server.log", "-w", "-t", "60", "start"])
+    }
+
+    /// Stops the server and deletes its files.
+    public func stop() {
+        try? TestPostgres.runAsOwner(pgCtl, ["-D", data, "-m", "immediate", "stop"])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A loopback port nobody listens on right now.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestPostgresError(description: "socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw TestPostgresError(description: "could not find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

@@ -1,0 +1,52 @@
+public import Foundation
+
+/// An administrator bearer token, stored hashed.
+public struct AdminToken: Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    public var tokenHash: [UInt8]
+    public var createdAt: Date
+    public var revokedAt: Date?
+
+    init(row: SQLRow) throws {
+        id = try row.int64("id")
+        name = try row.string("name")
+        tokenHash = try row.bytes("token_hash")
+        createdAt = try row.date("created_at")
+        revokedAt = try row.optionalDate("revoked_at")
+    }
+}
+
+/// One line a device sent to `/v1/log`.
+public struct DeviceLog: Sendable, Equatable {
+    public var id: Int64
+    public var message: String
+    public var peer: String?
+    public var createdAt: Date
+}
+
+/// The outcome of one push, for delivery statistics.
+public struct PushLogEntry: Sendable, Equatable {
+    /// A hash of the push token (never the token itself).
+    public var tokenHash: String
+    public var passTypeIdentifier: String
+    /// The HTTP status APNs answered (0 when no answer arrived).
+    public var status: Int
+    public var reason: String?
+    public var apnsID: String?
+    public var latencyMilliseconds: Int64
+    public var createdAt: Date
+
+    public init(
+        tokenHash: String, passTypeIdentifier: String, status: Int, reason: String? = nil, apnsID: String? = nil,
+        latencyMilliseconds: Int64, createdAt: Date
+    ) {
+        self.tokenHash = tokenHash
+        self.passTypeIdentifier = passTypeIdentifier
+        self.status = status
+        self.reason = reason
+        self.apnsID = apnsID
+        self.latencyMilliseconds = latencyMilliseconds
+        self.createdAt = createdAt
+    }
+}

@@ -1,0 +1,52 @@
+public import Foundation
+
+/// A resumable background job (an event re-push).
+public struct Job: Sendable, Equatable {
+    public enum State: String, Sendable, Equatable {
+        case pending, running, done, failed
+    }
+
+    public var id: String
+    public var kind: String
+    public var eventID: String?
+    public var state: State
+    public var total: Int64
+    public var done: Int64
+    public var failed: Int64
+    /// The last pass id processed: the next batch starts after it.
+    public var cursor: Int64
+    public var claimedUntil: Date?
+    public var startedAt: Date?
+    public var finishedAt: Date?
+    public var error: String?
+    public var createdAt: Date
+
+    /// The kind of job `updateEvent` creates.
+    public static let repushKind = "repush"
+
+    init(row: SQLRow) throws {
+        id = try row.string("id")
+        kind = try row.string("kind")
+        eventID = try row.optionalString("event_id")
+        state = State(rawValue: try row.string("state")) ?? .failed
+        total = try row.int64("total")
+        done = try row.int64("done")
+        failed = try row.int64("failed")
+        cursor = try row.int64("cursor")
+        claimedUntil = try row.optionalDate("claimed_until")
+        startedAt = try row.optionalDate("started_at")
+        finishedAt = try row.optionalDate("finished_at")
+        error = try row.optionalString("error")
+        createdAt = try row.date("created_at")
+    }
+}
+
+/// What one re-push batch did.
+public struct RepushBatch: Sendable, Equatable {
+    /// The job after the batch.
+    public var job: Job
+    public var passesBumped: Int
+    public var pushTokensEnqueued: Int
+    /// The revision every pass of the batch received (`nil` if none was bumped).
+    public var revision: Int64?
+}

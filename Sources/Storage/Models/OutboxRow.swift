@@ -1,0 +1,36 @@
+public import Foundation
+
+/// A claimed push: one (push token, pass type) pair that needs an empty push.
+public struct OutboxRow: Sendable, Equatable {
+    public var id: Int64
+    public var pushToken: String
+    public var passTypeIdentifier: String
+    /// Bumped by every change enqueued for the pair; completion deletes the row only if unchanged.
+    public var generation: Int64
+    /// Failed attempts so far.
+    public var attempts: Int
+    public var firstEnqueuedAt: Date
+    public var claimedUntil: Date?
+
+    static let columns = SQLQuery(unsafeRaw: "id, push_token, pass_type_identifier, generation, attempts, first_enqueued_at, claimed_until")
+
+    init(row: SQLRow) throws {
+        id = try row.int64("id")
+        pushToken = try row.string("push_token")
+        passTypeIdentifier = try row.string("pass_type_identifier")
+        generation = try row.int64("generation")
+        attempts = try row.int("attempts")
+        firstEnqueuedAt = try row.date("first_enqueued_at")
+        claimedUntil = try row.optionalDate("claimed_until")
+    }
+}
+
+/// How many outbox rows are in each state.
+public struct OutboxCounts: Sendable, Equatable {
+    /// Waiting (due or backing off), including claimed ones.
+    public var pending: Int
+    /// Claimed by a dispatcher whose lease has not expired.
+    public var inFlight: Int
+    /// Given up on.
+    public var failed: Int
+}

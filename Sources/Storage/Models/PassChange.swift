@@ -1,0 +1,48 @@
+/// A change to a pass. `nil` leaves a field as it is; `.some(nil)` clears an optional field.
+public struct PassChange: Sendable, Equatable {
+    public var attendeeName: String?
+    public var attendeeEmail: String??
+    public var seat: String??
+    public var status: PassStatus?
+    public var voidReason: String??
+    /// Bump the revision and notify devices even if no field changes (the pass's look changed).
+    public var touch: Bool
+
+    public init(
+        attendeeName: String? = nil, attendeeEmail: String?? = nil, seat: String?? = nil,
+        status: PassStatus? = nil, voidReason: String?? = nil, touch: Bool = false
+    ) {
+        self.attendeeName = attendeeName
+        self.attendeeEmail = attendeeEmail
+        self.seat = seat
+        self.status = status
+        self.voidReason = voidReason
+        self.touch = touch
+    }
+
+    /// The pass with this change applied (revision and time untouched).
+    func applied(to pass: StoredPass) -> StoredPass {
+        var result = pass
+        if let attendeeName { result.attendeeName = attendeeName }
+        if let attendeeEmail { result.attendeeEmail = attendeeEmail }
+        if let seat { result.seat = seat }
+        if let status { result.status = status }
+        if let voidReason { result.voidReason = voidReason }
+        return result
+    }
+}
+
+/// What `updatePass` did.
+public enum PassUpdate: Sendable, Equatable {
+    /// The pass changed: new revision and modification time, pushes enqueued for its devices.
+    case updated(StoredPass, pushTokensEnqueued: Int)
+    /// The change altered nothing; no revision was taken and nothing was enqueued.
+    case unchanged(StoredPass)
+
+    /// The pass after the call.
+    public var pass: StoredPass {
+        switch self {
+        case .updated(let pass, _), .unchanged(let pass): pass
+        }
+    }
+}

@@ -1,0 +1,58 @@
+public import Foundation
+
+extension StoreSession {
+    private static let adminTokenColumns = SQLQuery(unsafeRaw: "id, name, token_hash, created_at, revoked_at")
+
+    /// Stores a new admin token by its hash; `.conflict` if the hash exists.
+    public func createAdminToken(name: String, tokenHash: [UInt8], now: Date) throws -> AdminToken {
+        guard let row = try first("""
+            INSERT INTO admin_tokens (name, token_hash, created_at) VALUES (\(name), \(tokenHash), \(now.storageMillis))
+            RETURNING \(Self.adminTokenColumns)
+            """)
+        else { throw StorageError(.backend, "insert returned no row") }
+        return try AdminToken(row: row)
+    }
+
+    /// The unrevoked token with this hash, if any.
+    public func adminToken(tokenHash: [UInt8]) throws -> AdminToken? {
+        try first("""
+            SELECT \(Self.adminTokenColumns) FROM admin_tokens WHERE token_hash = \(tokenHash) AND revoked_at IS NULL
+            """).map(AdminToken.init(row:))
+    }
+
+    /// Every token, revoked ones included, oldest first.
+    public func adminTokens() throws -> [AdminToken] {
+        try execute("SELECT \(Self.adminTokenColumns) FROM admin_tokens ORDER BY id").map(AdminToken.init(row:))
+    }
+
+    /// Revokes the token with this numeric id, or every unrevoked token with this name.
+    /// Returns how many were revoked.
+    @discardableResult
+    public func revokeAdminToken(idOrName: String, now: Date) throws -> Int {
+        let match: SQLQuery = Int64(idOrName).map { "(id = \($0) OR name = \(idOrName))" } ?? "name = \(idOrName)"
+        return try execute("""
+            UPDATE admin_tokens SET revoked_at = \(now.storageMillis) WHERE \(match) AND revoked_at IS NULL RETURNING id
+            """).count
+    }
+
+    /// Appends lines from `/v1/log` and keeps only the newest `keepNewest` lines overall.
+    public func appendDeviceLogs(_ messages: [String], peer: String?, keepNewest: Int, now: Date) throws {
+        guard !messages.isEmpty else { return }
+        let values = SQLQuery.joined(messages.map { "(\($0), \(peer), \(now.storageMillis))" }, separator: ", ")
+        try transaction {
+            try execute("INSERT INTO device_logs (message, peer, created_at) VALUES \(values)")
+            try execute("""
+                DELETE FROM device_logs WHERE id <= (
+                    SELECT id FROM device_logs ORDER BY id DESC LIMIT 1 OFFSET \(max(keepNewest, 0)))
+                """)
+        }
+    }
+
+    /// The newest device log lines, newest first.
+    public func deviceLogs(limit: Int) throws -> [DeviceLog] {
+        try execute("SELECT id, message, peer, created_at FROM device_logs ORDER BY id DESC LIMIT \(limit)").map { row in
+            DeviceLog(id: try row.int64("id"), message: try row.string("message"), peer: try row.optionalString("peer"),
+                      createdAt: try row.date("created_at"))
+        }
+    }
+}

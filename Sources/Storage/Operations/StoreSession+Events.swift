@@ -1,0 +1,93 @@
+public import Foundation
+
+extension StoreSession {
+    private static let eventColumns = SQLQuery(unsafeRaw: "id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at")
+
+    /// Creates an event with a random opaque id.
+    public func createEvent(_ event: NewEvent, now: Date) throws -> Event {
+        try transaction {
+            let revision = try nextRevision()
+            guard let row = try first("""
+                INSERT INTO events (id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at)
+                VALUES (\(RandomIdentifier.make()), \(event.name), \(event.venue), \(event.startsAt.storageMillis),
+                    \(event.endsAt?.storageMillis), \(event.timeZone), \(event.template), \(revision),
+                    \(now.storageMillis), \(now.storageMillis))
+                RETURNING \(Self.eventColumns)
+                """)
+            else { throw StorageError(.backend, "insert returned no row") }
+            return try Event(row: row)
+        }
+    }
+
+    public func event(id: String) throws -> Event? {
+        try first("SELECT \(Self.eventColumns) FROM events WHERE id = \(id)").map(Event.init(row:))
+    }
+
+    /// Events by start time, newest first.
+    public func events(limit: Int) throws -> [Event] {
+        try execute("SELECT \(Self.eventColumns) FROM events ORDER BY starts_at DESC, id LIMIT \(limit)").map(Event.init(row:))
+    }
+
+    /// Updates an event and, in the same transaction, creates the re-push job for its passes.
+    /// A change that alters nothing returns the event and no job. `.notFound` if it does not exist.
+    public func updateEvent(id: String, change: EventChange, now: Date) throws -> (event: Event, job: Job?) {
+        try transaction {
+            guard let current = try first("SELECT \(Self.eventColumns) FROM events WHERE id = \(id)\(unsafeRaw: forUpdate)")
+                .map(Event.init(row:))
+            else { throw StorageError(.notFound, "no such event") }
+            var target = current
+            if let name = change.name { target.name = name }
+            if let venue = change.venue { target.venue = venue }
+            if let startsAt = change.startsAt { target.startsAt = startsAt }
+            if let endsAt = change.endsAt { target.endsAt = endsAt }
+            if let timeZone = change.timeZone { target.timeZone = timeZone }
+            if let template = change.template { target.template = template }
+            // Compare what is stored (milliseconds), not sub-millisecond Date differences.
+            let same = target.name == current.name && target.venue == current.venue
+                && target.startsAt.storageMillis == current.startsAt.storageMillis
+                && target.endsAt?.storageMillis == current.endsAt?.storageMillis
+                && target.timeZone == current.timeZone && target.template == current.template
+            if same { return (current, nil) }
+            let revision = try nextRevision()
+            guard let row = try first("""
+                UPDATE events SET name = \(target.name), venue = \(target.venue), starts_at = \(target.startsAt.storageMillis),
+                    ends_at = \(target.endsAt?.storageMillis), time_zone = \(target.timeZone), template = \(target.template),
+                    revision = \(revision), updated_at = \(now.storageMillis)
+                WHERE id = \(id)
+                RETURNING \(Self.eventColumns)
+                """)
+            else { throw StorageError(.notFound, "no such event") }
+            let job = try createJob(kind: Job.repushKind, eventID: id, now: now)
+            return (try Event(row: row), job)
+        }
+    }
+
+    /// Counts for an event's admin page, in one query. Push counts join outbox rows on the push
+    /// tokens of the event's registrations, so a token shared with another event counts for both.
+    public func eventCounts(id: String) throws -> EventCounts {
+        func pushes(_ state: String) -> SQLQuery {
+            """
+            (SELECT count(*) FROM push_outbox o WHERE o.state = \(state) AND EXISTS (
+                SELECT 1 FROM passes p
+                JOIN registrations r ON r.pass_type_identifier = p.pass_type_identifier AND r.serial_number = p.serial_number
+                JOIN devices d ON d.device_library_identifier = r.device_library_identifier
+                WHERE p.event_id = \(id) AND d.push_token = o.push_token AND r.pass_type_identifier = o.pass_type_identifier))
+            """
+        }
+        guard let row = try first("""
+            SELECT
+                (SELECT count(*) FROM passes WHERE event_id = \(id)) AS tickets,
+                (SELECT count(*) FROM passes WHERE event_id = \(id) AND status = 'voided') AS voided,
+                (SELECT count(DISTINCT r.device_library_identifier) FROM passes p
+                    JOIN registrations r ON r.pass_type_identifier = p.pass_type_identifier AND r.serial_number = p.serial_number
+                    WHERE p.event_id = \(id)) AS devices,
+                \(pushes("pending")) AS pending,
+                \(pushes("failed")) AS failed
+            """)
+        else { throw StorageError(.backend, "count query returned no row") }
+        return EventCounts(
+            tickets: try row.int("tickets"), voided: try row.int("voided"), registeredDevices: try row.int("devices"),
+            pendingPushes: try row.int("pending"), failedPushes: try row.int("failed")
+        )
+    }
+}

@@ -1,0 +1,106 @@
+public import Foundation
+
+extension StoreSession {
+    private static let jobColumns = SQLQuery(unsafeRaw: """
+        id, kind, event_id, state, total, done, failed, cursor, claimed_until, started_at, finished_at, error, created_at
+        """)
+
+    /// Creates a pending job; for a re-push, `total` is the event's pass count at creation.
+    public func createJob(kind: String, eventID: String?, now: Date) throws -> Job {
+        let total: SQLQuery = eventID.map { "(SELECT count(*) FROM passes WHERE event_id = \($0))" } ?? "0"
+        guard let row = try first("""
+            INSERT INTO jobs (id, kind, event_id, state, total, created_at)
+            VALUES (\(RandomIdentifier.make()), \(kind), \(eventID), 'pending', \(total), \(now.storageMillis))
+            RETURNING \(Self.jobColumns)
+            """)
+        else { throw StorageError(.backend, "insert returned no row") }
+        return try Job(row: row)
+    }
+
+    public func job(id: String) throws -> Job? {
+        try first("SELECT \(Self.jobColumns) FROM jobs WHERE id = \(id)").map(Job.init(row:))
+    }
+
+    /// Jobs newest first (optionally of one event).
+    public func jobs(eventID: String?, limit: Int) throws -> [Job] {
+        let filter: SQLQuery = eventID.map { "WHERE event_id = \($0)" } ?? ""
+        return try execute("SELECT \(Self.jobColumns) FROM jobs \(filter) ORDER BY created_at DESC, id LIMIT \(limit)")
+            .map(Job.init(row:))
+    }
+
+    /// Claims the oldest pending job, or a running one whose runner's lease expired (it crashed),
+    /// for `lease`. Concurrent runners never get the same job.
+    public func claimJob(now: Date, lease: Duration) throws -> Job? {
+        let nowMillis = now.storageMillis
+        return try first("""
+            UPDATE jobs SET state = 'running', claimed_until = \(nowMillis + lease.milliseconds),
+                started_at = COALESCE(started_at, \(nowMillis))
+            WHERE id IN (
+                SELECT id FROM jobs
+                WHERE state IN ('pending', 'running') AND (claimed_until IS NULL OR claimed_until <= \(nowMillis))
+                ORDER BY created_at, id LIMIT 1\(unsafeRaw: skipLocked))
+            RETURNING \(Self.jobColumns)
+            """).map(Job.init(row:))
+    }
+
+    /// Runs the next batch of a re-push job in one transaction: the next `batchSize` passes of
+    /// the event after the job's cursor all get one new revision (they changed together) and
+    /// `modified_at = max(now, previous + 1)`; their push tokens are enqueued with one
+    /// `INSERT … SELECT … ON CONFLICT`; the cursor, `done` and the lease advance; and the job is
+    /// marked done when no pass remains. A crash between batches resumes at the cursor, so no
+    /// pass is bumped twice.
+    public func runRepushBatch(jobID: String, batchSize: Int, now: Date, lease: Duration = .seconds(60)) throws -> RepushBatch {
+        try transaction {
+            guard let job = try first("SELECT \(Self.jobColumns) FROM jobs WHERE id = \(jobID)\(unsafeRaw: forUpdate)")
+                .map(Job.init(row:))
+            else { throw StorageError(.notFound, "no such job") }
+            guard job.state == .pending || job.state == .running, let eventID = job.eventID else {
+                return RepushBatch(job: job, passesBumped: 0, pushTokensEnqueued: 0, revision: nil)
+            }
+            let nowMillis = now.storageMillis
+            let ids = try execute("""
+                SELECT id FROM passes WHERE event_id = \(eventID) AND id > \(job.cursor) ORDER BY id LIMIT \(batchSize)
+                """).map { try $0.int64("id") }
+            guard let last = ids.last else {
+                let finished = try first("""
+                    UPDATE jobs SET state = 'done', finished_at = \(nowMillis), claimed_until = NULL,
+                        started_at = COALESCE(started_at, \(nowMillis))
+                    WHERE id = \(jobID) RETURNING \(Self.jobColumns)
+                    """).map(Job.init(row:)) ?? job
+                return RepushBatch(job: finished, passesBumped: 0, pushTokensEnqueued: 0, revision: nil)
+            }
+            let revision = try nextRevision()
+            let range: SQLQuery = "p.event_id = \(eventID) AND p.id > \(job.cursor) AND p.id <= \(last)"
+            try execute("""
+                UPDATE passes SET revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
+                WHERE event_id = \(eventID) AND id > \(job.cursor) AND id <= \(last)
+                """)
+            let enqueued = try enqueuePushes(where: range, joinPasses: true, now: now)
+            // Fewer passes than asked means the event is exhausted: finish now, saving a round.
+            let finished = ids.count < batchSize
+            guard let row = try first("""
+                UPDATE jobs SET cursor = \(last), done = done + \(ids.count),
+                    state = \(finished ? "done" : "running"),
+                    finished_at = \(finished ? nowMillis : nil),
+                    claimed_until = \(finished ? nil : nowMillis + lease.milliseconds),
+                    started_at = COALESCE(started_at, \(nowMillis))
+                WHERE id = \(jobID) RETURNING \(Self.jobColumns)
+                """)
+            else { throw StorageError(.notFound, "no such job") }
+            return RepushBatch(job: try Job(row: row), passesBumped: ids.count, pushTokensEnqueued: enqueued, revision: revision)
+        }
+    }
+
+    /// Marks a job done.
+    public func finishJob(id: String, now: Date) throws {
+        try execute("UPDATE jobs SET state = 'done', finished_at = \(now.storageMillis), claimed_until = NULL WHERE id = \(id)")
+    }
+
+    /// Marks a job failed with a reason shown to operators.
+    public func failJob(id: String, error: String, now: Date) throws {
+        try execute("""
+            UPDATE jobs SET state = 'failed', error = \(error), finished_at = \(now.storageMillis), claimed_until = NULL
+            WHERE id = \(id)
+            """)
+    }
+}

@@ -1,0 +1,118 @@
+public import Foundation
+
+extension StoreSession {
+    /// Claims up to `limit` due rows for `lease`: each gets `claimed_until = now + lease` and is
+    /// not handed out again until then. A dispatcher that crashes leaves its rows to expire and be
+    /// claimed again (at-least-once delivery). PostgreSQL claimers never block each other
+    /// (`FOR UPDATE SKIP LOCKED`); SQLite claims on its single writer.
+    public func claimOutbox(limit: Int, now: Date, lease: Duration) throws -> [OutboxRow] {
+        let nowMillis = now.storageMillis
+        let until = nowMillis + lease.milliseconds
+        return try execute("""
+            UPDATE push_outbox SET claimed_until = \(until)
+            WHERE id IN (
+                SELECT id FROM push_outbox
+                WHERE state = 'pending' AND next_attempt_at <= \(nowMillis)
+                  AND (claimed_until IS NULL OR claimed_until <= \(nowMillis))
+                ORDER BY next_attempt_at, id LIMIT \(limit)\(unsafeRaw: skipLocked))
+            RETURNING \(OutboxRow.columns)
+            """).map(OutboxRow.init(row:)).sorted { $0.id < $1.id }
+    }
+
+    /// The push for a claimed row was delivered. The row is deleted if no change arrived since the
+    /// claim; otherwise it is released as due now, so the newer change is pushed too.
+    /// Returns whether the row was deleted.
+    @discardableResult
+    public func completeOutbox(_ row: OutboxRow, now: Date) throws -> Bool {
+        try transaction {
+            let deleted = try execute("DELETE FROM push_outbox WHERE id = \(row.id) AND generation = \(row.generation) RETURNING id")
+            if !deleted.isEmpty { return true }
+            try execute("""
+                UPDATE push_outbox SET claimed_until = NULL, attempts = 0, next_attempt_at = \(now.storageMillis)
+                WHERE id = \(row.id)
+                """)
+            return false
+        }
+    }
+
+    /// The push failed transiently (429, 5xx, connection loss): retry at `nextAttempt`.
+    public func rescheduleOutbox(_ row: OutboxRow, nextAttempt: Date, status: Int, reason: String?) throws {
+        try execute("""
+            UPDATE push_outbox SET attempts = attempts + 1, next_attempt_at = \(nextAttempt.storageMillis),
+                claimed_until = NULL, last_status = \(status), last_reason = \(reason)
+            WHERE id = \(row.id)
+            """)
+    }
+
+    /// The push failed for good. The row stays as `failed` for the statistics, unless a change
+    /// arrived during the attempt, in which case it is released as pending to try that change.
+    public func failOutbox(_ row: OutboxRow, status: Int, reason: String?, now: Date) throws {
+        try execute("""
+            UPDATE push_outbox SET state = CASE WHEN generation = \(row.generation) THEN 'failed' ELSE 'pending' END,
+                attempts = attempts + 1, claimed_until = NULL, next_attempt_at = \(now.storageMillis),
+                last_status = \(status), last_reason = \(reason)
+            WHERE id = \(row.id)
+            """)
+    }
+
+    /// Counts of outbox rows by state, in one query.
+    public func outboxCounts(now: Date) throws -> OutboxCounts {
+        let millis = now.storageMillis
+        guard let row = try first("""
+            SELECT
+                COALESCE(SUM(CASE WHEN state = 'pending' THEN 1 ELSE 0 END), 0) AS pending,
+                COALESCE(SUM(CASE WHEN state = 'pending' AND claimed_until > \(millis) THEN 1 ELSE 0 END), 0) AS in_flight,
+                COALESCE(SUM(CASE WHEN state = 'failed' THEN 1 ELSE 0 END), 0) AS failed
+            FROM push_outbox
+            """)
+        else { return OutboxCounts(pending: 0, inFlight: 0, failed: 0) }
+        return OutboxCounts(pending: try row.int("pending"), inFlight: try row.int("in_flight"), failed: try row.int("failed"))
+    }
+
+    /// The earliest time a pending row becomes due (for the dispatcher's sleep), or `nil`.
+    public func nextOutboxDue() throws -> Date? {
+        try first("""
+            SELECT min(CASE WHEN claimed_until IS NOT NULL AND claimed_until > next_attempt_at THEN claimed_until
+                ELSE next_attempt_at END) AS due
+            FROM push_outbox WHERE state = 'pending'
+            """)?.optionalDate("due")
+    }
+
+    /// Records the outcome of one push.
+    public func recordPush(_ entry: PushLogEntry) throws {
+        try execute("""
+            INSERT INTO push_log (token_hash, pass_type_identifier, status, reason, apns_id, latency_ms, created_at)
+            VALUES (\(entry.tokenHash), \(entry.passTypeIdentifier), \(entry.status), \(entry.reason), \(entry.apnsID),
+                \(entry.latencyMilliseconds), \(entry.createdAt.storageMillis))
+            """)
+    }
+
+    /// The newest push outcomes for the given token hashes (a pass's devices), newest first.
+    public func latestPushes(tokenHashes: [String], limit: Int) throws -> [PushLogEntry] {
+        guard !tokenHashes.isEmpty else { return [] }
+        let list = SQLQuery.joined(tokenHashes.map { "\($0)" }, separator: ", ")
+        return try execute("""
+            SELECT token_hash, pass_type_identifier, status, reason, apns_id, latency_ms, created_at FROM push_log
+            WHERE token_hash IN (\(list)) ORDER BY id DESC LIMIT \(limit)
+            """).map { row in
+            PushLogEntry(
+                tokenHash: try row.string("token_hash"), passTypeIdentifier: try row.string("pass_type_identifier"),
+                status: try row.int("status"), reason: try row.optionalString("reason"), apnsID: try row.optionalString("apns_id"),
+                latencyMilliseconds: try row.int64("latency_ms"), createdAt: try row.date("created_at")
+            )
+        }
+    }
+
+    /// Deletes push log entries older than `date`; returns how many.
+    @discardableResult
+    public func prunePushLog(before date: Date) throws -> Int {
+        try execute("DELETE FROM push_log WHERE created_at < \(date.storageMillis) RETURNING id").count
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    var milliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}

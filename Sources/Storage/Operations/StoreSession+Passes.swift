@@ -1,0 +1,105 @@
+public import Foundation
+
+extension StoreSession {
+    /// Creates a pass with a fresh revision; `.conflict` if the serial or download token exists,
+    /// `.notFound` if its event does not.
+    public func insertPass(_ pass: NewPass, now: Date) throws -> StoredPass {
+        try transaction {
+            let revision = try nextRevision()
+            let rows = try execute("""
+                INSERT INTO passes (pass_type_identifier, serial_number, authentication_token_hash, download_token_hash,
+                    event_id, attendee_name, attendee_email, seat, status, revision, modified_at, created_at)
+                VALUES (\(pass.passTypeIdentifier), \(pass.serialNumber), \(pass.authenticationTokenHash), \(pass.downloadTokenHash),
+                    \(pass.eventID), \(pass.attendeeName), \(pass.attendeeEmail), \(pass.seat), 'active', \(revision),
+                    \(now.storageSeconds), \(now.storageMillis))
+                RETURNING \(StoredPass.columns)
+                """)
+            guard let row = rows.first else { throw StorageError(.backend, "insert returned no row") }
+            return try StoredPass(row: row)
+        }
+    }
+
+    public func pass(passTypeIdentifier: String, serialNumber: String) throws -> StoredPass? {
+        try first("""
+            SELECT \(StoredPass.columns) FROM passes
+            WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+            """).map(StoredPass.init(row:))
+    }
+
+    public func pass(downloadTokenHash: [UInt8]) throws -> StoredPass? {
+        try first("SELECT \(StoredPass.columns) FROM passes WHERE download_token_hash = \(downloadTokenHash)")
+            .map(StoredPass.init(row:))
+    }
+
+    /// One page of an event's passes in id order, starting after pass id `after`.
+    public func passes(eventID: String, after: Int64 = 0, limit: Int) throws -> [StoredPass] {
+        try execute("""
+            SELECT \(StoredPass.columns) FROM passes WHERE event_id = \(eventID) AND id > \(after)
+            ORDER BY id LIMIT \(limit)
+            """).map(StoredPass.init(row:))
+    }
+
+    /// Applies `change` in one transaction: takes a new revision, sets
+    /// `modified_at = max(now, previous + 1)` and enqueues a push for every token registered to
+    /// the pass. A change that alters nothing returns `.unchanged` without taking a revision.
+    /// Throws `.notFound` if the pass does not exist.
+    public func updatePass(passTypeIdentifier: String, serialNumber: String, change: PassChange, now: Date) throws -> PassUpdate {
+        try transaction {
+            guard let current = try first("""
+                SELECT \(StoredPass.columns) FROM passes
+                WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)\(unsafeRaw: forUpdate)
+                """).map(StoredPass.init(row:))
+            else {
+                throw StorageError(.notFound, "no such pass")
+            }
+            let target = change.applied(to: current)
+            if target == current && !change.touch { return .unchanged(current) }
+            let revision = try nextRevision()
+            guard let row = try first("""
+                UPDATE passes SET attendee_name = \(target.attendeeName), attendee_email = \(target.attendeeEmail),
+                    seat = \(target.seat), status = \(target.status.rawValue), void_reason = \(target.voidReason),
+                    revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
+                WHERE id = \(current.id)
+                RETURNING \(StoredPass.columns)
+                """)
+            else {
+                throw StorageError(.notFound, "no such pass")
+            }
+            let updated = try StoredPass(row: row)
+            let enqueued = try enqueuePushes(
+                where: "r.pass_type_identifier = \(passTypeIdentifier) AND r.serial_number = \(serialNumber)",
+                now: now
+            )
+            return .updated(updated, pushTokensEnqueued: enqueued)
+        }
+    }
+
+    /// Inserts or coalesces one outbox row per distinct (push token, pass type) among the
+    /// registrations matching `filter` (a condition on `r` registrations, `d` devices and, when
+    /// joined, `p` passes). Returns the number of pairs enqueued.
+    ///
+    /// A pair that already has a row gets its `generation` bumped; a row backing off keeps its
+    /// next attempt time (the retry will carry the new change anyway, and resetting it would defeat
+    /// the backoff), while a failed row is re-armed as pending and due now.
+    func enqueuePushes(where filter: SQLQuery, joinPasses: Bool = false, now: Date) throws -> Int {
+        let join: SQLQuery = joinPasses
+            ? " JOIN passes p ON p.pass_type_identifier = r.pass_type_identifier AND p.serial_number = r.serial_number"
+            : ""
+        let millis = now.storageMillis
+        return try execute("""
+            INSERT INTO push_outbox (push_token, pass_type_identifier, generation, attempts, next_attempt_at, first_enqueued_at, state)
+            SELECT DISTINCT d.push_token, r.pass_type_identifier, 1, 0, \(millis), \(millis), 'pending'
+            FROM registrations r JOIN devices d ON d.device_library_identifier = r.device_library_identifier\(join)
+            WHERE \(filter)
+            ON CONFLICT (push_token, pass_type_identifier) DO UPDATE SET
+                generation = push_outbox.generation + 1,
+                attempts = CASE WHEN push_outbox.state = 'failed' THEN 0 ELSE push_outbox.attempts END,
+                next_attempt_at = CASE WHEN push_outbox.state = 'failed' THEN excluded.next_attempt_at
+                    ELSE push_outbox.next_attempt_at END,
+                first_enqueued_at = CASE WHEN push_outbox.state = 'failed' THEN excluded.first_enqueued_at
+                    ELSE push_outbox.first_enqueued_at END,
+                state = 'pending'
+            RETURNING id
+            """).count
+    }
+}

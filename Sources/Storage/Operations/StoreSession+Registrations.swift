@@ -1,0 +1,126 @@
+public import Foundation
+
+extension StoreSession {
+    /// Registers a device for a pass (idempotent). The device's push token is replaced when it
+    /// changed and `updated_at` is bumped either way. `.notFound` if the pass does not exist.
+    public func upsertRegistration(
+        deviceLibraryIdentifier: String, pushToken: String, passTypeIdentifier: String, serialNumber: String, now: Date
+    ) throws -> RegistrationResult {
+        let millis = now.storageMillis
+        return try transaction {
+            try execute("""
+                INSERT INTO devices (device_library_identifier, push_token, updated_at)
+                VALUES (\(deviceLibraryIdentifier), \(pushToken), \(millis))
+                ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token, updated_at = excluded.updated_at
+                """)
+            let inserted = try execute("""
+                INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
+                VALUES (\(deviceLibraryIdentifier), \(passTypeIdentifier), \(serialNumber), \(millis), \(millis))
+                ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO NOTHING
+                RETURNING created_at
+                """)
+            if !inserted.isEmpty { return .created }
+            try execute("""
+                UPDATE registrations SET updated_at = \(millis)
+                WHERE device_library_identifier = \(deviceLibraryIdentifier)
+                  AND pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+                """)
+            return .updated
+        }
+    }
+
+    /// Removes a registration; a missing one is not an error. Returns whether one was removed.
+    /// A device left with no registration is forgotten too.
+    @discardableResult
+    public func deleteRegistration(deviceLibraryIdentifier: String, passTypeIdentifier: String, serialNumber: String) throws -> Bool {
+        return try transaction {
+            let deleted = try execute("""
+                DELETE FROM registrations WHERE device_library_identifier = \(deviceLibraryIdentifier)
+                  AND pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+                RETURNING device_library_identifier
+                """)
+            try execute("""
+                DELETE FROM devices WHERE device_library_identifier = \(deviceLibraryIdentifier)
+                  AND NOT EXISTS (SELECT 1 FROM registrations WHERE device_library_identifier = \(deviceLibraryIdentifier))
+                """)
+            return !deleted.isEmpty
+        }
+    }
+
+    /// Serial numbers registered to the device for the pass type whose revision is above
+    /// `updatedAfter` (all of them when `nil`), with the highest revision among them. One query.
+    public func serials(deviceLibraryIdentifier: String, passTypeIdentifier: String, updatedAfter: Int64?) throws -> ChangedSerials {
+        let rows = try execute("""
+            SELECT p.serial_number, p.revision FROM registrations r
+            JOIN passes p ON p.pass_type_identifier = r.pass_type_identifier AND p.serial_number = r.serial_number
+            WHERE r.device_library_identifier = \(deviceLibraryIdentifier) AND r.pass_type_identifier = \(passTypeIdentifier)
+              AND p.revision > \(updatedAfter ?? -1)
+            ORDER BY p.serial_number
+            """)
+        var serials: [String] = []
+        var last: Int64?
+        for row in rows {
+            serials.append(try row.string("serial_number"))
+            let revision = try row.int64("revision")
+            last = max(last ?? revision, revision)
+        }
+        return ChangedSerials(serialNumbers: serials, lastRevision: last)
+    }
+
+    /// Distinct push tokens of the devices registered for a pass. One query.
+    public func pushTokens(passTypeIdentifier: String, serialNumber: String) throws -> [String] {
+        try execute("""
+            SELECT DISTINCT d.push_token FROM registrations r
+            JOIN devices d ON d.device_library_identifier = r.device_library_identifier
+            WHERE r.pass_type_identifier = \(passTypeIdentifier) AND r.serial_number = \(serialNumber)
+            ORDER BY d.push_token
+            """).map { try $0.string("push_token") }
+    }
+
+    /// Distinct (push token, pass type) pairs registered for any pass of an event. One query.
+    public func pushTokens(eventID: String) throws -> [(pushToken: String, passTypeIdentifier: String)] {
+        try execute("""
+            SELECT DISTINCT d.push_token, r.pass_type_identifier FROM passes p
+            JOIN registrations r ON r.pass_type_identifier = p.pass_type_identifier AND r.serial_number = p.serial_number
+            JOIN devices d ON d.device_library_identifier = r.device_library_identifier
+            WHERE p.event_id = \(eventID)
+            ORDER BY d.push_token
+            """).map { (try $0.string("push_token"), try $0.string("pass_type_identifier")) }
+    }
+
+    /// How many devices are registered for a pass.
+    public func registrationCount(passTypeIdentifier: String, serialNumber: String) throws -> Int {
+        try first("""
+            SELECT count(*) AS n FROM registrations
+            WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+            """)?.int("n") ?? 0
+    }
+
+    /// How many passes a device is registered for (any pass type).
+    public func registrationCount(deviceLibraryIdentifier: String) throws -> Int {
+        try first("SELECT count(*) AS n FROM registrations WHERE device_library_identifier = \(deviceLibraryIdentifier)")?.int("n") ?? 0
+    }
+
+    /// Deletes the registrations of a push token for a pass type (APNs 410 / BadDeviceToken),
+    /// except those updated after `unlessUpdatedAfter` (APNs's 410 timestamp: the device
+    /// registered again since). Returns how many were deleted.
+    @discardableResult
+    public func pruneRegistrations(pushToken: String, passTypeIdentifier: String, unlessUpdatedAfter cutoff: Date?) throws -> Int {
+        // Built conditionally: an untyped NULL parameter in `$n IS NULL` has no type on PostgreSQL.
+        let olderOnly: SQLQuery = cutoff.map { " AND updated_at <= \($0.storageMillis)" } ?? ""
+        return try transaction {
+            let deleted = try execute("""
+                DELETE FROM registrations
+                WHERE pass_type_identifier = \(passTypeIdentifier)
+                  AND device_library_identifier IN (SELECT device_library_identifier FROM devices WHERE push_token = \(pushToken))
+                  \(olderOnly)
+                RETURNING device_library_identifier
+                """).count
+            try execute("""
+                DELETE FROM devices WHERE push_token = \(pushToken) AND NOT EXISTS
+                  (SELECT 1 FROM registrations r WHERE r.device_library_identifier = devices.device_library_identifier)
+                """)
+            return deleted
+        }
+    }
+}

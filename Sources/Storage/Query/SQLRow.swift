@@ -1,0 +1,87 @@
+public import Foundation
+
+/// One result row: column names and values, read by name.
+public struct SQLRow: Sendable {
+    let columns: [String]
+    let values: [SQLValue]
+
+    init(columns: [String], values: [SQLValue]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    /// The raw value of a column, or `nil` if the row has no such column.
+    public subscript(column: String) -> SQLValue? {
+        guard let index = columns.firstIndex(of: column) else { return nil }
+        return values[index]
+    }
+
+    private func value(_ column: String) throws -> SQLValue {
+        guard let value = self[column] else {
+            throw StorageError(.backend, "result has no column \(column)")
+        }
+        return value
+    }
+
+    private func mismatch(_ column: String, _ type: String) -> StorageError {
+        StorageError(.backend, "column \(column) is not \(type)")
+    }
+
+    /// An integer column (PostgreSQL numbers arrive typed; text holding digits is accepted too).
+    public func int64(_ column: String) throws -> Int64 {
+        guard let value = try optionalInt64(column) else { throw mismatch(column, "a non-null integer") }
+        return value
+    }
+
+    public func optionalInt64(_ column: String) throws -> Int64? {
+        switch try value(column) {
+        case .null: return nil
+        case .integer(let value): return value
+        case .real(let value): return Int64(exactly: value.rounded(.down))
+        case .text(let text):
+            guard let value = Int64(text) else { throw mismatch(column, "an integer") }
+            return value
+        case .bytes: throw mismatch(column, "an integer")
+        }
+    }
+
+    public func int(_ column: String) throws -> Int { Int(try int64(column)) }
+
+    public func string(_ column: String) throws -> String {
+        guard let value = try optionalString(column) else { throw mismatch(column, "non-null text") }
+        return value
+    }
+
+    public func optionalString(_ column: String) throws -> String? {
+        switch try value(column) {
+        case .null: return nil
+        case .text(let text): return text
+        case .integer(let value): return String(value)
+        case .real(let value): return String(value)
+        case .bytes(let bytes): return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    public func bytes(_ column: String) throws -> [UInt8] {
+        guard let value = try optionalBytes(column) else { throw mismatch(column, "non-null bytes") }
+        return value
+    }
+
+    public func optionalBytes(_ column: String) throws -> [UInt8]? {
+        switch try value(column) {
+        case .null: return nil
+        case .bytes(let bytes): return bytes
+        case .text(let text): return Array(text.utf8)
+        default: throw mismatch(column, "bytes")
+        }
+    }
+
+    /// A `*_at` column holding milliseconds since 1970.
+    public func date(_ column: String) throws -> Date {
+        Date(storageMillis: try int64(column))
+    }
+
+    public func optionalDate(_ column: String) throws -> Date? {
+        try optionalInt64(column).map(Date.init(storageMillis:))
+    }
+}

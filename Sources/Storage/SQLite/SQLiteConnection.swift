@@ -1,0 +1,119 @@
+// One SQLite connection in WAL mode. Threading: used by one thread at a time (the writer behind
+// a Mutex, readers lent by a small pool); every call blocks that thread.
+
+import CSQLite
+import Foundation
+
+/// Binds Swift strings and bytes with a copy (`SQLITE_TRANSIENT` is a cast macro).
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// Owns one `sqlite3` handle, closed in `deinit`.
+// Safe because each connection is used by one thread at a time (writer Mutex or reader pool).
+final class SQLiteConnection: SQLConnection, @unchecked Sendable {
+    private let handle: OpaquePointer
+    let dialect = SQLDialect.sqlite
+
+    init(path: String, busyTimeoutMilliseconds: Int32) throws {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        guard status == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close(db) }
+            throw StorageError(.unavailable, "could not open the SQLite database", underlying: SQLiteError(code: status, message: message))
+        }
+        handle = db
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        try executeScript("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    func executeScript(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        defer { sqlite3_free(errorMessage) }
+        guard status == SQLITE_OK else {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            throw error(SQLiteError(code: sqlite3_extended_errcode(handle), message: message))
+        }
+    }
+
+    func query(_ query: SQLQuery) throws -> [SQLRow] {
+        let (sql, binds) = try query.render(for: .sqlite)
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw lastError()
+        }
+        defer { sqlite3_finalize(statement) }
+        for (offset, bind) in binds.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch bind {
+            case .null: status = sqlite3_bind_null(statement, index)
+            case .integer(let value): status = sqlite3_bind_int64(statement, index, value)
+            case .real(let value): status = sqlite3_bind_double(statement, index, value)
+            case .text(let value): status = sqlite3_bind_text(statement, index, value, -1, transient)
+            case .bytes(let bytes):
+                status = bytes.withUnsafeBytes { buffer in
+                    // A non-nil pointer even for zero bytes, so an empty blob is not NULL.
+                    sqlite3_bind_blob(statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), transient)
+                }
+            }
+            guard status == SQLITE_OK else { throw lastError() }
+        }
+        let columnCount = sqlite3_column_count(statement)
+        let columns = (0..<columnCount).map { String(cString: sqlite3_column_name(statement, $0)) }
+        var rows: [SQLRow] = []
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { break }
+            guard status == SQLITE_ROW else { throw lastError() }
+            var values: [SQLValue] = []
+            values.reserveCapacity(Int(columnCount))
+            for column in 0..<columnCount {
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(statement, column)))
+                case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(statement, column)))
+                case SQLITE_TEXT:
+                    let count = Int(sqlite3_column_bytes(statement, column))
+                    if let text = sqlite3_column_text(statement, column) {
+                        values.append(.text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)))
+                    } else {
+                        values.append(.text(""))
+                    }
+                case SQLITE_BLOB:
+                    let count = Int(sqlite3_column_bytes(statement, column))
+                    if let blob = sqlite3_column_blob(statement, column), count > 0 {
+                        values.append(.bytes(Array(UnsafeRawBufferPointer(start: blob, count: count))))
+                    } else {
+                        values.append(.bytes([]))
+                    }
+                default: values.append(.null)
+                }
+            }
+            rows.append(SQLRow(columns: columns, values: values))
+        }
+        return rows
+    }
+
+    private func lastError() -> StorageError {
+        error(SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle))))
+    }
+
+    private func error(_ error: SQLiteError) -> StorageError {
+        let code = error.storageCode
+        let summary = switch code {
+        case .conflict: "row already exists"
+        case .notFound: "referenced row does not exist"
+        case .timeout: "SQLite database is busy"
+        case .unavailable: "SQLite database is unavailable"
+        case .invalidValue: "value rejected by SQLite"
+        default: "SQLite error"
+        }
+        return StorageError(code, summary, underlying: error)
+    }
+}

@@ -1,0 +1,58 @@
+// The embedded SQLite `Store`, for one process.
+//
+// Threading: one writer connection behind a lock (every write and every transaction runs on it,
+// so writers never race for SQLite's lock), plus a few reader connections lent by a counting
+// semaphore; WAL mode lets readers see the last committed state while the writer works. All calls
+// block the calling thread.
+
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The SQLite `Store`: WAL journal, `busy_timeout`, `foreign_keys = ON`.
+public final class SQLiteStore: Store {
+    private let writer: SQLiteConnection
+    private let writerLock = NSLock()
+    private let readers = Mutex<[SQLiteConnection]>([])
+    private let readerPermits: DispatchSemaphore
+    private let path: String
+    private let busyTimeoutMilliseconds: Int32
+
+    public var backend: StorageBackend { .sqlite }
+
+    /// Opens (creating if needed) the database file at `path` and its parent directory.
+    public init(path: String, options: StoreOptions = StoreOptions()) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw StorageError(.unavailable, "could not create the directory for the SQLite database")
+            }
+        }
+        self.path = path
+        busyTimeoutMilliseconds = Int32(options.busyTimeout.components.seconds * 1000)
+        writer = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        readerPermits = DispatchSemaphore(value: max(options.poolSize ?? 4, 1))
+    }
+
+    public func withSession<T>(_ access: StoreAccess, _ body: (StoreSession) throws -> T) throws -> T {
+        switch access {
+        case .write:
+            writerLock.lock()
+            defer { writerLock.unlock() }
+            return try body(StoreSession(connection: writer))
+        case .read:
+            readerPermits.wait()
+            defer { readerPermits.signal() }
+            let connection = try readers.withLock { $0.popLast() }
+                ?? SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            defer { readers.withLock { $0.append(connection) } }
+            return try body(StoreSession(connection: connection))
+        }
+    }
+
+    public func close() {
+        readers.withLock { $0.removeAll() }
+    }
+}

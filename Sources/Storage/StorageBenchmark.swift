@@ -1,0 +1,93 @@
+// A small load generator for `pass-server bench storage`: the two device-API queries that run
+// most often, driven from plain threads (not the cooperative pool) against a migrated store.
+
+import Foundation
+import Synchronization
+
+/// Measures store throughput for the device API's hot paths.
+public enum StorageBenchmark {
+    /// What to measure.
+    public enum Operation: String, Sendable, CaseIterable {
+        /// `upsertRegistration` for distinct devices (a write transaction each).
+        case registrations
+        /// `serials(deviceLibraryIdentifier:passTypeIdentifier:updatedAfter:)` (one read each).
+        case changedSerials = "changed-serials"
+    }
+
+    /// The outcome of one run.
+    public struct Result: Sendable, CustomStringConvertible {
+        public var operation: Operation
+        public var operations: Int
+        public var threads: Int
+        public var seconds: Double
+        public var operationsPerSecond: Double { seconds > 0 ? Double(operations) / seconds : 0 }
+
+        public var description: String {
+            "\(operation.rawValue): \(operations) ops on \(threads) threads in \(String(format: "%.2f", seconds)) s = \(Int(operationsPerSecond)) ops/s"
+        }
+    }
+
+    /// Migrates `store`, creates 100 passes of a benchmark pass type, then runs `count`
+    /// operations spread over `threads` threads. For `.changedSerials`, the devices are
+    /// registered first (not timed).
+    public static func run(store: any Store, operation: Operation, count: Int, threads: Int) throws -> Result {
+        try store.migrate()
+        let passType = "pass.bench." + RandomIdentifier.make(length: 8)
+        let now = Date()
+        let passCount = 100
+        for index in 0..<passCount {
+            _ = try store.insertPass(NewPass(
+                passTypeIdentifier: passType, serialNumber: "S\(index)",
+                authenticationTokenHash: Array("auth\(index)".utf8), downloadTokenHash: Array("\(passType)-\(index)".utf8),
+                attendeeName: "Bench \(index)"
+            ), now: now)
+        }
+        @Sendable func register(_ index: Int) throws {
+            _ = try store.upsertRegistration(
+                deviceLibraryIdentifier: "\(passType)-device-\(index)", pushToken: "token-\(index)",
+                passTypeIdentifier: passType, serialNumber: "S\(index % passCount)", now: now
+            )
+        }
+        if operation == .changedSerials {
+            for index in 0..<min(count, 1000) { try register(index) }
+        }
+        let work: @Sendable (Int) throws -> Void = { index in
+            switch operation {
+            case .registrations: try register(index)
+            case .changedSerials:
+                _ = try store.serials(
+                    deviceLibraryIdentifier: "\(passType)-device-\(index % min(count, 1000))",
+                    passTypeIdentifier: passType, updatedAfter: 0
+                )
+            }
+        }
+        let seconds = try runOnThreads(count: count, threads: max(threads, 1), work)
+        return Result(operation: operation, operations: count, threads: max(threads, 1), seconds: seconds)
+    }
+
+    /// Runs `work(0..<count)` on `threads` dedicated threads; returns the wall time in seconds.
+    static func runOnThreads(count: Int, threads: Int, _ work: @escaping @Sendable (Int) throws -> Void) throws -> Double {
+        let next = Atomic<Int>(0)
+        let firstError = Mutex<(any Error)?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        let start = DispatchTime.now()
+        for _ in 0..<threads {
+            let thread = Thread {
+                while true {
+                    let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    if index >= count { break }
+                    do { try work(index) } catch {
+                        firstError.withLock { if $0 == nil { $0 = error } }
+                        break
+                    }
+                }
+                finished.signal()
+            }
+            thread.start()
+        }
+        for _ in 0..<threads { finished.wait() }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        if let error = firstError.withLock({ $0 }) { throw error }
+        return elapsed
+    }
+}

@@ -1,0 +1,200 @@
+public import Foundation
+
+// Each operation borrows one connection for its duration. The operations are documented on
+// `StoreSession`, where they are implemented once for both backends.
+
+extension Store {
+    // MARK: Passes
+
+    public func insertPass(_ pass: NewPass, now: Date) throws -> StoredPass {
+        try withSession(.write) { try $0.insertPass(pass, now: now) }
+    }
+
+    public func pass(passTypeIdentifier: String, serialNumber: String) throws -> StoredPass? {
+        try withSession(.read) { try $0.pass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) }
+    }
+
+    public func pass(downloadTokenHash: [UInt8]) throws -> StoredPass? {
+        try withSession(.read) { try $0.pass(downloadTokenHash: downloadTokenHash) }
+    }
+
+    public func passes(eventID: String, after: Int64 = 0, limit: Int) throws -> [StoredPass] {
+        try withSession(.read) { try $0.passes(eventID: eventID, after: after, limit: limit) }
+    }
+
+    public func updatePass(passTypeIdentifier: String, serialNumber: String, change: PassChange, now: Date) throws -> PassUpdate {
+        try withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, change: change, now: now)
+        }
+    }
+
+    // MARK: Registrations
+
+    public func upsertRegistration(
+        deviceLibraryIdentifier: String, pushToken: String, passTypeIdentifier: String, serialNumber: String, now: Date
+    ) throws -> RegistrationResult {
+        try withSession(.write) {
+            try $0.upsertRegistration(
+                deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken,
+                passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now
+            )
+        }
+    }
+
+    @discardableResult
+    public func deleteRegistration(deviceLibraryIdentifier: String, passTypeIdentifier: String, serialNumber: String) throws -> Bool {
+        try withSession(.write) {
+            try $0.deleteRegistration(
+                deviceLibraryIdentifier: deviceLibraryIdentifier, passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber
+            )
+        }
+    }
+
+    public func serials(deviceLibraryIdentifier: String, passTypeIdentifier: String, updatedAfter: Int64?) throws -> ChangedSerials {
+        try withSession(.read) {
+            try $0.serials(deviceLibraryIdentifier: deviceLibraryIdentifier, passTypeIdentifier: passTypeIdentifier, updatedAfter: updatedAfter)
+        }
+    }
+
+    public func pushTokens(passTypeIdentifier: String, serialNumber: String) throws -> [String] {
+        try withSession(.read) { try $0.pushTokens(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) }
+    }
+
+    public func pushTokens(eventID: String) throws -> [(pushToken: String, passTypeIdentifier: String)] {
+        try withSession(.read) { try $0.pushTokens(eventID: eventID) }
+    }
+
+    public func registrationCount(passTypeIdentifier: String, serialNumber: String) throws -> Int {
+        try withSession(.read) { try $0.registrationCount(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) }
+    }
+
+    public func registrationCount(deviceLibraryIdentifier: String) throws -> Int {
+        try withSession(.read) { try $0.registrationCount(deviceLibraryIdentifier: deviceLibraryIdentifier) }
+    }
+
+    @discardableResult
+    public func pruneRegistrations(pushToken: String, passTypeIdentifier: String, unlessUpdatedAfter cutoff: Date?) throws -> Int {
+        try withSession(.write) {
+            try $0.pruneRegistrations(pushToken: pushToken, passTypeIdentifier: passTypeIdentifier, unlessUpdatedAfter: cutoff)
+        }
+    }
+
+    // MARK: Events
+
+    public func createEvent(_ event: NewEvent, now: Date) throws -> Event {
+        try withSession(.write) { try $0.createEvent(event, now: now) }
+    }
+
+    public func event(id: String) throws -> Event? {
+        try withSession(.read) { try $0.event(id: id) }
+    }
+
+    public func events(limit: Int) throws -> [Event] {
+        try withSession(.read) { try $0.events(limit: limit) }
+    }
+
+    public func updateEvent(id: String, change: EventChange, now: Date) throws -> (event: Event, job: Job?) {
+        try withSession(.write) { try $0.updateEvent(id: id, change: change, now: now) }
+    }
+
+    public func eventCounts(id: String) throws -> EventCounts {
+        try withSession(.read) { try $0.eventCounts(id: id) }
+    }
+
+    // MARK: Outbox and push log
+
+    public func claimOutbox(limit: Int, now: Date, lease: Duration) throws -> [OutboxRow] {
+        try withSession(.write) { try $0.claimOutbox(limit: limit, now: now, lease: lease) }
+    }
+
+    @discardableResult
+    public func completeOutbox(_ row: OutboxRow, now: Date) throws -> Bool {
+        try withSession(.write) { try $0.completeOutbox(row, now: now) }
+    }
+
+    public func rescheduleOutbox(_ row: OutboxRow, nextAttempt: Date, status: Int, reason: String?) throws {
+        try withSession(.write) { try $0.rescheduleOutbox(row, nextAttempt: nextAttempt, status: status, reason: reason) }
+    }
+
+    public func failOutbox(_ row: OutboxRow, status: Int, reason: String?, now: Date) throws {
+        try withSession(.write) { try $0.failOutbox(row, status: status, reason: reason, now: now) }
+    }
+
+    public func outboxCounts(now: Date) throws -> OutboxCounts {
+        try withSession(.read) { try $0.outboxCounts(now: now) }
+    }
+
+    public func nextOutboxDue() throws -> Date? {
+        try withSession(.read) { try $0.nextOutboxDue() }
+    }
+
+    public func recordPush(_ entry: PushLogEntry) throws {
+        try withSession(.write) { try $0.recordPush(entry) }
+    }
+
+    public func latestPushes(tokenHashes: [String], limit: Int) throws -> [PushLogEntry] {
+        try withSession(.read) { try $0.latestPushes(tokenHashes: tokenHashes, limit: limit) }
+    }
+
+    @discardableResult
+    public func prunePushLog(before date: Date) throws -> Int {
+        try withSession(.write) { try $0.prunePushLog(before: date) }
+    }
+
+    // MARK: Jobs
+
+    public func createJob(kind: String, eventID: String?, now: Date) throws -> Job {
+        try withSession(.write) { try $0.createJob(kind: kind, eventID: eventID, now: now) }
+    }
+
+    public func job(id: String) throws -> Job? {
+        try withSession(.read) { try $0.job(id: id) }
+    }
+
+    public func jobs(eventID: String?, limit: Int) throws -> [Job] {
+        try withSession(.read) { try $0.jobs(eventID: eventID, limit: limit) }
+    }
+
+    public func claimJob(now: Date, lease: Duration) throws -> Job? {
+        try withSession(.write) { try $0.claimJob(now: now, lease: lease) }
+    }
+
+    public func runRepushBatch(jobID: String, batchSize: Int, now: Date, lease: Duration = .seconds(60)) throws -> RepushBatch {
+        try withSession(.write) { try $0.runRepushBatch(jobID: jobID, batchSize: batchSize, now: now, lease: lease) }
+    }
+
+    public func finishJob(id: String, now: Date) throws {
+        try withSession(.write) { try $0.finishJob(id: id, now: now) }
+    }
+
+    public func failJob(id: String, error: String, now: Date) throws {
+        try withSession(.write) { try $0.failJob(id: id, error: error, now: now) }
+    }
+
+    // MARK: Admin tokens and device logs
+
+    public func createAdminToken(name: String, tokenHash: [UInt8], now: Date) throws -> AdminToken {
+        try withSession(.write) { try $0.createAdminToken(name: name, tokenHash: tokenHash, now: now) }
+    }
+
+    public func adminToken(tokenHash: [UInt8]) throws -> AdminToken? {
+        try withSession(.read) { try $0.adminToken(tokenHash: tokenHash) }
+    }
+
+    public func adminTokens() throws -> [AdminToken] {
+        try withSession(.read) { try $0.adminTokens() }
+    }
+
+    @discardableResult
+    public func revokeAdminToken(idOrName: String, now: Date) throws -> Int {
+        try withSession(.write) { try $0.revokeAdminToken(idOrName: idOrName, now: now) }
+    }
+
+    public func appendDeviceLogs(_ messages: [String], peer: String?, keepNewest: Int, now: Date) throws {
+        try withSession(.write) { try $0.appendDeviceLogs(messages, peer: peer, keepNewest: keepNewest, now: now) }
+    }
+
+    public func deviceLogs(limit: Int) throws -> [DeviceLog] {
+        try withSession(.read) { try $0.deviceLogs(limit: limit) }
+    }
+}

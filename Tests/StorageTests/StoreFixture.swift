@@ -1,0 +1,103 @@
+import Foundation
+import PassServerTesting
+import Storage
+import Synchronization
+
+/// The two backends every conformance test runs against.
+enum Backend: String, CaseIterable, CustomTestStringConvertibleShim, Sendable {
+    case postgres
+    case sqlite
+}
+
+/// Lets parameterised test names read `postgres` / `sqlite`.
+protocol CustomTestStringConvertibleShim: CustomStringConvertible, RawRepresentable where RawValue == String {}
+extension CustomTestStringConvertibleShim {
+    var description: String { rawValue }
+}
+
+/// A fresh, migrated store: a new PostgreSQL database or a new SQLite file in a temp directory.
+final class StoreFixture: Sendable {
+    let backend: Backend
+    let url: String
+    let store: any Store
+    private let directory: String?
+
+    init(_ backend: Backend, migrate: Bool = true, options: StoreOptions = StoreOptions()) throws {
+        self.backend = backend
+        switch backend {
+        case .postgres:
+            url = try TestPostgres.createDatabase()
+            directory = nil
+        case .sqlite:
+            let directory = NSTemporaryDirectory() + "storage-tests-" + UUID().uuidString
+            self.directory = directory
+            url = "sqlite://" + directory + "/nested/store.db"
+        }
+        store = try openStore(url: url, options: options)
+        if migrate { try store.migrate() }
+    }
+
+    /// Another store on the same database (a second process, or a restart of this one).
+    func reopen(options: StoreOptions = StoreOptions()) throws -> any Store {
+        try openStore(url: url, options: options)
+    }
+
+    deinit {
+        store.close()
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+        if backend == .postgres { try? TestPostgres.dropDatabase(url: url) }
+    }
+
+    // MARK: Builders
+
+    static let passType = "pass.com.example.ticket"
+
+    /// Inserts a pass with unique tokens.
+    @discardableResult
+    func makePass(serial: String = UUID().uuidString, eventID: String? = nil, name: String = "Ada", now: Date = Date()) throws -> StoredPass {
+        try store.insertPass(NewPass(
+            passTypeIdentifier: Self.passType, serialNumber: serial,
+            authenticationTokenHash: Array(("auth-" + serial).utf8), downloadTokenHash: Array(("download-" + serial).utf8),
+            eventID: eventID, attendeeName: name, attendeeEmail: "ada@example.com", seat: "A1"
+        ), now: now)
+    }
+
+    func makeEvent(now: Date = Date()) throws -> Event {
+        try store.createEvent(NewEvent(
+            name: "Concert", venue: "Hall", startsAt: Date(timeIntervalSince1970: 1_900_000_000),
+            timeZone: "Europe/Paris", template: "event"
+        ), now: now)
+    }
+
+    func register(device: String, token: String, serial: String, now: Date = Date()) throws -> RegistrationResult {
+        try store.upsertRegistration(
+            deviceLibraryIdentifier: device, pushToken: token, passTypeIdentifier: Self.passType, serialNumber: serial, now: now
+        )
+    }
+}
+
+/// Runs `body(0..<count)` on `count` dedicated threads at once and waits for all of them.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws {
+    let errors = Mutex<[any Error]>([])
+    let done = DispatchSemaphore(value: 0)
+    for index in 0..<count {
+        Thread {
+            do { try body(index) } catch { errors.withLock { $0.append(error) } }
+            done.signal()
+        }.start()
+    }
+    for _ in 0..<count { done.wait() }
+    if let first = errors.withLock({ $0.first }) { throw first }
+}
+
+/// The storage error code of a thrown error, if it is one.
+func storageCode(_ body: () throws -> Void) -> StorageError.Code? {
+    do {
+        try body()
+        return nil
+    } catch let error as StorageError {
+        return error.code
+    } catch {
+        return nil
+    }
+}
