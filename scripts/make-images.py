@@ -21,19 +21,18 @@ WHITE = (255, 255, 255)
 def png(width, height, pixel, alpha):
     """Encodes an image; pixel(u, v) returns (r, g, b, a) for pixel centres in [0, 1].
 
-    Each row takes the PNG filter with the smallest sum of magnitudes (the usual heuristic):
-    smooth gradients then deflate to a fraction of their raw size, keeping every .pkpass small.
+    Rows use the "Sub" filter: smooth gradients then deflate to a fraction of their raw size,
+    keeping every .pkpass small.
     """
     channels = 4 if alpha else 3
     rows = bytearray()
-    previous = bytearray(width * channels)
     for y in range(height):
         v = (y + 0.5) / height
         raw = bytearray()
         for x in range(width):
             raw.extend(pixel((x + 0.5) / width, v)[:channels])
-        rows.extend(best_filtered_row(raw, previous, channels))
-        previous = raw
+        rows.append(1)  # filter: Sub (difference to the pixel on the left)
+        rows.extend((raw[i] - (raw[i - channels] if i >= channels else 0)) & 0xFF for i in range(len(raw)))
 
     def chunk(kind, data):
         body = kind + data
@@ -42,32 +41,6 @@ def png(width, height, pixel, alpha):
     colour_type = 6 if alpha else 2  # RGBA or RGB, 8 bits per channel
     header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(bytes(rows), 9)) + chunk(b"IEND", b"")
-
-
-def paeth(a, b, c):
-    p = a + b - c
-    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-    return a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-
-
-def best_filtered_row(raw, previous, channels):
-    """Returns the filter byte followed by the filtered row, choosing among the five filters."""
-    def left(i):
-        return raw[i - channels] if i >= channels else 0
-
-    def upper_left(i):
-        return previous[i - channels] if i >= channels else 0
-
-    candidates = [
-        bytes(raw),
-        bytes((raw[i] - left(i)) & 0xFF for i in range(len(raw))),
-        bytes((raw[i] - previous[i]) & 0xFF for i in range(len(raw))),
-        bytes((raw[i] - (left(i) + previous[i]) // 2) & 0xFF for i in range(len(raw))),
-        bytes((raw[i] - paeth(left(i), previous[i], upper_left(i))) & 0xFF for i in range(len(raw))),
-    ]
-    cost = [sum(b if b < 128 else 256 - b for b in row) for row in candidates]
-    kind = cost.index(min(cost))
-    return bytes([kind]) + candidates[kind]
 
 
 def mix(a, b, t):
