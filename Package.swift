@@ -56,6 +56,7 @@ let package = Package(
             dependencies: ["PassBundle", "Certificates", "PassServerTesting"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "CertificatesTests", dependencies: ["Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PassServerTests",

@@ -1,0 +1,102 @@
+// An owned OpenSSL X509 with the few accessors certificate checks need.
+
+import COpenSSL
+import Foundation
+
+/// One parsed certificate; frees its X509 in deinit.
+final class X509Certificate {
+    let pointer: OpaquePointer
+
+    /// Takes ownership of an X509 the caller allocated.
+    init(owning pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { X509_free(pointer) }
+
+    /// Parses DER bytes.
+    convenience init(der: [UInt8], path: String?, what: String) throws(CertificateError) {
+        OpenSSLErrorQueue.clear()
+        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_X509(nil, &cursor, buffer.count)
+        }
+        guard let parsed else {
+            throw CertificateError(.unreadable, "\(what) \(path ?? "") is not a DER or PEM certificate", path: path, openSSLErrors: OpenSSLErrorQueue.drain())
+        }
+        self.init(owning: parsed)
+    }
+
+    /// Parses the first certificate of a PEM or DER file's contents.
+    convenience init(pemOrDER bytes: [UInt8], path: String?, what: String) throws(CertificateError) {
+        guard looksLikePEM(bytes) else {
+            try self.init(der: bytes, path: path, what: what)
+            return
+        }
+        OpenSSLErrorQueue.clear()
+        guard let bio = MemoryBIO(bytes: bytes), let parsed = PEM_read_bio_X509(bio.bio, nil, nil, nil) else {
+            throw CertificateError(.unreadable, "\(what) \(path ?? "") holds no PEM certificate", path: path, openSSLErrors: OpenSSLErrorQueue.drain())
+        }
+        self.init(owning: parsed)
+    }
+
+    /// The DER encoding.
+    var der: [UInt8] {
+        let length = i2d_X509(pointer, nil)
+        guard length > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            _ = i2d_X509(pointer, &cursor)
+        }
+        return bytes
+    }
+
+    /// The PEM encoding.
+    var pem: [UInt8] {
+        guard let bio = MemoryBIO(), PEM_write_bio_X509(bio.bio, pointer) == 1 else { return [] }
+        return bio.contents
+    }
+
+    var notBefore: Date? { ASN1Time.date(X509_get0_notBefore(pointer)) }
+    var notAfter: Date? { ASN1Time.date(X509_get0_notAfter(pointer)) }
+
+    /// The subject in RFC 2253 form (`UID=…,CN=…,OU=…`).
+    var subject: String { Self.format(X509_get_subject_name(pointer)) }
+
+    /// The first subject entry with the given NID (e.g. NID_userId), as UTF-8.
+    func subjectEntry(nid: Int32) -> String? {
+        guard let name = X509_get_subject_name(pointer) else { return nil }
+        let index = X509_NAME_get_index_by_NID(name, nid, -1)
+        guard index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) else { return nil }
+        var out: UnsafeMutablePointer<UInt8>?
+        let length = ASN1_STRING_to_UTF8(&out, data)
+        guard length >= 0, let out else { return nil }
+        defer { shim_OPENSSL_free(out) }
+        return String(decoding: UnsafeBufferPointer(start: out, count: Int(length)), as: UTF8.self)
+    }
+
+    /// True when `issuer`'s subject and key issued this certificate.
+    func isIssued(by issuer: X509Certificate) -> Bool {
+        guard X509_check_issued(issuer.pointer, pointer) == X509_V_OK else { return false }
+        guard let key = X509_get0_pubkey(issuer.pointer) else { return false }
+        let verified = X509_verify(pointer, key) == 1
+        OpenSSLErrorQueue.clear()
+        return verified
+    }
+
+    /// `CN=…, OU=…` in certificate order, values as UTF-8 (OpenSSL's RFC 2253 flags are macros).
+    static func format(_ name: OpaquePointer?) -> String {
+        guard let name else { return "" }
+        var parts: [String] = []
+        for index in 0..<X509_NAME_entry_count(name) {
+            guard let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) else { continue }
+            let nid = OBJ_obj2nid(X509_NAME_ENTRY_get_object(entry))
+            let label = OBJ_nid2sn(nid).map { String(cString: $0) } ?? "?"
+            var out: UnsafeMutablePointer<UInt8>?
+            let length = ASN1_STRING_to_UTF8(&out, data)
+            guard length >= 0, let out else { continue }
+            parts.append("\(label)=\(String(decoding: UnsafeBufferPointer(start: out, count: Int(length)), as: UTF8.self))")
+            shim_OPENSSL_free(out)
+        }
+        return parts.joined(separator: ", ")
+    }
+}

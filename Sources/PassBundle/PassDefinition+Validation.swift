@@ -1,0 +1,143 @@
+import Foundation
+
+/// What validation compares pass.json with.
+public struct ValidationOptions: Sendable {
+    /// Allow `http://` web service URLs (local development only; Wallet requires https).
+    public var allowHTTPWebService: Bool
+    public init(allowHTTPWebService: Bool = false) { self.allowHTTPWebService = allowHTTPWebService }
+}
+
+extension PassDefinition {
+    /// Decodes rendered pass.json, turning decoding failures into issues naming the key.
+    public static func decode(_ bytes: [UInt8]) throws(PassBundleError) -> PassDefinition {
+        do {
+            return try JSONDecoder().decode(PassDefinition.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw .invalidPass([Self.issue(from: error)])
+        } catch {
+            throw PassBundleError(.invalidPass, "pass.json cannot be decoded", underlying: error)
+        }
+    }
+
+    /// Every rule broken by this pass for a signer with the given identifiers.
+    public func validationIssues(passTypeIdentifier expectedType: String, teamIdentifier expectedTeam: String, options: ValidationOptions) -> [PassBundleError.Issue] {
+        var issues: [PassBundleError.Issue] = []
+        func fail(_ key: String, _ problem: String) { issues.append(.init(key: key, problem: problem)) }
+
+        if formatVersion != 1 { fail("formatVersion", "must be 1, found \(formatVersion)") }
+        if passTypeIdentifier != expectedType {
+            fail("passTypeIdentifier", "\"\(passTypeIdentifier)\" differs from the signing certificate's UID \"\(expectedType)\"")
+        }
+        if teamIdentifier != expectedTeam {
+            fail("teamIdentifier", "\"\(teamIdentifier)\" differs from the signing certificate's OU \"\(expectedTeam)\"")
+        }
+        for (key, value) in [("serialNumber", serialNumber), ("organizationName", organizationName), ("description", description)]
+        where value.trimmingCharacters(in: .whitespaces).isEmpty {
+            fail(key, "must not be empty")
+        }
+        switch (webServiceURL, authenticationToken) {
+        case (nil, nil): break
+        case (nil, _): fail("webServiceURL", "is required when authenticationToken is set")
+        case (_, nil): fail("authenticationToken", "is required when webServiceURL is set")
+        case (let url?, let token?):
+            if token.count < 16 { fail("authenticationToken", "must be at least 16 characters, found \(token.count)") }
+            if let problem = Self.webServiceProblem(url, allowHTTP: options.allowHTTPWebService) { fail("webServiceURL", problem) }
+        }
+        let styles = self.styles
+        if styles.count != 1 {
+            fail("eventTicket", styles.isEmpty ? "a style key (eventTicket) is required" : "only one style key is allowed, found \(styles.joined(separator: ", "))")
+        }
+        for (key, value) in [("relevantDate", relevantDate), ("expirationDate", expirationDate),
+                             ("semantics.eventStartDate", semantics?.eventStartDate), ("semantics.eventEndDate", semantics?.eventEndDate)] {
+            if let value, !Self.isISO8601WithZone(value) { fail(key, "\"\(value)\" is not an ISO 8601 date with a time zone") }
+        }
+        for (key, value) in [("foregroundColor", foregroundColor), ("backgroundColor", backgroundColor), ("labelColor", labelColor)] {
+            if let value, !Self.isRGB(value) { fail(key, "\"\(value)\" must look like rgb(12, 34, 56)") }
+        }
+        for (index, barcode) in (barcodes ?? []).enumerated() where !Self.barcodeFormats.contains(barcode.format) {
+            fail("barcodes[\(index)].format", "\"\(barcode.format)\" is not one of \(Self.barcodeFormats.sorted().joined(separator: ", "))")
+        }
+        var seenKeys = Set<String>()
+        for (group, field) in structure?.allFields ?? [] {
+            if !seenKeys.insert(field.key).inserted { fail("\(styles.first ?? "style").\(group)", "field key \"\(field.key)\" is used twice") }
+            if let message = field.changeMessage, !message.contains("%@"), !message.allSatisfy({ $0.isUppercase || $0 == "_" || $0.isNumber }) {
+                fail("\(styles.first ?? "style").\(group).\(field.key).changeMessage", "must contain %@ (or be a pass.strings key)")
+            }
+        }
+        return issues
+    }
+
+    static let barcodeFormats: Set<String> = ["PKBarcodeFormatQR", "PKBarcodeFormatPDF417", "PKBarcodeFormatAztec", "PKBarcodeFormatCode128"]
+
+    static func webServiceProblem(_ url: String, allowHTTP: Bool) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              let host = components.host, !host.isEmpty else {
+            return "\"\(url)\" is not an absolute URL"
+        }
+        if scheme == "https" { return nil }
+        if scheme == "http" {
+            return allowHTTP ? nil : "must use https (http is allowed only with the development flag allowHTTPWebService)"
+        }
+        return "must use https, found \(scheme)"
+    }
+
+    /// `YYYY-MM-DDTHH:MM[:SS[.fff]]` followed by `Z` or `±HH:MM` (W3C profile of ISO 8601).
+    /// Hand-written: DateFormatter is too slow to create on the per-pass path.
+    static func isISO8601WithZone(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func digits(_ count: Int, max: Int) -> Bool {
+            guard index + count <= bytes.count else { return false }
+            var value = 0
+            for byte in bytes[index..<(index + count)] {
+                guard (48...57).contains(byte) else { return false }
+                value = value * 10 + Int(byte - 48)
+            }
+            index += count
+            return value <= max
+        }
+        func literal(_ character: Character) -> Bool {
+            guard index < bytes.count, bytes[index] == character.asciiValue else { return false }
+            index += 1
+            return true
+        }
+        guard digits(4, max: 9999), literal("-"), digits(2, max: 12), literal("-"), digits(2, max: 31), literal("T"),
+              digits(2, max: 23), literal(":"), digits(2, max: 59) else { return false }
+        if literal(":") {
+            guard digits(2, max: 60) else { return false }
+            if literal(".") {
+                let start = index
+                while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
+                guard index > start else { return false }
+            }
+        }
+        if literal("Z") { return index == bytes.count }
+        guard literal("+") || literal("-"), digits(2, max: 23), literal(":"), digits(2, max: 59) else { return false }
+        return index == bytes.count
+    }
+
+    static func isRGB(_ text: String) -> Bool {
+        let compact = text.replacingOccurrences(of: " ", with: "")
+        guard compact.hasPrefix("rgb("), compact.hasSuffix(")") else { return false }
+        let parts = compact.dropFirst(4).dropLast().split(separator: ",", omittingEmptySubsequences: false)
+        return parts.count == 3 && parts.allSatisfy { Int($0).map { (0...255).contains($0) } ?? false }
+    }
+
+    private static func issue(from error: DecodingError) -> PassBundleError.Issue {
+        func path(_ context: DecodingError.Context, _ last: (any CodingKey)? = nil) -> String {
+            let keys = context.codingPath + (last.map { [$0] } ?? [])
+            let rendered = keys.reduce("") { text, key in
+                if let index = key.intValue { return text + "[\(index)]" }
+                return text.isEmpty ? key.stringValue : text + "." + key.stringValue
+            }
+            return rendered.isEmpty ? "pass.json" : rendered
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return .init(key: path(context, key), problem: "required key is missing")
+        case .typeMismatch(let type, let context): return .init(key: path(context), problem: "has the wrong type (expected \(type))")
+        case .valueNotFound(let type, let context): return .init(key: path(context), problem: "is null (expected \(type))")
+        case .dataCorrupted(let context): return .init(key: path(context), problem: context.debugDescription)
+        @unknown default: return .init(key: "pass.json", problem: "cannot be decoded")
+        }
+    }
+}

@@ -1,0 +1,120 @@
+// Signs manifest.json as a detached CMS (PKCS#7) SignedData with the Pass Type ID key.
+//
+// Threading: a PassSigner parses the key and certificates into OpenSSL objects once and never
+// mutates them afterwards. OpenSSL 3 allows concurrent use of one EVP_PKEY and X509 for signing
+// (each CMS_sign takes references and makes its own EVP_PKEY_CTX; RSA blinding is locked
+// internally), so one signer serves every thread. Signing blocks for about a millisecond of CPU:
+// call it from a dedicated thread (the HTTP engine's), never from Swift's cooperative pool.
+
+public import Certificates
+import COpenSSL
+public import Foundation
+
+/// Owns the OpenSSL key and certificates of one signing identity.
+public final class PassSigner: @unchecked Sendable {
+    // Safe because the three pointers are written only in init, freed only in deinit, and
+    // OpenSSL 3 documents concurrent read-only use of EVP_PKEY/X509 in signing as thread-safe.
+    private let key: OpaquePointer
+    private let certificate: OpaquePointer
+    private let intermediate: OpaquePointer
+
+    /// The certificate's UID: pass.json's passTypeIdentifier must equal it.
+    public let passTypeIdentifier: String
+    /// The certificate's OU: pass.json's teamIdentifier must equal it.
+    public let teamIdentifier: String
+
+    /// Parses the identity. Throws `.certificate` (underlying `CertificateError.wwdrMissing`)
+    /// when the identity has no WWDR intermediate: Wallet rejects signatures without it.
+    public init(identity: SigningIdentity) throws(PassBundleError) {
+        let intermediateDER: [UInt8]
+        do {
+            intermediateDER = try identity.requireIntermediate()
+        } catch {
+            throw PassBundleError(.certificate, error.message, underlying: error)
+        }
+        guard let key = Self.parseKey(identity.privateKeyDER) else {
+            throw PassBundleError(.certificate, "the signing identity's private key cannot be parsed")
+        }
+        guard let certificate = Self.parseCertificate(identity.certificateDER) else {
+            EVP_PKEY_free(key)
+            throw PassBundleError(.certificate, "the signing identity's certificate cannot be parsed")
+        }
+        guard let intermediate = Self.parseCertificate(intermediateDER) else {
+            EVP_PKEY_free(key)
+            X509_free(certificate)
+            throw PassBundleError(.certificate, "the WWDR intermediate certificate cannot be parsed")
+        }
+        // Compute the cached extension data now, so concurrent signers only read it.
+        _ = X509_check_purpose(certificate, -1, 0)
+        _ = X509_check_purpose(intermediate, -1, 0)
+        ERR_clear_error()
+        self.key = key
+        self.certificate = certificate
+        self.intermediate = intermediate
+        passTypeIdentifier = identity.passTypeIdentifier
+        teamIdentifier = identity.teamIdentifier
+    }
+
+    deinit {
+        EVP_PKEY_free(key)
+        X509_free(certificate)
+        X509_free(intermediate)
+    }
+
+    /// A DER detached CMS signature over `content`: SHA-256, signingTime = `signingTime`, the
+    /// signer certificate and the WWDR intermediate embedded (no root).
+    public func sign(_ content: [UInt8], signingTime: Date = Date()) throws(PassBundleError) -> [UInt8] {
+        ERR_clear_error()
+        let flags = UInt32(CMS_DETACHED | CMS_BINARY)
+        guard let cms = CMS_sign(nil, nil, nil, nil, flags | UInt32(CMS_PARTIAL)) else { throw failure("cannot start the CMS structure") }
+        defer { CMS_ContentInfo_free(cms) }
+        guard let signer = CMS_add1_signer(cms, certificate, key, EVP_sha256(), flags | UInt32(CMS_PARTIAL)) else {
+            throw failure("cannot add the signer")
+        }
+        guard let time = ASN1_TIME_set(nil, time_t(signingTime.timeIntervalSince1970)) else { throw failure("cannot encode the signing time") }
+        defer { ASN1_TIME_free(time) }
+        guard CMS_signed_add1_attr_by_NID(signer, NID_pkcs9_signingTime, time.pointee.type, time, -1) == 1 else {
+            throw failure("cannot add the signing time")
+        }
+        guard CMS_add1_cert(cms, intermediate) == 1 else { throw failure("cannot embed the WWDR intermediate") }
+        let data = content.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
+        guard let data else { throw failure("cannot buffer the manifest") }
+        defer { BIO_free(data) }
+        // BIO_new_mem_buf does not copy: CMS_final reads `content` while it is still alive here.
+        let finished = withExtendedLifetime(content) { CMS_final(cms, data, nil, flags) }
+        guard finished == 1 else { throw failure("CMS_final failed") }
+        let length = i2d_CMS_ContentInfo(cms, nil)
+        guard length > 0 else { throw failure("cannot encode the signature") }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return i2d_CMS_ContentInfo(cms, &cursor)
+        }
+        guard written == length else { throw failure("cannot encode the signature") }
+        return der
+    }
+
+    private func failure(_ message: String) -> PassBundleError {
+        var errors: [String] = []
+        while case let code = ERR_get_error(), code != 0 {
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            errors.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return PassBundleError(.signingFailed, errors.isEmpty ? message : "\(message) (\(errors.joined(separator: "; ")))")
+    }
+
+    private static func parseKey(_ der: [UInt8]) -> OpaquePointer? {
+        der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
+        }
+    }
+
+    private static func parseCertificate(_ der: [UInt8]) -> OpaquePointer? {
+        der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_X509(nil, &cursor, buffer.count)
+        }
+    }
+}

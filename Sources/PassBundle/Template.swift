@@ -1,0 +1,85 @@
+import Foundation
+
+/// A pass template: pass.json with `{{placeholders}}` plus images and localizations, read once.
+///
+/// A directory such as `Passes/event-ticket/` holds `pass.json`, `icon.png` (required) and other
+/// images, and `<lang>.lproj/pass.strings`. Loading reads and hashes every file once, so building
+/// a bundle only renders pass.json; keep the `Template` (or a `TemplateStore`) and reuse it.
+public struct Template: Sendable {
+    /// One static file of the bundle.
+    struct File: Sendable {
+        let path: String
+        let bytes: [UInt8]
+        let sha1: String
+    }
+
+    /// The template's name (its directory name).
+    public let name: String
+    /// pass.json as parsed, placeholders unresolved.
+    public let passJSON: JSONValue
+    /// Every other file, sorted by path.
+    let files: [File]
+
+    /// Relative paths of the static files (`icon.png`, `en.lproj/pass.strings`, …), sorted.
+    public var filePaths: [String] { files.map(\.path) }
+
+    /// Languages with an `.lproj` folder, sorted (`["en", "ja"]`).
+    public var localizations: [String] {
+        Array(Set(files.compactMap { file in
+            file.path.split(separator: "/").first.flatMap { $0.hasSuffix(".lproj") ? String($0.dropLast(6)) : nil }
+        })).sorted()
+    }
+
+    /// Builds a template from in-memory files; `files` maps relative paths to bytes and must
+    /// include `pass.json` and `icon.png`.
+    public init(name: String, files: [String: [UInt8]]) throws(PassBundleError) {
+        guard let passBytes = files["pass.json"] else {
+            throw PassBundleError(.invalidTemplate, "template \(name) has no pass.json")
+        }
+        guard files["icon.png"] != nil else {
+            throw PassBundleError(.invalidTemplate, "template \(name) has no icon.png (Wallet requires it)")
+        }
+        for reserved in ["manifest.json", "signature"] where files[reserved] != nil {
+            throw PassBundleError(.invalidTemplate, "template \(name) must not contain \(reserved): it is generated")
+        }
+        for path in files.keys where path.hasPrefix("/") || path.split(separator: "/").contains("..") {
+            throw PassBundleError(.invalidTemplate, "template \(name) has an unsafe file path \(path)")
+        }
+        do {
+            passJSON = try JSONDecoder().decode(JSONValue.self, from: Data(passBytes))
+        } catch {
+            throw PassBundleError(.invalidTemplate, "template \(name): pass.json is not valid JSON", underlying: error)
+        }
+        guard case .object = passJSON else {
+            throw PassBundleError(.invalidTemplate, "template \(name): pass.json must be a JSON object")
+        }
+        self.name = name
+        self.files = files.filter { $0.key != "pass.json" }
+            .map { File(path: $0.key, bytes: $0.value, sha1: SHA1.hex($0.value)) }
+            .sorted { $0.path < $1.path }
+    }
+
+    /// Reads a template directory (hidden files such as `.DS_Store` are skipped).
+    public static func load(directory: String) throws(PassBundleError) -> Template {
+        let root = URL(fileURLWithPath: directory).standardizedFileURL
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard manager.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw PassBundleError(.templateUnreadable, "template directory \(directory) does not exist")
+        }
+        var files: [String: [UInt8]] = [:]
+        do {
+            for relative in try manager.subpathsOfDirectory(atPath: root.path).sorted() {
+                let components = relative.split(separator: "/")
+                if components.contains(where: { $0.hasPrefix(".") }) { continue }
+                let url = root.appendingPathComponent(relative)
+                var isDir: ObjCBool = false
+                guard manager.fileExists(atPath: url.path, isDirectory: &isDir), !isDir.boolValue else { continue }
+                files[relative] = [UInt8](try Data(contentsOf: url))
+            }
+        } catch {
+            throw PassBundleError(.templateUnreadable, "cannot read template directory \(directory)", underlying: error)
+        }
+        return try Template(name: root.lastPathComponent, files: files)
+    }
+}

@@ -1,0 +1,102 @@
+public import Foundation
+
+/// Everything that varies between the passes of one template: what the application fills in
+/// from its event and pass rows.
+///
+/// Texts such as `status` and `changeMessage` may be keys of the template's `pass.strings`
+/// (`STATUS_CANCELLED`), so Wallet shows them in the phone's language.
+public struct TicketData: Sendable, Equatable {
+    public var serialNumber: String
+    /// The pass's web-service token (≥ 16 characters); the device sends it back as `ApplePass …`.
+    public var authenticationToken: String
+    /// Base URL of the pass web service, e.g. `https://passes.example.com/` (https in production).
+    public var webServiceURL: String
+    public var organizationName: String
+    /// Accessibility description of the pass (Wallet requires it).
+    public var description: String
+    public var eventName: String
+    public var venue: String
+    public var startsAt: Date
+    public var endsAt: Date?
+    /// IANA time zone of the venue (`Asia/Tokyo`): dates are written with its offset.
+    public var timeZone: String
+    public var attendeeName: String
+    /// Seat label; nil for general admission (shown as the `GENERAL_ADMISSION` string).
+    public var seat: String?
+    /// True once the ticket is cancelled: the pass is voided and its status reads "Cancelled".
+    public var voided: Bool
+    /// Overrides the status text; by default `STATUS_CANCELLED` or `STATUS_VALID`.
+    public var statusText: String?
+    /// The lock-screen message when the status changes; `%@` is the new value.
+    public var changeMessage: String
+    /// Extra placeholders a custom template may use (`{{extra.name}}` → `extra["name"]`).
+    public var extra: [String: String]
+
+    public init(
+        serialNumber: String,
+        authenticationToken: String,
+        webServiceURL: String,
+        organizationName: String,
+        description: String,
+        eventName: String,
+        venue: String,
+        startsAt: Date,
+        endsAt: Date? = nil,
+        timeZone: String,
+        attendeeName: String,
+        seat: String? = nil,
+        voided: Bool = false,
+        statusText: String? = nil,
+        changeMessage: String = "STATUS_CHANGE_MESSAGE",
+        extra: [String: String] = [:]
+    ) {
+        self.serialNumber = serialNumber
+        self.authenticationToken = authenticationToken
+        self.webServiceURL = webServiceURL
+        self.organizationName = organizationName
+        self.description = description
+        self.eventName = eventName
+        self.venue = venue
+        self.startsAt = startsAt
+        self.endsAt = endsAt
+        self.timeZone = timeZone
+        self.attendeeName = attendeeName
+        self.seat = seat
+        self.voided = voided
+        self.statusText = statusText
+        self.changeMessage = changeMessage
+        self.extra = extra
+    }
+
+    /// The status text shown on the pass.
+    public var status: String { statusText ?? (voided ? "STATUS_CANCELLED" : "STATUS_VALID") }
+
+    /// The placeholder values for `Template.render`, including the signer's identifiers.
+    public func templateValues(passTypeIdentifier: String, teamIdentifier: String) throws(PassBundleError) -> [String: JSONValue] {
+        guard let zone = TimeZone(identifier: timeZone) else {
+            throw PassBundleError(.invalidData, "timeZone: \(timeZone) is not a known IANA time zone identifier")
+        }
+        var values: [String: JSONValue] = [
+            "passTypeIdentifier": .string(passTypeIdentifier),
+            "teamIdentifier": .string(teamIdentifier),
+            "serialNumber": .string(serialNumber),
+            "authenticationToken": .string(authenticationToken),
+            "webServiceURL": .string(webServiceURL),
+            "organizationName": .string(organizationName),
+            "description": .string(description),
+            "eventName": .string(eventName),
+            "venue": .string(venue),
+            "startsAt": .string(ISO8601Zoned.format(startsAt, in: zone)),
+            "endsAt": endsAt.map { .string(ISO8601Zoned.format($0, in: zone)) } ?? .null,
+            "timeZone": .string(timeZone),
+            "attendeeName": .string(attendeeName),
+            "seat": seat.map(JSONValue.string) ?? .null,
+            "seatDisplay": .string(seat ?? "GENERAL_ADMISSION"),
+            "voided": .bool(voided),
+            "status": .string(status),
+            "changeMessage": .string(changeMessage),
+        ]
+        for (key, value) in extra { values["extra." + key] = .string(value) }
+        return values
+    }
+}

@@ -1,0 +1,79 @@
+// Writes a zip archive into memory with libzip.
+//
+// Threading: each call owns its own zip_t and source; nothing is shared, so concurrent calls
+// are safe. libzip reads the added data only at zip_close, so every file is handed over as a
+// malloc'd copy that libzip frees.
+
+import CZip
+import Foundation
+
+enum ZipWriter {
+    /// One archive entry.
+    struct Entry {
+        let path: String
+        let bytes: [UInt8]
+        /// Already-compressed data (PNG) is stored; text is deflated.
+        let compress: Bool
+    }
+
+    /// A fixed DOS timestamp (2020-01-01 00:00:00) so equal inputs give equal archives.
+    private static let dosDate: UInt16 = UInt16((2020 - 1980) << 9 | 1 << 5 | 1)
+    private static let dosTime: UInt16 = 0
+
+    static func archive(_ entries: [Entry]) throws(PassBundleError) -> [UInt8] {
+        var error = zip_error_t()
+        zip_error_init(&error)
+        defer { zip_error_fini(&error) }
+        guard let source = zip_source_buffer_create(nil, 0, 0, &error) else { throw failure("cannot create a memory source", &error) }
+        // Keep the source alive after zip_close so we can read the finished archive back.
+        zip_source_keep(source)
+        defer { zip_source_free(source) }
+        guard let archive = zip_open_from_source(source, ZIP_TRUNCATE, &error) else { throw failure("cannot open the archive", &error) }
+        for entry in entries {
+            guard let copy = malloc(max(entry.bytes.count, 1)) else {
+                zip_discard(archive)
+                throw PassBundleError(.zipFailed, "out of memory for \(entry.path)")
+            }
+            entry.bytes.withUnsafeBytes { if let base = $0.baseAddress { memcpy(copy, base, $0.count) } }
+            guard let fileSource = zip_source_buffer(archive, copy, zip_uint64_t(entry.bytes.count), 1) else {
+                free(copy)
+                zip_discard(archive)
+                throw PassBundleError(.zipFailed, "cannot add \(entry.path) to the archive")
+            }
+            let index = zip_file_add(archive, entry.path, fileSource, zip_flags_t(ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE))
+            guard index >= 0 else {
+                zip_source_free(fileSource)
+                zip_discard(archive)
+                throw PassBundleError(.zipFailed, "cannot add \(entry.path) to the archive")
+            }
+            let method = entry.compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE
+            guard zip_set_file_compression(archive, zip_uint64_t(index), method, 0) == 0,
+                  zip_file_set_dostime(archive, zip_uint64_t(index), dosTime, dosDate, 0) == 0 else {
+                zip_discard(archive)
+                throw PassBundleError(.zipFailed, "cannot set the attributes of \(entry.path)")
+            }
+        }
+        guard zip_close(archive) == 0 else {
+            let message = String(cString: zip_strerror(archive))
+            zip_discard(archive)
+            throw PassBundleError(.zipFailed, "cannot finish the archive: \(message)")
+        }
+        return try readAll(source)
+    }
+
+    private static func readAll(_ source: OpaquePointer) throws(PassBundleError) -> [UInt8] {
+        guard zip_source_open(source) == 0 else { throw PassBundleError(.zipFailed, "cannot reopen the finished archive") }
+        defer { zip_source_close(source) }
+        guard zip_source_seek(source, 0, SEEK_END) == 0 else { throw PassBundleError(.zipFailed, "cannot measure the archive") }
+        let size = zip_source_tell(source)
+        guard size >= 0, zip_source_seek(source, 0, SEEK_SET) == 0 else { throw PassBundleError(.zipFailed, "cannot measure the archive") }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        let read = bytes.withUnsafeMutableBytes { zip_source_read(source, $0.baseAddress, zip_uint64_t(size)) }
+        guard read == size else { throw PassBundleError(.zipFailed, "cannot read the archive back") }
+        return bytes
+    }
+
+    private static func failure(_ message: String, _ error: inout zip_error_t) -> PassBundleError {
+        PassBundleError(.zipFailed, "\(message): \(String(cString: zip_error_strerror(&error)))")
+    }
+}

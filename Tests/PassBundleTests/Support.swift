@@ -1,0 +1,134 @@
+import Certificates
+import Foundation
+import PassBundle
+import PassServerTesting
+import Testing
+
+/// Result of running a command-line tool.
+struct CommandResult {
+    let status: Int32
+    let output: String
+    let error: String
+}
+
+/// Runs a tool (looked up on PATH) and waits; stderr goes to a file so pipes cannot deadlock.
+func run(_ tool: String, _ arguments: [String], in directory: String? = nil) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [tool] + arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let output = Pipe()
+    let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)")
+    _ = FileManager.default.createFile(atPath: errorPath.path, contents: nil)
+    let errorHandle = try FileHandle(forWritingTo: errorPath)
+    process.standardOutput = output
+    process.standardError = errorHandle
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    try errorHandle.close()
+    let errorText = (try? String(contentsOf: errorPath, encoding: .utf8)) ?? ""
+    try? FileManager.default.removeItem(at: errorPath)
+    return CommandResult(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self), error: errorText)
+}
+
+/// Paths and values shared by the bundle tests.
+enum Fixture {
+    /// The repository root, found from this file's path.
+    static let repositoryRoot: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    static var templateDirectory: String { repositoryRoot + "/Passes/event-ticket" }
+
+    static func template() throws -> Template { try Template.load(directory: templateDirectory) }
+
+    static func certificates() throws -> TestCertificates {
+        try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "passbundle"))
+    }
+
+    /// 2026-03-04 05:06:07 UTC.
+    static let signingTime = Date(timeIntervalSince1970: 1_772_600_767)
+
+    static func ticket(attendee: String = "Ada Lovelace", seat: String? = "B-7", voided: Bool = false) -> TicketData {
+        TicketData(
+            serialNumber: "T-\(UUID().uuidString.prefix(8))",
+            authenticationToken: "0123456789abcdef0123",
+            webServiceURL: "https://passes.example.com/",
+            organizationName: "Example Events",
+            description: "Ticket for Swift Night",
+            eventName: "Swift Night",
+            venue: "Hall 1, Tokyo",
+            startsAt: Date(timeIntervalSince1970: 1_780_000_000),
+            endsAt: Date(timeIntervalSince1970: 1_780_010_800),
+            timeZone: "Asia/Tokyo",
+            attendeeName: attendee,
+            seat: seat,
+            voided: voided
+        )
+    }
+
+    /// A fresh directory for one test.
+    static func directory(_ prefix: String) throws -> String { try TestCertificates.temporaryDirectory(prefix: prefix) }
+}
+
+/// An unzipped bundle and the checks Wallet performs on it.
+struct UnpackedBundle {
+    let directory: String
+
+    /// Writes the archive and unzips it into a new directory.
+    init(_ bytes: [UInt8]) throws {
+        let base = try Fixture.directory("unpacked")
+        let archive = base + "/pass.pkpass"
+        try Data(bytes).write(to: URL(fileURLWithPath: archive))
+        directory = base + "/files"
+        let result = try run("unzip", ["-q", archive, "-d", directory])
+        #expect(result.status == 0, "unzip failed: \(result.error)")
+    }
+
+    /// Relative paths of every file.
+    var files: [String] {
+        (FileManager.default.subpaths(atPath: directory) ?? []).filter { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }.sorted()
+    }
+
+    func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path))) }
+
+    func manifest() throws -> [String: String] {
+        try JSONDecoder().decode([String: String].self, from: Data(bytes("manifest.json")))
+    }
+
+    func passJSON() throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(bytes("pass.json")))
+        return try #require(object as? [String: Any])
+    }
+
+    /// Problems with the manifest: a missing or extra file, or a hash that does not match.
+    func manifestProblems() throws -> [String] {
+        let manifest = try manifest()
+        let content = files.filter { $0 != "manifest.json" && $0 != "signature" }
+        var problems: [String] = []
+        if Set(manifest.keys) != Set(content) { problems.append("manifest lists \(manifest.keys.sorted()) but bundle has \(content)") }
+        let sums = try run("sha1sum", content, in: directory)
+        for line in sums.output.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let path = String(parts[1].trimmingCharacters(in: .whitespaces).drop { $0 == "*" })
+            if manifest[path] != String(parts[0]) { problems.append("hash of \(path) differs") }
+        }
+        return problems
+    }
+
+    /// `openssl smime -verify` of the signature over manifest.json against the test root.
+    func verifySignature(root: String, signerOut: String? = nil) throws -> CommandResult {
+        var arguments = ["smime", "-verify", "-binary", "-inform", "DER", "-in", directory + "/signature",
+                         "-content", directory + "/manifest.json", "-CAfile", root, "-purpose", "any", "-out", "/dev/null"]
+        if let signerOut { arguments += ["-signer", signerOut] }
+        return try run("openssl", arguments)
+    }
+
+    /// True when Wallet's checks pass: manifest complete and matching, signature valid.
+    func verifies(root: String) throws -> Bool {
+        try manifestProblems().isEmpty && verifySignature(root: root).status == 0
+    }
+}
