@@ -36,6 +36,11 @@ struct APNSEndpoint: Equatable, Sendable {
     var host: String
     var port: UInt16
 
+    init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
     /// Accepts `https://host`, `https://host:port`, `https://[v6]:port`, with an optional trailing `/`.
     init(url: String) throws(APNSError) {
         let prefix = "https://"
