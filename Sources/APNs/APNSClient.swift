@@ -83,7 +83,7 @@ public final class APNSClient: Sendable {
         }
         wake.signal()
         guard first else { return }
-        _ = finished.wait(timeout: .now() + .seconds(Int(min(configuration.requestTimeout, 5)) + 5))
+        _ = finished.wait(timeout: .now() + .milliseconds(Int(max(0, configuration.shutdownGracePeriod) * 1000) + 5000))
         finished.signal()
     }
 

@@ -23,6 +23,8 @@ public struct APNSConfiguration: Sendable {
     public var idlePingInterval: Double = 60
     /// Seconds to wait for the TCP connect and TLS handshake.
     public var connectTimeout: Double = 10
+    /// Seconds `shutdown()` lets in-flight pushes finish before failing them with `.shutdown`.
+    public var shutdownGracePeriod: Double = 5
 
     /// A configuration presenting the given identity to the default (production) host.
     public init(clientCertificateDER: [UInt8], clientPrivateKeyDER: [UInt8]) {

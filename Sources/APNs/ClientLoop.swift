@@ -97,7 +97,7 @@ final class ClientLoop: @unchecked Sendable {
             let error = APNSError(code: .shutdown, message: "APNs client is shutting down")
             for push in incoming { push.continuation.resume(throwing: error) }
             if shutdownDeadline == nil {
-                shutdownDeadline = now + min(5, configuration.requestTimeout)
+                shutdownDeadline = now + max(0, configuration.shutdownGracePeriod)
                 for id in scheduler.drainQueue() { fail(id, error) }
             }
             return

@@ -67,6 +67,8 @@ extension FakeAPNs {
         public var connectionID: Int
         /// Streams open on that connection when this one began (this one included).
         public var concurrentStreams: Int
+        /// The SETTINGS_MAX_CONCURRENT_STREAMS the fake had advertised on that connection by then.
+        public var advertisedLimit: UInt32
         /// The status the fake answered (200, 410, 400 …).
         public var status: Int
     }

@@ -33,7 +33,9 @@ private let onBeginHeaders: nghttp2_on_begin_headers_callback = { session, frame
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, NGHTTP2_REFUSED_STREAM.rawValue)
         return 0
     }
-    connection.streams[stream] = FakeAPNsConnection.Stream(concurrent: connection.streams.count + 1)
+    connection.streams[stream] = FakeAPNsConnection.Stream(
+        concurrent: connection.streams.count + 1, advertisedLimit: connection.advertisedLimit
+    )
     connection.acceptedStreams += 1
     if let limit = connection.goAwayAfter, connection.acceptedStreams == limit {
         connection.goAwayLastStreamID = stream

@@ -11,6 +11,7 @@ final class FakeAPNsConnection {
         var headers: [String: String] = [:]
         var body: [UInt8] = []
         var concurrent: Int
+        var advertisedLimit: UInt32
     }
 
     let id: Int
@@ -26,6 +27,8 @@ final class FakeAPNsConnection {
     let goAwayAfter: Int?
     var goAwayLastStreamID: Int32?
     var closingDeadline = 0.0
+    /// The stream limit in the last SETTINGS frame sent.
+    var advertisedLimit: UInt32 = 0
     private var pending: [UInt8] = []
     private var writeBlocked = false
 
@@ -72,6 +75,7 @@ final class FakeAPNsConnection {
 
     func sendSettings(maxConcurrentStreams: UInt32) {
         guard let session else { return }
+        advertisedLimit = maxConcurrentStreams
         var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: maxConcurrentStreams)]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
     }

@@ -17,7 +17,8 @@ extension FakeAPNsLoop {
             let push = FakeAPNs.Push(
                 token: token, topic: request.headers["apns-topic"], method: method, path: path,
                 headers: request.headers, body: request.body, receivedAt: Date(), connectionID: connection.id,
-                concurrentStreams: request.concurrent, status: chosen.settled.status
+                concurrentStreams: request.concurrent,
+                advertisedLimit: request.advertisedLimit, status: chosen.settled.status
             )
             shared.state.withLock { $0.pushes.append(push) }
             if case .delayed(let seconds, _) = chosen {
