@@ -81,6 +81,7 @@ final class ClientLoop: @unchecked Sendable {
                     connectionDown(connection, error: error, now: after)
                 }
             }
+            publishStats()
         }
         finish()
     }
