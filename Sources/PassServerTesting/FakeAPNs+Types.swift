@@ -21,6 +21,8 @@ extension FakeAPNs {
         public var goAwayAfter: Int? = nil
         /// The answer for tokens without a script.
         public var defaultAnswer: Answer = .success
+        /// Keep every request in `pushes` (tests); benchmarks turn it off to measure only the protocol.
+        public var recordPushes = true
 
         public init(certificatePath: String, privateKeyPath: String, clientCAPath: String?) {
             self.certificatePath = certificatePath

@@ -20,7 +20,7 @@ extension FakeAPNsLoop {
                 concurrentStreams: request.concurrent,
                 advertisedLimit: request.advertisedLimit, status: chosen.settled.status
             )
-            shared.state.withLock { $0.pushes.append(push) }
+            if configuration.recordPushes { shared.state.withLock { $0.pushes.append(push) } }
             if case .delayed(let seconds, _) = chosen {
                 delayed.append(Delayed(due: now + seconds, connection: connection.id, stream: stream, answer: chosen))
             } else {
