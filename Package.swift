@@ -46,7 +46,7 @@ let package = Package(
             dependencies: ["Certificates", "CNGHTTP2", "COpenSSL", "Logging", "Storage"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting"], swiftSettings: swiftSettings),
+        .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
 
         // MARK: Tests
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging"], swiftSettings: swiftSettings),

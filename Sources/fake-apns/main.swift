@@ -1,1 +1,93 @@
-print("fake-apns")
+// fake-apns: the FakeAPNs server as a process (for h2load and benchmarks), plus a `bench-client`
+// mode that drives APNSClient against it and prints pushes per second.
+//
+//   fake-apns --cert server.pem --key server.key [--client-ca ca.pem | --no-client-auth] [--port N]
+//             [--max-streams N] [--goaway-after N] [--answer 200|STATUS:Reason] [--print-port]
+//   fake-apns bench-client --url https://127.0.0.1:PORT --ca-file ca.pem --count N --connections C
+//             --concurrency M [--cert-der client.der --key-der client.pk8.der]
+
+import APNs
+import Foundation
+import Logging
+import PassServerTesting
+
+struct Usage: Error, CustomStringConvertible {
+    var description: String
+}
+
+func parseFlags(_ arguments: ArraySlice<String>) throws -> [String: String] {
+    var flags: [String: String] = [:]
+    var rest = arguments
+    let switches: Set<String> = ["--no-client-auth", "--print-port"]
+    while let flag = rest.popFirst() {
+        guard flag.hasPrefix("--") else { throw Usage(description: "unexpected argument \(flag)") }
+        if switches.contains(flag) {
+            flags[flag] = "1"
+        } else {
+            guard let value = rest.popFirst() else { throw Usage(description: "\(flag) needs a value") }
+            flags[flag] = value
+        }
+    }
+    return flags
+}
+
+func integer(_ flags: [String: String], _ name: String, _ fallback: Int) throws -> Int {
+    guard let text = flags[name] else { return fallback }
+    guard let value = Int(text), value >= 0 else { throw Usage(description: "\(name) must be a non-negative integer") }
+    return value
+}
+
+func serve(_ flags: [String: String]) throws {
+    guard let cert = flags["--cert"], let key = flags["--key"] else { throw Usage(description: "--cert and --key are required") }
+    let clientCA = flags["--no-client-auth"] == nil ? flags["--client-ca"] : nil
+    if flags["--no-client-auth"] == nil && clientCA == nil {
+        throw Usage(description: "give --client-ca (required client certificate) or --no-client-auth")
+    }
+    var configuration = FakeAPNs.Configuration(certificatePath: cert, privateKeyPath: key, clientCAPath: clientCA)
+    configuration.port = UInt16(clamping: try integer(flags, "--port", 0))
+    configuration.maxConcurrentStreams = UInt32(clamping: try integer(flags, "--max-streams", 1000))
+    if flags["--goaway-after"] != nil { configuration.goAwayAfter = try integer(flags, "--goaway-after", 0) }
+    configuration.recordPushes = false
+    if let answer = flags["--answer"], answer != "200" {
+        let parts = answer.split(separator: ":", maxSplits: 1)
+        guard let status = Int(parts[0]) else { throw Usage(description: "--answer is STATUS or STATUS:Reason") }
+        configuration.defaultAnswer = .error(status: status, reason: parts.count > 1 ? String(parts[1]) : "")
+    }
+    let fake = try FakeAPNs(configuration: configuration, logger: Logger(label: "fake-apns", level: .warning))
+    if flags["--print-port"] != nil {
+        print(fake.port)
+    } else {
+        print("fake-apns listening on \(fake.url)")
+    }
+    fflush(nil)
+    while true { sleep(3600) }
+}
+
+func benchClient(_ flags: [String: String]) async throws {
+    guard let url = flags["--url"] else { throw Usage(description: "--url is required") }
+    func read(_ flag: String) throws -> [UInt8] {
+        guard let path = flags[flag] else { return [] }
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+    var configuration = APNSConfiguration(clientCertificateDER: try read("--cert-der"), clientPrivateKeyDER: try read("--key-der"))
+    configuration.url = url
+    configuration.caFile = flags["--ca-file"]
+    configuration.connections = max(1, try integer(flags, "--connections", 1))
+    let count = try integer(flags, "--count", 100_000)
+    let concurrency = max(1, try integer(flags, "--concurrency", 1000))
+    let result = try await APNSBenchmark.run(configuration: configuration, count: count, concurrency: concurrency)
+    let memory = result.peakMemoryBytes.map { String($0 / 1024 / 1024) } ?? "?"
+    print("pushes=\(result.pushes) failures=\(result.failures) seconds=\(String(format: "%.3f", result.seconds)) pushes_per_second=\(Int(result.pushesPerSecond)) peak_rss_mib=\(memory)")
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+do {
+    if arguments.first == "bench-client" {
+        try await benchClient(try parseFlags(arguments.dropFirst()))
+    } else {
+        try serve(try parseFlags(arguments))
+    }
+} catch {
+    FileHandle.standardError.write(Data("fake-apns: \(error)\n".utf8))
+    exit(2)
+}

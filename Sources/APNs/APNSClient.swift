@@ -1,0 +1,128 @@
+// APNSClient: the public face of the push client.
+//
+// Threading model: every socket, SSL object and nghttp2 session belongs to ONE dedicated I/O thread
+// (`ClientLoop.run`, a poll() loop over non-blocking sockets plus a wake-up pipe). Callers of
+// `send` never touch them: they append a `PendingPush` (request + CheckedContinuation) to the
+// Mutex-protected `Inbox`, write one byte to the wake pipe, and suspend. The I/O thread drains the
+// inbox, schedules requests onto HTTP/2 streams (`PushScheduler`, a pure value type), and resumes
+// each continuation exactly once from the I/O thread. DNS resolution (getaddrinfo) also runs on the
+// I/O thread, never on Swift's cooperative pool.
+
+import Foundation
+public import Logging
+import Synchronization
+
+/// A point-in-time view of the client's connections and streams.
+public struct APNSClientStats: Sendable, Equatable {
+    /// Connections with a completed handshake (including draining ones).
+    public var connectionsOpen = 0
+    /// Streams sent and not yet answered.
+    public var streamsInFlight = 0
+    /// Requests waiting for a free stream or a connection.
+    public var queued = 0
+    public init() {}
+}
+
+/// An HTTP/2 client for APNs pass-update pushes, authenticating with a TLS client certificate.
+public final class APNSClient: Sendable {
+    let configuration: APNSConfiguration
+    let endpoint: APNSEndpoint
+    let shared: SharedInbox
+    let wake: WakePipe
+    private let finished = DispatchSemaphore(value: 0)
+    let logger: Logger
+
+    /// Parses the identity and builds the TLS context once; connections open lazily on the first push.
+    public init(configuration: APNSConfiguration, logger: Logger) throws {
+        self.configuration = configuration
+        self.endpoint = try APNSEndpoint(url: configuration.url)
+        self.logger = logger
+        let tls = try TLSContext(configuration: configuration)
+        self.wake = try WakePipe()
+        self.shared = SharedInbox()
+        let loop = ClientLoop(configuration: configuration, endpoint: endpoint, tls: tls, shared: shared, wake: wake, logger: logger)
+        let done = finished
+        let thread = Thread {
+            loop.run()
+            done.signal()
+        }
+        thread.name = "apns-io"
+        thread.start()
+    }
+
+    deinit {
+        // A client dropped without shutdown() must not leave its thread polling forever.
+        shared.state.withLock { $0.shutdownRequested = true }
+        wake.signal()
+    }
+
+    /// Sends one push and waits for APNs' answer. Any HTTP status is returned as a response;
+    /// transport problems (connection, TLS, timeout, shutdown) throw `APNSError`.
+    public func send(_ request: APNSRequest) async throws -> APNSResponse {
+        try Self.validate(request)
+        return try await withCheckedThrowingContinuation { continuation in
+            let accepted = shared.state.withLock { inbox -> Bool in
+                guard !inbox.closed else { return false }
+                inbox.incoming.append(PendingPush(request: request, continuation: continuation))
+                return true
+            }
+            if accepted {
+                wake.signal()
+            } else {
+                continuation.resume(throwing: APNSError(code: .shutdown, message: "APNs client is shut down"))
+            }
+        }
+    }
+
+    /// Stops accepting pushes, lets in-flight streams finish (at most a few seconds), closes the
+    /// connections and waits for the I/O thread to exit. Unanswered requests fail with `.shutdown`.
+    public func shutdown() {
+        let first = shared.state.withLock { inbox -> Bool in
+            defer { inbox.shutdownRequested = true }
+            return !inbox.shutdownRequested
+        }
+        wake.signal()
+        guard first else { return }
+        _ = finished.wait(timeout: .now() + .milliseconds(Int(max(0, configuration.shutdownGracePeriod) * 1000) + 5000))
+        finished.signal()
+    }
+
+    /// Connections and streams right now.
+    public var stats: APNSClientStats { shared.state.withLock { $0.stats } }
+
+    /// Rejects what cannot be put into a request path or header; APNs judges the rest.
+    static func validate(_ request: APNSRequest) throws(APNSError) {
+        let token = request.pushToken.utf8
+        guard !token.isEmpty, token.count <= 200,
+              token.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
+        else { throw APNSError(code: .invalidRequest, message: "push token is not a hex string") }
+        let topic = request.topic.utf8
+        guard !topic.isEmpty, topic.count <= 255, topic.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+            throw APNSError(code: .invalidRequest, message: "topic must be a non-empty visible ASCII string")
+        }
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+    }
+}
+
+/// A push handed from a caller to the I/O thread.
+struct PendingPush: Sendable {
+    var request: APNSRequest
+    var continuation: CheckedContinuation<APNSResponse, any Error>
+}
+
+/// The Mutex both callers and the I/O thread hold a reference to.
+final class SharedInbox: Sendable {
+    let state = Mutex(Inbox())
+}
+
+/// What callers and the I/O thread share, under the client's Mutex.
+struct Inbox: Sendable {
+    var incoming: [PendingPush] = []
+    var shutdownRequested = false
+    /// Set by the I/O thread when it has failed everything and stops: no more pushes accepted.
+    var closed = false
+    var stats = APNSClientStats()
+}

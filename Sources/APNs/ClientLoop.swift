@@ -1,0 +1,171 @@
+// The I/O thread of APNSClient (threading model: see APNSClient.swift). Everything here runs on
+// that one thread; only `shared` (a Mutex) and `wake` are touched by other threads.
+
+import Foundation
+import Logging
+
+final class ClientLoop: @unchecked Sendable {
+    // Safe because: created before the I/O thread starts and from then on used only by that thread.
+
+    struct LivePush {
+        var request: APNSRequest
+        var continuation: CheckedContinuation<APNSResponse, any Error>
+        var connection: Int?
+        var stream: Int32?
+    }
+
+    let configuration: APNSConfiguration
+    let endpoint: APNSEndpoint
+    let tls: TLSContext
+    let shared: SharedInbox
+    let wake: WakePipe
+    let logger: Logger
+    var scheduler: PushScheduler
+    var pushes: [UInt64: LivePush] = [:]
+    var connections: [Int: H2ClientConnection] = [:]
+    var streamRequests: [Int: [Int32: UInt64]] = [:]
+    /// (deadline, request) in enqueue order; every request has the same timeout, so it stays sorted.
+    var deadlines: [(Double, UInt64)] = []
+    var deadlineHead = 0
+    var nextRequestID: UInt64 = 1
+    var shutdownDeadline: Double?
+    var addresses: [SocketAddress] = []
+    var attempts = 0
+
+    init(configuration: APNSConfiguration, endpoint: APNSEndpoint, tls: TLSContext, shared: SharedInbox, wake: WakePipe, logger: Logger) {
+        self.configuration = configuration
+        self.endpoint = endpoint
+        self.tls = tls
+        self.shared = shared
+        self.wake = wake
+        self.logger = logger
+        self.scheduler = PushScheduler(targetConnections: configuration.connections)
+    }
+
+    func run() {
+        var fds: [pollfd] = []
+        var polled: [H2ClientConnection] = []
+        while true {
+            let now = monotonicSeconds()
+            intake(now: now)
+            if let deadline = shutdownDeadline, scheduler.inFlightCount == 0 || now >= deadline { break }
+            expire(now: now)
+            openConnections(now: now)
+            submitQueued()
+            checkHealth(now: now)
+            for connection in Array(connections.values) where connection.state == .open {
+                do throws(APNSError) { try connection.flush() } catch { connectionDown(connection, error: error, now: now) }
+            }
+            publishStats()
+
+            fds.removeAll(keepingCapacity: true)
+            polled.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0))
+            for connection in connections.values where connection.fd >= 0 {
+                fds.append(pollfd(fd: connection.fd, events: connection.pollEvents, revents: 0))
+                polled.append(connection)
+            }
+            _ = poll(&fds, nfds_t(fds.count), pollTimeout(now: now))
+            if fds[0].revents != 0 { wake.drain() }
+            let after = monotonicSeconds()
+            for (index, connection) in polled.enumerated() where fds[index + 1].revents != 0 {
+                guard connection.state != .closed else { continue }
+                do throws(APNSError) {
+                    let wasOpen = connection.state == .open
+                    try connection.handle(revents: fds[index + 1].revents, tls: tls)
+                    if !wasOpen && connection.state == .open { scheduler.connectionEstablished(connection.id) }
+                    if fds[index + 1].revents & Int16(POLLIN) != 0 { connection.lastActivity = after }
+                    processEvents(connection, now: after)
+                } catch {
+                    processEvents(connection, now: after)
+                    connectionDown(connection, error: error, now: after)
+                }
+            }
+            publishStats()
+        }
+        finish()
+    }
+
+    /// Takes new pushes from callers; starts the shutdown when asked.
+    private func intake(now: Double) {
+        let (incoming, shutdownRequested) = shared.state.withLock { inbox in
+            let taken = inbox.incoming
+            inbox.incoming.removeAll()
+            if inbox.shutdownRequested { inbox.closed = true }
+            return (taken, inbox.shutdownRequested)
+        }
+        if shutdownRequested {
+            let error = APNSError(code: .shutdown, message: "APNs client is shutting down")
+            for push in incoming { push.continuation.resume(throwing: error) }
+            if shutdownDeadline == nil {
+                shutdownDeadline = now + max(0, configuration.shutdownGracePeriod)
+                for id in scheduler.drainQueue() { fail(id, error) }
+            }
+            return
+        }
+        for push in incoming {
+            let id = nextRequestID
+            nextRequestID += 1
+            pushes[id] = LivePush(request: push.request, continuation: push.continuation)
+            scheduler.enqueue(id)
+            deadlines.append((now + configuration.requestTimeout, id))
+        }
+    }
+
+    private func expire(now: Double) {
+        while deadlineHead < deadlines.count, deadlines[deadlineHead].0 <= now {
+            let id = deadlines[deadlineHead].1
+            deadlineHead += 1
+            guard let push = pushes[id] else { continue }
+            if case .inFlight(let connectionID) = scheduler.cancel(id), let stream = push.stream {
+                streamRequests[connectionID]?[stream] = nil
+                connections[connectionID]?.reset(stream: stream)
+            }
+            fail(id, APNSError(code: .timeout, message: "no answer from APNs within \(configuration.requestTimeout)s"))
+        }
+        if deadlineHead > 4096, deadlineHead * 2 > deadlines.count {
+            deadlines.removeFirst(deadlineHead)
+            deadlineHead = 0
+        }
+    }
+
+    private func publishStats() {
+        var stats = APNSClientStats()
+        stats.connectionsOpen = connections.values.filter { $0.state == .open }.count
+        stats.streamsInFlight = scheduler.inFlightCount
+        stats.queued = scheduler.queuedCount
+        shared.state.withLock { $0.stats = stats }
+    }
+
+    private func pollTimeout(now: Double) -> Int32 {
+        var wait = 1.0
+        if deadlineHead < deadlines.count { wait = min(wait, deadlines[deadlineHead].0 - now) }
+        if scheduler.queuedCount > 0 { wait = min(wait, scheduler.nextConnectAttempt - now) }
+        if let shutdownDeadline { wait = min(wait, shutdownDeadline - now) }
+        return Int32(max(0, (wait * 1000).rounded(.up)))
+    }
+
+    private func finish() {
+        let error = APNSError(code: .shutdown, message: "APNs client shut down before an answer arrived")
+        for id in Array(pushes.keys) { fail(id, error) }
+        for connection in connections.values { connection.close() }
+        connections.removeAll()
+        shared.state.withLock { inbox in
+            inbox.closed = true
+            inbox.stats = APNSClientStats()
+            let late = inbox.incoming
+            inbox.incoming.removeAll()
+            for push in late { push.continuation.resume(throwing: error) }
+        }
+    }
+
+    func complete(_ id: UInt64, _ response: APNSResponse) {
+        guard let push = pushes.removeValue(forKey: id) else { return }
+        push.continuation.resume(returning: response)
+    }
+
+    func fail(_ id: UInt64, _ error: APNSError) {
+        guard let push = pushes.removeValue(forKey: id) else { return }
+        push.continuation.resume(throwing: error)
+    }
+}

@@ -1,0 +1,202 @@
+// One TLS + HTTP/2 connection to APNs, driven by the client's I/O thread only.
+//
+// State machine: TCP connect (non-blocking) → TLS handshake (SSL_connect, WANT_READ/WANT_WRITE) →
+// open (nghttp2 session over SSL_read/SSL_write on the non-blocking socket) → closed. nghttp2
+// callbacks reach this object through `Unmanaged` user data and append `Event`s that the I/O loop
+// consumes after each `handle(revents:)`.
+
+import CNGHTTP2
+import COpenSSL
+import Foundation
+
+final class H2ClientConnection {
+    enum State { case tcpConnecting, handshaking, open, closed }
+
+    enum Event {
+        /// The server's SETTINGS frame (its stream limit).
+        case settings(maxConcurrentStreams: UInt32)
+        case goAway
+        /// A stream ended with an HTTP answer.
+        case response(stream: Int32, status: Int, apnsID: String?, body: [UInt8])
+        /// The server never processed the stream: safe to send again elsewhere.
+        case refused(stream: Int32)
+        /// The stream ended without an answer (reset by the server for another reason).
+        case reset(stream: Int32, errorCode: UInt32)
+    }
+
+    struct StreamState {
+        var status: Int?
+        var apnsID: String?
+        var body: [UInt8] = []
+    }
+
+    let id: Int
+    private(set) var state: State = .tcpConnecting
+    private(set) var fd: Int32
+    var ssl: OpaquePointer?
+    var session: OpaquePointer?
+    private let host: String
+    private let authority: String
+    var events: [Event] = []
+    var streams: [Int32: StreamState] = [:]
+    /// Set once the server's first SETTINGS frame arrived: the server accepted us (TLS 1.3 client
+    /// certificate rejections surface only after the handshake, before that frame).
+    var receivedSettings = false
+    var pending: [UInt8] = []
+    var writeBlocked = false
+    var readNeedsWrite = false
+    var lastActivity: Double
+    var pingSentAt: Double?
+    let connectDeadline: Double
+
+    init(id: Int, address: SocketAddress, host: String, port: UInt16, now: Double, connectTimeout: Double) throws(APNSError) {
+        self.id = id
+        self.host = host
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        self.authority = port == 443 ? bracketed : "\(bracketed):\(port)"
+        self.fd = try address.startConnect()
+        self.lastActivity = now
+        self.connectDeadline = now + connectTimeout
+    }
+
+    deinit { close() }
+
+    /// The poll events this connection waits for.
+    var pollEvents: Int16 {
+        switch state {
+        case .tcpConnecting: return Int16(POLLOUT)
+        case .handshaking: return writeBlocked ? Int16(POLLOUT) : Int16(POLLIN)
+        case .open:
+            var events = Int16(POLLIN)
+            if writeBlocked || readNeedsWrite { events |= Int16(POLLOUT) }
+            return events
+        case .closed: return 0
+        }
+    }
+
+    /// Advances the connection after poll() reported `revents`. Throws when it is unusable.
+    func handle(revents: Int16, tls: TLSContext) throws(APNSError) {
+        switch state {
+        case .tcpConnecting:
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+            guard error == 0, revents & Int16(POLLOUT) != 0 else {
+                throw APNSError(code: .connectionFailed, message: "connect failed: \(String(cString: strerror(error == 0 ? ECONNREFUSED : error)))")
+            }
+            try startTLS(tls)
+            try handshake()
+        case .handshaking:
+            try handshake()
+        case .open:
+            if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 || readNeedsWrite { try readAvailable() }
+            try flush()
+        case .closed:
+            return
+        }
+    }
+
+    private func startTLS(_ tls: TLSContext) throws(APNSError) {
+        guard let ssl = SSL_new(tls.context) else { throw APNSError(code: .tls, message: "SSL_new failed" + openSSLErrors()) }
+        self.ssl = ssl
+        SSL_set_fd(ssl, fd)
+        if SocketAddress.isIPLiteral(host) {
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+        } else {
+            _ = shim_SSL_set_tlsext_host_name(ssl, host)
+            SSL_set1_host(ssl, host)
+        }
+        state = .handshaking
+    }
+
+    private func handshake() throws(APNSError) {
+        guard let ssl else { throw APNSError(code: .tls, message: "no TLS session") }
+        ERR_clear_error()
+        let result = SSL_connect(ssl)
+        if result != 1 {
+            let error = SSL_get_error(ssl, result)
+            if error == SSL_ERROR_WANT_READ { writeBlocked = false; return }
+            if error == SSL_ERROR_WANT_WRITE { writeBlocked = true; return }
+            let verify = SSL_get_verify_result(ssl)
+            if verify != X509_V_OK {
+                let reason = String(cString: X509_verify_cert_error_string(verify))
+                throw APNSError(code: .tls, message: "server certificate rejected: \(reason)")
+            }
+            throw APNSError(code: .tls, message: "TLS handshake failed" + openSSLErrors())
+        }
+        writeBlocked = false
+        var alpn: UnsafePointer<UInt8>? = nil
+        var alpnLength: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &alpn, &alpnLength)
+        guard let alpn, alpnLength == 2, alpn[0] == UInt8(ascii: "h"), alpn[1] == UInt8(ascii: "2") else {
+            throw APNSError(code: .tls, message: "server did not negotiate HTTP/2 (ALPN h2)")
+        }
+        try startSession()
+        state = .open
+        try flush()
+    }
+
+    private func startSession() throws(APNSError) {
+        var newSession: OpaquePointer? = nil
+        let user = Unmanaged.passUnretained(self).toOpaque()
+        guard nghttp2_session_client_new(&newSession, H2ClientCallbacks.shared.pointer, user) == 0, let newSession else {
+            throw APNSError(code: .protocolError, message: "cannot create an HTTP/2 session")
+        }
+        session = newSession
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
+        ]
+        guard nghttp2_submit_settings(newSession, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else {
+            throw APNSError(code: .protocolError, message: "cannot send SETTINGS")
+        }
+    }
+
+    /// Queues one push on a new stream; the bytes go out on the next `flush()`.
+    func submit(path: String, topic: String, expiration: Int64) throws(APNSError) -> Int32 {
+        guard state == .open, let session else { throw APNSError(code: .connectionLost, message: "connection not open") }
+        let headers: [(String, String)] = [
+            (":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", path),
+            ("apns-topic", topic), ("apns-push-type", "background"), ("apns-priority", "5"),
+            ("apns-expiration", String(expiration)), ("content-type", "application/json"), ("content-length", "2"),
+        ]
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: emptyJSONBody)
+        let stream = withHeaderBlock(headers) { nva in
+            nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, &provider, nil)
+        }
+        guard stream > 0 else {
+            throw APNSError(code: .protocolError, message: "cannot submit request: \(String(cString: nghttp2_strerror(stream)))")
+        }
+        streams[stream] = StreamState()
+        return stream
+    }
+
+    /// Cancels a stream (request timed out); its close is ignored by the loop.
+    func reset(stream: Int32) {
+        streams[stream] = nil
+        guard let session else { return }
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, NGHTTP2_CANCEL.rawValue)
+    }
+
+    func ping(now: Double) {
+        guard let session else { return }
+        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+        pingSentAt = now
+    }
+
+    /// Whether nghttp2 has nothing left to do (after GOAWAY, all streams finished).
+    var isFinished: Bool {
+        guard let session else { return state == .closed }
+        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+    }
+
+    func close() {
+        if let session { nghttp2_session_del(session) }
+        session = nil
+        if let ssl { SSL_free(ssl) }
+        ssl = nil
+        if fd >= 0 { Foundation.close(fd) }
+        fd = -1
+        state = .closed
+    }
+}

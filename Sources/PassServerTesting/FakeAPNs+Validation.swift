@@ -1,0 +1,31 @@
+extension FakeAPNs {
+    /// Checks a request the way APNs would for a pass-update push; returns the error answer, or nil if valid.
+    static func validate(method: String, path: String, headers: [String: String], body: [UInt8]) -> Answer? {
+        guard method == "POST" else { return .error(status: 405, reason: "MethodNotAllowed") }
+        let prefix = "/3/device/"
+        guard path.hasPrefix(prefix) else { return .error(status: 404, reason: "BadPath") }
+        let token = path.dropFirst(prefix.count)
+        guard !token.isEmpty else { return .error(status: 400, reason: "MissingDeviceToken") }
+        guard token.utf8.allSatisfy(isHexDigit) else { return .error(status: 400, reason: "BadDeviceToken") }
+        guard let topic = headers["apns-topic"], !topic.isEmpty else { return .error(status: 400, reason: "MissingTopic") }
+        guard headers["apns-push-type"] == "background" else { return .error(status: 400, reason: "InvalidPushType") }
+        guard headers["apns-priority"] == "5" else { return .error(status: 400, reason: "BadPriority") }
+        guard let expiration = headers["apns-expiration"], Int64(expiration) != nil else {
+            return .error(status: 400, reason: "BadExpirationDate")
+        }
+        guard !body.isEmpty else { return .error(status: 400, reason: "PayloadEmpty") }
+        // Real APNs takes any JSON; a pass update must be exactly `{}`, so the fake is stricter.
+        guard body == Array("{}".utf8) else { return .error(status: 400, reason: "UnexpectedPayload") }
+        return nil
+    }
+
+    /// The token part of a `/3/device/<token>` path, or "".
+    static func token(fromPath path: String) -> String {
+        let prefix = "/3/device/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : ""
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
+    }
+}
