@@ -3,6 +3,7 @@ import Foundation
 @testable import HTTPServer
 import Logging
 import Synchronization
+import PassServerTesting
 import Testing
 
 @Suite struct LifecycleTests {

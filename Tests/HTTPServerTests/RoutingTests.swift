@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PassServerTesting
 import Testing
 
 /// Routing and request values over real sockets.

@@ -1,4 +1,5 @@
 import Foundation
+import PassServerTesting
 @testable import HTTPServer
 import Logging
 

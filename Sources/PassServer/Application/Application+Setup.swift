@@ -1,3 +1,4 @@
+import APNs
 import Certificates
 import Foundation
 import Logging
@@ -48,5 +49,18 @@ extension Application {
         }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return identity
+    }
+
+    /// `APNS_MODE=live`: an HTTP/2 client authenticated with the pass type identity; `log`: a logger.
+    static func pushSender(_ configuration: Configuration, identity: SigningIdentity, logger: Logger) throws -> any PushSender {
+        guard configuration.apns.mode == .live else { return LoggingPushSender(logger: logger) }
+        var apns = APNSConfiguration(clientCertificateDER: identity.certificateDER, clientPrivateKeyDER: identity.privateKeyDER)
+        apns.url = configuration.apns.url
+        apns.caFile = configuration.apns.caFile
+        apns.connections = configuration.apns.connections
+        apns.expiration = .seconds(configuration.apns.expiration)
+        apns.requestTimeout = Double(configuration.apns.requestTimeout)
+        if let intermediate = identity.intermediateDER { apns.clientChainDER = [intermediate] }
+        return try APNSClient(configuration: apns, logger: logger)
     }
 }

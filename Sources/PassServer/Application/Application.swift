@@ -1,3 +1,4 @@
+import APNs
 import Certificates
 import Dispatch
 import Foundation
@@ -19,6 +20,8 @@ public final class Application: Sendable {
     let passes: PassService
     let readiness = Readiness()
     let server: HTTPServer
+    let dispatcher: PushDispatcher
+    let jobRunner: JobRunner
 
     /// Opens the store (migrating unless told not to), loads the signing identity and builds the
     /// routes. Nothing listens until `start()`.
@@ -47,30 +50,51 @@ public final class Application: Sendable {
         )
         self.passes = passes
 
+        let dispatcher = PushDispatcher(
+            store: store, sender: try Self.pushSender(configuration, identity: identity, logger: logger.named("apns")),
+            policy: PushPolicy(maxRetryAge: TimeInterval(configuration.push.maxRetryAge)), readiness: readiness,
+            logger: logger.named("push"),
+            settings: PushDispatcher.Settings(
+                batchSize: configuration.push.batchSize, maxInFlight: configuration.push.concurrency,
+                lease: .seconds(2 * configuration.apns.requestTimeout + 30), drainTimeout: TimeInterval(configuration.http.drainTimeout)
+            )
+        )
+        self.dispatcher = dispatcher
+        let jobRunner = JobRunner(store: store, logger: logger.named("jobs"), afterBatch: { _ in dispatcher.wake() })
+        self.jobRunner = jobRunner
+
         var router = Router()
         HealthController(store: store, readiness: readiness, logger: logger).register(in: &router)
         DeviceController(
             store: store, passes: passes, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device")
         ).register(in: &router)
+        AdminController(
+            store: store, passes: passes, logger: logger.named("admin"),
+            pushesEnqueued: { dispatcher.wake() }, jobCreated: { jobRunner.wake() }
+        ).register(in: &router)
+        DownloadController(store: store, passes: passes).register(in: &router)
+        OpenAPIController.register(in: &router)
 
         let http = configuration.http
         var serverConfiguration = ServerConfiguration()
         serverConfiguration.host = http.host
         serverConfiguration.port = http.port
         serverConfiguration.maxBodySize = http.maxBodySize
-        serverConfiguration.connectionTimeout = http.connectionTimeout
+        serverConfiguration.connectionTimeout = .seconds(http.connectionTimeout)
         serverConfiguration.maxConnections = http.maxConnections
         if http.threads > 0 { serverConfiguration.threads = http.threads }
-        serverConfiguration.drainTimeout = http.drainTimeout
+        serverConfiguration.drainTimeout = .seconds(http.drainTimeout)
         server = HTTPServer(configuration: serverConfiguration, router: router, logger: logger.named("http"))
     }
 
     /// The bound port (after `start`).
     public var port: Int { server.port }
 
-    /// Starts listening.
+    /// Starts listening, dispatching pushes and running jobs.
     public func start() throws {
         try server.start()
+        dispatcher.start()
+        jobRunner.start()
         logger.notice(
             "listening",
             ["host": configuration.http.host, "port": "\(server.port)", "store": "\(store.backend)",
@@ -78,10 +102,13 @@ public final class Application: Sendable {
         )
     }
 
-    /// Stops accepting, drains in-flight requests, and closes the store. Idempotent.
+    /// Stops accepting, drains in-flight requests, finishes the job batch and the pushes in
+    /// flight, and closes the store. Idempotent.
     public func shutdown() {
         server.shutdown()
         server.waitUntilStopped()
+        jobRunner.shutdown()
+        dispatcher.shutdown()
         store.close()
         logger.notice("stopped")
     }

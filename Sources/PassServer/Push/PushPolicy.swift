@@ -2,28 +2,28 @@ import Foundation
 
 /// What to do with an outbox row after one delivery attempt: the reply table of
 /// `shared/protocol.md` §3 as a pure function, tested without sockets.
-public struct PushPolicy: Sendable, Equatable {
+struct PushPolicy: Sendable, Equatable {
     /// Retryable failures give up once the row is older than this.
-    public var maxRetryAge: TimeInterval
+var maxRetryAge: TimeInterval
     /// First retry delay; doubles each attempt up to `maxDelay`, with full jitter.
-    public var baseDelay: TimeInterval = 1
-    public var maxDelay: TimeInterval = 300
+var baseDelay: TimeInterval = 1
+var maxDelay: TimeInterval = 300
 
-    public init(maxRetryAge: TimeInterval, baseDelay: TimeInterval = 1, maxDelay: TimeInterval = 300) {
+init(maxRetryAge: TimeInterval, baseDelay: TimeInterval = 1, maxDelay: TimeInterval = 300) {
         self.maxRetryAge = maxRetryAge
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
     }
 
     /// The outcome of one attempt, reduced to what the policy needs.
-    public enum Outcome: Sendable, Equatable {
+enum Outcome: Sendable, Equatable {
         /// APNs answered with an HTTP status and, on errors, a reason and (for 410) a timestamp.
         case answered(status: Int, reason: String?, timestamp: Date?)
         /// No answer: connection loss, timeout, refused stream.
         case transportFailure(String)
     }
 
-    public enum Action: Sendable, Equatable {
+enum Action: Sendable, Equatable {
         /// Done: remove the row.
         case delivered
         /// The token is dead: delete registrations of it (not those renewed after `unlessRenewedAfter`), remove the row.
@@ -38,7 +38,7 @@ public struct PushPolicy: Sendable, Equatable {
 
     /// Decides the action for `outcome` on the `attempts`-th try (1-based) of a row first enqueued at
     /// `enqueuedAt`. `random` is a value in 0..<1 for jitter (injected for tests).
-    public func action(for outcome: Outcome, attempts: Int, enqueuedAt: Date, now: Date, random: Double) -> Action {
+func action(for outcome: Outcome, attempts: Int, enqueuedAt: Date, now: Date, random: Double) -> Action {
         switch outcome {
         case .answered(200, _, _):
             return .delivered

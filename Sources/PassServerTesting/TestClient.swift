@@ -3,16 +3,17 @@ import Glibc
 
 /// A raw HTTP/1.1 client over a POSIX socket: writes exactly the bytes a test gives it and parses
 /// the response by hand, so tests can send malformed or stalled requests that URLSession cannot.
-final class TestClient {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public final class TestClient {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
     }
 
     private let fd: Int32
     private var buffer: [UInt8] = []
 
     /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds.
-    init(port: Int, timeout: Int = 15) throws {
+    public init(port: Int, timeout: Int = 15) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         var address = sockaddr_in()
@@ -36,7 +37,7 @@ final class TestClient {
 
     /// Writes all bytes; returns false when the peer has closed the connection.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -47,10 +48,10 @@ final class TestClient {
     }
 
     @discardableResult
-    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+    public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
     /// Sends a request with `Host` and, for a body, `Content-Length`; then reads the response.
-    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> TestResponse {
+    public func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> TestResponse {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: localhost\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
@@ -61,7 +62,7 @@ final class TestClient {
     }
 
     /// Reads one response; nil when the connection closed before a status line arrived.
-    func readResponse(method: String = "GET") throws -> TestResponse? {
+    public func readResponse(method: String = "GET") throws -> TestResponse? {
         guard let headEnd = try fill(until: { $0.firstRange(of: [13, 10, 13, 10]) }) else { return nil }
         let head = String(decoding: buffer[..<headEnd.lowerBound], as: UTF8.self)
         buffer.removeSubrange(..<headEnd.upperBound)
@@ -89,7 +90,7 @@ final class TestClient {
     }
 
     /// Whether the server closes the connection (EOF or reset) before `seconds` pass; data is skipped.
-    func waitForClose(seconds: Double) -> Bool {
+    public func waitForClose(seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             var chunk = [UInt8](repeating: 0, count: 4096)
@@ -121,19 +122,19 @@ final class TestClient {
 }
 
 /// A parsed response.
-struct TestResponse {
-    var status: Int
-    var headers: [(String, String)]
-    var body: [UInt8]
+public struct TestResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
 
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    public var text: String { String(decoding: body, as: UTF8.self) }
 
     /// The `{"error":{"code":...}}` code, if the body is such an error.
-    var errorCode: String? {
+    public var errorCode: String? {
         struct Body: Decodable { struct Detail: Decodable { var code: String; var message: String }; var error: Detail }
         return (try? JSONDecoder().decode(Body.self, from: Data(body)))?.error.code
     }
