@@ -26,7 +26,7 @@ build: deps
 
 # Serves on 127.0.0.1:8080 with the embedded SQLite store under ./.data/.
 run: build
-	$(SWIFT) run $(SWIFT_FLAGS) pass-server serve
+	$(SWIFT) run $(SWIFT_FLAGS) pass-server serve --development
 
 # Builds with warnings as errors, starts a throwaway PostgreSQL cluster and runs every test.
 test: test-deps

@@ -28,7 +28,7 @@ extension AdminController {
             now: now()
         )
         logger.info("ticket issued", ["event.id": event.id, "pass.serial": serial.rawValue, "request.id": request.requestID])
-        return .json(TicketBody(pass, downloadURL: downloadURL(for: pass)), status: 201)
+        return .json(TicketBody(pass, downloadURL: downloadURL(for: pass)), status: 201, encoder: .api)
     }
 
     func listTickets(_ request: Request) throws -> Response {
@@ -46,7 +46,7 @@ extension AdminController {
         let page = try store.passes(eventID: event.id, after: cursor, limit: limit + 1)
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { String($0.id) } : nil
-        return .json(TicketPage(tickets: shown.map { TicketBody($0, downloadURL: downloadURL(for: $0)) }, nextCursor: next))
+        return .json(TicketPage(tickets: shown.map { TicketBody($0, downloadURL: downloadURL(for: $0)) }, nextCursor: next), encoder: .api)
     }
 
     func showTicket(_ request: Request) throws -> Response {
@@ -55,7 +55,7 @@ extension AdminController {
         body.registeredDevices = try store.registrationCount(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
         let tokens = try store.pushTokens(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
         body.latestPushes = tokens.isEmpty ? [] : try store.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 20).map(PushBody.init)
-        return .json(body)
+        return .json(body, encoder: .api)
     }
 
     func updateTicket(_ request: Request) throws -> Response {
@@ -91,7 +91,7 @@ extension AdminController {
         if case .value(let text) = input.text("reason", maxLength: 500) { reason = text }
         try input.validate()
         // Cancelling twice changes nothing: no new revision, no push.
-        guard pass.status == .active else { return .json(TicketBody(pass, downloadURL: downloadURL(for: pass))) }
+        guard pass.status == .active else { return .json(TicketBody(pass, downloadURL: downloadURL(for: pass)), encoder: .api) }
         return try apply(PassChange(status: .voided, voidReason: .some(reason)), to: pass, request: request)
     }
 
@@ -105,7 +105,7 @@ extension AdminController {
             ])
             if enqueued > 0 { pushesEnqueued() }
         }
-        return .json(TicketBody(update.pass, downloadURL: downloadURL(for: update.pass)))
+        return .json(TicketBody(update.pass, downloadURL: downloadURL(for: update.pass)), encoder: .api)
     }
 
     private func existingTicket(_ request: Request) throws -> StoredPass {

@@ -62,12 +62,12 @@ struct AdminController: Sendable {
             NewEvent(name: name, venue: venue, startsAt: startsAt, endsAt: endsAt, timeZone: timeZone, template: template), now: now()
         )
         logger.info("event created", ["event.id": event.id, "request.id": request.requestID])
-        return .json(EventBody(event), status: 201)
+        return .json(EventBody(event), status: 201, encoder: .api)
     }
 
     func showEvent(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
-        return .json(EventBody(event, counts: try store.eventCounts(id: event.id)))
+        return .json(EventBody(event, counts: try store.eventCounts(id: event.id)), encoder: .api)
     }
 
     func updateEvent(_ request: Request) throws -> Response {
@@ -99,14 +99,14 @@ struct AdminController: Sendable {
             logger.info("event changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": request.requestID])
             jobCreated()
         }
-        return .json(EventUpdateBody(event: EventBody(event), job: job.map { .init(id: $0.id, state: $0.state.rawValue, total: $0.total) }))
+        return .json(EventUpdateBody(event: EventBody(event), job: job.map { .init(id: $0.id, state: $0.state.rawValue, total: $0.total) }), encoder: .api)
     }
 
     func showJob(_ request: Request) throws -> Response {
         guard let id = request.parameters["jobId"], AdminIdentifiers.isPlausible(id), let job = try store.job(id: id) else {
             throw HTTPError.notFound("No such job.")
         }
-        return .json(JobBody(job))
+        return .json(JobBody(job), encoder: .api)
     }
 
     // MARK: Helpers

@@ -63,4 +63,13 @@ extension Application {
         if let intermediate = identity.intermediateDER { apns.clientChainDER = [intermediate] }
         return try APNSClient(configuration: apns, logger: logger)
     }
+
+    /// In development, the first start mints an admin token named "development" and returns it
+    /// (once) so `make run` can print it; later starts return nil.
+    func developmentAdminToken() throws -> String? {
+        guard configuration.development, try store.adminTokens().isEmpty else { return nil }
+        let token = AdminAuthentication.newToken()
+        _ = try store.createAdminToken(name: "development", tokenHash: TokenVault.hash(token), now: Date())
+        return token
+    }
 }

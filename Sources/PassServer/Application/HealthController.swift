@@ -14,7 +14,7 @@ struct HealthController: Sendable {
     }
 
     func register(in router: inout Router) {
-        router.get("/healthz") { _ in .json(Status(status: "ok")) }
+        router.get("/healthz") { _ in .json(Status(status: "ok"), encoder: .api) }
         router.get("/readyz") { request in
             var reasons: [String] = []
             do {
@@ -27,7 +27,7 @@ struct HealthController: Sendable {
             guard reasons.isEmpty else {
                 return .error(status: 503, code: "not_ready", message: reasons.joined(separator: "; "))
             }
-            return .json(Status(status: "ready"))
+            return .json(Status(status: "ready"), encoder: .api)
         }
     }
 }

@@ -13,6 +13,9 @@ extension CommandLineInterface {
                 environment: context.environment, arguments: arguments, requirements: .serve
             )
             let application = try Application(configuration: configuration)
+            if let token = try application.developmentAdminToken() {
+                context.standardOutput("Development admin token (shown once; create more with `pass-server token create`):\n  \(token)")
+            }
             try application.runUntilSignalled()
             return ExitCode.success
         }

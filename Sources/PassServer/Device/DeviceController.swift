@@ -72,7 +72,7 @@ struct DeviceController: Sendable {
             deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: passType.rawValue, updatedAfter: since
         )
         guard let last = changed.lastRevision, !changed.serialNumbers.isEmpty else { return Response(status: 204) }
-        return .json(SerialsBody(serialNumbers: changed.serialNumbers, lastUpdated: String(last)))
+        return .json(SerialsBody(serialNumbers: changed.serialNumbers, lastUpdated: String(last)), encoder: .api)
     }
 
     func latestPass(_ request: Request) throws -> Response {

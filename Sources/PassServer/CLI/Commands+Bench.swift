@@ -1,0 +1,41 @@
+import Foundation
+import PassBundle
+import Storage
+
+extension CommandLineInterface {
+    static var benchCommand: Command {
+        Command(
+            "bench",
+            summary: "Measure this machine (used by `make bench`).",
+            subcommands: [
+                Command(
+                    "storage", summary: "Registration upserts/s and changed-serial queries/s against DATABASE_URL.",
+                    usage: "[--count N] [--threads N] [--database-url URL]"
+                ) { arguments, context in
+                    let (options, configuration) = try commandOptions(arguments, context: context, valued: ["count", "threads"])
+                    let count = Int(options.options["count"] ?? "20000") ?? 20_000
+                    let threads = Int(options.options["threads"] ?? "8") ?? 8
+                    let store = try Application.openStore(configuration)
+                    defer { store.close() }
+                    for operation in StorageBenchmark.Operation.allCases {
+                        let result = try StorageBenchmark.run(store: store, operation: operation, count: count, threads: threads)
+                        context.standardOutput(String(format: "| %@ | %@ | %d threads | %.0f ops/s |", "\(store.backend)", operation.rawValue, threads, result.operationsPerSecond))
+                    }
+                    return ExitCode.success
+                },
+                Command(
+                    "bundles", summary: "Signed bundles built per second.",
+                    usage: "[--threads N] [--seconds S]"
+                ) { arguments, context in
+                    let options = try OptionParser(arguments, valued: ["threads", "seconds", "passes-dir"])
+                    let threads = Int(options.options["threads"] ?? "1") ?? 1
+                    let seconds = Double(options.options["seconds"] ?? "5") ?? 5
+                    let directory = (options.options["passes-dir"] ?? "Passes") + "/event-ticket"
+                    let rate = try PassBundleBenchmark.run(threads: threads, seconds: seconds, templateDirectory: directory)
+                    context.standardOutput(String(format: "%.1f", rate))
+                    return ExitCode.success
+                },
+            ]
+        )
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Storage
+
+extension CommandLineInterface {
+    static var tokenCommand: Command {
+        Command(
+            "token", summary: "Create, list and revoke admin API tokens.",
+            subcommands: [tokenCreateCommand, tokenListCommand, tokenRevokeCommand]
+        )
+    }
+
+    static var tokenCreateCommand: Command {
+        Command(
+            "create", summary: "Mint an admin token; it is printed once and stored only as a hash.",
+            usage: "--name NAME [--database-url URL]"
+        ) { arguments, context in
+            let (options, configuration) = try commandOptions(arguments, context: context, valued: ["name"])
+            let name = try options.required("name")
+            guard name.count <= 100, !name.contains(where: { $0.isNewline }) else { throw UsageError("--name must be one line of at most 100 characters") }
+            let store = try Application.openStore(configuration)
+            defer { store.close() }
+            try store.migrate()
+            let token = AdminAuthentication.newToken()
+            _ = try store.createAdminToken(name: name, tokenHash: TokenVault.hash(token), now: Date())
+            context.standardOutput(token)
+            context.standardError("Admin token '\(name)' created. It is shown only now: keep it secret. Use it as 'Authorization: Bearer <token>'.")
+            return ExitCode.success
+        }
+    }
+
+    static var tokenListCommand: Command {
+        Command("list", summary: "List admin tokens (names and dates, never the tokens).", usage: "[--database-url URL]") { arguments, context in
+            let (_, configuration) = try commandOptions(arguments, context: context, valued: [])
+            let store = try Application.openStore(configuration)
+            defer { store.close() }
+            try store.migrate()
+            let tokens = try store.adminTokens()
+            if tokens.isEmpty { context.standardOutput("no admin tokens") }
+            for token in tokens {
+                let state = token.revokedAt.map { "revoked \(ISODate.format($0))" } ?? "active"
+                context.standardOutput("\(token.id)\t\(token.name)\tcreated \(ISODate.format(token.createdAt))\t\(state)")
+            }
+            return ExitCode.success
+        }
+    }
+
+    static var tokenRevokeCommand: Command {
+        Command("revoke", summary: "Revoke an admin token by id or name.", usage: "ID_OR_NAME [--database-url URL]") { arguments, context in
+            let (options, configuration) = try commandOptions(arguments, context: context, valued: [])
+            guard options.positional.count == 1 else { throw UsageError("give exactly one token id or name") }
+            let store = try Application.openStore(configuration)
+            defer { store.close() }
+            try store.migrate()
+            let revoked = try store.revokeAdminToken(idOrName: options.positional[0], now: Date())
+            guard revoked > 0 else {
+                context.standardError("error: no active admin token '\(options.positional[0])'")
+                return ExitCode.failure
+            }
+            context.standardOutput("revoked \(revoked) token(s)")
+            return ExitCode.success
+        }
+    }
+
+    /// Splits a command's own options from configuration flags and loads the configuration.
+    static func commandOptions(
+        _ arguments: [String], context: CommandContext, valued: Set<String>, booleans: Set<String> = [],
+        requirements: Configuration.Requirements = []
+    ) throws -> (OptionParser, Configuration) {
+        let settingFlags = Set(Configuration.settings.map { String($0.flag.dropFirst(2)) })
+        let options = try OptionParser(arguments, valued: valued.union(settingFlags), booleans: booleans.union(["development"]))
+        var configurationArguments: [String] = []
+        for (name, value) in options.options where settingFlags.contains(name) && !valued.contains(name) {
+            configurationArguments += ["--\(name)", value]
+        }
+        for flag in options.flags where flag == "development" { configurationArguments.append("--development") }
+        let configuration = try Configuration.load(environment: context.environment, arguments: configurationArguments, requirements: requirements)
+        return (options, configuration)
+    }
+}

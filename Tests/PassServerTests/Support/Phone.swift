@@ -1,0 +1,50 @@
+import Foundation
+import PassServerTesting
+
+/// A simulated iPhone talking to the PassKit web service exactly as Wallet does.
+struct Phone {
+    let app: TestApp
+    var deviceLibraryIdentifier: String
+    var pushToken: String
+
+    init(app: TestApp, deviceLibraryIdentifier: String? = nil, pushToken: String? = nil) {
+        self.app = app
+        self.deviceLibraryIdentifier = deviceLibraryIdentifier ?? UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        self.pushToken = pushToken ?? Phone.randomPushToken()
+    }
+
+    static func randomPushToken() -> String {
+        (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+
+    func auth(_ serial: String) -> (String, String) {
+        ("Authorization", "ApplePass \(app.authenticationToken(serial: serial))")
+    }
+
+    @discardableResult
+    func register(_ serial: String, passType: String? = nil) throws -> TestResponse {
+        try app.request(
+            "POST", "/v1/devices/\(deviceLibraryIdentifier)/registrations/\(passType ?? app.passTypeIdentifier)/\(serial)",
+            headers: [auth(serial), ("Content-Type", "application/json")], body: Array(#"{"pushToken":"\#(pushToken)"}"#.utf8)
+        )
+    }
+
+    @discardableResult
+    func unregister(_ serial: String) throws -> TestResponse {
+        try app.request("DELETE", "/v1/devices/\(deviceLibraryIdentifier)/registrations/\(app.passTypeIdentifier)/\(serial)", headers: [auth(serial)])
+    }
+
+    /// `GET …/registrations/{passType}?passesUpdatedSince=tag`; returns status, serials and tag.
+    func changedSerials(since tag: String? = nil) throws -> (status: Int, serials: [String], lastUpdated: String?) {
+        let query = tag.map { "?passesUpdatedSince=\($0)" } ?? ""
+        let response = try app.request("GET", "/v1/devices/\(deviceLibraryIdentifier)/registrations/\(app.passTypeIdentifier)\(query)")
+        let object = response.jsonObject
+        return (response.status, (object?["serialNumbers"] as? [String]) ?? [], object?["lastUpdated"] as? String)
+    }
+
+    func fetch(_ serial: String, ifModifiedSince: String? = nil, method: String = "GET") throws -> TestResponse {
+        var headers = [auth(serial)]
+        if let ifModifiedSince { headers.append(("If-Modified-Since", ifModifiedSince)) }
+        return try app.request(method, "/v1/passes/\(app.passTypeIdentifier)/\(serial)", headers: headers)
+    }
+}

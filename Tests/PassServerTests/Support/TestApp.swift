@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import PassServerTesting
+import Storage
+import Testing
+
+@testable import PassServer
+
+/// The two stores every application test runs on.
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// A fresh, empty database of this backend (a new PostgreSQL database per call).
+    func freshDatabaseURL(in directory: String) throws -> String {
+        switch self {
+        case .sqlite: return "sqlite://\(directory)/pass-server.sqlite"
+        case .postgres: return try TestPostgres.createDatabase()
+        }
+    }
+}
+
+/// A running `Application` on 127.0.0.1 with throwaway certificates and a fresh database, driven
+/// over real HTTP.
+final class TestApp: Sendable {
+    let application: Application
+    let certificates: TestCertificates
+    let directory: String
+    let databaseURL: String
+    let logs: MemorySink
+    let adminToken: String
+
+    var port: Int { application.port }
+    var store: any Store { application.store }
+    var passTypeIdentifier: String { application.passes.passTypeIdentifier }
+
+    /// Starts an application. `apns` nil logs pushes instead of sending; otherwise pushes go to that fake.
+    static func start(
+        _ backend: Backend, apns: FakeAPNs? = nil, databaseURL: String? = nil, certificates: TestCertificates? = nil,
+        configure: (inout Configuration) -> Void = { _ in }
+    ) throws -> TestApp {
+        let directory = try TestCertificates.temporaryDirectory(prefix: "passserver-app")
+        let certificates = try certificates ?? TestCertificates.make(in: directory)
+        let databaseURL = try databaseURL ?? backend.freshDatabaseURL(in: directory)
+        var configuration = Configuration()
+        configuration.http.port = 0
+        configuration.http.threads = 8
+        configuration.http.publicURL = URL(string: "https://passes.example.test")
+        configuration.database.url = databaseURL
+        configuration.logLevel = .info
+        configuration.tokenSecret = Array(repeating: 7, count: 32)
+        configuration.passesDirectory = PassServerExecutable.packageRoot.appendingPathComponent("Passes").path
+        configuration.signing.certificate = certificates.passCertificate
+        configuration.signing.privateKey = certificates.passKey
+        configuration.signing.wwdrCertificate = certificates.wwdrCertificate
+        if let apns {
+            configuration.apns.mode = .live
+            configuration.apns.url = apns.url
+            configuration.apns.caFile = certificates.rootCertificate
+            configuration.apns.requestTimeout = 10
+        } else {
+            configuration.apns.mode = .log
+        }
+        configure(&configuration)
+        let logs = MemorySink()
+        let application = try Application(configuration: configuration, logSink: logs)
+        try application.start()
+        let token = AdminAuthentication.newToken()
+        _ = try application.store.createAdminToken(name: "test-\(UUID().uuidString.prefix(8))", tokenHash: TokenVault.hash(token), now: Date())
+        return TestApp(application: application, certificates: certificates, directory: directory, databaseURL: databaseURL, logs: logs, adminToken: token)
+    }
+
+    private init(application: Application, certificates: TestCertificates, directory: String, databaseURL: String, logs: MemorySink, adminToken: String) {
+        self.application = application
+        self.certificates = certificates
+        self.directory = directory
+        self.databaseURL = databaseURL
+        self.logs = logs
+        self.adminToken = adminToken
+    }
+
+    func stop() {
+        application.shutdown()
+    }
+
+    /// One request on a new connection.
+    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> TestResponse {
+        try TestClient(port: port, timeout: 30).request(method, target, headers: headers, body: body)
+    }
+
+    /// A JSON request to the admin API with this app's admin token.
+    func admin(_ method: String, _ target: String, json: String? = nil) throws -> TestResponse {
+        var headers = [("Authorization", "Bearer \(adminToken)")]
+        if json != nil { headers.append(("Content-Type", "application/json")) }
+        return try request(method, target, headers: headers, body: Array((json ?? "").utf8))
+    }
+
+    /// The `ApplePass` token of a pass (derived from the configured secret, as the server does).
+    func authenticationToken(serial: String) -> String {
+        guard let passType = PassTypeIdentifier(passTypeIdentifier), let serialNumber = SerialNumber(serial) else { return "" }
+        return application.passes.vault.authenticationToken(passType: passType, serial: serialNumber).rawValue
+    }
+
+    /// Creates an event through the admin API and returns its id.
+    func createEvent(name: String = "Swift Night", venue: String = "Tokyo Hall") throws -> String {
+        let response = try admin("POST", "/admin/v1/events", json: #"{"name":"\#(name)","venue":"\#(venue)","startsAt":"2027-03-01T19:00:00+09:00","timeZone":"Asia/Tokyo"}"#)
+        guard response.status == 201, let id = response.jsonObject?["id"] as? String else {
+            throw TestClient.Failure(description: "event not created: \(response.status) \(response.text)")
+        }
+        return id
+    }
+
+    /// Issues a ticket through the admin API and returns its serial number.
+    func issueTicket(event: String, attendee: String = "Ada Lovelace", seat: String? = "A1") throws -> String {
+        let seatJSON = seat.map { #","seat":"\#($0)""# } ?? ""
+        let response = try admin("POST", "/admin/v1/events/\(event)/tickets", json: #"{"attendeeName":"\#(attendee)"\#(seatJSON)}"#)
+        guard response.status == 201, let serial = response.jsonObject?["serialNumber"] as? String else {
+            throw TestClient.Failure(description: "ticket not issued: \(response.status) \(response.text)")
+        }
+        return serial
+    }
+}
+
+extension TestResponse {
+    /// The body as a JSON object, if it is one.
+    var jsonObject: [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+    }
+}
