@@ -84,7 +84,6 @@ public final class APNSClient: Sendable {
         wake.signal()
         guard first else { return }
         _ = finished.wait(timeout: .now() + .milliseconds(Int(max(0, configuration.shutdownGracePeriod) * 1000) + 5000))
-        finished.signal()
     }
 
     /// Connections and streams right now.

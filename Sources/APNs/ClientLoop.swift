@@ -140,7 +140,11 @@ final class ClientLoop: @unchecked Sendable {
     private func pollTimeout(now: Double) -> Int32 {
         var wait = 1.0
         if deadlineHead < deadlines.count { wait = min(wait, deadlines[deadlineHead].0 - now) }
-        if scheduler.queuedCount > 0 { wait = min(wait, scheduler.nextConnectAttempt - now) }
+        // Only a future attempt matters: a due one was started (or was not needed) this pass.
+        if scheduler.queuedCount > 0, scheduler.nextConnectAttempt > now { wait = min(wait, scheduler.nextConnectAttempt - now) }
+        for connection in connections.values where connection.state == .tcpConnecting || connection.state == .handshaking {
+            wait = min(wait, connection.connectDeadline - now)
+        }
         if let shutdownDeadline { wait = min(wait, shutdownDeadline - now) }
         return Int32(max(0, (wait * 1000).rounded(.up)))
     }
