@@ -70,9 +70,9 @@ final class FakeAPNsLoop: @unchecked Sendable {
     private func handle(_ connection: FakeAPNsConnection, now: Double) {
         switch connection.state {
         case .handshaking:
-            if !connection.handshake(maxConcurrentStreams: maxConcurrentStreams) {
+            if !connection.handshake(maxConcurrentStreams: maxConcurrentStreams) { remove(connection) }
+            if connection.state == .closing {
                 logger.debug("fake-apns handshake refused", ["connection": String(connection.id)])
-                remove(connection)
             }
         case .open:
             do throws(FakeAPNsError) {
