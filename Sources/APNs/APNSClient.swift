@@ -67,15 +67,17 @@ public final class APNSClient: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let accepted = shared.state.withLock { inbox -> Bool in
-                    guard !inbox.closed else { return false }
+                // Only the push that makes the inbox non-empty wakes the I/O thread: it takes the
+                // whole inbox at once, so one write to the pipe per batch is enough.
+                let outcome = shared.state.withLock { inbox -> (accepted: Bool, wake: Bool) in
+                    guard !inbox.closed else { return (false, false) }
                     inbox.incoming.append(PendingPush(id: id, request: request, continuation: continuation))
-                    return true
+                    return (true, inbox.incoming.count == 1)
                 }
-                if accepted {
-                    wake.signal()
-                } else {
+                if !outcome.accepted {
                     continuation.resume(throwing: APNSError(code: .shutdown, message: "APNs client is shut down"))
+                } else if outcome.wake {
+                    wake.signal()
                 }
             }
         } onCancel: {
