@@ -22,7 +22,12 @@ public final class TestPostgresCluster: Sendable {
         }
         self.pgCtl = pgCtl
         let bin = (pgCtl as NSString).deletingLastPathComponent
-        directory = NSTemporaryDirectory() + "pass-server-pg-" + UUID().uuidString
+        // Inside the shared cluster's work directory when there is one: if this process dies
+        // without `stop()`, scripts/with-postgres.sh deletes the directory and the orphaned
+        // server shuts itself down once it notices its lock file is gone.
+        let parent = ProcessInfo.processInfo.environment["PASS_SERVER_TEST_PG_DATA"]
+            .map { ($0 as NSString).deletingLastPathComponent + "/" } ?? NSTemporaryDirectory()
+        directory = parent + "private-" + UUID().uuidString
         data = directory + "/data"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         if getuid() == 0, let owner = ProcessInfo.processInfo.environment["PASS_SERVER_TEST_PG_OWNER"] {

@@ -120,6 +120,11 @@ extension Store {
         try withSession(.write) { try $0.failOutbox(row, status: status, reason: reason, now: now) }
     }
 
+    @discardableResult
+    public func purgeFailedOutbox(before date: Date) throws -> Int {
+        try withSession(.write) { try $0.purgeFailedOutbox(before: date) }
+    }
+
     public func outboxCounts(now: Date) throws -> OutboxCounts {
         try withSession(.read) { try $0.outboxCounts(now: now) }
     }

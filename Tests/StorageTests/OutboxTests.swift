@@ -70,7 +70,12 @@ struct OutboxTests {
         // A new change re-arms a failed row.
         _ = try change(fixture, "L1", now: now.addingTimeInterval(200))
         #expect(try fixture.store.outboxCounts(now: now) == OutboxCounts(pending: 1, inFlight: 0, failed: 0))
-        #expect(try fixture.store.claimOutbox(limit: 1, now: now.addingTimeInterval(200), lease: .seconds(30)).first?.attempts == 0)
+        let rearmed = try #require(try fixture.store.claimOutbox(limit: 1, now: now.addingTimeInterval(200), lease: .seconds(30)).first)
+        #expect(rearmed.attempts == 0)
+        try fixture.store.failOutbox(rearmed, status: 410, reason: "Unregistered", now: now.addingTimeInterval(200))
+        #expect(try fixture.store.purgeFailedOutbox(before: now.addingTimeInterval(100)) == 0)
+        #expect(try fixture.store.purgeFailedOutbox(before: now.addingTimeInterval(300)) == 1)
+        #expect(try fixture.store.outboxCounts(now: now) == OutboxCounts(pending: 0, inFlight: 0, failed: 0))
     }
 
     @Test(arguments: Backend.allCases)

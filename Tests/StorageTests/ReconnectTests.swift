@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PassServerTesting
 import Storage
 import Testing
@@ -9,7 +10,8 @@ struct ReconnectTests {
     @Test func callsRecoverAfterServerRestartWithoutNewStore() throws {
         let cluster = try TestPostgresCluster()
         defer { cluster.stop() }
-        let store = PostgresStore(url: cluster.url, options: StoreOptions(poolSize: 3))
+        let sink = MemorySink()
+        let store = PostgresStore(url: cluster.url, options: StoreOptions(poolSize: 3, logger: Logger(label: "storage", sink: sink)))
         defer { store.close() }
         try store.migrate()
         let fixturePass = NewPass(
@@ -37,6 +39,8 @@ struct ReconnectTests {
         pass.downloadTokenHash = [2]
         _ = try store.insertPass(pass, now: Date())
         #expect(try store.pass(passTypeIdentifier: "pass.t", serialNumber: "after") != nil)
+        #expect(sink.lines.contains { $0.contains("database connection lost") })
+        #expect(!sink.lines.contains { $0.contains(cluster.url) })
     }
 
     @Test func missingServerIsUnavailableNotACrash() throws {

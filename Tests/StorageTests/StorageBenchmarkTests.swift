@@ -13,7 +13,6 @@ struct StorageBenchmarkTests {
             #expect(result.operations == count)
             #expect(result.operationsPerSecond > 0)
             #expect(result.markdownRow(backend: fixture.store.backend).hasPrefix("| store | \(backend.rawValue) |"))
-            print(result.markdownRow(backend: fixture.store.backend))
         }
         // The registrations run registered `count` distinct devices.
         let devices = try fixture.store.execute("SELECT count(*) AS n FROM devices").first?.int("n")
