@@ -44,6 +44,9 @@ struct EventJobTests {
         _ = try fixture.register(device: "d3", token: "t3", serial: "K3")
         _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "K1", change: PassChange(status: .voided), now: now)
         _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "K3", change: PassChange(touch: true), now: now)
+        let tokens = try fixture.store.pushTokens(eventID: event.id)
+        #expect(tokens.map(\.pushToken) == ["t1", "t2"])
+        #expect(tokens.allSatisfy { $0.passTypeIdentifier == StoreFixture.passType })
         let counts = try fixture.store.eventCounts(id: event.id)
         #expect(counts == EventCounts(tickets: 2, voided: 1, registeredDevices: 2, pendingPushes: 1, failedPushes: 0))
     }
