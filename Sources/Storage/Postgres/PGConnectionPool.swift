@@ -103,13 +103,15 @@ final class PGConnectionPool: Sendable {
         settings.logger?.warning("database connection lost; idle connections will reconnect", ["db.pool.generation": String(generation)])
     }
 
-    /// Closes idle connections; later calls fail with `.unavailable`.
+    /// Closes idle connections; later calls fail with `.unavailable`. Connections in use are
+    /// closed when their borrowers return them.
     func close() {
         let idle = state.withLock { state -> [PGConnection] in
             state.closed = true
             defer { state.idle = [] }
             return state.idle
         }
-        _ = idle
+        // Released here, outside the lock: each deinit sends a Terminate message to the server.
+        withExtendedLifetime(idle) {}
     }
 }
