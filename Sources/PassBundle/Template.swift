@@ -11,6 +11,15 @@ public struct Template: Sendable {
         let path: String
         let bytes: [UInt8]
         let sha1: String
+        /// The same bytes at a stable address, zipped without copying.
+        let stable: StableBytes
+
+        init(path: String, bytes: [UInt8]) {
+            self.path = path
+            self.bytes = bytes
+            sha1 = SHA1.hex(bytes)
+            stable = StableBytes(bytes)
+        }
     }
 
     /// The template's name (its directory name).
@@ -55,7 +64,7 @@ public struct Template: Sendable {
         }
         self.name = name
         self.files = files.filter { $0.key != "pass.json" }
-            .map { File(path: $0.key, bytes: $0.value, sha1: SHA1.hex($0.value)) }
+            .map { File(path: $0.key, bytes: $0.value) }
             .sorted { $0.path < $1.path }
     }
 
