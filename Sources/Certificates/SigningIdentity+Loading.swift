@@ -79,9 +79,3 @@ func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -
     guard let string else { return body(nil) }
     return string.withCString { body($0) }
 }
-
-/// OpenSSL NIDs we look up (named here once).
-enum NIDs {
-    static let userId = Int32(NID_userId)
-    static let organizationalUnit = Int32(NID_organizationalUnitName)
-}

@@ -1,12 +1,5 @@
 import Foundation
 
-/// What validation compares pass.json with.
-public struct ValidationOptions: Sendable {
-    /// Allow `http://` web service URLs (local development only; Wallet requires https).
-    public var allowHTTPWebService: Bool
-    public init(allowHTTPWebService: Bool = false) { self.allowHTTPWebService = allowHTTPWebService }
-}
-
 extension PassDefinition {
     /// Decodes pass.json bytes, turning decoding failures into issues naming the key.
     public static func decode(_ bytes: [UInt8]) throws(PassBundleError) -> PassDefinition {

@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// Everything that varies between the passes of one template: what the application fills in
 /// from its event and pass rows.
@@ -99,19 +98,5 @@ public struct TicketData: Sendable, Equatable {
         ]
         for (key, value) in extra { values["extra." + key] = .string(value) }
         return values
-    }
-}
-
-/// `TimeZone(identifier:)` reads the zoneinfo file on every call; passes are rendered per request,
-/// so zones are looked up once per identifier. Thread-safe behind a `Mutex`.
-enum TimeZoneCache {
-    private static let zones = Mutex<[String: TimeZone]>([:])
-
-    static func zone(_ identifier: String) -> TimeZone? {
-        if let cached = zones.withLock({ $0[identifier] }) { return cached }
-        guard let zone = TimeZone(identifier: identifier) else { return nil }
-        // Unknown identifiers are not cached, so the map only grows with real zones (a few hundred).
-        zones.withLock { $0[identifier] = zone }
-        return zone
     }
 }

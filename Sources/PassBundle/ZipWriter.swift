@@ -22,9 +22,11 @@ enum ZipWriter {
         case stable(StableBytes)
     }
 
-    /// A fixed DOS timestamp (2020-01-01 00:00:00) so equal inputs give equal archives.
-    private static let dosDate: UInt16 = UInt16((2020 - 1980) << 9 | 1 << 5 | 1)
-    private static let dosTime: UInt16 = 0
+    /// A fixed modification time (2020-01-01T12:00:00Z) so equal inputs give equal archives.
+    /// Set as time_t, not DOS time: libzip turns DOS time back with mktime, which makes glibc
+    /// stat /etc/localtime for every entry. (The zip stores it in the server's local zone, so
+    /// archives are identical across servers that share a time zone.)
+    private static let modificationTime = time_t(1_577_880_000)
 
     static func archive(_ entries: [Entry]) throws(PassBundleError) -> [UInt8] {
         var error = zip_error_t()
@@ -49,7 +51,7 @@ enum ZipWriter {
             // Stored, not deflated: PNGs are compressed already, and deflate's per-entry setup
             // cost more than the few kilobytes of text it would save.
             guard zip_set_file_compression(archive, zip_uint64_t(index), ZIP_CM_STORE, 0) == 0,
-                  zip_file_set_dostime(archive, zip_uint64_t(index), dosTime, dosDate, 0) == 0 else {
+                  zip_file_set_mtime(archive, zip_uint64_t(index), modificationTime, 0) == 0 else {
                 zip_discard(archive)
                 throw PassBundleError(.zipFailed, "cannot set the attributes of \(entry.path)")
             }
