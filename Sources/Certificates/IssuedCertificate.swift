@@ -57,6 +57,11 @@ public struct IssuedCertificate: Sendable, CustomStringConvertible {
         try writeSecureFile(Array(privateKeyPEM(password: keyPassword).utf8), to: keyPath, mode: 0o600)
     }
 
+    /// Writes `pkcs12(password:chain:legacy:)` to `path` (mode 0600).
+    public func writePKCS12(to path: String, password: String, chain: [[UInt8]] = [], legacy: Bool = false) throws(CertificateError) {
+        try writeSecureFile(pkcs12(password: password, chain: chain, legacy: legacy), to: path, mode: 0o600)
+    }
+
     /// The subject of the certificate (`CN=…, OU=…`).
     public var subject: String {
         (try? X509Certificate(der: certificateDER, path: nil, what: "certificate").subject) ?? "?"

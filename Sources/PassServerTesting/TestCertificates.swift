@@ -57,8 +57,8 @@ public struct TestCertificates: Sendable {
         try material.pass.write(certificateTo: set.passCertificate, keyTo: set.passKey)
         try Data(material.pass.privateKeyPEM(password: password).utf8).write(to: URL(fileURLWithPath: set.passKeyEncrypted))
         let chain = [material.wwdr.certificate.certificateDER]
-        try Data(material.pass.pkcs12(password: password, chain: chain)).write(to: URL(fileURLWithPath: set.passP12))
-        try Data(material.pass.pkcs12(password: password, chain: chain, legacy: true)).write(to: URL(fileURLWithPath: set.passP12Legacy))
+        try material.pass.writePKCS12(to: set.passP12, password: password, chain: chain)
+        try material.pass.writePKCS12(to: set.passP12Legacy, password: password, chain: chain, legacy: true)
         try material.server.write(certificateTo: set.serverCertificate, keyTo: set.serverKey)
         try Data(material.untrustedRoot.certificate.certificatePEM().utf8).write(to: URL(fileURLWithPath: set.untrustedRootCertificate))
         try material.untrustedServer.write(certificateTo: set.untrustedServerCertificate, keyTo: set.untrustedServerKey)
