@@ -88,11 +88,12 @@ public final class PassSigner: @unchecked Sendable {
             throw failure("cannot add the signing time")
         }
         guard CMS_add1_cert(cms, intermediate) == 1 else { throw failure("cannot embed the WWDR intermediate") }
-        let data = content.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
-        guard let data else { throw failure("cannot buffer the manifest") }
-        defer { BIO_free(data) }
-        // BIO_new_mem_buf does not copy: CMS_final reads `content` while it is still alive here.
-        let finished = withExtendedLifetime(content) { CMS_final(cms, data, nil, flags) }
+        // BIO_new_mem_buf does not copy: the BIO lives only inside the closure that pins `content`.
+        let finished: Int32 = content.withUnsafeBytes { raw in
+            guard let data = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return -1 }
+            defer { BIO_free(data) }
+            return CMS_final(cms, data, nil, flags)
+        }
         guard finished == 1 else { throw failure("CMS_final failed") }
         let length = i2d_CMS_ContentInfo(cms, nil)
         guard length > 0 else { throw failure("cannot encode the signature") }
