@@ -43,11 +43,11 @@ public enum PassBundle {
         options: ValidationOptions = ValidationOptions()
     ) throws(PassBundleError) -> [UInt8] {
         let values = try data.templateValues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier)
-        let tree = try template.render(values)
+        let (tree, bytes) = try template.renderWithBytes(values)
         let definition = try PassDefinition.decode(tree)
         let issues = definition.validationIssues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier, options: options)
         guard issues.isEmpty else { throw .invalidPass(issues) }
-        return tree.serialized
+        return bytes
     }
 
     /// Signs and zips already-rendered pass.json bytes together with the template's files.

@@ -26,6 +26,8 @@ public struct Template: Sendable {
     public let name: String
     /// pass.json as parsed, placeholders unresolved.
     public let passJSON: JSONValue
+    /// pass.json compiled for fast rendering.
+    let compiled: TemplateNode
     /// Every other file, sorted by path.
     let files: [File]
 
@@ -63,6 +65,7 @@ public struct Template: Sendable {
             throw PassBundleError(.invalidTemplate, "template \(name): pass.json must be a JSON object")
         }
         self.name = name
+        compiled = TemplateNode.compile(passJSON)
         self.files = files.filter { $0.key != "pass.json" }
             .map { File(path: $0.key, bytes: $0.value) }
             .sorted { $0.path < $1.path }
