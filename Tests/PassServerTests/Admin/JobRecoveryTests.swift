@@ -1,6 +1,7 @@
 import Foundation
 import PassServerTesting
 import Storage
+import Synchronization
 import Testing
 
 @testable import PassServer
@@ -13,7 +14,7 @@ struct JobRecoveryTests {
         let fixture = try ProcessFixture(backend)
         defer { fixture.store.close() }
         let count = 4_000
-        let batch = 4
+        let batch = 2
         let (event, passes) = try fixture.event(tickets: count)
         let (_, created) = try fixture.store.updateEvent(id: event, change: EventChange(venue: "Kyoto Hall"), now: Date())
         let job = try #require(created)
@@ -24,7 +25,7 @@ struct JobRecoveryTests {
 
         let settings = ["JOB_BATCH_SIZE": "\(batch)", "JOB_LEASE": "2s"]
         let first = try fixture.launch(extra: settings)
-        let started = try await AdminSupport.waitUntil(timeout: 60) { (try fixture.store.job(id: job.id)?.done ?? 0) > 0 || !first.process.isRunning }
+        let started = await Self.killWhenStarted(pid: first.process.processIdentifier, job: job.id, store: fixture.store)
         first.forceKill()
         #expect(started, "the job never started: \(first.standardError.suffix(2_000))")
         let atKill = try #require(try fixture.store.job(id: job.id))
@@ -53,6 +54,27 @@ struct JobRecoveryTests {
         #expect(groups.values.allSatisfy { $0.count == batch })
         // Batches follow the cursor: revisions never decrease along pass ids.
         #expect(zip(after, after.dropFirst()).allSatisfy { $0.revision <= $1.revision })
+    }
+
+    /// SIGKILLs `pid` as soon as the job has committed a batch. A thread of its own watches, so a
+    /// busy cooperative pool cannot delay the kill until the job is over.
+    static func killWhenStarted(pid: Int32, job: String, store: any Store) async -> Bool {
+        let outcome = Atomic<Int>(0)  // 0 watching, 1 killed mid-job, 2 gave up
+        let watcher = Thread {
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                if let current = try? store.job(id: job), current.done > 0 {
+                    kill(pid, SIGKILL)
+                    outcome.store(1, ordering: .sequentiallyConsistent)
+                    return
+                }
+                usleep(2_000)
+            }
+            outcome.store(2, ordering: .sequentiallyConsistent)
+        }
+        watcher.start()
+        while outcome.load(ordering: .sequentiallyConsistent) == 0 { await AdminSupport.pause(0.05) }
+        return outcome.load(ordering: .sequentiallyConsistent) == 1
     }
 
     @Test("pass-server repush --event runs the job in the foreground with progress lines", arguments: Backend.allCases)
