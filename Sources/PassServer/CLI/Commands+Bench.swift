@@ -9,18 +9,20 @@ extension CommandLineInterface {
             summary: "Measure this machine (used by `make bench`).",
             subcommands: [
                 Command(
-                    "storage", summary: "Registration upserts/s and changed-serial queries/s against DATABASE_URL.",
-                    usage: "[--count N] [--threads N] [--database-url URL]"
+                    "storage", summary: "Registration upserts/s or changed-serial queries/s against DATABASE_URL.",
+                    usage: "--operation registrations|changed-serials [--count N] [--threads N] [--database-url URL]"
                 ) { arguments, context in
-                    let (options, configuration) = try commandOptions(arguments, context: context, valued: ["count", "threads"])
-                    let count = Int(options.options["count"] ?? "20000") ?? 20_000
-                    let threads = Int(options.options["threads"] ?? "8") ?? 8
+                    let (options, configuration) = try commandOptions(arguments, context: context, valued: ["operation", "count", "threads"])
+                    guard let operation = StorageBenchmark.Operation(rawValue: try options.required("operation")) else {
+                        throw UsageError("--operation must be registrations or changed-serials")
+                    }
+                    guard let count = Int(options.options["count"] ?? "20000"), count > 0,
+                        let threads = Int(options.options["threads"] ?? "8"), threads > 0
+                    else { throw UsageError("--count and --threads must be positive numbers") }
                     let store = try Application.openStore(configuration)
                     defer { store.close() }
-                    for operation in StorageBenchmark.Operation.allCases {
-                        let result = try StorageBenchmark.run(store: store, operation: operation, count: count, threads: threads)
-                        context.standardOutput(String(format: "| %@ | %@ | %d threads | %.0f ops/s |", "\(store.backend)", operation.rawValue, threads, result.operationsPerSecond))
-                    }
+                    let result = try StorageBenchmark.run(store: store, operation: operation, count: count, threads: threads)
+                    context.standardOutput(result.markdownRow(backend: store.backend))
                     return ExitCode.success
                 },
                 Command(
