@@ -142,5 +142,13 @@ extension Configuration {
         Setting("PUSH_BATCH_SIZE", "Outbox rows claimed per dispatcher round", default: "500") { config, raw throws(SettingProblem) in
             config.push.batchSize = try Parse.integer(raw, in: 1...10_000)
         },
+        Setting("JOB_BATCH_SIZE", "Passes bumped per re-push batch (one transaction; a crash resumes after the last committed batch)", default: "500") {
+            config, raw throws(SettingProblem) in
+            config.jobs.batchSize = try Parse.integer(raw, in: 1...50_000)
+        },
+        Setting("JOB_LEASE", "A re-push job whose runner stopped answering is resumed by another runner after this long", default: "60s") {
+            config, raw throws(SettingProblem) in
+            config.jobs.lease = try Parse.seconds(raw, in: 1...3_600)
+        },
     ]
 }

@@ -13,6 +13,7 @@ public struct Configuration: Sendable, Equatable {
     public var signing = Signing()
     public var apns = APNs()
     public var push = Push()
+    public var jobs = Jobs()
     /// Secret from which pass authentication and download tokens are derived (HMAC-SHA256), so the
     /// database only ever holds their hashes. Never rotate it once passes are issued.
     public var tokenSecret: [UInt8]? = nil
@@ -81,6 +82,15 @@ public struct Configuration: Sendable, Equatable {
         public var maxRetryAge = 86_400
         public var batchSize = 500
         public var concurrency = 200
+        public init() {}
+    }
+
+    public struct Jobs: Sendable, Equatable {
+        /// Passes bumped per re-push batch (one transaction each).
+        public var batchSize = 500
+        /// Seconds a runner holds a job between batches; a job whose runner died is resumed by
+        /// another runner after this long.
+        public var lease = 60
         public init() {}
     }
 }
