@@ -142,5 +142,9 @@ extension Configuration {
         Setting("PUSH_BATCH_SIZE", "Outbox rows claimed per dispatcher round", default: "500") { config, raw throws(SettingProblem) in
             config.push.batchSize = try Parse.integer(raw, in: 1...10_000)
         },
+        Setting("DEVICE_LOG_CAPACITY", "Messages from phones (/v1/log) kept; older ones are dropped", default: "10000") {
+            config, raw throws(SettingProblem) in
+            config.deviceLogCapacity = try Parse.integer(raw, in: 1...10_000_000)
+        },
     ]
 }

@@ -20,6 +20,8 @@ public struct Configuration: Sendable, Equatable {
     public var passesDirectory = "Passes"
     /// Development mode: generated certificates, http public URL, pushes logged, a generated token secret.
     public var development = false
+    /// Rows kept in the table of messages phones send to `/v1/log`; older ones are dropped.
+    public var deviceLogCapacity = 10_000
 
     public init() {}
 
