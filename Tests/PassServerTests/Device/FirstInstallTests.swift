@@ -32,7 +32,7 @@ struct FirstInstallTests {
     func twoPassesOnOneDevice(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serials = try app.tickets(2)
+        let serials = try app.issueTickets(2)
         let phone = Phone(app: app)
 
         #expect(try phone.register(serials[0]).status == 201)
@@ -60,7 +60,7 @@ struct FirstInstallTests {
     func webServiceURL(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serial = try app.tickets(1)[0]
+        let serial = try app.issueTickets(1)[0]
         let pass = try Phone(app: app).fetch(serial)
         #expect(pass.status == 200)
         let json = try PassArchive.passJSON(pass.body)

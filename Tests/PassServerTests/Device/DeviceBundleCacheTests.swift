@@ -1,21 +1,20 @@
 import Foundation
 import PassServerTesting
-import Synchronization
 import Testing
 
 @testable import PassServer
 
 @Suite("Device API: signed bundles are cached per revision")
-struct BundleCacheTests {
+struct DeviceBundleCacheTests {
     @Test("50 concurrent fetches of an unchanged pass sign once; a change signs again", arguments: Backend.allCases)
     func signsOncePerRevision(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serial = try app.tickets(1)[0]
+        let serial = try app.issueTickets(1)[0]
         let phone = Phone(app: app)
         let before = app.application.passes.cacheStatistics
 
-        let results = Collected<Result<TestResponse, any Error>>()
+        let results = ConcurrentResults<Result<TestResponse, any Error>>()
         let group = DispatchGroup()
         for _ in 0..<50 {
             group.enter()
@@ -43,7 +42,7 @@ struct BundleCacheTests {
         #expect(afterHit.hits > afterBurst.hits)
 
         // A new revision is a new key: signed again, and the new bytes differ.
-        try app.rename(serial, to: "Katherine Johnson")
+        try app.renameAttendee(serial, to: "Katherine Johnson")
         let changed = try phone.fetch(serial)
         #expect(changed.status == 200)
         #expect(changed.body != responses[0].body)
@@ -51,11 +50,4 @@ struct BundleCacheTests {
         #expect(try phone.fetch(serial).body == changed.body)
         #expect(app.application.passes.cacheStatistics.misses == afterHit.misses + 1)
     }
-}
-
-/// Values appended from many threads.
-final class Collected<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
-    func append(_ value: Value) { storage.withLock { $0.append(value) } }
-    var values: [Value] { storage.withLock { $0 } }
 }

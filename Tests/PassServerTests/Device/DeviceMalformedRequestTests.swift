@@ -5,12 +5,12 @@ import Testing
 @testable import PassServer
 
 @Suite("Device API: malformed requests are 4xx, never 500")
-struct ValidationTests {
+struct DeviceMalformedRequestTests {
     @Test("bad registration input is 400 with a code naming the problem", arguments: Backend.allCases)
     func badRegistrations(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serial = try app.tickets(1)[0]
+        let serial = try app.issueTickets(1)[0]
         let phone = Phone(app: app)
         let path = "/v1/devices/\(phone.deviceLibraryIdentifier)/registrations/\(app.passTypeIdentifier)/\(serial)"
         let json = ("Content-Type", "application/json")
@@ -45,7 +45,7 @@ struct ValidationTests {
     func badIdentifiers(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serial = try app.tickets(1)[0]
+        let serial = try app.issueTickets(1)[0]
         let phone = Phone(app: app)
         let passType = app.passTypeIdentifier
         let longDevice = String(repeating: "a", count: 129)
@@ -89,7 +89,7 @@ struct ValidationTests {
     func oversizedBodies(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serial = try app.tickets(1)[0]
+        let serial = try app.issueTickets(1)[0]
         let phone = Phone(app: app)
         let padding = String(repeating: "x", count: 70 << 10)
         let registration = try app.request(
@@ -115,7 +115,7 @@ struct ValidationTests {
     func routing(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serial = try app.tickets(1)[0]
+        let serial = try app.issueTickets(1)[0]
         let phone = Phone(app: app)
         try phone.register(serial)
 

@@ -5,7 +5,7 @@ import Testing
 @testable import PassServer
 
 @Suite("Device API: every authentication failure is the same 401")
-struct AuthenticationTests {
+struct DeviceAuthenticationTests {
     /// One way of getting authentication wrong: the path's pass type and serial, and the header.
     struct Case {
         var label: String
@@ -38,7 +38,7 @@ struct AuthenticationTests {
     func unauthorized(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serials = try app.tickets(2)
+        let serials = try app.issueTickets(2)
         let phone = Phone(app: app)
         #expect(try phone.register(serials[1]).status == 201)
         let registrationBody = Array(#"{"pushToken":"\#(phone.pushToken)"}"#.utf8)
@@ -74,7 +74,7 @@ struct AuthenticationTests {
     func listNeedsNoToken(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serial = try app.tickets(1)[0]
+        let serial = try app.issueTickets(1)[0]
         let phone = Phone(app: app)
         try phone.register(serial)
         let path = "/v1/devices/\(phone.deviceLibraryIdentifier)/registrations/\(app.passTypeIdentifier)"

@@ -6,12 +6,12 @@ import Testing
 @testable import PassServer
 
 @Suite("Device API: registrations")
-struct RegistrationTests {
+struct DeviceRegistrationTests {
     @Test("repeated registration is 200; a changed push token replaces the stored one", arguments: Backend.allCases)
     func repeatedRegistration(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serial = try app.tickets(1)[0]
+        let serial = try app.issueTickets(1)[0]
         var phone = Phone(app: app)
 
         #expect(try phone.register(serial).status == 201)
@@ -31,7 +31,7 @@ struct RegistrationTests {
     func devicesAndPasses(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serials = try app.tickets(2)
+        let serials = try app.issueTickets(2)
         let phone = Phone(app: app)
         let watch = Phone(app: app)
 
@@ -50,7 +50,7 @@ struct RegistrationTests {
     func unregister(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serials = try app.tickets(2)
+        let serials = try app.issueTickets(2)
         let phone = Phone(app: app)
         try phone.register(serials[0])
         try phone.register(serials[1])
@@ -70,7 +70,7 @@ struct RegistrationTests {
     func unknownDevice(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serial = try app.tickets(1)[0]
+        let serial = try app.issueTickets(1)[0]
         try Phone(app: app).register(serial)
         let stranger = Phone(app: app)
         for tag in [nil, "0", "12", "garbage", ""] as [String?] {
@@ -86,7 +86,7 @@ struct RegistrationTests {
     func tokenStoredHashed(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serial = try app.tickets(1)[0]
+        let serial = try app.issueTickets(1)[0]
         let stored = try #require(try app.store.pass(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial))
         let token = app.authenticationToken(serial: serial)
         #expect(stored.authenticationTokenHash.count == 32)

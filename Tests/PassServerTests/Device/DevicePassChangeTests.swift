@@ -6,12 +6,12 @@ import Testing
 @testable import PassServer
 
 @Suite("Device API: after a pass changes")
-struct PassChangeTests {
+struct DevicePassChangeTests {
     @Test("old tag lists exactly the changed serials; new tag is 204; If-Modified-Since gives 200 then 304", arguments: Backend.allCases)
     func changeCycle(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serials = try app.tickets(3)
+        let serials = try app.issueTickets(3)
         let phone = Phone(app: app)
         for serial in serials { try phone.register(serial) }
         let first = try phone.changedSerials()
@@ -21,7 +21,7 @@ struct PassChangeTests {
         let oldLastModified = try #require(original.header("Last-Modified"))
         #expect(try phone.fetch(serials[1], ifModifiedSince: oldLastModified).status == 304)
 
-        try app.rename(serials[1], to: "Grace Hopper")
+        try app.renameAttendee(serials[1], to: "Grace Hopper")
 
         let changed = try phone.changedSerials(since: oldTag)
         #expect(changed.status == 200)
@@ -50,7 +50,7 @@ struct PassChangeTests {
     func twoChangesInOneSecond(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serial = try app.tickets(1)[0]
+        let serial = try app.issueTickets(1)[0]
         let phone = Phone(app: app)
         try phone.register(serial)
         let initialTag = try #require(try phone.changedSerials().lastUpdated)
@@ -92,12 +92,12 @@ struct PassChangeTests {
     func voidedPass(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serial = try app.tickets(1)[0]
+        let serial = try app.issueTickets(1)[0]
         let phone = Phone(app: app)
         try phone.register(serial)
         let tag = try #require(try phone.changedSerials().lastUpdated)
 
-        try app.cancel(serial)
+        try app.cancelTicket(serial)
 
         #expect(try phone.changedSerials(since: tag).serials == [serial])
         let pass = try phone.fetch(serial)
@@ -113,10 +113,10 @@ struct PassChangeTests {
     func untrustedInputs(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let serials = try app.tickets(2)
+        let serials = try app.issueTickets(2)
         let phone = Phone(app: app)
         for serial in serials { try phone.register(serial) }
-        try app.rename(serials[0], to: "Changed Once")
+        try app.renameAttendee(serials[0], to: "Changed Once")
 
         let future = HTTPDate.format(epochSeconds: Int64(Date().timeIntervalSince1970) + 86_400 * 365)
         for header in ["yesterday", "1700000000", "Sun, 32 Nov 2026 08:49:37 GMT", future] {
