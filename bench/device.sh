@@ -8,7 +8,7 @@
 #
 # Needs: .build/release/pass-server, PASS_SERVER_TEST_DATABASE_URL (scripts/with-postgres.sh),
 #        wrk, psql, curl, python3, openssl.
-# Env:   DEVICE_BENCH_TICKETS (1000) WRK_THREADS (2) WRK_CONNECTIONS (64) WRK_DURATION (10s) BENCH_RUNS (3)
+# Env:   DEVICE_BENCH_TICKETS (1000) BUNDLE_CACHE_SIZE (400 KiB per ticket) WRK_THREADS (2) WRK_CONNECTIONS (64) WRK_DURATION (10s) BENCH_RUNS (3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,6 +47,9 @@ cleanup() {
 trap cleanup EXIT
 
 admin=$("$binary" token create --name bench --database-url "$database_url" 2>/dev/null)
+# The pass benchmark measures a warm cache: size it to hold every bundle (about 165 KB each with
+# the template's strip images) in its young generation.
+export BUNDLE_CACHE_SIZE="${BUNDLE_CACHE_SIZE:-$((tickets * 400 * 1024))}"
 "$binary" serve --development --database-url "$database_url" --http-port "$port" --log-level warning \
     >"$work/server.out" 2>"$work/server.err" &
 server_pid=$!

@@ -46,7 +46,8 @@ public final class Application: Sendable {
             vault: TokenVault(secret: secret),
             publicURL: publicURL,
             organizationName: configuration.signing.organizationName,
-            allowHTTP: configuration.http.allowInsecurePublicURL
+            allowHTTP: configuration.http.allowInsecurePublicURL,
+            cacheBytes: configuration.bundleCacheSize
         )
         self.passes = passes
 
