@@ -48,7 +48,8 @@ public final class Application: Sendable {
             vault: TokenVault(secret: secret),
             publicURL: publicURL,
             organizationName: configuration.signing.organizationName,
-            allowHTTP: configuration.http.allowInsecurePublicURL
+            allowHTTP: configuration.http.allowInsecurePublicURL,
+            cacheBytes: configuration.bundleCacheSize
         )
         self.passes = passes
 
@@ -71,7 +72,8 @@ public final class Application: Sendable {
         var router = Router()
         HealthController(store: store, readiness: readiness, logger: logger).register(in: &router)
         DeviceController(
-            store: store, passes: passes, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device")
+            store: store, passes: passes, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device"),
+            deviceLogCapacity: configuration.deviceLogCapacity
         ).register(in: &router)
         AdminController(
             store: store, passes: passes, logger: logger.named("admin"),

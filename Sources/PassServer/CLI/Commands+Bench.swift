@@ -37,6 +37,28 @@ extension CommandLineInterface {
                     context.standardOutput(String(format: "%.1f", rate))
                     return ExitCode.success
                 },
+                Command(
+                    "tokens", summary: "Print serial<TAB>authenticationToken for an event's passes (bench/device.sh).",
+                    usage: "--event ID [--database-url URL] [--token-secret HEX | --development]"
+                ) { arguments, context in
+                    let (options, configuration) = try commandOptions(arguments, context: context, valued: ["event"])
+                    let eventID = try options.required("event")
+                    let vault = TokenVault(secret: try Application.tokenSecret(configuration))
+                    let store = try Application.openStore(configuration)
+                    defer { store.close() }
+                    // The tokens are HMAC-derived, so the benchmark needs the secret, not the database, to know them.
+                    var cursor: Int64 = 0
+                    while true {
+                        let page = try store.passes(eventID: eventID, after: cursor, limit: 500)
+                        for pass in page {
+                            guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { continue }
+                            context.standardOutput("\(serial.rawValue)\t\(vault.authenticationToken(passType: passType, serial: serial).rawValue)")
+                        }
+                        guard let last = page.last, page.count == 500 else { break }
+                        cursor = last.id
+                    }
+                    return ExitCode.success
+                },
             ]
         )
     }

@@ -21,6 +21,11 @@ public struct Configuration: Sendable, Equatable {
     public var passesDirectory = "Passes"
     /// Development mode: generated certificates, http public URL, pushes logged, a generated token secret.
     public var development = false
+    /// Rows kept in the table of messages phones send to `/v1/log`; older ones are dropped.
+    public var deviceLogCapacity = 10_000
+    /// Bytes of signed bundles kept in memory (per pass revision). A bundle with the template's strip
+    /// images is about 165 KB, so the default holds a few hundred passes.
+    public var bundleCacheSize = 64 << 20
 
     public init() {}
 
