@@ -1,5 +1,6 @@
 // One accepted TLS + HTTP/2 connection of the fake (fake's thread only; see FakeAPNs.swift).
 
+import APNs
 import CNGHTTP2
 import COpenSSL
 import Foundation
@@ -67,7 +68,7 @@ final class FakeAPNsConnection {
             Foundation.shutdown(fd, Int32(SHUT_WR))
             handshakeFailed = true
             state = .closing
-            closingDeadline = FakeAPNsLoop.now() + 2
+            closingDeadline = monotonicSeconds() + 2
             return true
         }
         writeBlocked = false
