@@ -26,6 +26,7 @@ package final class H2TLSChannel {
         case failed
     }
 
+    /// Client or server side, fixed at creation.
     package let role: Role
     /// The socket; -1 once closed.
     package private(set) var fd: Int32
