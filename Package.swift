@@ -43,7 +43,7 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PassServerTesting",
-            dependencies: ["Certificates", "CNGHTTP2", "COpenSSL", "Logging", "Storage"],
+            dependencies: ["APNs", "Certificates", "CNGHTTP2", "COpenSSL", "Logging", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),

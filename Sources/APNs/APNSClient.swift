@@ -29,7 +29,7 @@ public final class APNSClient: Sendable {
     let endpoint: APNSEndpoint
     let shared: SharedInbox
     let wake: WakePipe
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread: IOThread
     let logger: Logger
 
     /// Parses the identity and builds the TLS context once; connections open lazily on the first push.
@@ -41,13 +41,7 @@ public final class APNSClient: Sendable {
         self.wake = try WakePipe()
         self.shared = SharedInbox()
         let loop = ClientLoop(configuration: configuration, endpoint: endpoint, tls: tls, shared: shared, wake: wake, logger: logger)
-        let done = finished
-        let thread = Thread {
-            loop.run()
-            done.signal()
-        }
-        thread.name = "apns-io"
-        thread.start()
+        self.thread = IOThread(name: "apns-io") { loop.run() }
     }
 
     deinit {
@@ -95,7 +89,7 @@ public final class APNSClient: Sendable {
         }
         wake.signal()
         guard first else { return }
-        _ = finished.wait(timeout: .now() + .milliseconds(Int(max(0, configuration.shutdownGracePeriod) * 1000) + 5000))
+        thread.waitUntilFinished(timeout: .milliseconds(Int(max(0, configuration.shutdownGracePeriod) * 1000) + 5000))
     }
 
     /// Connections and streams right now.

@@ -32,9 +32,8 @@ final class H2ClientConnection {
 
     let id: Int
     private(set) var state: State = .tcpConnecting
-    private(set) var fd: Int32
-    var ssl: OpaquePointer?
-    var session: OpaquePointer?
+    /// The socket, TLS and HTTP/2 sessions, and the bytes between them.
+    let channel: H2TLSChannel
     private let host: String
     private let authority: String
     var events: [Event] = []
@@ -42,7 +41,6 @@ final class H2ClientConnection {
     /// Set once the server's first SETTINGS frame arrived: the server accepted us (TLS 1.3 client
     /// certificate rejections surface only after the handshake, before that frame).
     var receivedSettings = false
-    var pending: [UInt8] = []
     var writeBlocked = false
     var readNeedsWrite = false
     var lastActivity: Double
@@ -54,12 +52,14 @@ final class H2ClientConnection {
         self.host = host
         let bracketed = host.contains(":") ? "[\(host)]" : host
         self.authority = port == 443 ? bracketed : "\(bracketed):\(port)"
-        self.fd = try address.startConnect()
+        self.channel = H2TLSChannel(fd: try address.startConnect(), role: .client)
         self.lastActivity = now
         self.connectDeadline = now + connectTimeout
     }
 
     deinit { close() }
+
+    var fd: Int32 { channel.fd }
 
     /// The poll events this connection waits for.
     var pollEvents: Int16 {
@@ -97,9 +97,9 @@ final class H2ClientConnection {
     }
 
     private func startTLS(_ tls: TLSContext) throws(APNSError) {
-        guard let ssl = SSL_new(tls.context) else { throw APNSError(code: .tls, message: "SSL_new failed" + openSSLErrors()) }
-        self.ssl = ssl
-        SSL_set_fd(ssl, fd)
+        guard channel.startTLS(context: tls.context), let ssl = channel.ssl else {
+            throw APNSError(code: .tls, message: "SSL_new failed" + openSSLErrors())
+        }
         if SocketAddress.isIPLiteral(host) {
             X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
         } else {
@@ -110,13 +110,12 @@ final class H2ClientConnection {
     }
 
     private func handshake() throws(APNSError) {
-        guard let ssl else { throw APNSError(code: .tls, message: "no TLS session") }
-        ERR_clear_error()
-        let result = SSL_connect(ssl)
-        if result != 1 {
-            let error = SSL_get_error(ssl, result)
-            if error == SSL_ERROR_WANT_READ { writeBlocked = false; return }
-            if error == SSL_ERROR_WANT_WRITE { writeBlocked = true; return }
+        guard let ssl = channel.ssl else { throw APNSError(code: .tls, message: "no TLS session") }
+        switch channel.handshake() {
+        case .done: break
+        case .wantRead: writeBlocked = false; return
+        case .wantWrite: writeBlocked = true; return
+        case .failed:
             let verify = SSL_get_verify_result(ssl)
             if verify != X509_V_OK {
                 let reason = String(cString: X509_verify_cert_error_string(verify))
@@ -137,35 +136,29 @@ final class H2ClientConnection {
     }
 
     private func startSession() throws(APNSError) {
-        var newSession: OpaquePointer? = nil
-        let user = Unmanaged.passUnretained(self).toOpaque()
-        guard nghttp2_session_client_new(&newSession, H2ClientCallbacks.shared.pointer, user) == 0, let newSession else {
+        guard channel.startSession(callbacks: h2ClientCallbacks, owner: self) else {
             throw APNSError(code: .protocolError, message: "cannot create an HTTP/2 session")
         }
-        session = newSession
-        var settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
+        let settings: [(id: Int32, value: UInt32)] = [
+            (Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), 0),
+            (Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), 1 << 20),
         ]
-        guard nghttp2_submit_settings(newSession, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else {
+        guard channel.submitSettings(settings) else {
             throw APNSError(code: .protocolError, message: "cannot send SETTINGS")
         }
     }
 
     /// Queues one push on a new stream; the bytes go out on the next `flush()`.
     func submit(path: String, topic: String, expiration: Int64) throws(APNSError) -> Int32 {
-        guard state == .open, let session else { throw APNSError(code: .connectionLost, message: "connection not open") }
+        guard state == .open, channel.session != nil else { throw APNSError(code: .connectionLost, message: "connection not open") }
         let headers: [(String, String)] = [
             (":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", path),
             ("apns-topic", topic), ("apns-push-type", "background"), ("apns-priority", "5"),
             ("apns-expiration", String(expiration)), ("content-type", "application/json"), ("content-length", "2"),
         ]
-        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: emptyJSONBody)
-        let stream = withHeaderBlock(headers) { nva in
-            nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, &provider, nil)
-        }
+        let stream = channel.submitRequest(headers: headers, body: Array("{}".utf8))
         guard stream > 0 else {
-            throw APNSError(code: .protocolError, message: "cannot submit request: \(String(cString: nghttp2_strerror(stream)))")
+            throw APNSError(code: .protocolError, message: "cannot submit request: \(H2TLSChannel.describe(http2Error: Int(stream)))")
         }
         streams[stream] = StreamState()
         return stream
@@ -174,29 +167,24 @@ final class H2ClientConnection {
     /// Cancels a stream (request timed out); its close is ignored by the loop.
     func reset(stream: Int32) {
         streams[stream] = nil
-        guard let session else { return }
+        guard let session = channel.session else { return }
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, NGHTTP2_CANCEL.rawValue)
     }
 
     func ping(now: Double) {
-        guard let session else { return }
+        guard let session = channel.session else { return }
         nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
         pingSentAt = now
     }
 
     /// Whether nghttp2 has nothing left to do (after GOAWAY, all streams finished).
     var isFinished: Bool {
-        guard let session else { return state == .closed }
+        guard let session = channel.session else { return state == .closed }
         return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
     }
 
     func close() {
-        if let session { nghttp2_session_del(session) }
-        session = nil
-        if let ssl { SSL_free(ssl) }
-        ssl = nil
-        if fd >= 0 { Foundation.close(fd) }
-        fd = -1
+        channel.close()
         state = .closed
     }
 }

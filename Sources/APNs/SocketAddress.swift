@@ -62,20 +62,3 @@ struct SocketAddress {
         return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
     }
 }
-
-/// Blocks SIGPIPE for the calling thread only: a write to a connection the peer reset then fails
-/// with EPIPE instead of killing the process (OpenSSL writes with plain write(), not MSG_NOSIGNAL).
-/// The signal is thread-directed, so it stays pending here and never reaches other threads.
-func blockSIGPIPE() {
-    var set = sigset_t()
-    sigemptyset(&set)
-    sigaddset(&set, SIGPIPE)
-    pthread_sigmask(SIG_BLOCK, &set, nil)
-}
-
-/// Monotonic seconds, for deadlines and backoff.
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}

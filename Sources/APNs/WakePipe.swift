@@ -1,12 +1,16 @@
-// A self-pipe that wakes the I/O thread's poll() when callers enqueue work.
+// A self-pipe that wakes a poll() loop's thread when other threads hand it work. Used by the
+// client's I/O thread and, through `package` access, by the fake APNs server in PassServerTesting.
 
 import Foundation
 
-final class WakePipe: Sendable {
-    let readEnd: Int32
+/// A non-blocking, close-on-exec pipe: other threads `signal()`, the polling thread watches
+/// `readEnd` for POLLIN and then `drain()`s it.
+package final class WakePipe: Sendable {
+    /// Poll this end for POLLIN.
+    package let readEnd: Int32
     let writeEnd: Int32
 
-    init() throws(APNSError) {
+    package init() throws(APNSError) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             throw APNSError(code: .invalidConfiguration, message: "pipe failed: \(String(cString: strerror(errno)))")
@@ -25,13 +29,13 @@ final class WakePipe: Sendable {
     }
 
     /// Wakes the poll loop; a full pipe already guarantees a wake-up, so EAGAIN is fine.
-    func signal() {
+    package func signal() {
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
     }
 
     /// Empties the pipe after poll() reported it readable.
-    func drain() {
+    package func drain() {
         var buffer = [UInt8](repeating: 0, count: 256)
         while read(readEnd, &buffer, buffer.count) > 0 {}
     }

@@ -7,6 +7,7 @@
 // there, and control commands (drop connections, stop/start listening, change the stream limit,
 // shut down) are queued there and acknowledged by the loop before the calling method returns.
 
+import APNs
 import Foundation
 public import Logging
 import Synchronization
@@ -18,8 +19,8 @@ public final class FakeAPNs: Sendable {
     /// The port it listens on (127.0.0.1).
     public let port: UInt16
     let shared: FakeAPNsShared
-    let wake: FakeAPNsWakePipe
-    private let finished = DispatchSemaphore(value: 0)
+    let wake: WakePipe
+    private let thread: IOThread
 
     /// Binds 127.0.0.1 (`configuration.port`, 0 = any free port) and starts serving on its own thread.
     public init(configuration: Configuration, logger: Logger = Logger(label: "fake-apns", level: .warning)) throws {
@@ -27,16 +28,10 @@ public final class FakeAPNs: Sendable {
         let tls = try FakeAPNsTLS(configuration: configuration)
         let (listener, port) = try FakeAPNsListener.bind(port: configuration.port)
         self.port = port
-        self.wake = try FakeAPNsWakePipe()
+        do throws(APNSError) { self.wake = try WakePipe() } catch { throw FakeAPNsError(error.message) }
         self.shared = FakeAPNsShared(maxConcurrentStreams: configuration.maxConcurrentStreams)
         let loop = FakeAPNsLoop(configuration: configuration, tls: tls, listener: listener, shared: shared, wake: wake, logger: logger)
-        let done = finished
-        let thread = Thread {
-            loop.run()
-            done.signal()
-        }
-        thread.name = "fake-apns"
-        thread.start()
+        self.thread = IOThread(name: "fake-apns") { loop.run() }
     }
 
     deinit { shutdown() }
@@ -86,7 +81,7 @@ public final class FakeAPNs: Sendable {
         }
         guard first else { return }
         wake.signal()
-        _ = finished.wait(timeout: .now() + .seconds(10))
+        thread.waitUntilFinished(timeout: .seconds(10))
     }
 
     private func run(_ command: FakeAPNsShared.Command) {

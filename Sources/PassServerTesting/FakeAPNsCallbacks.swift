@@ -1,28 +1,20 @@
 // nghttp2 server callbacks of the fake; they run on the fake's thread inside mem_recv/mem_send and
 // reach the connection through the session's `Unmanaged` user data.
 
+import APNs
 import CNGHTTP2
 
-final class FakeAPNsCallbacks: @unchecked Sendable {
-    // Safe because: filled once in init and only read by nghttp2 afterwards.
-    let pointer: OpaquePointer?
-    static let shared = FakeAPNsCallbacks()
-
-    private init() {
-        var callbacks: OpaquePointer? = nil
-        nghttp2_session_callbacks_new(&callbacks)
-        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
-        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
-        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceived)
-        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
-        pointer = callbacks
-    }
+/// The one callbacks table shared by every connection of every fake.
+let fakeAPNsCallbacks = H2SessionCallbacks { callbacks in
+    nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
+    nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
+    nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceived)
+    nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
 }
 
 private func connection(_ user: UnsafeMutableRawPointer?) -> FakeAPNsConnection? {
-    guard let user else { return nil }
-    return Unmanaged<FakeAPNsConnection>.fromOpaque(user).takeUnretainedValue()
+    H2SessionCallbacks.owner(user, as: FakeAPNsConnection.self)
 }
 
 private let onBeginHeaders: nghttp2_on_begin_headers_callback = { session, frame, user in
@@ -48,17 +40,13 @@ private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength,
     guard let connection = connection(user), let frame, let name, let value else { return 0 }
     let stream = frame.pointee.hd.stream_id
     guard connection.streams[stream] != nil else { return 0 }
-    let key = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
-    let text = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
-    connection.streams[stream]?.headers[key] = text
+    connection.streams[stream]?.headers[h2Text(name, count: nameLength)] = h2Text(value, count: valueLength)
     return 0
 }
 
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, stream, data, length, user in
-    guard let connection = connection(user), let data, connection.streams[stream] != nil else { return 0 }
-    if (connection.streams[stream]?.body.count ?? 0) < 8192 {
-        connection.streams[stream]?.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
-    }
+    guard let connection = connection(user), let data else { return 0 }
+    connection.streams[stream]?.body.appendReceived(data, count: length, limit: 8192)
     return 0
 }
 
@@ -76,23 +64,6 @@ private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, user i
 private let onStreamClose: nghttp2_on_stream_close_callback = { _, stream, _, user in
     guard let connection = connection(user) else { return 0 }
     connection.streams[stream] = nil
-    connection.responseBodies[stream] = nil
+    connection.channel.discardBody(stream: stream)
     return 0
-}
-
-/// Copies the response body prepared for the stream and ends it.
-let fakeResponseBody: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, user in
-    guard let connection = connection(user), let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-    let body = connection.responseBodies[stream] ?? []
-    let count = min(length, body.count)
-    body.withUnsafeBufferPointer { source in
-        if let base = source.baseAddress { buffer.update(from: base, count: count) }
-    }
-    if count == body.count {
-        flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-        connection.responseBodies[stream] = nil
-    } else {
-        connection.responseBodies[stream] = Array(body[count...])
-    }
-    return count
 }

@@ -1,5 +1,6 @@
 // The fake's thread (threading model: see FakeAPNs.swift): accepts, handshakes, answers, obeys commands.
 
+import APNs
 import Foundation
 import Logging
 
@@ -17,7 +18,7 @@ final class FakeAPNsLoop: @unchecked Sendable {
     let tls: FakeAPNsTLS
     var listener: Int32
     let shared: FakeAPNsShared
-    let wake: FakeAPNsWakePipe
+    let wake: WakePipe
     let logger: Logger
     var connections: [Int: FakeAPNsConnection] = [:]
     var nextConnectionID = 1
@@ -25,7 +26,7 @@ final class FakeAPNsLoop: @unchecked Sendable {
     var raised = false
     var delayed: [Delayed] = []
 
-    init(configuration: FakeAPNs.Configuration, tls: FakeAPNsTLS, listener: Int32, shared: FakeAPNsShared, wake: FakeAPNsWakePipe, logger: Logger) {
+    init(configuration: FakeAPNs.Configuration, tls: FakeAPNsTLS, listener: Int32, shared: FakeAPNsShared, wake: WakePipe, logger: Logger) {
         self.configuration = configuration
         self.tls = tls
         self.listener = listener
@@ -36,16 +37,12 @@ final class FakeAPNsLoop: @unchecked Sendable {
     }
 
     func run() {
-        // A write to a client that reset its connection must fail with EPIPE, not kill the process;
-        // SIGPIPE is thread-directed, so blocking it on this thread is enough.
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &set, nil)
+        // A write to a client that reset its connection must fail with EPIPE, not kill the process.
+        blockSIGPIPE()
         var fds: [pollfd] = []
         var polled: [FakeAPNsConnection] = []
         while true {
-            let now = Self.now()
+            let now = monotonicSeconds()
             guard obeyCommands() else { break }
             answerDue(now: now)
             for connection in Array(connections.values) { settle(connection, now: now) }
@@ -63,7 +60,7 @@ final class FakeAPNsLoop: @unchecked Sendable {
             _ = poll(&fds, nfds_t(fds.count), timeout)
             if fds[0].revents != 0 { wake.drain() }
             if listener >= 0, fds[1].revents != 0 { acceptAll() }
-            let after = Self.now()
+            let after = monotonicSeconds()
             for (index, connection) in polled.enumerated() where fds[index + 2].revents != 0 && connection.state != .closed {
                 handle(connection, now: after)
             }
@@ -168,11 +165,5 @@ final class FakeAPNsLoop: @unchecked Sendable {
             }
         }
         return !stopped
-    }
-
-    static func now() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

@@ -6,14 +6,14 @@ import Testing
 struct APNSBenchmarkTests {
     @Test("a small run against the fake delivers every push and reports a rate")
     func smallRun() async throws {
-        let pki = try APNsTestPKI.shared()
+        let certificates = try APNsTestHarness.sharedCertificates()
         var configuration = FakeAPNs.Configuration(
-            certificatePath: pki.serverCertificatePath, privateKeyPath: pki.serverKeyPath, clientCAPath: nil
+            certificatePath: certificates.serverCertificate, privateKeyPath: certificates.serverKey, clientCAPath: nil
         )
         configuration.recordPushes = false
         let fake = try FakeAPNs(configuration: configuration)
         defer { fake.shutdown() }
-        let result = try await APNSBenchmark.run(url: fake.url, count: 2000, connections: 2, concurrency: 100, caFile: pki.caPath)
+        let result = try await APNSBenchmark.run(url: fake.url, count: 2000, connections: 2, concurrency: 100, caFile: certificates.rootCertificate)
         #expect(result.pushes == 2000)
         #expect(result.failures == 0)
         #expect(result.pushesPerSecond > 0)

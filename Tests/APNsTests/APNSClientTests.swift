@@ -77,11 +77,11 @@ struct APNSClientTests {
         defer { harness.stop() }
         #expect(try await harness.client.send(APNSRequest(pushToken: "ab", topic: APNsTestHarness.topic)).status == 200)
 
-        var configuration = APNSConfiguration(
-            clientCertificateDER: harness.pki.strangerCertificateDER, clientPrivateKeyDER: harness.pki.strangerKeyDER
-        )
-        configuration.url = harness.fake.url
-        configuration.caFile = harness.pki.caPath
+        let strangerIdentity = try APNsTestHarness.strangerIdentity(harness.certificates)
+        var configuration = APNsTestHarness.clientConfiguration(harness.certificates, url: harness.fake.url)
+        configuration.clientCertificateDER = strangerIdentity.certificateDER
+        configuration.clientPrivateKeyDER = strangerIdentity.privateKeyDER
+        configuration.clientChainDER = []
         let stranger = try APNSClient(configuration: configuration, logger: Logger(label: "t", level: .critical))
         defer { stranger.shutdown() }
         let refused = await #expect(throws: APNSError.self) {
@@ -102,14 +102,12 @@ struct APNSClientTests {
 
     @Test("a server certificate from an untrusted CA fails with .tls")
     func untrustedServer() async throws {
-        let pki = try APNsTestPKI.shared()
+        let certificates = try APNsTestHarness.sharedCertificates()
         let fake = try FakeAPNs(configuration: FakeAPNs.Configuration(
-            certificatePath: pki.untrustedServerCertificatePath, privateKeyPath: pki.untrustedServerKeyPath, clientCAPath: nil
+            certificatePath: certificates.untrustedServerCertificate, privateKeyPath: certificates.untrustedServerKey, clientCAPath: nil
         ))
         defer { fake.shutdown() }
-        var configuration = APNSConfiguration(clientCertificateDER: pki.clientCertificateDER, clientPrivateKeyDER: pki.clientKeyDER)
-        configuration.url = fake.url
-        configuration.caFile = pki.caPath
+        let configuration = APNsTestHarness.clientConfiguration(certificates, url: fake.url)
         let client = try APNSClient(configuration: configuration, logger: Logger(label: "t", level: .critical))
         defer { client.shutdown() }
         let error = await #expect(throws: APNSError.self) {
@@ -122,12 +120,14 @@ struct APNSClientTests {
 
     @Test("bad configuration is refused at init")
     func badConfiguration() throws {
-        let pki = try APNsTestPKI.shared()
-        var configuration = APNSConfiguration(clientCertificateDER: [1, 2, 3], clientPrivateKeyDER: pki.clientKeyDER)
+        let certificates = try APNsTestHarness.sharedCertificates()
+        let identity = certificates.identity
+        var configuration = APNSConfiguration(clientCertificateDER: [1, 2, 3], clientPrivateKeyDER: identity.privateKeyDER)
         #expect(throws: APNSError.self) { try APNSClient(configuration: configuration, logger: Logger(label: "t")) }
-        configuration = APNSConfiguration(clientCertificateDER: pki.clientCertificateDER, clientPrivateKeyDER: pki.strangerKeyDER)
+        let strangerKey = try APNsTestHarness.strangerIdentity(certificates).privateKeyDER
+        configuration = APNSConfiguration(clientCertificateDER: identity.certificateDER, clientPrivateKeyDER: strangerKey)
         #expect(throws: APNSError.self) { try APNSClient(configuration: configuration, logger: Logger(label: "t")) }
-        configuration = APNSConfiguration(clientCertificateDER: pki.clientCertificateDER, clientPrivateKeyDER: pki.clientKeyDER)
+        configuration = APNSConfiguration(clientCertificateDER: identity.certificateDER, clientPrivateKeyDER: identity.privateKeyDER)
         configuration.url = "http://api.push.apple.com"
         #expect(throws: APNSError.self) { try APNSClient(configuration: configuration, logger: Logger(label: "t")) }
     }

@@ -1,14 +1,19 @@
-// Starts a FakeAPNs and an APNSClient pointed at it, over real TLS and HTTP/2.
+// Starts a FakeAPNs and an APNSClient pointed at it, over real TLS and HTTP/2, with certificates from
+// the shared throwaway CA (`TestCertificates`): the fake serves `root` → server certificate for
+// 127.0.0.1 and requires a client certificate from `root`; the client presents the pass identity
+// (`root` → WWDR → pass certificate, the WWDR sent as its chain), as a real pass server does.
 
 import APNs
+import Certificates
 import Foundation
 import Logging
 import PassServerTesting
+import Synchronization
 
 struct APNsTestHarness {
     let fake: FakeAPNs
     let client: APNSClient
-    let pki: APNsTestPKI
+    let certificates: TestCertificates
 
     static let topic = "pass.com.example.tickets"
 
@@ -17,19 +22,18 @@ struct APNsTestHarness {
         configureFake: (inout FakeAPNs.Configuration) -> Void = { _ in },
         configureClient: (inout APNSConfiguration) -> Void = { _ in }
     ) throws -> APNsTestHarness {
-        let pki = try APNsTestPKI.shared()
+        let certificates = try sharedCertificates()
         var fakeConfiguration = FakeAPNs.Configuration(
-            certificatePath: pki.serverCertificatePath, privateKeyPath: pki.serverKeyPath, clientCAPath: pki.caPath
+            certificatePath: certificates.serverCertificate, privateKeyPath: certificates.serverKey,
+            clientCAPath: certificates.rootCertificate
         )
         configureFake(&fakeConfiguration)
         let fake = try FakeAPNs(configuration: fakeConfiguration)
-        var configuration = APNSConfiguration(clientCertificateDER: pki.clientCertificateDER, clientPrivateKeyDER: pki.clientKeyDER)
-        configuration.url = fake.url
-        configuration.caFile = pki.caPath
+        var configuration = clientConfiguration(certificates, url: fake.url)
         configuration.requestTimeout = 30
         configureClient(&configuration)
         let client = try APNSClient(configuration: configuration, logger: Logger(label: "apns-test", level: .error))
-        return APNsTestHarness(fake: fake, client: client, pki: pki)
+        return APNsTestHarness(fake: fake, client: client, certificates: certificates)
     }
 
     func stop() {
@@ -41,4 +45,34 @@ struct APNsTestHarness {
     static func token(_ index: Int) -> String {
         String(format: "%064x", index + 1)
     }
+
+    /// A client configuration for `url` presenting the pass identity (WWDR as its chain) and
+    /// trusting the test root for the server certificate.
+    static func clientConfiguration(_ certificates: TestCertificates, url: String) -> APNSConfiguration {
+        let identity = certificates.identity
+        var configuration = APNSConfiguration(clientCertificateDER: identity.certificateDER, clientPrivateKeyDER: identity.privateKeyDER)
+        configuration.clientChainDER = identity.intermediateDER.map { [$0] } ?? []
+        configuration.url = url
+        configuration.caFile = certificates.rootCertificate
+        return configuration
+    }
+
+    /// A client identity issued by the untrusted root (a fake requiring `root` refuses it).
+    static func strangerIdentity(_ certificates: TestCertificates) throws -> SigningIdentity {
+        try SigningIdentity.load(
+            pem: certificates.untrustedClientCertificate, privateKey: certificates.untrustedClientKey, password: nil, wwdr: nil
+        )
+    }
+
+    /// The test CA's files, written once per test process into a directory of their own.
+    static func sharedCertificates() throws -> TestCertificates {
+        try certificateCache.withLock { cached in
+            if let cached { return cached }
+            let made = try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "apns-tests"))
+            cached = made
+            return made
+        }
+    }
+
+    private static let certificateCache = Mutex<TestCertificates?>(nil)
 }

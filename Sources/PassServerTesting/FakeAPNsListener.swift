@@ -1,44 +1,6 @@
-// A self-pipe that wakes the fake's poll() when tests send commands.
+// The fake's listening socket on 127.0.0.1 (non-blocking, close-on-exec).
 
 import Foundation
-
-final class FakeAPNsWakePipe: Sendable {
-    let readEnd: Int32
-    let writeEnd: Int32
-
-    init() throws(FakeAPNsError) {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw FakeAPNsError("pipe failed: \(String(cString: strerror(errno)))") }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        readEnd = fds[0]
-        writeEnd = fds[1]
-    }
-
-    deinit {
-        close(readEnd)
-        close(writeEnd)
-    }
-
-    func signal() {
-        var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
-    }
-
-    func drain() {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while read(readEnd, &buffer, buffer.count) > 0 {}
-    }
-}
-
-/// Why the fake could not start.
-public struct FakeAPNsError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    init(_ message: String) { self.message = message }
-    public var description: String { "FakeAPNsError: \(message)" }
-}
 
 /// The listening socket on 127.0.0.1.
 enum FakeAPNsListener {

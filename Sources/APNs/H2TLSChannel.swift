@@ -1,0 +1,111 @@
+// One non-blocking socket carrying TLS (OpenSSL) and HTTP/2 (nghttp2): the socket-level part that
+// the client's `H2ClientConnection` and the fake APNs server's connections (PassServerTesting, through
+// `package` access) have in common. Each side keeps its own state machine, error type and nghttp2
+// callbacks; the channel moves bytes and reports outcomes, which the side turns into its errors.
+//
+// Threading: a channel belongs to the one thread that polls its socket (the client's I/O thread or
+// the fake's thread); nghttp2 callbacks run on that thread inside `read`/`write`.
+
+import CNGHTTP2
+import COpenSSL
+import Foundation
+
+/// Owns a socket, its `SSL` object and its nghttp2 session, and frees them in `close()`.
+package final class H2TLSChannel {
+    /// Which side of the connection this is: it picks SSL_connect/SSL_accept and the session kind.
+    package enum Role: Sendable { case client, server }
+
+    /// Where a TLS handshake step left off.
+    package enum HandshakeStep: Equatable, Sendable {
+        case done
+        /// Poll for POLLIN and call `handshake()` again.
+        case wantRead
+        /// Poll for POLLOUT and call `handshake()` again.
+        case wantWrite
+        /// The handshake failed; OpenSSL's error queue and verify result say why.
+        case failed
+    }
+
+    /// Client or server side, fixed at creation.
+    package let role: Role
+    /// The socket; -1 once closed.
+    package private(set) var fd: Int32
+    /// The `SSL *` once `startTLS` succeeded.
+    package private(set) var ssl: OpaquePointer?
+    /// The `nghttp2_session *` once `startSession` succeeded.
+    package private(set) var session: OpaquePointer?
+    /// Bytes nghttp2 produced that the socket has not taken yet.
+    var pending: [UInt8] = []
+    /// Bodies of submitted messages not yet handed to nghttp2, by stream.
+    var outgoingBodies: [Int32: [UInt8]] = [:]
+
+    /// Takes ownership of a connected (or connecting) non-blocking socket.
+    package init(fd: Int32, role: Role) {
+        self.fd = fd
+        self.role = role
+    }
+
+    deinit { close() }
+
+    /// True while nghttp2 output is waiting for the socket.
+    package var hasPendingOutput: Bool { !pending.isEmpty }
+
+    /// Creates the `SSL` object on the socket; false when OpenSSL could not (see its error queue).
+    package func startTLS(context: OpaquePointer) -> Bool {
+        guard let ssl = SSL_new(context) else { return false }
+        self.ssl = ssl
+        SSL_set_fd(ssl, fd)
+        if role == .server { SSL_set_accept_state(ssl) }
+        return true
+    }
+
+    /// Advances the TLS handshake as far as the socket allows.
+    package func handshake() -> HandshakeStep {
+        guard let ssl else { return .failed }
+        ERR_clear_error()
+        let result = role == .client ? SSL_connect(ssl) : SSL_accept(ssl)
+        if result == 1 { return .done }
+        switch SSL_get_error(ssl, result) {
+        case SSL_ERROR_WANT_READ: return .wantRead
+        case SSL_ERROR_WANT_WRITE: return .wantWrite
+        default: return .failed
+        }
+    }
+
+    /// Creates the nghttp2 session; its callbacks get `owner` (unretained) as user data, so the
+    /// owner must outlive the channel's session (it does: the owner holds the channel).
+    package func startSession(callbacks: H2SessionCallbacks, owner: AnyObject) -> Bool {
+        var newSession: OpaquePointer? = nil
+        let user = Unmanaged.passUnretained(owner).toOpaque()
+        let status = role == .client
+            ? nghttp2_session_client_new(&newSession, callbacks.pointer, user)
+            : nghttp2_session_server_new(&newSession, callbacks.pointer, user)
+        guard status == 0, let newSession else { return false }
+        session = newSession
+        return true
+    }
+
+    /// Queues a SETTINGS frame (`id` is an `NGHTTP2_SETTINGS_*` value); false when nghttp2 refused it.
+    @discardableResult
+    package func submitSettings(_ entries: [(id: Int32, value: UInt32)]) -> Bool {
+        guard let session else { return false }
+        var settings = entries.map { nghttp2_settings_entry(settings_id: $0.id, value: $0.value) }
+        return nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0
+    }
+
+    /// Frees the session and the `SSL` object and closes the socket; safe to call again.
+    package func close() {
+        if let session { nghttp2_session_del(session) }
+        session = nil
+        if let ssl { SSL_free(ssl) }
+        ssl = nil
+        if fd >= 0 { Foundation.close(fd) }
+        fd = -1
+        outgoingBodies.removeAll()
+    }
+
+    /// nghttp2's text for one of its negative error codes.
+    package static func describe(http2Error code: Int) -> String {
+        String(cString: nghttp2_strerror(Int32(clamping: code)))
+    }
+}

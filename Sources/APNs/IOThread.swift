@@ -1,0 +1,51 @@
+// The dedicated thread that runs a poll() loop, and what such a loop needs from the system.
+// The APNs client's I/O thread and (through `package` access) the fake APNs server's thread both
+// start here: blocking poll() and getaddrinfo() calls never run on Swift's cooperative pool.
+
+import Foundation
+
+/// A named thread running one loop to completion; others can wait for it to end.
+package final class IOThread: Sendable {
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts the thread at once; `body` returns when the loop is done.
+    package init(name: String, _ body: @escaping @Sendable () -> Void) {
+        let done = finished
+        let thread = Thread {
+            body()
+            done.signal()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Waits until the loop has returned, at most `timeout`; false when it is still running.
+    @discardableResult
+    package func waitUntilFinished(timeout: Duration) -> Bool {
+        let (seconds, attoseconds) = timeout.components
+        // Beyond a few years a timeout means "no timeout" (and would overflow the conversion).
+        guard seconds < 100_000_000 else {
+            finished.wait()
+            return true
+        }
+        let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        return finished.wait(timeout: .now() + .milliseconds(Int(milliseconds))) == .success
+    }
+}
+
+/// Blocks SIGPIPE for the calling thread only: a write to a connection the peer reset then fails
+/// with EPIPE instead of killing the process (OpenSSL writes with plain write(), not MSG_NOSIGNAL).
+/// The signal is thread-directed, so it stays pending here and never reaches other threads.
+package func blockSIGPIPE() {
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGPIPE)
+    pthread_sigmask(SIG_BLOCK, &set, nil)
+}
+
+/// Monotonic seconds, for deadlines and backoff.
+package func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
