@@ -85,7 +85,9 @@ final class PushDispatcher: Sendable {
         let rows = self.rows
         senderTask.withLock { task in
             task = Task.detached { [self] in
-                await withTaskGroup(of: Void.self) { group in
+                // Discarding: a long-running plain task group keeps every finished child until
+                // it is awaited, which this loop never does.
+                await withDiscardingTaskGroup { group in
                     for await row in rows {
                         group.addTask { await self.send(row) }
                     }
