@@ -27,7 +27,7 @@ struct OutboxGenerationTests {
     }
 
     @Test("a push enqueued while its row is claimed survives the completion of the claim", arguments: Backend.allCases)
-    func generationSurvivesCompletion(backend: Backend) throws {
+    func generationSurvivesCompletion(backend: Backend) async throws {
         let (store, token) = try Self.store(backend)
         defer { store.close() }
         try Self.change(store, seat: "A1")
@@ -46,7 +46,7 @@ struct OutboxGenerationTests {
     }
 
     @Test("a claimed row is not handed out twice until its lease expires", arguments: Backend.allCases)
-    func leaseExcludes(backend: Backend) throws {
+    func leaseExcludes(backend: Backend) async throws {
         let (store, _) = try Self.store(backend)
         defer { store.close() }
         try Self.change(store, seat: "B1")
@@ -58,7 +58,7 @@ struct OutboxGenerationTests {
     }
 
     @Test("a failed row is revived as pending, due now, by a later change", arguments: Backend.allCases)
-    func failedRowRevives(backend: Backend) throws {
+    func failedRowRevives(backend: Backend) async throws {
         let (store, token) = try Self.store(backend)
         defer { store.close() }
         try Self.change(store, seat: "C1")
@@ -75,7 +75,7 @@ struct OutboxGenerationTests {
     }
 
     @Test("a row failing while a newer change arrived stays pending", arguments: Backend.allCases)
-    func failWithNewerChangeStaysPending(backend: Backend) throws {
+    func failWithNewerChangeStaysPending(backend: Backend) async throws {
         let (store, _) = try Self.store(backend)
         defer { store.close() }
         try Self.change(store, seat: "D1")

@@ -46,7 +46,7 @@ struct PushCrashTests {
     }
 
     @Test("SIGKILL mid-batch, restart: every token pushed, duplicates only among those in flight", arguments: Backend.allCases)
-    func killAndRestart(backend: Backend) throws {
+    func killAndRestart(backend: Backend) async throws {
         let directory = try TestCertificates.temporaryDirectory(prefix: "passserver-crash")
         let certificates = try TestCertificates.make(in: directory)
         let fake = try PushFixture.makeFake(certificates, defaultAnswer: .delayed(seconds: 0.5, then: .success))
@@ -58,7 +58,7 @@ struct PushCrashTests {
         let (serial, tokens) = try PushResilienceTests.bulkRegistrations(setup, count: Self.pushCount)
         let passType = setup.app.passTypeIdentifier
         let databaseURL = setup.app.databaseURL
-        setup.app.stop()
+        await offPool { setup.app.stop() }
         let store = try Storage.openStore(url: databaseURL)
         defer { store.close() }
         _ = try store.updatePass(passTypeIdentifier: passType, serialNumber: serial, change: PassChange(seat: "Z9"), now: Date())
@@ -67,7 +67,7 @@ struct PushCrashTests {
         let environment = Self.environment(certificates, databaseURL: databaseURL, fake: fake)
         let first = try Self.serve(environment: environment, log: directory + "/first.log")
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-        try eventually("first process sending", timeout: 60) { fake.pushes.count >= 100 }
+        try await eventually("first process sending", timeout: 60) { fake.pushes.count >= 100 }
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         let counts = try store.outboxCounts(now: Date())
@@ -77,7 +77,7 @@ struct PushCrashTests {
 
         let second = try Self.serve(environment: environment, log: directory + "/second.log")
         defer { if second.isRunning { kill(second.processIdentifier, SIGKILL) } }
-        try eventually("second process delivered everything", timeout: 90) { try store.outboxCounts(now: Date()).pending == 0 }
+        try await eventually("second process delivered everything", timeout: 90) { try store.outboxCounts(now: Date()).pending == 0 }
         let perToken = Dictionary(grouping: fake.pushes.filter { $0.status == 200 }, by: \.token).mapValues(\.count)
         #expect(tokens.allSatisfy { (perToken[$0] ?? 0) >= 1 }, "every token got a push")
         let duplicates = perToken.values.reduce(0) { $0 + $1 - 1 }
@@ -87,7 +87,7 @@ struct PushCrashTests {
         // SIGTERM drains and exits cleanly.
         second.terminate()
         let deadline = Date().addingTimeInterval(30)
-        while second.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        while second.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(!second.isRunning)
         if !second.isRunning { #expect(second.terminationStatus == 0) }
     }

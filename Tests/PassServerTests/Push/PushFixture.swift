@@ -54,6 +54,7 @@ struct PushFixture {
     }
 
     func stop() {
+        if ProcessInfo.processInfo.environment["PUSH_TEST_LOGS"] != nil { print(app.logs.lines.joined(separator: "\n"), (try? counts.summary) ?? [], fake.connectionsAccepted, fake.pushes.count, app.application.dispatcher.statistics, app.application.dispatcher.state.withLock { "\($0.inFlight) \($0.completed.count) \($0.haltedUntil as Any)" }) }
         app.stop()
         fake.shutdown()
     }
@@ -90,11 +91,13 @@ struct PushFixture {
 }
 
 /// Polls `condition` until it holds or `timeout` passes (generous: the machine is shared).
-func eventually(_ what: String = "", timeout: TimeInterval = 30, _ condition: () throws -> Bool) throws {
+///
+/// Async on purpose: blocking here would starve the cooperative pool the dispatcher's sends run on.
+func eventually(_ what: String = "", timeout: TimeInterval = 30, _ condition: () throws -> Bool) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return }
-        Thread.sleep(forTimeInterval: 0.05)
+        try await Task.sleep(for: .milliseconds(50))
     }
     Issue.record("timed out waiting: \(what)")
     throw TestClient.Failure(description: "timed out waiting: \(what)")
@@ -103,4 +106,15 @@ func eventually(_ what: String = "", timeout: TimeInterval = 30, _ condition: ()
 extension OutboxCounts {
     /// `[pending, inFlight, failed]`, for comparisons in tests.
     var summary: [Int] { [pending, inFlight, failed] }
+}
+
+/// Runs blocking work (an application shutdown that waits for pushes in flight) on a thread of its
+/// own, so the cooperative pool stays free to finish those pushes.
+func offPool(_ work: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread {
+            work()
+            continuation.resume()
+        }.start()
+    }
 }

@@ -7,7 +7,7 @@ import Testing
 
 /// The dispatcher loses nothing when APNs goes away: connection drops, GOAWAY mid-batch, and its
 /// own graceful shutdown with pushes in flight.
-@Suite("Push dispatcher: resilience")
+@Suite("Push dispatcher: resilience", .serialized)
 struct PushResilienceTests {
     /// Registers `count` devices for one new ticket directly in the store (bulk setup; the device
     /// API path is covered by the other tests) and returns the ticket's serial and the tokens.
@@ -27,7 +27,7 @@ struct PushResilienceTests {
     }
 
     @Test("connections dropped mid-batch: every pending push is delivered once APNs is back", arguments: Backend.allCases)
-    func connectionDrop(backend: Backend) throws {
+    func connectionDrop(backend: Backend) async throws {
         let fixture = try PushFixture(backend, defaultAnswer: .delayed(seconds: 0.5, then: .success))
         defer { fixture.stop() }
         let serial = try fixture.app.issueTicket(event: fixture.event)
@@ -37,23 +37,23 @@ struct PushResilienceTests {
             tokens.append(phone.pushToken)
         }
         try fixture.change(serial)
-        try eventually("a batch in flight") { fixture.fake.pushes.count >= 5 }
+        try await eventually("a batch in flight") { fixture.fake.pushes.count >= 5 }
         fixture.fake.stopListening()
         fixture.fake.dropConnections()
-        Thread.sleep(forTimeInterval: 1)
+        try await Task.sleep(for: .seconds(1))
         try fixture.fake.startListening()
-        try eventually("every token delivered", timeout: 60) { tokens.allSatisfy { fixture.fake.count(token: $0) >= 1 } }
-        try eventually("outbox emptied") { try fixture.counts.summary == [0, 0, 0] }
+        try await eventually("every token delivered", timeout: 60) { tokens.allSatisfy { fixture.fake.count(token: $0) >= 1 } }
+        try await eventually("outbox emptied") { try fixture.counts.summary == [0, 0, 0] }
         #expect(fixture.fake.connectionsAccepted >= 2)
     }
 
     @Test("GOAWAY every 100 streams during 2,000 pushes: each token answered exactly once", arguments: Backend.allCases)
-    func goAwayDuringBatch(backend: Backend) throws {
+    func goAwayDuringBatch(backend: Backend) async throws {
         let fixture = try PushFixture(backend, goAwayAfter: 100)
         defer { fixture.stop() }
         let (serial, tokens) = try Self.bulkRegistrations(fixture, count: 2_000)
         try fixture.change(serial)
-        try eventually("outbox emptied", timeout: 90) { try fixture.counts.summary == [0, 0, 0] }
+        try await eventually("outbox emptied", timeout: 90) { try fixture.counts.summary == [0, 0, 0] }
         let pushes = fixture.fake.pushes
         var perToken: [String: Int] = [:]
         for push in pushes { perToken[push.token, default: 0] += 1 }
@@ -66,13 +66,13 @@ struct PushResilienceTests {
     }
 
     @Test("shutdown waits for pushes in flight and records them", arguments: Backend.allCases)
-    func shutdownDrains(backend: Backend) throws {
+    func shutdownDrains(backend: Backend) async throws {
         let fixture = try PushFixture(backend, defaultAnswer: .delayed(seconds: 1, then: .success))
         defer { fixture.stop() }
         let (serial, tokens) = try Self.bulkRegistrations(fixture, count: 10)
         try fixture.change(serial)
-        try eventually("all ten in flight") { fixture.fake.pushes.count == 10 }
-        fixture.app.stop()
+        try await eventually("all ten in flight") { fixture.fake.pushes.count == 10 }
+        await offPool { fixture.app.stop() }
 
         let store = try Storage.openStore(url: fixture.app.databaseURL)
         defer { store.close() }
