@@ -49,7 +49,7 @@ struct PushCrashTests {
     func killAndRestart(backend: Backend) async throws {
         let directory = try TestCertificates.temporaryDirectory(prefix: "passserver-crash")
         let certificates = try TestCertificates.make(in: directory)
-        let fake = try PushFixture.makeFake(certificates, defaultAnswer: .delayed(seconds: 0.5, then: .success))
+        let fake = try PushFixture.makeFake(certificates, defaultAnswer: .delayed(seconds: 1.5, then: .success))
         defer { fake.shutdown() }
 
         // Set up through a short-lived in-process app (which migrates), then enqueue while no
@@ -67,13 +67,16 @@ struct PushCrashTests {
         let environment = Self.environment(certificates, databaseURL: databaseURL, fake: fake)
         let first = try Self.serve(environment: environment, log: directory + "/first.log")
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-        try await eventually("first process sending", timeout: 60) { fake.pushes.count >= 100 }
+        // The first round (200 rows, the default concurrency) has been answered and recorded once the
+        // second round is being sent; kill while that one waits for its slow answers.
+        try await eventually("first process sending its second round", timeout: 60) { fake.pushes.count > 200 }
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         let counts = try store.outboxCounts(now: Date())
         let inFlight = counts.inFlight
         let deliveredBeforeKill = Self.pushCount - counts.pending
         #expect(inFlight > 0, "the kill hit a batch in flight")
+        #expect(deliveredBeforeKill > 0, "the first round was recorded before the kill")
 
         let second = try Self.serve(environment: environment, log: directory + "/second.log")
         defer { if second.isRunning { kill(second.processIdentifier, SIGKILL) } }
@@ -82,6 +85,7 @@ struct PushCrashTests {
         #expect(tokens.allSatisfy { (perToken[$0] ?? 0) >= 1 }, "every token got a push")
         let duplicates = perToken.values.reduce(0) { $0 + $1 - 1 }
         #expect(duplicates <= inFlight, "duplicates \(duplicates) exceed the \(inFlight) in flight at the kill")
+        print("\(backend): \(deliveredBeforeKill) recorded before the kill, \(inFlight) in flight, \(duplicates) sent twice")
         #expect(deliveredBeforeKill + inFlight <= Self.pushCount)
 
         // SIGTERM drains and exits cleanly.

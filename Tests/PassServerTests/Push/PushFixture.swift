@@ -54,7 +54,10 @@ struct PushFixture {
     }
 
     func stop() {
-        if ProcessInfo.processInfo.environment["PUSH_TEST_LOGS"] != nil { print(app.logs.lines.joined(separator: "\n"), (try? counts.summary) ?? [], fake.connectionsAccepted, fake.pushes.count, app.application.dispatcher.statistics, app.application.dispatcher.state.withLock { "\($0.inFlight) \($0.completed.count) \($0.haltedUntil as Any)" }) }
+        // PUSH_TEST_LOGS=1 prints the application's log and the outbox state (diagnosing failures).
+        if ProcessInfo.processInfo.environment["PUSH_TEST_LOGS"] != nil {
+            print(app.logs.lines.joined(separator: "\n"), "outbox:", (try? counts.summary) ?? [], "fake pushes:", fake.pushes.count)
+        }
         app.stop()
         fake.shutdown()
     }
