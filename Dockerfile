@@ -61,6 +61,8 @@ COPY --from=build /staging/swift-backtrace-static /usr/local/libexec/swift-backt
 # Templates are baked in so the image works on its own; docker-compose.yml mounts ./Passes over
 # them read-only so that templates can change without a rebuild.
 COPY Passes ./Passes
+# The API description served at /openapi.yaml.
+COPY openapi.yaml ./openapi.yaml
 # Certificates/ is always mounted (never baked in: keys stay out of images and registries).
 # .data/ holds the SQLite database when DATABASE_URL is not set: mount a volume there.
 RUN mkdir -p /app/Certificates /app/.data && chown passserver:passserver /app/.data

@@ -52,6 +52,19 @@ public enum APNSBenchmark {
         let failures = Atomic<Int>(0)
     }
 
+    /// Convenience for `pass-server bench apns`: benchmark against `url` (a fake; empty identity
+    /// unless the fake asks for a client certificate).
+    public static func run(
+        url: String, count: Int, connections: Int, concurrency: Int = 1000, caFile: String? = nil,
+        clientCertificateDER: [UInt8] = [], clientPrivateKeyDER: [UInt8] = []
+    ) async throws -> Result {
+        var configuration = APNSConfiguration(clientCertificateDER: clientCertificateDER, clientPrivateKeyDER: clientPrivateKeyDER)
+        configuration.url = url
+        configuration.caFile = caFile
+        configuration.connections = connections
+        return try await run(configuration: configuration, count: count, concurrency: concurrency)
+    }
+
     /// VmHWM from /proc/self/status.
     static func peakMemory() -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }

@@ -57,20 +57,32 @@ public final class APNSClient: Sendable {
     }
 
     /// Sends one push and waits for APNs' answer. Any HTTP status is returned as a response;
-    /// transport problems (connection, TLS, timeout, shutdown) throw `APNSError`.
+    /// transport problems (connection, TLS, timeout, shutdown) throw `APNSError`. Cancelling the
+    /// calling task abandons the push (its stream is reset) and throws `CancellationError`.
     public func send(_ request: APNSRequest) async throws -> APNSResponse {
         try Self.validate(request)
-        return try await withCheckedThrowingContinuation { continuation in
-            let accepted = shared.state.withLock { inbox -> Bool in
-                guard !inbox.closed else { return false }
-                inbox.incoming.append(PendingPush(request: request, continuation: continuation))
-                return true
+        let id = shared.state.withLock { inbox -> UInt64 in
+            defer { inbox.nextRequestID += 1 }
+            return inbox.nextRequestID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                // Only the push that makes the inbox non-empty wakes the I/O thread: it takes the
+                // whole inbox at once, so one write to the pipe per batch is enough.
+                let outcome = shared.state.withLock { inbox -> (accepted: Bool, wake: Bool) in
+                    guard !inbox.closed else { return (false, false) }
+                    inbox.incoming.append(PendingPush(id: id, request: request, continuation: continuation))
+                    return (true, inbox.incoming.count == 1)
+                }
+                if !outcome.accepted {
+                    continuation.resume(throwing: APNSError(code: .shutdown, message: "APNs client is shut down"))
+                } else if outcome.wake {
+                    wake.signal()
+                }
             }
-            if accepted {
-                wake.signal()
-            } else {
-                continuation.resume(throwing: APNSError(code: .shutdown, message: "APNs client is shut down"))
-            }
+        } onCancel: {
+            shared.state.withLock { $0.cancelled.append((id, 0)) }
+            wake.signal()
         }
     }
 
@@ -84,7 +96,6 @@ public final class APNSClient: Sendable {
         wake.signal()
         guard first else { return }
         _ = finished.wait(timeout: .now() + .milliseconds(Int(max(0, configuration.shutdownGracePeriod) * 1000) + 5000))
-        finished.signal()
     }
 
     /// Connections and streams right now.
@@ -109,6 +120,7 @@ public final class APNSClient: Sendable {
 
 /// A push handed from a caller to the I/O thread.
 struct PendingPush: Sendable {
+    var id: UInt64
     var request: APNSRequest
     var continuation: CheckedContinuation<APNSResponse, any Error>
 }
@@ -121,6 +133,9 @@ final class SharedInbox: Sendable {
 /// What callers and the I/O thread share, under the client's Mutex.
 struct Inbox: Sendable {
     var incoming: [PendingPush] = []
+    /// Requests whose calling task was cancelled (possibly before they reached `incoming`).
+    var cancelled: [(id: UInt64, passes: Int)] = []
+    var nextRequestID: UInt64 = 1
     var shutdownRequested = false
     /// Set by the I/O thread when it has failed everything and stops: no more pushes accepted.
     var closed = false

@@ -35,6 +35,9 @@ public struct APNSError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// Thrown by `send` when the calling task is cancelled (the Swift convention).
+    static let cancelled = CancellationError()
+
     /// Whether sending the same push again later may succeed.
     public var isRetryable: Bool {
         code == .connectionFailed || code == .connectionLost || code == .timeout

@@ -27,7 +27,6 @@ final class ClientLoop: @unchecked Sendable {
     /// (deadline, request) in enqueue order; every request has the same timeout, so it stays sorted.
     var deadlines: [(Double, UInt64)] = []
     var deadlineHead = 0
-    var nextRequestID: UInt64 = 1
     var shutdownDeadline: Double?
     var addresses: [SocketAddress] = []
     var attempts = 0
@@ -43,6 +42,7 @@ final class ClientLoop: @unchecked Sendable {
     }
 
     func run() {
+        blockSIGPIPE()
         var fds: [pollfd] = []
         var polled: [H2ClientConnection] = []
         while true {
@@ -88,12 +88,25 @@ final class ClientLoop: @unchecked Sendable {
 
     /// Takes new pushes from callers; starts the shutdown when asked.
     private func intake(now: Double) {
-        let (incoming, shutdownRequested) = shared.state.withLock { inbox in
+        let (incoming, cancelled, shutdownRequested) = shared.state.withLock { inbox in
             let taken = inbox.incoming
             inbox.incoming.removeAll()
+            var cancelled: [UInt64] = []
+            // A cancellation can overtake its push by a moment: keep it for a few passes. One for
+            // a push that was already answered simply ages out (cancellation is best effort).
+            var kept: [(id: UInt64, passes: Int)] = []
+            for entry in inbox.cancelled {
+                if pushes[entry.id] != nil || taken.contains(where: { $0.id == entry.id }) {
+                    cancelled.append(entry.id)
+                } else if entry.passes < 3 {
+                    kept.append((entry.id, entry.passes + 1))
+                }
+            }
+            inbox.cancelled = kept
             if inbox.shutdownRequested { inbox.closed = true }
-            return (taken, inbox.shutdownRequested)
+            return (taken, cancelled, inbox.shutdownRequested)
         }
+        defer { for id in cancelled { abandon(id, APNSError.cancelled) } }
         if shutdownRequested {
             let error = APNSError(code: .shutdown, message: "APNs client is shutting down")
             for push in incoming { push.continuation.resume(throwing: error) }
@@ -104,8 +117,7 @@ final class ClientLoop: @unchecked Sendable {
             return
         }
         for push in incoming {
-            let id = nextRequestID
-            nextRequestID += 1
+            let id = push.id
             pushes[id] = LivePush(request: push.request, continuation: push.continuation)
             scheduler.enqueue(id)
             deadlines.append((now + configuration.requestTimeout, id))
@@ -116,12 +128,7 @@ final class ClientLoop: @unchecked Sendable {
         while deadlineHead < deadlines.count, deadlines[deadlineHead].0 <= now {
             let id = deadlines[deadlineHead].1
             deadlineHead += 1
-            guard let push = pushes[id] else { continue }
-            if case .inFlight(let connectionID) = scheduler.cancel(id), let stream = push.stream {
-                streamRequests[connectionID]?[stream] = nil
-                connections[connectionID]?.reset(stream: stream)
-            }
-            fail(id, APNSError(code: .timeout, message: "no answer from APNs within \(configuration.requestTimeout)s"))
+            abandon(id, APNSError(code: .timeout, message: "no answer from APNs within \(configuration.requestTimeout)s"))
         }
         if deadlineHead > 4096, deadlineHead * 2 > deadlines.count {
             deadlines.removeFirst(deadlineHead)
@@ -140,7 +147,11 @@ final class ClientLoop: @unchecked Sendable {
     private func pollTimeout(now: Double) -> Int32 {
         var wait = 1.0
         if deadlineHead < deadlines.count { wait = min(wait, deadlines[deadlineHead].0 - now) }
-        if scheduler.queuedCount > 0 { wait = min(wait, scheduler.nextConnectAttempt - now) }
+        // Only a future attempt matters: a due one was started (or was not needed) this pass.
+        if scheduler.queuedCount > 0, scheduler.nextConnectAttempt > now { wait = min(wait, scheduler.nextConnectAttempt - now) }
+        for connection in connections.values where connection.state == .tcpConnecting || connection.state == .handshaking {
+            wait = min(wait, connection.connectDeadline - now)
+        }
         if let shutdownDeadline { wait = min(wait, shutdownDeadline - now) }
         return Int32(max(0, (wait * 1000).rounded(.up)))
     }
@@ -157,6 +168,16 @@ final class ClientLoop: @unchecked Sendable {
             inbox.incoming.removeAll()
             for push in late { push.continuation.resume(throwing: error) }
         }
+    }
+
+    /// Gives up on a push wherever it is (timeout, cancellation): dequeues it or resets its stream.
+    func abandon(_ id: UInt64, _ error: any Error) {
+        guard let push = pushes.removeValue(forKey: id) else { return }
+        if case .inFlight(let connectionID) = scheduler.cancel(id), let stream = push.stream {
+            streamRequests[connectionID]?[stream] = nil
+            connections[connectionID]?.reset(stream: stream)
+        }
+        push.continuation.resume(throwing: error)
     }
 
     func complete(_ id: UInt64, _ response: APNSResponse) {

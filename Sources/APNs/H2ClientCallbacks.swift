@@ -49,7 +49,8 @@ private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, stream, d
 
 private let onStreamClose: nghttp2_on_stream_close_callback = { _, stream, errorCode, user in
     guard let connection = connection(user), let state = connection.streams.removeValue(forKey: stream) else { return 0 }
-    if let status = state.status, errorCode == NGHTTP2_NO_ERROR.rawValue || status > 0 {
+    // Once the status arrived APNs has answered, even if the stream ends abnormally afterwards.
+    if let status = state.status {
         connection.events.append(.response(stream: stream, status: status, apnsID: state.apnsID, body: state.body))
     } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
         connection.events.append(.refused(stream: stream))

@@ -58,7 +58,12 @@ extension H2ClientConnection {
             switch SSL_get_error(ssl, written) {
             case SSL_ERROR_WANT_WRITE: writeBlocked = true; return
             case SSL_ERROR_WANT_READ: writeBlocked = false; readNeedsWrite = false; return
-            default: throw APNSError(code: .connectionLost, message: "write failed" + openSSLErrors())
+            default:
+                let failure = APNSError(code: .connectionLost, message: "write failed" + openSSLErrors())
+                // Before the server's SETTINGS, a failed write usually means it refused our client
+                // certificate: read its alert so the caller gets `.tls` rather than a retryable loss.
+                if !receivedSettings { try readAvailable() }
+                throw failure
             }
         }
     }

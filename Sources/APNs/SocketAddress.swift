@@ -63,6 +63,16 @@ struct SocketAddress {
     }
 }
 
+/// Blocks SIGPIPE for the calling thread only: a write to a connection the peer reset then fails
+/// with EPIPE instead of killing the process (OpenSSL writes with plain write(), not MSG_NOSIGNAL).
+/// The signal is thread-directed, so it stays pending here and never reaches other threads.
+func blockSIGPIPE() {
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGPIPE)
+    pthread_sigmask(SIG_BLOCK, &set, nil)
+}
+
 /// Monotonic seconds, for deadlines and backoff.
 func monotonicSeconds() -> Double {
     var now = timespec()

@@ -57,29 +57,15 @@ public struct IssuedCertificate: Sendable, CustomStringConvertible {
         try writeSecureFile(Array(privateKeyPEM(password: keyPassword).utf8), to: keyPath, mode: 0o600)
     }
 
+    /// Writes `pkcs12(password:chain:legacy:)` to `path` (mode 0600).
+    public func writePKCS12(to path: String, password: String, chain: [[UInt8]] = [], legacy: Bool = false) throws(CertificateError) {
+        try writeSecureFile(pkcs12(password: password, chain: chain, legacy: legacy), to: path, mode: 0o600)
+    }
+
     /// The subject of the certificate (`CN=…, OU=…`).
     public var subject: String {
         (try? X509Certificate(der: certificateDER, path: nil, what: "certificate").subject) ?? "?"
     }
 
     public var description: String { "IssuedCertificate(\(subject), key redacted)" }
-}
-
-/// Writes bytes to a file created with `mode` from the start, so a key is never world-readable.
-func writeSecureFile(_ bytes: [UInt8], to path: String, mode: Int) throws(CertificateError) {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(mode))
-    guard descriptor >= 0 else {
-        throw CertificateError(.generationFailed, "cannot create \(path): \(String(cString: strerror(errno)))", path: path)
-    }
-    defer { close(descriptor) }
-    // An existing file keeps its old mode through O_CREAT; set it explicitly.
-    _ = fchmod(descriptor, mode_t(mode))
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-        guard written > 0 else {
-            throw CertificateError(.generationFailed, "cannot write \(path): \(String(cString: strerror(errno)))", path: path)
-        }
-        offset += written
-    }
 }

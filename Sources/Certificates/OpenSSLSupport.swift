@@ -1,5 +1,5 @@
-// Small helpers shared by every file that talks to OpenSSL: the error queue, memory BIOs,
-// provider loading, DER/PEM conversions and ASN.1 time.
+// Small helpers shared by every file that talks to OpenSSL: the error queue, ASN.1 time,
+// PEM detection, file reading and writing, NIDs.
 //
 // Threading: everything here is re-entrant; OpenSSL 3 keeps its error queue per thread.
 
@@ -23,53 +23,6 @@ enum OpenSSLErrorQueue {
 
     /// Empties the queue before an operation whose failure we want to attribute precisely.
     static func clear() { ERR_clear_error() }
-}
-
-/// Loads OpenSSL's "default" and "legacy" providers once per process.
-///
-/// Loading any provider explicitly disables the implicit default provider, so both are loaded.
-/// "legacy" is needed for `.p12` files exported with RC2/3DES (older Keychain exports).
-enum OpenSSLProviders {
-    private static let loaded: Bool = {
-        let defaultLoaded = OSSL_PROVIDER_load(nil, "default") != nil
-        let legacyLoaded = OSSL_PROVIDER_load(nil, "legacy") != nil
-        OpenSSLErrorQueue.clear()
-        return defaultLoaded && legacyLoaded
-    }()
-
-    /// Makes sure the providers are loaded; returns false if "legacy" is unavailable.
-    @discardableResult
-    static func ensureLoaded() -> Bool { loaded }
-}
-
-/// An owned memory BIO.
-final class MemoryBIO {
-    let bio: OpaquePointer
-
-    /// An empty, writable BIO.
-    init?() {
-        guard let method = BIO_s_mem(), let bio = BIO_new(method) else { return nil }
-        self.bio = bio
-    }
-
-    /// A BIO holding a copy of `bytes` (BIO_new_mem_buf does not copy, so we write instead).
-    convenience init?(bytes: [UInt8]) {
-        self.init()
-        if !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { BIO_write(bio, $0.baseAddress, Int32($0.count)) }
-            guard written == Int32(bytes.count) else { return nil }
-        }
-    }
-
-    deinit { BIO_free(bio) }
-
-    /// Everything written so far.
-    var contents: [UInt8] {
-        var pointer: UnsafeMutablePointer<CChar>?
-        let length = shim_BIO_get_mem_data(bio, &pointer)
-        guard length > 0, let pointer else { return [] }
-        return pointer.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
-    }
 }
 
 /// Converts between OpenSSL's ASN1_TIME and Date.
@@ -99,4 +52,29 @@ func looksLikePEM(_ bytes: [UInt8]) -> Bool {
         if Array(bytes[start..<(start + marker.count)]) == marker { return true }
     }
     return false
+}
+
+/// Writes bytes to a file created with `mode` from the start, so a key is never world-readable.
+func writeSecureFile(_ bytes: [UInt8], to path: String, mode: Int) throws(CertificateError) {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(mode))
+    guard descriptor >= 0 else {
+        throw CertificateError(.generationFailed, "cannot create \(path): \(String(cString: strerror(errno)))", path: path)
+    }
+    defer { close(descriptor) }
+    // An existing file keeps its old mode through O_CREAT; set it explicitly.
+    _ = fchmod(descriptor, mode_t(mode))
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        guard written > 0 else {
+            throw CertificateError(.generationFailed, "cannot write \(path): \(String(cString: strerror(errno)))", path: path)
+        }
+        offset += written
+    }
+}
+
+/// OpenSSL NIDs we look up (named here once).
+enum NIDs {
+    static let userId = Int32(NID_userId)
+    static let organizationalUnit = Int32(NID_organizationalUnitName)
 }

@@ -3,7 +3,8 @@ import COpenSSL
 
 extension SigningIdentity {
     /// Loads a PEM (or DER) certificate and private key, the key optionally encrypted with
-    /// `password`, plus the WWDR intermediate from a PEM or DER file.
+    /// `password`, plus the WWDR intermediate from a PEM or DER file. Without `wwdr`, a chain
+    /// file (leaf followed by the WWDR certificate) supplies the intermediate.
     public static func load(
         pem certificatePath: String,
         privateKey keyPath: String,
@@ -11,10 +12,14 @@ extension SigningIdentity {
         wwdr: String?,
         now: Date = Date()
     ) throws(CertificateError) -> SigningIdentity {
-        let certificate = try X509Certificate(pemOrDER: readFileBytes(certificatePath, what: "certificate"), path: certificatePath, what: "certificate file")
+        let chain = try X509Certificate.all(pemOrDER: readFileBytes(certificatePath, what: "certificate"), path: certificatePath, what: "certificate file")
+        let certificate = chain[0]
         let key = try PrivateKey(pemOrDER: readFileBytes(keyPath, what: "private key"), password: password, path: keyPath)
-        let intermediate = try wwdr.map { path throws(CertificateError) in
-            try X509Certificate(pemOrDER: readFileBytes(path, what: "WWDR certificate"), path: path, what: "WWDR certificate file")
+        let intermediate: X509Certificate?
+        if let wwdr {
+            intermediate = try X509Certificate(pemOrDER: readFileBytes(wwdr, what: "WWDR certificate"), path: wwdr, what: "WWDR certificate file")
+        } else {
+            intermediate = chain.dropFirst().first { certificate.isIssued(by: $0) }
         }
         return try SigningIdentity(certificate: certificate, key: key, intermediate: intermediate, now: now, certificatePath: certificatePath, intermediatePath: wwdr)
     }
@@ -78,10 +83,4 @@ extension SigningIdentity {
 func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
     guard let string else { return body(nil) }
     return string.withCString { body($0) }
-}
-
-/// OpenSSL NIDs we look up (named here once).
-enum NIDs {
-    static let userId = Int32(NID_userId)
-    static let organizationalUnit = Int32(NID_organizationalUnitName)
 }

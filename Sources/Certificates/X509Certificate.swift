@@ -38,6 +38,20 @@ final class X509Certificate {
         self.init(owning: parsed)
     }
 
+    /// Every certificate in a PEM file's contents (a chain file), or the one DER certificate.
+    static func all(pemOrDER bytes: [UInt8], path: String, what: String) throws(CertificateError) -> [X509Certificate] {
+        guard looksLikePEM(bytes) else { return [try X509Certificate(der: bytes, path: path, what: what)] }
+        guard let bio = MemoryBIO(bytes: bytes) else { throw CertificateError(.unreadable, "cannot buffer \(what) \(path)", path: path) }
+        var certificates: [X509Certificate] = []
+        while let next = PEM_read_bio_X509(bio.bio, nil, nil, nil) { certificates.append(X509Certificate(owning: next)) }
+        // Reading stops with a "no start line" error at the end of the file: expected.
+        OpenSSLErrorQueue.clear()
+        guard !certificates.isEmpty else {
+            throw CertificateError(.unreadable, "\(what) \(path) holds no PEM certificate", path: path)
+        }
+        return certificates
+    }
+
     /// The DER encoding.
     var der: [UInt8] {
         let length = i2d_X509(pointer, nil)

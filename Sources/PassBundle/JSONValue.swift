@@ -70,11 +70,13 @@ public enum JSONValue: Sendable, Equatable, Codable {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
+            // Sorted keys make equal passes byte-identical. String's `<` is deterministic and has
+            // a fast path for the ASCII keys pass.json uses.
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, to: &out)
+                Self.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key]?.write(to: &out)
+                member.value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -87,8 +89,19 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
 
     static func writeString(_ string: String, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: copy them in one go.
+        var plain = true
+        for byte in string.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            plain = false
+            break
+        }
+        if plain {
+            out.append(contentsOf: string.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        let hex = Array("0123456789abcdef".utf8)
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

@@ -43,8 +43,8 @@ public enum PassBundle {
         options: ValidationOptions = ValidationOptions()
     ) throws(PassBundleError) -> [UInt8] {
         let values = try data.templateValues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier)
-        let bytes = try template.render(values).serialized
-        let definition = try PassDefinition.decode(bytes)
+        let (tree, bytes) = try template.renderWithBytes(values)
+        let definition = try PassDefinition.decode(tree)
         let issues = definition.validationIssues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier, options: options)
         guard issues.isEmpty else { throw .invalidPass(issues) }
         return bytes
@@ -57,12 +57,12 @@ public enum PassBundle {
         let manifest = JSONValue.object(Dictionary(uniqueKeysWithValues: hashes.map { ($0.0, JSONValue.string($0.1)) })).serialized
         let signature = try signer.sign(manifest, signingTime: signingTime)
 
-        var entries = [ZipWriter.Entry(path: "pass.json", bytes: passJSON, compress: true)]
+        var entries = [ZipWriter.Entry(path: "pass.json", content: .owned(passJSON))]
         for file in template.files {
-            entries.append(ZipWriter.Entry(path: file.path, bytes: file.bytes, compress: !file.path.lowercased().hasSuffix(".png")))
+            entries.append(ZipWriter.Entry(path: file.path, content: .stable(file.stable)))
         }
-        entries.append(ZipWriter.Entry(path: "manifest.json", bytes: manifest, compress: true))
-        entries.append(ZipWriter.Entry(path: "signature", bytes: signature, compress: false))
-        return try ZipWriter.archive(entries)
+        entries.append(ZipWriter.Entry(path: "manifest.json", content: .owned(manifest)))
+        entries.append(ZipWriter.Entry(path: "signature", content: .owned(signature)))
+        return try withExtendedLifetime(template) { () throws(PassBundleError) in try ZipWriter.archive(entries) }
     }
 }

@@ -1,17 +1,21 @@
 import Foundation
 
-/// What validation compares pass.json with.
-public struct ValidationOptions: Sendable {
-    /// Allow `http://` web service URLs (local development only; Wallet requires https).
-    public var allowHTTPWebService: Bool
-    public init(allowHTTPWebService: Bool = false) { self.allowHTTPWebService = allowHTTPWebService }
-}
-
 extension PassDefinition {
-    /// Decodes rendered pass.json, turning decoding failures into issues naming the key.
+    /// Decodes pass.json bytes, turning decoding failures into issues naming the key.
     public static func decode(_ bytes: [UInt8]) throws(PassBundleError) -> PassDefinition {
         do {
             return try JSONDecoder().decode(PassDefinition.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw .invalidPass([Self.issue(from: error)])
+        } catch {
+            throw PassBundleError(.invalidPass, "pass.json cannot be decoded", underlying: error)
+        }
+    }
+
+    /// Decodes a rendered pass.json tree (no re-parsing), with the same errors as `decode(_:)`.
+    public static func decode(_ tree: JSONValue) throws(PassBundleError) -> PassDefinition {
+        do {
+            return try JSONValueDecoder.decode(PassDefinition.self, from: tree)
         } catch let error as DecodingError {
             throw .invalidPass([Self.issue(from: error)])
         } catch {
@@ -32,7 +36,7 @@ extension PassDefinition {
             fail("teamIdentifier", "\"\(teamIdentifier)\" differs from the signing certificate's OU \"\(expectedTeam)\"")
         }
         for (key, value) in [("serialNumber", serialNumber), ("organizationName", organizationName), ("description", description)]
-        where value.trimmingCharacters(in: .whitespaces).isEmpty {
+        where !value.utf8.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) {
             fail(key, "must not be empty")
         }
         switch (webServiceURL, authenticationToken) {
@@ -60,7 +64,7 @@ extension PassDefinition {
         var seenKeys = Set<String>()
         for (group, field) in structure?.allFields ?? [] {
             if !seenKeys.insert(field.key).inserted { fail("\(styles.first ?? "style").\(group)", "field key \"\(field.key)\" is used twice") }
-            if let message = field.changeMessage, !message.contains("%@"), !message.allSatisfy({ $0.isUppercase || $0 == "_" || $0.isNumber }) {
+            if let message = field.changeMessage, !Self.isChangeMessage(message) {
                 fail("\(styles.first ?? "style").\(group).\(field.key).changeMessage", "must contain %@ (or be a pass.strings key)")
             }
         }
@@ -69,9 +73,17 @@ extension PassDefinition {
 
     static let barcodeFormats: Set<String> = ["PKBarcodeFormatQR", "PKBarcodeFormatPDF417", "PKBarcodeFormatAztec", "PKBarcodeFormatCode128"]
 
+    /// Checked by hand (scheme, then a non-empty host without spaces): URLComponents is slow on
+    /// the per-pass path and accepts strings Wallet does not.
     static func webServiceProblem(_ url: String, allowHTTP: Bool) -> String? {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              let host = components.host, !host.isEmpty else {
+        let bytes = Array(url.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: Array("://".utf8)) else {
+            return "\"\(url)\" is not an absolute URL"
+        }
+        let scheme = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
+        let hostStart = colon + 3
+        let hostEnd = bytes[hostStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        guard hostEnd > hostStart, !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
             return "\"\(url)\" is not an absolute URL"
         }
         if scheme == "https" { return nil }
@@ -79,6 +91,15 @@ extension PassDefinition {
             return allowHTTP ? nil : "must use https (http is allowed only with the development flag allowHTTPWebService)"
         }
         return "must use https, found \(scheme)"
+    }
+
+    /// A change message contains `%@`, or is a pass.strings key (`STATUS_CHANGE_MESSAGE`) whose
+    /// translation does.
+    static func isChangeMessage(_ message: String) -> Bool {
+        let bytes = message.utf8
+        if bytes.isEmpty { return false }
+        if zip(bytes, bytes.dropFirst()).contains(where: { $0 == UInt8(ascii: "%") && $1 == UInt8(ascii: "@") }) { return true }
+        return bytes.allSatisfy { (65...90).contains($0) || (48...57).contains($0) || $0 == UInt8(ascii: "_") }
     }
 
     /// `YYYY-MM-DDTHH:MM[:SS[.fff]]` followed by `Z` or `±HH:MM` (W3C profile of ISO 8601).
@@ -116,11 +137,16 @@ extension PassDefinition {
         return index == bytes.count
     }
 
+    /// `rgb(r, g, b)` with 0…255 components and optional spaces.
     static func isRGB(_ text: String) -> Bool {
-        let compact = text.replacingOccurrences(of: " ", with: "")
-        guard compact.hasPrefix("rgb("), compact.hasSuffix(")") else { return false }
-        let parts = compact.dropFirst(4).dropLast().split(separator: ",", omittingEmptySubsequences: false)
-        return parts.count == 3 && parts.allSatisfy { Int($0).map { (0...255).contains($0) } ?? false }
+        let compact = text.utf8.filter { $0 != UInt8(ascii: " ") }
+        let prefix = Array("rgb(".utf8)
+        guard compact.count > prefix.count + 1, compact.starts(with: prefix), compact.last == UInt8(ascii: ")") else { return false }
+        let parts = compact[prefix.count..<(compact.count - 1)].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+        return parts.count == 3 && parts.allSatisfy { part in
+            part.count <= 3 && !part.isEmpty && part.allSatisfy { (48...57).contains($0) }
+                && part.reduce(0) { $0 * 10 + Int($1 - 48) } <= 255
+        }
     }
 
     private static func issue(from error: DecodingError) -> PassBundleError.Issue {

@@ -17,6 +17,8 @@ public final class PassSigner: @unchecked Sendable {
     private let key: OpaquePointer
     private let certificate: OpaquePointer
     private let intermediate: OpaquePointer
+    /// SHA-256 fetched once: `EVP_sha256()` makes every CMS_sign look the algorithm up again.
+    private let digest: OpaquePointer
 
     /// The certificate's UID: pass.json's passTypeIdentifier must equal it.
     public let passTypeIdentifier: String
@@ -44,6 +46,12 @@ public final class PassSigner: @unchecked Sendable {
             X509_free(certificate)
             throw PassBundleError(.certificate, "the WWDR intermediate certificate cannot be parsed")
         }
+        guard let digest = EVP_MD_fetch(nil, "SHA256", nil) else {
+            EVP_PKEY_free(key)
+            X509_free(certificate)
+            X509_free(intermediate)
+            throw PassBundleError(.signingFailed, "OpenSSL offers no SHA-256")
+        }
         // Compute the cached extension data now, so concurrent signers only read it.
         _ = X509_check_purpose(certificate, -1, 0)
         _ = X509_check_purpose(intermediate, -1, 0)
@@ -51,6 +59,7 @@ public final class PassSigner: @unchecked Sendable {
         self.key = key
         self.certificate = certificate
         self.intermediate = intermediate
+        self.digest = digest
         passTypeIdentifier = identity.passTypeIdentifier
         teamIdentifier = identity.teamIdentifier
     }
@@ -59,16 +68,18 @@ public final class PassSigner: @unchecked Sendable {
         EVP_PKEY_free(key)
         X509_free(certificate)
         X509_free(intermediate)
+        EVP_MD_free(digest)
     }
 
     /// A DER detached CMS signature over `content`: SHA-256, signingTime = `signingTime`, the
-    /// signer certificate and the WWDR intermediate embedded (no root).
+    /// signer certificate and the WWDR intermediate embedded (no root). The S/MIME capabilities
+    /// attribute is left out: Wallet does not use it.
     public func sign(_ content: [UInt8], signingTime: Date = Date()) throws(PassBundleError) -> [UInt8] {
         ERR_clear_error()
-        let flags = UInt32(CMS_DETACHED | CMS_BINARY)
+        let flags = UInt32(CMS_DETACHED | CMS_BINARY | CMS_NOSMIMECAP)
         guard let cms = CMS_sign(nil, nil, nil, nil, flags | UInt32(CMS_PARTIAL)) else { throw failure("cannot start the CMS structure") }
         defer { CMS_ContentInfo_free(cms) }
-        guard let signer = CMS_add1_signer(cms, certificate, key, EVP_sha256(), flags | UInt32(CMS_PARTIAL)) else {
+        guard let signer = CMS_add1_signer(cms, certificate, key, digest, flags | UInt32(CMS_PARTIAL)) else {
             throw failure("cannot add the signer")
         }
         guard let time = ASN1_TIME_set(nil, time_t(signingTime.timeIntervalSince1970)) else { throw failure("cannot encode the signing time") }
@@ -77,11 +88,12 @@ public final class PassSigner: @unchecked Sendable {
             throw failure("cannot add the signing time")
         }
         guard CMS_add1_cert(cms, intermediate) == 1 else { throw failure("cannot embed the WWDR intermediate") }
-        let data = content.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
-        guard let data else { throw failure("cannot buffer the manifest") }
-        defer { BIO_free(data) }
-        // BIO_new_mem_buf does not copy: CMS_final reads `content` while it is still alive here.
-        let finished = withExtendedLifetime(content) { CMS_final(cms, data, nil, flags) }
+        // BIO_new_mem_buf does not copy: the BIO lives only inside the closure that pins `content`.
+        let finished: Int32 = content.withUnsafeBytes { raw in
+            guard let data = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return -1 }
+            defer { BIO_free(data) }
+            return CMS_final(cms, data, nil, flags)
+        }
         guard finished == 1 else { throw failure("CMS_final failed") }
         let length = i2d_CMS_ContentInfo(cms, nil)
         guard length > 0 else { throw failure("cannot encode the signature") }

@@ -11,12 +11,23 @@ public struct Template: Sendable {
         let path: String
         let bytes: [UInt8]
         let sha1: String
+        /// The same bytes at a stable address, zipped without copying.
+        let stable: StableBytes
+
+        init(path: String, bytes: [UInt8]) {
+            self.path = path
+            self.bytes = bytes
+            sha1 = SHA1.hex(bytes)
+            stable = StableBytes(bytes)
+        }
     }
 
     /// The template's name (its directory name).
     public let name: String
     /// pass.json as parsed, placeholders unresolved.
     public let passJSON: JSONValue
+    /// pass.json compiled for fast rendering.
+    let compiled: TemplateNode
     /// Every other file, sorted by path.
     let files: [File]
 
@@ -54,8 +65,9 @@ public struct Template: Sendable {
             throw PassBundleError(.invalidTemplate, "template \(name): pass.json must be a JSON object")
         }
         self.name = name
+        compiled = TemplateNode.compile(passJSON)
         self.files = files.filter { $0.key != "pass.json" }
-            .map { File(path: $0.key, bytes: $0.value, sha1: SHA1.hex($0.value)) }
+            .map { File(path: $0.key, bytes: $0.value) }
             .sorted { $0.path < $1.path }
     }
 

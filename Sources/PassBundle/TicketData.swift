@@ -73,7 +73,7 @@ public struct TicketData: Sendable, Equatable {
 
     /// The placeholder values for `Template.render`, including the signer's identifiers.
     public func templateValues(passTypeIdentifier: String, teamIdentifier: String) throws(PassBundleError) -> [String: JSONValue] {
-        guard let zone = TimeZone(identifier: timeZone) else {
+        guard let zone = TimeZoneCache.zone(timeZone) else {
             throw PassBundleError(.invalidData, "timeZone: \(timeZone) is not a known IANA time zone identifier")
         }
         var values: [String: JSONValue] = [

@@ -11,14 +11,22 @@ enum ZipWriter {
     /// One archive entry.
     struct Entry {
         let path: String
-        let bytes: [UInt8]
-        /// Already-compressed data (PNG) is stored; text is deflated.
-        let compress: Bool
+        let content: Content
     }
 
-    /// A fixed DOS timestamp (2020-01-01 00:00:00) so equal inputs give equal archives.
-    private static let dosDate: UInt16 = UInt16((2020 - 1980) << 9 | 1 << 5 | 1)
-    private static let dosTime: UInt16 = 0
+    /// Where an entry's bytes come from.
+    enum Content {
+        /// Per-bundle data, copied into a buffer libzip frees.
+        case owned([UInt8])
+        /// Template data that outlives the archive: read in place.
+        case stable(StableBytes)
+    }
+
+    /// A fixed modification time (2020-01-01T12:00:00Z) so equal inputs give equal archives.
+    /// Set as time_t, not DOS time: libzip turns DOS time back with mktime, which makes glibc
+    /// stat /etc/localtime for every entry. (The zip stores it in the server's local zone, so
+    /// archives are identical across servers that share a time zone.)
+    private static let modificationTime = time_t(1_577_880_000)
 
     static func archive(_ entries: [Entry]) throws(PassBundleError) -> [UInt8] {
         var error = zip_error_t()
@@ -30,13 +38,7 @@ enum ZipWriter {
         defer { zip_source_free(source) }
         guard let archive = zip_open_from_source(source, ZIP_TRUNCATE, &error) else { throw failure("cannot open the archive", &error) }
         for entry in entries {
-            guard let copy = malloc(max(entry.bytes.count, 1)) else {
-                zip_discard(archive)
-                throw PassBundleError(.zipFailed, "out of memory for \(entry.path)")
-            }
-            entry.bytes.withUnsafeBytes { if let base = $0.baseAddress { memcpy(copy, base, $0.count) } }
-            guard let fileSource = zip_source_buffer(archive, copy, zip_uint64_t(entry.bytes.count), 1) else {
-                free(copy)
+            guard let fileSource = makeSource(archive, entry.content) else {
                 zip_discard(archive)
                 throw PassBundleError(.zipFailed, "cannot add \(entry.path) to the archive")
             }
@@ -46,9 +48,10 @@ enum ZipWriter {
                 zip_discard(archive)
                 throw PassBundleError(.zipFailed, "cannot add \(entry.path) to the archive")
             }
-            let method = entry.compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE
-            guard zip_set_file_compression(archive, zip_uint64_t(index), method, 0) == 0,
-                  zip_file_set_dostime(archive, zip_uint64_t(index), dosTime, dosDate, 0) == 0 else {
+            // Stored, not deflated: PNGs are compressed already, and deflate's per-entry setup
+            // cost more than the few kilobytes of text it would save.
+            guard zip_set_file_compression(archive, zip_uint64_t(index), ZIP_CM_STORE, 0) == 0,
+                  zip_file_set_mtime(archive, zip_uint64_t(index), modificationTime, 0) == 0 else {
                 zip_discard(archive)
                 throw PassBundleError(.zipFailed, "cannot set the attributes of \(entry.path)")
             }
@@ -61,14 +64,33 @@ enum ZipWriter {
         return try readAll(source)
     }
 
+    private static func makeSource(_ archive: OpaquePointer, _ content: Content) -> OpaquePointer? {
+        switch content {
+        case .stable(let stable):
+            // freep = 0: the Template keeps the bytes alive until after zip_close.
+            return zip_source_buffer(archive, stable.buffer.baseAddress, zip_uint64_t(stable.count), 0)
+        case .owned(let bytes):
+            guard let copy = malloc(max(bytes.count, 1)) else { return nil }
+            bytes.withUnsafeBytes { if let base = $0.baseAddress { memcpy(copy, base, $0.count) } }
+            guard let source = zip_source_buffer(archive, copy, zip_uint64_t(bytes.count), 1) else {
+                free(copy)
+                return nil
+            }
+            return source
+        }
+    }
+
     private static func readAll(_ source: OpaquePointer) throws(PassBundleError) -> [UInt8] {
         guard zip_source_open(source) == 0 else { throw PassBundleError(.zipFailed, "cannot reopen the finished archive") }
         defer { zip_source_close(source) }
         guard zip_source_seek(source, 0, SEEK_END) == 0 else { throw PassBundleError(.zipFailed, "cannot measure the archive") }
         let size = zip_source_tell(source)
         guard size >= 0, zip_source_seek(source, 0, SEEK_SET) == 0 else { throw PassBundleError(.zipFailed, "cannot measure the archive") }
-        var bytes = [UInt8](repeating: 0, count: Int(size))
-        let read = bytes.withUnsafeMutableBytes { zip_source_read(source, $0.baseAddress, zip_uint64_t(size)) }
+        var read: Int64 = -1
+        let bytes = [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, count in
+            read = zip_source_read(source, buffer.baseAddress, zip_uint64_t(size))
+            count = read == size ? Int(size) : 0
+        }
         guard read == size else { throw PassBundleError(.zipFailed, "cannot read the archive back") }
         return bytes
     }

@@ -29,6 +29,7 @@ final class FakeAPNsConnection {
     var closingDeadline = 0.0
     /// The stream limit in the last SETTINGS frame sent.
     var advertisedLimit: UInt32 = 0
+    private var handshakeFailed = false
     private var pending: [UInt8] = []
     private var writeBlocked = false
 
@@ -61,7 +62,13 @@ final class FakeAPNsConnection {
             if error == SSL_ERROR_WANT_READ { writeBlocked = false; return true }
             if error == SSL_ERROR_WANT_WRITE { writeBlocked = true; return true }
             ERR_clear_error()
-            return false
+            // Let the alert reach the client before the socket closes: FIN, then drain what it sent
+            // (closing with unread bytes would send a RST that can discard the alert).
+            Foundation.shutdown(fd, Int32(SHUT_WR))
+            handshakeFailed = true
+            state = .closing
+            closingDeadline = FakeAPNsLoop.now() + 2
+            return true
         }
         writeBlocked = false
         var newSession: OpaquePointer? = nil
@@ -82,6 +89,7 @@ final class FakeAPNsConnection {
 
     /// Reads and feeds nghttp2 until the socket is empty. Throws when the connection is over.
     func readAvailable() throws(FakeAPNsError) {
+        if handshakeFailed { return try drainRaw() }
         guard let ssl else { throw FakeAPNsError("closed") }
         var buffer = [UInt8](repeating: 0, count: 32 * 1024)
         while true {
@@ -97,6 +105,17 @@ final class FakeAPNsConnection {
             if error == SSL_ERROR_WANT_READ { return }
             if error == SSL_ERROR_WANT_WRITE { writeBlocked = true; return }
             ERR_clear_error()
+            throw FakeAPNsError("connection ended")
+        }
+    }
+
+    /// Discards raw bytes until the client closes.
+    private func drainRaw() throws(FakeAPNsError) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = Foundation.read(fd, &buffer, buffer.count)
+            if count > 0 { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
             throw FakeAPNsError("connection ended")
         }
     }

@@ -36,6 +36,12 @@ final class FakeAPNsLoop: @unchecked Sendable {
     }
 
     func run() {
+        // A write to a client that reset its connection must fail with EPIPE, not kill the process;
+        // SIGPIPE is thread-directed, so blocking it on this thread is enough.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
         var fds: [pollfd] = []
         var polled: [FakeAPNsConnection] = []
         while true {
@@ -70,9 +76,9 @@ final class FakeAPNsLoop: @unchecked Sendable {
     private func handle(_ connection: FakeAPNsConnection, now: Double) {
         switch connection.state {
         case .handshaking:
-            if !connection.handshake(maxConcurrentStreams: maxConcurrentStreams) {
+            if !connection.handshake(maxConcurrentStreams: maxConcurrentStreams) { remove(connection) }
+            if connection.state == .closing {
                 logger.debug("fake-apns handshake refused", ["connection": String(connection.id)])
-                remove(connection)
             }
         case .open:
             do throws(FakeAPNsError) {

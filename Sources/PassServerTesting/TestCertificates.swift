@@ -4,10 +4,11 @@ import Foundation
 /// Throwaway certificates for tests, written as files into a test's own directory.
 ///
 /// Chains: `root` → `wwdr` (WWDR-like intermediate) → pass certificate (UID/OU set, also usable
-/// as a TLS client certificate, as with APNs); `root` → TLS server certificate for 127.0.0.1 and
-/// localhost. A second, unrelated `untrustedRoot` issues its own server and client certificates
-/// for negative TLS tests. Keys are generated once per test process and shared (RSA keygen is
-/// slow on a loaded machine); each `make(in:)` writes fresh files.
+/// as a TLS client certificate, as with APNs, sending `wwdr` as its chain); `root` → TLS server
+/// certificate for 127.0.0.1 and localhost; `root` → TLS client certificate. A second, unrelated
+/// `untrustedRoot` issues its own server and client certificates for negative TLS tests.
+/// Keys are generated once per test process and shared (RSA keygen is slow on a loaded
+/// machine); each `make(in:)` writes fresh files.
 public struct TestCertificates: Sendable {
     /// Pass type identifier (certificate UID) of the test pass certificate.
     public static let passTypeIdentifier = "pass.test.passserver.event"
@@ -35,6 +36,9 @@ public struct TestCertificates: Sendable {
     public var passP12: String { directory + "/pass.p12" }
     /// The same with legacy RC2/3DES ciphers, like older Keychain exports.
     public var passP12Legacy: String { directory + "/pass-legacy.p12" }
+    /// A TLS client certificate issued directly by `root` (no intermediate needed to verify it).
+    public var clientCertificate: String { directory + "/client-certificate.pem" }
+    public var clientKey: String { directory + "/client-key.pem" }
     public var serverCertificate: String { directory + "/server-certificate.pem" }
     public var serverKey: String { directory + "/server-key.pem" }
     public var untrustedRootCertificate: String { directory + "/untrusted-root-ca.pem" }
@@ -57,9 +61,10 @@ public struct TestCertificates: Sendable {
         try material.pass.write(certificateTo: set.passCertificate, keyTo: set.passKey)
         try Data(material.pass.privateKeyPEM(password: password).utf8).write(to: URL(fileURLWithPath: set.passKeyEncrypted))
         let chain = [material.wwdr.certificate.certificateDER]
-        try Data(material.pass.pkcs12(password: password, chain: chain)).write(to: URL(fileURLWithPath: set.passP12))
-        try Data(material.pass.pkcs12(password: password, chain: chain, legacy: true)).write(to: URL(fileURLWithPath: set.passP12Legacy))
+        try material.pass.writePKCS12(to: set.passP12, password: password, chain: chain)
+        try material.pass.writePKCS12(to: set.passP12Legacy, password: password, chain: chain, legacy: true)
         try material.server.write(certificateTo: set.serverCertificate, keyTo: set.serverKey)
+        try material.client.write(certificateTo: set.clientCertificate, keyTo: set.clientKey)
         try Data(material.untrustedRoot.certificate.certificatePEM().utf8).write(to: URL(fileURLWithPath: set.untrustedRootCertificate))
         try material.untrustedServer.write(certificateTo: set.untrustedServerCertificate, keyTo: set.untrustedServerKey)
         try material.untrustedClient.write(certificateTo: set.untrustedClientCertificate, keyTo: set.untrustedClientKey)
@@ -79,6 +84,7 @@ public struct TestCertificates: Sendable {
         let wwdr: CertificateAuthority
         let pass: IssuedCertificate
         let server: IssuedCertificate
+        let client: IssuedCertificate
         let untrustedRoot: CertificateAuthority
         let untrustedServer: IssuedCertificate
         let untrustedClient: IssuedCertificate
@@ -91,10 +97,11 @@ public struct TestCertificates: Sendable {
                 usage: .passSigning
             )
             let server = try root.issue(subject: ["CN": "localhost"], usage: .tlsServer, subjectAlternativeNames: ["IP:127.0.0.1", "DNS:localhost"])
+            let client = try root.issue(subject: ["CN": "PassServer Test Client", "UID": passTypeIdentifier, "OU": teamIdentifier], usage: .tlsClient)
             let untrustedRoot = try CertificateAuthority.makeRoot(subject: ["CN": "Untrusted Test Root CA", "O": "Elsewhere"])
             let untrustedServer = try untrustedRoot.issue(subject: ["CN": "localhost"], usage: .tlsServer, subjectAlternativeNames: ["IP:127.0.0.1", "DNS:localhost"])
             let untrustedClient = try untrustedRoot.issue(subject: ["CN": "Untrusted Client", "UID": passTypeIdentifier, "OU": teamIdentifier], usage: .tlsClient)
-            return Material(root: root, wwdr: wwdr, pass: pass, server: server, untrustedRoot: untrustedRoot, untrustedServer: untrustedServer, untrustedClient: untrustedClient)
+            return Material(root: root, wwdr: wwdr, pass: pass, server: server, client: client, untrustedRoot: untrustedRoot, untrustedServer: untrustedServer, untrustedClient: untrustedClient)
         }
     }
 }

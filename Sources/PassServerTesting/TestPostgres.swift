@@ -75,30 +75,48 @@ public enum TestPostgres {
     }
 
     /// Runs a PostgreSQL program as `PASS_SERVER_TEST_PG_OWNER` (via `runuser` when we are root).
+    ///
+    /// Spawned with `posix_spawn` and reaped with `waitpid`: `pg_ctl start` leaves a server
+    /// running that must not hold our output pipes open, so its standard streams go to /dev/null
+    /// (Foundation's `Process.waitUntilExit` hung here). Our other descriptors are close-on-exec.
     static func runAsOwner(_ program: String, _ arguments: [String]) throws {
         let owner = ProcessInfo.processInfo.environment["PASS_SERVER_TEST_PG_OWNER"] ?? ""
-        let process = Process()
+        var argv: [String]
         if getuid() == 0 {
             guard !owner.isEmpty else {
                 throw TestPostgresError(description: "PASS_SERVER_TEST_PG_OWNER must be set when tests run as root")
             }
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", owner, "--", program] + arguments
+            argv = ["/usr/sbin/runuser", "-u", owner, "--", program] + arguments
         } else {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = arguments
+            argv = [program] + arguments
         }
-        // The server inherits these: never a pipe, or reading it would wait for the server to exit.
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw TestPostgresError(description: "could not run \(program): \(error)")
+        let status = try spawnAndWait(argv)
+        guard status == 0 else {
+            throw TestPostgresError(description: "\((program as NSString).lastPathComponent) \(arguments.joined(separator: " ")) exited with \(status)")
         }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestPostgresError(description: "\((program as NSString).lastPathComponent) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+    }
+
+    /// Runs `argv` and returns its exit status (128 + signal if it was killed).
+    private static func spawnAndWait(_ argv: [String]) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let cArguments = argv.map { strdup($0) }
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        var cArgv = cArguments + [nil]
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArgv, environ)
+        guard spawned == 0 else {
+            throw TestPostgresError(description: "could not run \(argv[0]): error \(spawned)")
         }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw TestPostgresError(description: "waitpid failed: errno \(errno)") }
+        }
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 }

@@ -13,6 +13,7 @@ public final class TestPostgresCluster: Sendable {
     private let pgCtl: String
     private let data: String
     private let directory: String
+    private let serverOptions: String
 
     /// Runs `initdb` and starts the server.
     public init() throws {
@@ -21,7 +22,12 @@ public final class TestPostgresCluster: Sendable {
         }
         self.pgCtl = pgCtl
         let bin = (pgCtl as NSString).deletingLastPathComponent
-        directory = NSTemporaryDirectory() + "pass-server-pg-" + UUID().uuidString
+        // Inside the shared cluster's work directory when there is one: if this process dies
+        // without `stop()`, scripts/with-postgres.sh deletes the directory and the orphaned
+        // server shuts itself down once it notices its lock file is gone.
+        let parent = ProcessInfo.processInfo.environment["PASS_SERVER_TEST_PG_DATA"]
+            .map { ($0 as NSString).deletingLastPathComponent + "/" } ?? NSTemporaryDirectory()
+        directory = parent + "private-" + UUID().uuidString
         data = directory + "/data"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         if getuid() == 0, let owner = ProcessInfo.processInfo.environment["PASS_SERVER_TEST_PG_OWNER"] {
@@ -29,12 +35,9 @@ public final class TestPostgresCluster: Sendable {
         }
         let port = try Self.freePort()
         url = "postgres://passserver@127.0.0.1:\(port)/postgres"
+        serverOptions = "-c listen_addresses=127.0.0.1 -c port=\(port) -c unix_socket_directories=\(directory) -c fsync=off"
         try TestPostgres.runAsOwner(bin + "/initdb", ["-D", data, "-U", "passserver", "--auth=trust", "--encoding=UTF8", "--no-locale", "--no-sync"])
-        try TestPostgres.runAsOwner(pgCtl, [
-            "-D", data, "-l", directory + "/server.log", "-w", "-t", "60",
-            "-o", "-c listen_addresses=127.0.0.1 -c port=\(port) -c unix_socket_directories=\(directory) -c fsync=off",
-            "start",
-        ])
+        try startServer()
     }
 
     /// Restarts the server (`-m fast`), waiting until it accepts connections again.
@@ -49,7 +52,7 @@ public final class TestPostgresCluster: Sendable {
 
     /// Starts a stopped server.
     public func startServer() throws {
-        try TestPostgres.runAsOwner(pgCtl, ["-D", data, "-l", directory + "/server.log", "-w", "-t", "60", "start"])
+        try TestPostgres.runAsOwner(pgCtl, ["-D", data, "-l", directory + "/server.log", "-w", "-t", "60", "-o", serverOptions, "start"])
     }
 
     /// Stops the server and deletes its files.

@@ -22,6 +22,11 @@ public enum StorageBenchmark {
         public var seconds: Double
         public var operationsPerSecond: Double { seconds > 0 ? Double(operations) / seconds : 0 }
 
+        /// `| store | backend | operation | threads | N ops/s |`, for `bench/storage.sh`.
+        public func markdownRow(backend: StorageBackend) -> String {
+            "| store | \(backend.rawValue) | \(operation.rawValue) | \(threads) | \(Int(operationsPerSecond)) ops/s |"
+        }
+
         public var description: String {
             "\(operation.rawValue): \(operations) ops on \(threads) threads in \(String(format: "%.2f", seconds)) s = \(Int(operationsPerSecond)) ops/s"
         }

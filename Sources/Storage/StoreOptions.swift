@@ -1,4 +1,5 @@
 import Foundation
+public import Logging
 
 /// Tuning for a store. Read from `DATABASE_POOL_SIZE` and `DATABASE_STATEMENT_TIMEOUT` by the app.
 public struct StoreOptions: Sendable {
@@ -10,17 +11,21 @@ public struct StoreOptions: Sendable {
     public var acquireTimeout: Duration
     /// SQLite `busy_timeout` (default 5 s).
     public var busyTimeout: Duration
+    /// Where connection losses and reconnects are reported (never with URLs or values).
+    public var logger: Logger?
 
     public init(
         poolSize: Int? = nil,
         statementTimeout: Duration = .seconds(10),
         acquireTimeout: Duration = .seconds(10),
-        busyTimeout: Duration = .seconds(5)
+        busyTimeout: Duration = .seconds(5),
+        logger: Logger? = nil
     ) {
         self.poolSize = poolSize
         self.statementTimeout = statementTimeout
         self.acquireTimeout = acquireTimeout
         self.busyTimeout = busyTimeout
+        self.logger = logger
     }
 
     /// `2 × active cores + 2`: enough to keep the server's cores busy while others wait on I/O.

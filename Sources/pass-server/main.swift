@@ -1,4 +1,6 @@
 import Foundation
 import PassServer
 
+// A peer that closes a socket mid-write must not kill the server: writes report EPIPE instead.
+signal(SIGPIPE, SIG_IGN)
 exit(CommandLineInterface.run(Array(CommandLine.arguments.dropFirst())))

@@ -36,8 +36,8 @@ struct APNSClientLoadTests {
         let harness = try APNsTestHarness.start()
         defer { harness.stop() }
         let count = 300
-        // The first attempt of each push hangs, so the drop surely catches pushes in flight.
-        for index in 0..<count { harness.fake.script(token: APNsTestHarness.token(index), [.delayed(seconds: 3, then: .success)]) }
+        // The first attempt of each push hangs, so the drop surely catches every push in flight.
+        for index in 0..<count { harness.fake.script(token: APNsTestHarness.token(index), [.delayed(seconds: 20, then: .success)]) }
         let retryableFailures = Counter()
         let otherFailures = Counter()
         let delivered = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -59,7 +59,7 @@ struct APNSClientLoadTests {
                 }
             }
             group.addTask {
-                while harness.fake.pushes.count < 10 { try await Task.sleep(for: .milliseconds(5)) }
+                while harness.fake.pushes.count < count { try await Task.sleep(for: .milliseconds(5)) }
                 harness.fake.stopListening()
                 harness.fake.dropConnections()
                 try await Task.sleep(for: .milliseconds(300))
@@ -71,7 +71,7 @@ struct APNSClientLoadTests {
             return delivered
         }
         #expect(delivered == count)
-        #expect(retryableFailures.value >= 10, "the pushes in flight at the drop failed retryably")
+        #expect(retryableFailures.value >= count, "every push in flight at the drop failed retryably")
         #expect(otherFailures.value == 0)
         for index in 0..<count { #expect(harness.fake.count(token: APNsTestHarness.token(index)) >= 1) }
     }

@@ -84,17 +84,19 @@ struct APNSClientTests {
         configuration.caFile = harness.pki.caPath
         let stranger = try APNSClient(configuration: configuration, logger: Logger(label: "t", level: .critical))
         defer { stranger.shutdown() }
-        await #expect(throws: APNSError.self) {
+        let refused = await #expect(throws: APNSError.self) {
             try await stranger.send(APNSRequest(pushToken: "cd", topic: APNsTestHarness.topic))
         }
+        #expect(refused?.code == .tls, "a rejected client certificate is a TLS failure, not a retryable one")
         var anonymous = configuration
         anonymous.clientCertificateDER = []
         anonymous.clientPrivateKeyDER = []
         let nobody = try APNSClient(configuration: anonymous, logger: Logger(label: "t", level: .critical))
         defer { nobody.shutdown() }
-        await #expect(throws: APNSError.self) {
+        let anonymousError = await #expect(throws: APNSError.self) {
             try await nobody.send(APNSRequest(pushToken: "ef", topic: APNsTestHarness.topic))
         }
+        #expect(anonymousError?.code == .tls)
         #expect(harness.fake.pushes.map(\.token) == ["ab"])
     }
 

@@ -43,6 +43,10 @@ struct DevelopmentCertificatesTests {
         #expect(untrusted.status != 0)
         let client = try run("openssl", ["verify", "-CAfile", set.untrustedRootCertificate, "-purpose", "sslclient", set.untrustedClientCertificate])
         #expect(client.status == 0, "\(client.output) \(client.error)")
+        let trustedClient = try run("openssl", ["verify", "-CAfile", set.rootCertificate, "-purpose", "sslclient", set.clientCertificate])
+        #expect(trustedClient.status == 0, "\(trustedClient.output) \(trustedClient.error)")
+        let passAsClient = try run("openssl", ["verify", "-CAfile", set.rootCertificate, "-untrusted", set.wwdrCertificate, "-purpose", "sslclient", set.passCertificate])
+        #expect(passAsClient.status == 0, "\(passAsClient.output) \(passAsClient.error)")
     }
 }
 

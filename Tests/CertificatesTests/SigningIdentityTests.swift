@@ -30,6 +30,19 @@ struct SigningIdentityTests {
         #expect(!"\(identity)".contains(keyBody) && !String(reflecting: identity).isEmpty)
     }
 
+    @Test("a chain file (certificate followed by the WWDR) supplies the intermediate")
+    func chainFile() throws {
+        let set = try certificates()
+        let chainPath = set.directory + "/chain.pem"
+        let chain = try String(contentsOfFile: set.passCertificate, encoding: .utf8) + String(contentsOfFile: set.wwdrCertificate, encoding: .utf8)
+        try chain.write(toFile: chainPath, atomically: true, encoding: .utf8)
+        let identity = try SigningIdentity.load(pem: chainPath, privateKey: set.passKey, password: nil, wwdr: nil)
+        #expect(identity.intermediateDER == set.wwdr.certificate.certificateDER)
+        #expect(identity.certificateDER == set.identity.certificateDER)
+        let keyMode = try FileManager.default.attributesOfItem(atPath: set.passP12)[.posixPermissions] as? Int
+        #expect(keyMode == 0o600)
+    }
+
     @Test("an encrypted key opens with its password and names the file when the password is wrong or missing")
     func encryptedKey() throws {
         let set = try certificates()

@@ -2,7 +2,6 @@ import Certificates
 import Foundation
 import PassBundle
 import PassServerTesting
-import Synchronization
 import Testing
 
 @Suite("Signed .pkpass round trip (verified with the openssl and unzip tools)")
@@ -124,11 +123,4 @@ struct PassBundleRoundTripTests {
             #expect(try UnpackedBundle(bundle).verifies(root: certificates.rootCertificate))
         }
     }
-}
-
-/// Collects results from concurrent workers.
-final class ResultBox: Sendable {
-    private let storage = Mutex<[Result<[UInt8], any Error>]>([])
-    func append(_ result: Result<[UInt8], any Error>) { storage.withLock { $0.append(result) } }
-    var values: [Result<[UInt8], any Error>] { storage.withLock { $0 } }
 }

@@ -2,6 +2,7 @@ import Certificates
 import Foundation
 import PassBundle
 import PassServerTesting
+import Synchronization
 import Testing
 
 /// Result of running a command-line tool.
@@ -131,4 +132,11 @@ struct UnpackedBundle {
     func verifies(root: String) throws -> Bool {
         try manifestProblems().isEmpty && verifySignature(root: root).status == 0
     }
+}
+
+/// Collects results from concurrent workers.
+final class ResultBox: Sendable {
+    private let storage = Mutex<[Result<[UInt8], any Error>]>([])
+    func append(_ result: Result<[UInt8], any Error>) { storage.withLock { $0.append(result) } }
+    var values: [Result<[UInt8], any Error>] { storage.withLock { $0 } }
 }

@@ -109,6 +109,22 @@ struct TemplateRenderingTests {
         for key in ["STATUS_CANCELLED", "STATUS_VALID", "GENERAL_ADMISSION"] { #expect(english.contains(key)) }
     }
 
+    @Test("pass.json written during rendering equals the canonical serialization of the tree")
+    func bytesMatchTree() throws {
+        let certificates = try Fixture.certificates()
+        let signer = try PassSigner(identity: certificates.identity)
+        let template = try Fixture.template()
+        var noEnd = Fixture.ticket(seat: nil)
+        noEnd.endsAt = nil
+        for ticket in [Fixture.ticket(), Fixture.ticket(attendee: "\"}],\n\u{1}ü", seat: nil, voided: true), noEnd] {
+            let bytes = try PassBundle.renderPassJSON(template: template, data: ticket, signer: signer)
+            let values = try ticket.templateValues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier)
+            #expect(bytes == (try template.render(values)).serialized)
+            let reparsed = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            #expect(reparsed.serialized == bytes)
+        }
+    }
+
     @Test("an unknown placeholder names itself and where it is")
     func unknownPlaceholder() throws {
         let files: [String: [UInt8]] = [

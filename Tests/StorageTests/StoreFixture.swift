@@ -4,14 +4,10 @@ import Storage
 import Synchronization
 
 /// The two backends every conformance test runs against.
-enum Backend: String, CaseIterable, CustomTestStringConvertibleShim, Sendable {
+enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
     case postgres
     case sqlite
-}
 
-/// Lets parameterised test names read `postgres` / `sqlite`.
-protocol CustomTestStringConvertibleShim: CustomStringConvertible, RawRepresentable where RawValue == String {}
-extension CustomTestStringConvertibleShim {
     var description: String { rawValue }
 }
 

@@ -22,6 +22,8 @@ public final class Application: Sendable {
     let server: HTTPServer
     let dispatcher: PushDispatcher
     let jobRunner: JobRunner
+    /// Every route served (method and `:param` pattern), for the OpenAPI coverage test.
+    let routes: [(method: String, pattern: String)]
 
     /// Opens the store (migrating unless told not to), loads the signing identity and builds the
     /// routes. Nothing listens until `start()`.
@@ -46,7 +48,8 @@ public final class Application: Sendable {
             vault: TokenVault(secret: secret),
             publicURL: publicURL,
             organizationName: configuration.signing.organizationName,
-            allowHTTP: configuration.http.allowInsecurePublicURL
+            allowHTTP: configuration.http.allowInsecurePublicURL,
+            cacheBytes: configuration.bundleCacheSize
         )
         self.passes = passes
 
@@ -62,13 +65,17 @@ public final class Application: Sendable {
             )
         )
         self.dispatcher = dispatcher
-        let jobRunner = JobRunner(store: store, logger: logger.named("jobs"), afterBatch: { _ in dispatcher.wake() })
+        let jobRunner = JobRunner(
+            store: store, logger: logger.named("jobs"), settings: JobRunner.Settings(configuration.jobs),
+            afterBatch: { _ in dispatcher.wake() }
+        )
         self.jobRunner = jobRunner
 
         var router = Router()
         HealthController(store: store, readiness: readiness, logger: logger).register(in: &router)
         DeviceController(
-            store: store, passes: passes, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device")
+            store: store, passes: passes, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device"),
+            deviceLogCapacity: configuration.deviceLogCapacity
         ).register(in: &router)
         AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
@@ -76,6 +83,7 @@ public final class Application: Sendable {
         ).register(in: &router)
         DownloadController(store: store, passes: passes).register(in: &router)
         OpenAPIController.register(in: &router)
+        routes = router.routes.map { (method: $0.method.rawValue, pattern: $0.pattern) }
 
         let http = configuration.http
         var serverConfiguration = ServerConfiguration()

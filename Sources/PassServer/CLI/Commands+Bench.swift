@@ -9,18 +9,20 @@ extension CommandLineInterface {
             summary: "Measure this machine (used by `make bench`).",
             subcommands: [
                 Command(
-                    "storage", summary: "Registration upserts/s and changed-serial queries/s against DATABASE_URL.",
-                    usage: "[--count N] [--threads N] [--database-url URL]"
+                    "storage", summary: "Registration upserts/s or changed-serial queries/s against DATABASE_URL.",
+                    usage: "--operation registrations|changed-serials [--count N] [--threads N] [--database-url URL]"
                 ) { arguments, context in
-                    let (options, configuration) = try commandOptions(arguments, context: context, valued: ["count", "threads"])
-                    let count = Int(options.options["count"] ?? "20000") ?? 20_000
-                    let threads = Int(options.options["threads"] ?? "8") ?? 8
+                    let (options, configuration) = try commandOptions(arguments, context: context, valued: ["operation", "count", "threads"])
+                    guard let operation = StorageBenchmark.Operation(rawValue: try options.required("operation")) else {
+                        throw UsageError("--operation must be registrations or changed-serials")
+                    }
+                    guard let count = Int(options.options["count"] ?? "20000"), count > 0,
+                        let threads = Int(options.options["threads"] ?? "8"), threads > 0
+                    else { throw UsageError("--count and --threads must be positive numbers") }
                     let store = try Application.openStore(configuration)
                     defer { store.close() }
-                    for operation in StorageBenchmark.Operation.allCases {
-                        let result = try StorageBenchmark.run(store: store, operation: operation, count: count, threads: threads)
-                        context.standardOutput(String(format: "| %@ | %@ | %d threads | %.0f ops/s |", "\(store.backend)", operation.rawValue, threads, result.operationsPerSecond))
-                    }
+                    let result = try StorageBenchmark.run(store: store, operation: operation, count: count, threads: threads)
+                    context.standardOutput(result.markdownRow(backend: store.backend))
                     return ExitCode.success
                 },
                 Command(
@@ -33,6 +35,28 @@ extension CommandLineInterface {
                     let directory = (options.options["passes-dir"] ?? "Passes") + "/event-ticket"
                     let rate = try PassBundleBenchmark.run(threads: threads, seconds: seconds, templateDirectory: directory)
                     context.standardOutput(String(format: "%.1f", rate))
+                    return ExitCode.success
+                },
+                Command(
+                    "tokens", summary: "Print serial<TAB>authenticationToken for an event's passes (bench/device.sh).",
+                    usage: "--event ID [--database-url URL] [--token-secret HEX | --development]"
+                ) { arguments, context in
+                    let (options, configuration) = try commandOptions(arguments, context: context, valued: ["event"])
+                    let eventID = try options.required("event")
+                    let vault = TokenVault(secret: try Application.tokenSecret(configuration))
+                    let store = try Application.openStore(configuration)
+                    defer { store.close() }
+                    // The tokens are HMAC-derived, so the benchmark needs the secret, not the database, to know them.
+                    var cursor: Int64 = 0
+                    while true {
+                        let page = try store.passes(eventID: eventID, after: cursor, limit: 500)
+                        for pass in page {
+                            guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { continue }
+                            context.standardOutput("\(serial.rawValue)\t\(vault.authenticationToken(passType: passType, serial: serial).rawValue)")
+                        }
+                        guard let last = page.last, page.count == 500 else { break }
+                        cursor = last.id
+                    }
                     return ExitCode.success
                 },
             ]

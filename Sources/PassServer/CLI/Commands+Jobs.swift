@@ -25,7 +25,9 @@ extension CommandLineInterface {
             }
             let unfinished = try store.jobs(eventID: eventID, limit: 20).first { $0.state == .pending || $0.state == .running }
             let job = try unfinished ?? store.createJob(kind: Job.repushKind, eventID: eventID, now: Date())
-            let runner = JobRunner(store: store, logger: Logger(label: "repush", level: configuration.logLevel))
+            let runner = JobRunner(
+                store: store, logger: Logger(label: "repush", level: configuration.logLevel), settings: JobRunner.Settings(configuration.jobs)
+            )
             var lastLine = Date.distantPast
             let finished = try runner.run(job, progress: { job in
                 let percent = job.total > 0 ? Int(job.done * 100 / job.total) : 100

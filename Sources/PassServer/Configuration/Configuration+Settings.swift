@@ -150,5 +150,21 @@ extension Configuration {
                 default: "2 × APNS_REQUEST_TIMEOUT + 30s") { config, raw throws(SettingProblem) in
             config.push.lease = try Parse.seconds(raw, in: 2...3_600)
         },
+        Setting("JOB_BATCH_SIZE", "Passes bumped per re-push batch (one transaction; a crash resumes after the last committed batch)", default: "500") {
+            config, raw throws(SettingProblem) in
+            config.jobs.batchSize = try Parse.integer(raw, in: 1...50_000)
+        },
+        Setting("JOB_LEASE", "A re-push job whose runner stopped answering is resumed by another runner after this long", default: "60s") {
+            config, raw throws(SettingProblem) in
+            config.jobs.lease = try Parse.seconds(raw, in: 1...3_600)
+        },
+        Setting("DEVICE_LOG_CAPACITY", "Messages from phones (/v1/log) kept; older ones are dropped", default: "10000") {
+            config, raw throws(SettingProblem) in
+            config.deviceLogCapacity = try Parse.integer(raw, in: 1...10_000_000)
+        },
+        Setting("BUNDLE_CACHE_SIZE", "Bytes of signed passes cached in memory; size it to hold the passes phones fetch repeatedly", default: "67108864") {
+            config, raw throws(SettingProblem) in
+            config.bundleCacheSize = try Parse.integer(raw, in: 0...(64 << 30))
+        },
     ]
 }

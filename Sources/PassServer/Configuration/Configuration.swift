@@ -13,6 +13,7 @@ public struct Configuration: Sendable, Equatable {
     public var signing = Signing()
     public var apns = APNs()
     public var push = Push()
+    public var jobs = Jobs()
     /// Secret from which pass authentication and download tokens are derived (HMAC-SHA256), so the
     /// database only ever holds their hashes. Never rotate it once passes are issued.
     public var tokenSecret: [UInt8]? = nil
@@ -20,6 +21,11 @@ public struct Configuration: Sendable, Equatable {
     public var passesDirectory = "Passes"
     /// Development mode: generated certificates, http public URL, pushes logged, a generated token secret.
     public var development = false
+    /// Rows kept in the table of messages phones send to `/v1/log`; older ones are dropped.
+    public var deviceLogCapacity = 10_000
+    /// Bytes of signed bundles kept in memory (per pass revision). A bundle with the template's strip
+    /// images is about 165 KB, so the default holds a few hundred passes.
+    public var bundleCacheSize = 64 << 20
 
     public init() {}
 
@@ -89,6 +95,15 @@ public struct Configuration: Sendable, Equatable {
         public var lease: Int? = nil
         /// First retry delay in seconds (doubles per attempt, full jitter, capped at 5 minutes).
         public var retryBaseDelay: Double = 1
+        public init() {}
+    }
+
+    public struct Jobs: Sendable, Equatable {
+        /// Passes bumped per re-push batch (one transaction each).
+        public var batchSize = 500
+        /// Seconds a runner holds a job between batches; a job whose runner died is resumed by
+        /// another runner after this long.
+        public var lease = 60
         public init() {}
     }
 }

@@ -107,7 +107,8 @@ struct DeviceController: Sendable {
         let body = try DeviceRequest.json(LogBody.self, from: request)
         guard let logs = body.logs else { throw HTTPError.badRequest("logs is required.", code: "missing_logs") }
         // A phone reports a handful of lines; keep at most 100 of at most 2,000 characters each.
-        let messages = logs.prefix(100).map { String($0.prefix(2_000)) }
+        // NUL is valid JSON but PostgreSQL text refuses it: replace it rather than fail with a 500.
+        let messages = logs.prefix(100).map { String($0.prefix(2_000)).replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") }
         for message in messages {
             logger.warning("device log", ["device.message": message, "request.id": request.requestID, "client": client])
         }

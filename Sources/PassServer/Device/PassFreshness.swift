@@ -9,9 +9,11 @@ enum PassFreshness {
 
     /// Whether a pass last modified at `modifiedAt` needs sending to a client that sent
     /// `If-Modified-Since: ifModifiedSince`, at one-second precision. An unparsable date, or one in
-    /// the future (a clock we cannot trust), is ignored: the pass is sent.
+    /// the future (a clock we cannot trust), is ignored: the pass is sent. Our own `Last-Modified`
+    /// is not such a date even when it runs ahead of the clock: two changes inside one second move
+    /// `modifiedAt` a second past `now`, and the phone holding it must still get its 304.
     static func isNotModified(modifiedAt: Int64, ifModifiedSince header: String?, now: Int64) -> Bool {
-        guard let header, let since = HTTPDate.parse(header), since <= now else { return false }
+        guard let header, let since = HTTPDate.parse(header), since <= max(now, modifiedAt) else { return false }
         return modifiedAt <= since
     }
 }

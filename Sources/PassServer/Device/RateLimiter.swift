@@ -28,7 +28,8 @@ final class RateLimiter: Sendable {
             }
             var bucket = buckets[client] ?? Bucket(tokens: burst, updated: now)
             bucket.tokens = refilled(bucket, now: now)
-            bucket.updated = now
+            // A clock stepping back must not make the next call count the same seconds twice.
+            bucket.updated = max(bucket.updated, now)
             guard bucket.tokens >= 1 else {
                 buckets[client] = bucket
                 return false
@@ -38,6 +39,9 @@ final class RateLimiter: Sendable {
             return true
         }
     }
+
+    /// How many clients currently have a bucket (bounded by about `maxClients`).
+    var trackedClients: Int { buckets.withLock { $0.count } }
 
     private func refilled(_ bucket: Bucket, now: Date) -> Double {
         min(burst, bucket.tokens + max(0, now.timeIntervalSince(bucket.updated)) * perMinute / 60)

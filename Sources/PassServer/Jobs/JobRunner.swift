@@ -13,6 +13,13 @@ final class JobRunner: Sendable {
         var batchSize = 500
         var lease: Duration = .seconds(60)
         var pollInterval: TimeInterval = 2
+
+        init() {}
+
+        init(_ jobs: Configuration.Jobs) {
+            batchSize = jobs.batchSize
+            lease = .seconds(jobs.lease)
+        }
     }
 
     private let store: any Store

@@ -81,4 +81,12 @@ public struct EventCounts: Sendable, Equatable {
     /// for passes of several events counts for each, so this is approximate.
     public var pendingPushes: Int
     public var failedPushes: Int
+
+    public init(tickets: Int, voided: Int, registeredDevices: Int, pendingPushes: Int, failedPushes: Int) {
+        self.tickets = tickets
+        self.voided = voided
+        self.registeredDevices = registeredDevices
+        self.pendingPushes = pendingPushes
+        self.failedPushes = failedPushes
+    }
 }

@@ -58,8 +58,10 @@ extension StoreSession {
                 return RepushBatch(job: job, passesBumped: 0, pushTokensEnqueued: 0, revision: nil)
             }
             let nowMillis = now.storageMillis
+            // Lock the batch's passes before taking the revision, the same order as `updatePass`
+            // (pass, then counter): the opposite order could deadlock against a single-pass edit.
             let ids = try execute("""
-                SELECT id FROM passes WHERE event_id = \(eventID) AND id > \(job.cursor) ORDER BY id LIMIT \(batchSize)
+                SELECT id FROM passes WHERE event_id = \(eventID) AND id > \(job.cursor) ORDER BY id LIMIT \(batchSize)\(unsafeRaw: forUpdate)
                 """).map { try $0.int64("id") }
             guard let last = ids.last else {
                 let finished = try first("""

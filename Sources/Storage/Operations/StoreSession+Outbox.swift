@@ -55,6 +55,12 @@ extension StoreSession {
             """)
     }
 
+    /// Deletes failed rows that failed before `date` (they only feed statistics); returns how many.
+    @discardableResult
+    public func purgeFailedOutbox(before date: Date) throws -> Int {
+        try execute("DELETE FROM push_outbox WHERE state = 'failed' AND next_attempt_at < \(date.storageMillis) RETURNING id").count
+    }
+
     /// Counts of outbox rows by state, in one query.
     public func outboxCounts(now: Date) throws -> OutboxCounts {
         let millis = now.storageMillis

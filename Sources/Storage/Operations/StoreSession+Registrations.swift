@@ -7,6 +7,23 @@ extension StoreSession {
         deviceLibraryIdentifier: String, pushToken: String, passTypeIdentifier: String, serialNumber: String, now: Date
     ) throws -> RegistrationResult {
         let millis = now.storageMillis
+        if dialect == .postgres {
+            // One round trip: both upserts in one statement (foreign keys are checked at its end);
+            // `xmax = 0` is true only for a row this statement inserted.
+            guard let row = try first("""
+                WITH device AS (
+                    INSERT INTO devices (device_library_identifier, push_token, updated_at)
+                    VALUES (\(deviceLibraryIdentifier), \(pushToken), \(millis))
+                    ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token, updated_at = excluded.updated_at
+                    RETURNING 1)
+                INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
+                VALUES (\(deviceLibraryIdentifier), \(passTypeIdentifier), \(serialNumber), \(millis), \(millis))
+                ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
+                RETURNING (xmax = 0) AS inserted
+                """)
+            else { throw StorageError(.backend, "upsert returned no row") }
+            return try row.int64("inserted") == 1 ? .created : .updated
+        }
         return try transaction {
             try execute("""
                 INSERT INTO devices (device_library_identifier, push_token, updated_at)

@@ -56,11 +56,17 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
     /// Whether libpq still believes the connection is usable.
     var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
 
-    /// Reads whatever the server sent while the connection sat idle (libpq sockets are
-    /// non-blocking, so this never waits). A server that shut down has sent a FATAL message and
-    /// closed the socket: this notices it before a query is lost on a dead connection.
+    /// Whether an idle connection still looks usable. An idle session expects nothing from the
+    /// server (we never LISTEN), so anything readable on its socket means the server said goodbye
+    /// (FATAL on shutdown, then EOF): such a connection is reset before use instead of losing the
+    /// caller's query to it. `poll` with a zero timeout never waits.
     func probe() -> Bool {
-        PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
+        guard PQstatus(handle) == CONNECTION_OK else { return false }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return false }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, 0)
+        return ready == 0
     }
 
     /// Whether the session sits outside any transaction.

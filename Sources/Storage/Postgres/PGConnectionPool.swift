@@ -11,6 +11,7 @@
 
 import Dispatch
 import Foundation
+import Logging
 import Synchronization
 
 final class PGConnectionPool: Sendable {
@@ -19,6 +20,7 @@ final class PGConnectionPool: Sendable {
         var size: Int
         var statementTimeoutMilliseconds: Int
         var acquireTimeout: Duration
+        var logger: Logger?
     }
 
     private struct State {
@@ -64,6 +66,7 @@ final class PGConnectionPool: Sendable {
             do {
                 try candidate.reset()
                 candidate.generation = generation
+                settings.logger?.notice("database connection re-established")
                 return candidate
             } catch {
                 invalidate()
@@ -93,16 +96,22 @@ final class PGConnectionPool: Sendable {
 
     /// Marks every idle connection as suspect after one was found broken.
     private func invalidate() {
-        state.withLock { $0.generation += 1 }
+        let generation = state.withLock { state -> Int in
+            state.generation += 1
+            return state.generation
+        }
+        settings.logger?.warning("database connection lost; idle connections will reconnect", ["db.pool.generation": String(generation)])
     }
 
-    /// Closes idle connections; later calls fail with `.unavailable`.
+    /// Closes idle connections; later calls fail with `.unavailable`. Connections in use are
+    /// closed when their borrowers return them.
     func close() {
         let idle = state.withLock { state -> [PGConnection] in
             state.closed = true
             defer { state.idle = [] }
             return state.idle
         }
-        _ = idle
+        // Released here, outside the lock: each deinit sends a Terminate message to the server.
+        withExtendedLifetime(idle) {}
     }
 }

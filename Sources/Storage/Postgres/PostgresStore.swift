@@ -12,9 +12,9 @@ public final class PostgresStore: Store {
         pool = PGConnectionPool(settings: .init(
             url: url,
             size: options.poolSize ?? StoreOptions.defaultPoolSize,
-            statementTimeoutMilliseconds: Int(options.statementTimeout.components.seconds) * 1000
-                + Int(options.statementTimeout.components.attoseconds / 1_000_000_000_000_000),
-            acquireTimeout: options.acquireTimeout
+            statementTimeoutMilliseconds: Int(options.statementTimeout.milliseconds),
+            acquireTimeout: options.acquireTimeout,
+            logger: options.logger
         ))
     }
 

@@ -33,6 +33,7 @@ public struct SQLRow: Sendable {
         return value
     }
 
+    /// An integer column that may be NULL.
     public func optionalInt64(_ column: String) throws -> Int64? {
         switch try value(column) {
         case .null: return nil
@@ -45,13 +46,16 @@ public struct SQLRow: Sendable {
         }
     }
 
+    /// An integer column as `Int`.
     public func int(_ column: String) throws -> Int { Int(try int64(column)) }
 
+    /// A non-null text column.
     public func string(_ column: String) throws -> String {
         guard let value = try optionalString(column) else { throw mismatch(column, "non-null text") }
         return value
     }
 
+    /// A text column that may be NULL.
     public func optionalString(_ column: String) throws -> String? {
         switch try value(column) {
         case .null: return nil
@@ -62,11 +66,13 @@ public struct SQLRow: Sendable {
         }
     }
 
+    /// A non-null `bytea` / `BLOB` column.
     public func bytes(_ column: String) throws -> [UInt8] {
         guard let value = try optionalBytes(column) else { throw mismatch(column, "non-null bytes") }
         return value
     }
 
+    /// A `bytea` / `BLOB` column that may be NULL.
     public func optionalBytes(_ column: String) throws -> [UInt8]? {
         switch try value(column) {
         case .null: return nil
@@ -81,6 +87,7 @@ public struct SQLRow: Sendable {
         Date(storageMillis: try int64(column))
     }
 
+    /// A `*_at` column (milliseconds since 1970) that may be NULL.
     public func optionalDate(_ column: String) throws -> Date? {
         try optionalInt64(column).map(Date.init(storageMillis:))
     }

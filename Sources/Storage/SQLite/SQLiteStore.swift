@@ -12,7 +12,9 @@ import Synchronization
 /// The SQLite `Store`: WAL journal, `busy_timeout`, `foreign_keys = ON`.
 public final class SQLiteStore: Store {
     private let writer: SQLiteConnection
-    private let writerLock = NSLock()
+    /// Recursive so that a store call made inside `transaction` on the same thread joins the open
+    /// transaction on the writer instead of deadlocking.
+    private let writerLock = NSRecursiveLock()
     private let readers = Mutex<[SQLiteConnection]>([])
     private let readerPermits: DispatchSemaphore
     private let path: String
@@ -31,7 +33,7 @@ public final class SQLiteStore: Store {
             }
         }
         self.path = path
-        busyTimeoutMilliseconds = Int32(options.busyTimeout.components.seconds * 1000)
+        busyTimeoutMilliseconds = Int32(clamping: options.busyTimeout.milliseconds)
         writer = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         readerPermits = DispatchSemaphore(value: max(options.poolSize ?? 4, 1))
     }

@@ -98,3 +98,18 @@ struct ConfigurationTests {
         }
     }
 }
+
+@Suite("Configuration documentation")
+struct ConfigurationDocumentationTests {
+    @Test("the README table lists every key with its flag and default")
+    func readmeTable() throws {
+        let readme = try String(contentsOf: PassServerExecutable.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for setting in Configuration.settings {
+            let defaultText = setting.documentedDefault.map { "`\($0)`" } ?? "—"
+            #expect(
+                readme.contains("| `\(setting.key)` | `\(setting.flag)` | \(defaultText) |"),
+                "README.md lacks the row of \(setting.key); regenerate it with scripts/config-table.py"
+            )
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import APNs
+import PassServerTesting
+import Testing
+
+@Suite("APNSBenchmark")
+struct APNSBenchmarkTests {
+    @Test("a small run against the fake delivers every push and reports a rate")
+    func smallRun() async throws {
+        let pki = try APNsTestPKI.shared()
+        var configuration = FakeAPNs.Configuration(
+            certificatePath: pki.serverCertificatePath, privateKeyPath: pki.serverKeyPath, clientCAPath: nil
+        )
+        configuration.recordPushes = false
+        let fake = try FakeAPNs(configuration: configuration)
+        defer { fake.shutdown() }
+        let result = try await APNSBenchmark.run(url: fake.url, count: 2000, connections: 2, concurrency: 100, caFile: pki.caPath)
+        #expect(result.pushes == 2000)
+        #expect(result.failures == 0)
+        #expect(result.pushesPerSecond > 0)
+        #expect(fake.pushes.isEmpty, "recording was off")
+        #expect(fake.connectionsAccepted == 2)
+    }
+}

@@ -1,0 +1,24 @@
+import APNs
+import Foundation
+import PassServerTesting
+import Testing
+
+@Suite("APNSClient cancellation")
+struct APNSClientCancellationTests {
+    @Test("cancelling the calling task abandons the push and leaves the connection usable")
+    func cancelInFlight() async throws {
+        let harness = try APNsTestHarness.start()
+        defer { harness.stop() }
+        let slow = APNsTestHarness.token(1)
+        harness.fake.script(token: slow, [.delayed(seconds: 30, then: .success)])
+        let client = harness.client
+        let task = Task { try await client.send(APNSRequest(pushToken: slow, topic: APNsTestHarness.topic)) }
+        while harness.fake.pushes.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        let started = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(try await client.send(APNSRequest(pushToken: APNsTestHarness.token(2), topic: APNsTestHarness.topic)).status == 200)
+        #expect(harness.fake.connectionsAccepted == 1)
+    }
+}

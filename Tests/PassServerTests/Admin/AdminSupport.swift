@@ -1,0 +1,119 @@
+import Foundation
+import PassServerTesting
+import Storage
+import Testing
+
+@testable import PassServer
+
+/// Helpers shared by the admin API, job and process tests.
+enum AdminSupport {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// A running app whose pushes go to a fake APNs that trusts the app's client certificate.
+    static func startWithFakeAPNs(
+        _ backend: Backend, configure: (inout Configuration) -> Void = { _ in }
+    ) throws -> (TestApp, FakeAPNs) {
+        let certificates = try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "admin-apns"))
+        let fake = try FakeAPNs(configuration: FakeAPNs.Configuration(
+            certificatePath: certificates.serverCertificate, privateKeyPath: certificates.serverKey,
+            clientCAPath: certificates.rootCertificate
+        ))
+        do {
+            let app = try TestApp.start(backend, apns: fake, certificates: certificates, configure: configure)
+            return (app, fake)
+        } catch {
+            fake.shutdown()
+            throw error
+        }
+    }
+
+    /// Polls `condition` every 50 ms until it holds or `timeout` seconds pass; returns whether it held.
+    /// Sleeps asynchronously: a test blocking a thread of the small cooperative pool would starve
+    /// the push dispatcher's sending task (and other tests') on a 2-core machine.
+    @discardableResult
+    static func waitUntil(timeout: TimeInterval = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return try condition()
+    }
+
+    /// Sleeps without holding a cooperative thread.
+    static func pause(_ seconds: Double) async {
+        try? await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
+    }
+
+    /// `pass.json` of a `.pkpass` archive (unzipped with the `unzip` tool, as a reviewer would).
+    static func passJSON(_ archive: [UInt8]) throws -> [String: Any] {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("admin-\(UUID().uuidString).pkpass")
+        try Data(archive).write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
+        process.arguments = ["-p", path.path, "pass.json"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw Failure(description: "not a zip with a pass.json (unzip status \(process.terminationStatus))")
+        }
+        return object
+    }
+
+    /// The field `key` of an event ticket's pass.json, from any field group.
+    static func field(_ key: String, in pass: [String: Any]) -> [String: Any]? {
+        guard let ticket = pass["eventTicket"] as? [String: Any] else { return nil }
+        for group in ["headerFields", "primaryFields", "secondaryFields", "auxiliaryFields", "backFields"] {
+            for field in (ticket[group] as? [[String: Any]]) ?? [] where field["key"] as? String == key {
+                return field
+            }
+        }
+        return nil
+    }
+
+    /// The path (with leading `/`) of an absolute URL string.
+    static func path(of url: String?) throws -> String {
+        guard let url, let components = URLComponents(string: url), !components.path.isEmpty else {
+            throw Failure(description: "not a URL: \(url ?? "nil")")
+        }
+        return components.percentEncodedPath
+    }
+
+    /// A new pass row for `event`, with hashes derived exactly as `createTicket` derives them.
+    static func newPass(event: String, vault: TokenVault, passType: String, attendee: String) throws -> NewPass {
+        guard let type = PassTypeIdentifier(passType), let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else {
+            throw Failure(description: "invalid identifiers")
+        }
+        return NewPass(
+            passTypeIdentifier: passType, serialNumber: serial.rawValue,
+            authenticationTokenHash: TokenVault.hash(vault.authenticationToken(passType: type, serial: serial).rawValue),
+            downloadTokenHash: TokenVault.hash(vault.downloadToken(passType: type, serial: serial)),
+            eventID: event, attendeeName: attendee
+        )
+    }
+
+    /// Inserts `count` passes for `event` in one transaction; returns them in id order.
+    static func insertPasses(_ count: Int, event: String, store: any Store, vault: TokenVault, passType: String) throws -> [StoredPass] {
+        let now = Date()
+        return try store.transaction { session in
+            try (0..<count).map { index in
+                try session.insertPass(newPass(event: event, vault: vault, passType: passType, attendee: "Attendee \(index)"), now: now)
+            }
+        }
+    }
+
+    /// The global revision counter (the last revision handed out).
+    static func revisionCounter(_ store: any Store) throws -> Int64 {
+        guard let row = try store.execute("SELECT value FROM counters WHERE name = 'revision'").first else {
+            throw Failure(description: "no revision counter")
+        }
+        return try row.int64("value")
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import PassServerTesting
+import Storage
+import Testing
+
+@testable import PassServer
+
+/// `pass-server serve` as operators run it: SIGTERM drains and exits 0, and the port closes.
+@Suite("Graceful shutdown of the real process")
+struct GracefulShutdownTests {
+    @Test("SIGTERM: a request sent just before completes with 200, the process exits 0, connects are refused", arguments: Backend.allCases)
+    func sigterm(backend: Backend) async throws {
+        let fixture = try ProcessFixture(backend)
+        let (_, passes) = try fixture.event(tickets: 1)
+        fixture.store.close()
+        let pass = try #require(passes.first)
+        let serial = try #require(SerialNumber(pass.serialNumber))
+        let passType = try #require(PassTypeIdentifier(pass.passTypeIdentifier))
+        let token = fixture.vault.downloadToken(passType: passType, serial: serial)
+
+        let server = try fixture.launch(extra: ["SHUTDOWN_DRAIN_TIMEOUT": "10s"])
+        defer { server.forceKill() }
+        let port = try await server.port()
+        #expect(try TestClient(port: port).request("GET", "/healthz").status == 200)
+
+        // A download of a pass never signed before (the slowest request there is), then SIGTERM
+        // while it is being served or just after: either way it must complete.
+        let client = try TestClient(port: port, timeout: 30)
+        #expect(client.send("GET /download/\(token) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
+        await AdminSupport.pause(0.15)
+        let signalled = Date()
+        server.signal(SIGTERM)
+        let response = try #require(try client.readResponse())
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "application/vnd.apple.pkpass")
+        #expect(response.body.starts(with: [0x50, 0x4B, 0x03, 0x04]))
+
+        let status = await server.waitForExit(timeout: 20)
+        #expect(status == 0, "\(server.standardError.suffix(2_000))")
+        #expect(server.process.terminationReason == .exit)
+        #expect(Date().timeIntervalSince(signalled) < 20)
+        #expect(server.standardError.contains("signal received, draining"))
+        #expect(server.standardError.contains("stopped"))
+        #expect(throws: (any Error).self) { _ = try TestClient(port: port, timeout: 2) }
+    }
+}

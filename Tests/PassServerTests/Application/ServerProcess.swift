@@ -1,0 +1,91 @@
+import Foundation
+import PassServerTesting
+import Storage
+
+@testable import PassServer
+
+/// The built `pass-server` binary as a long-running child process. Output goes to files (a pipe
+/// nobody drains would stall a chatty server), and the port is read from the "listening" log line.
+final class ServerProcess {
+    let process: Process
+    let outputPath: String
+    let errorPath: String
+
+    /// The token secret the binary is given (the same bytes `TestApp` uses).
+    static let tokenSecret: [UInt8] = Array(repeating: 7, count: 32)
+
+    /// Settings for `serve` against `databaseURL` with throwaway certificates; pushes are logged.
+    static func environment(certificates: TestCertificates, databaseURL: String) -> [String: String] {
+        [
+            "DATABASE_URL": databaseURL,
+            "PUBLIC_URL": "https://passes.example.test",
+            "TOKEN_SECRET": tokenSecret.map { String(format: "%02x", $0) }.joined(),
+            "PASS_CERTIFICATE": certificates.passCertificate,
+            "PASS_PRIVATE_KEY": certificates.passKey,
+            "WWDR_CERTIFICATE": certificates.wwdrCertificate,
+            "PASSES_DIR": PassServerExecutable.packageRoot.appendingPathComponent("Passes").path,
+            "APNS_MODE": "log",
+            "HTTP_HOST": "127.0.0.1",
+            "HTTP_PORT": "0",
+            "LOG_LEVEL": "info",
+        ]
+    }
+
+    init(_ arguments: [String], environment: [String: String], directory: String) throws {
+        let name = UUID().uuidString.prefix(8)
+        outputPath = "\(directory)/server-\(name).out"
+        errorPath = "\(directory)/server-\(name).err"
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: PassServerExecutable.path)
+        process.arguments = arguments
+        var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        for (key, value) in environment { base[key] = value }
+        process.environment = base
+        process.currentDirectoryURL = PassServerExecutable.packageRoot
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+    var standardOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+
+    /// The port from the "listening" line, waiting up to `timeout` seconds.
+    func port(timeout: TimeInterval = 60) async throws -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            for line in standardError.split(separator: "\n") where line.contains(": listening") {
+                if let range = line.range(of: #"port=\d+"#, options: .regularExpression), let port = Int(line[range].dropFirst(5)) {
+                    return port
+                }
+            }
+            guard process.isRunning else { break }
+            await AdminSupport.pause(0.05)
+        }
+        throw AdminSupport.Failure(description: "pass-server did not start listening: \(standardError.suffix(2_000))")
+    }
+
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// Waits up to `timeout` seconds for the exit; returns the status, or nil if still running.
+    func waitForExit(timeout: TimeInterval) async -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { await AdminSupport.pause(0.02) }
+        guard !process.isRunning else { return nil }
+        return process.terminationStatus
+    }
+
+    /// Kills the process (if running) and waits for it.
+    func forceKill() {
+        if process.isRunning { signal(SIGKILL) }
+        process.waitUntilExit()
+    }
+}

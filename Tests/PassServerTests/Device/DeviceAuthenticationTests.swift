@@ -1,0 +1,85 @@
+import Foundation
+import PassServerTesting
+import Testing
+
+@testable import PassServer
+
+@Suite("Device API: every authentication failure is the same 401")
+struct DeviceAuthenticationTests {
+    /// One way of getting authentication wrong: the path's pass type and serial, and the header.
+    struct Case {
+        var label: String
+        var passType: String
+        var serial: String
+        var authorization: String?
+    }
+
+    static func cases(app: TestApp, serial: String, other: String) -> [Case] {
+        let token = app.authenticationToken(serial: serial)
+        return [
+            Case(label: "missing Authorization", passType: app.passTypeIdentifier, serial: serial, authorization: nil),
+            Case(label: "wrong scheme", passType: app.passTypeIdentifier, serial: serial, authorization: "Bearer x"),
+            Case(label: "Bearer with the right token", passType: app.passTypeIdentifier, serial: serial, authorization: "Bearer \(token)"),
+            Case(label: "lowercase scheme", passType: app.passTypeIdentifier, serial: serial, authorization: "applepass \(token)"),
+            Case(label: "two spaces", passType: app.passTypeIdentifier, serial: serial, authorization: "ApplePass  \(token)"),
+            Case(label: "wrong token", passType: app.passTypeIdentifier, serial: serial, authorization: "ApplePass " + String(repeating: "x", count: 43)),
+            Case(label: "short token", passType: app.passTypeIdentifier, serial: serial, authorization: "ApplePass abc"),
+            Case(label: "empty token", passType: app.passTypeIdentifier, serial: serial, authorization: "ApplePass "),
+            Case(label: "token with one character changed", passType: app.passTypeIdentifier, serial: serial,
+                 authorization: "ApplePass " + String(token.dropLast()) + (token.hasSuffix("A") ? "B" : "A")),
+            Case(label: "token of another pass", passType: app.passTypeIdentifier, serial: serial,
+                 authorization: "ApplePass \(app.authenticationToken(serial: other))"),
+            Case(label: "unknown serial", passType: app.passTypeIdentifier, serial: "unknown-serial-1234", authorization: "ApplePass \(token)"),
+            Case(label: "unknown pass type", passType: "pass.com.example.unknown", serial: serial, authorization: "ApplePass \(token)"),
+        ]
+    }
+
+    @Test("register, unregister and fetch answer one identical 401 body", arguments: Backend.allCases)
+    func unauthorized(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let serials = try app.issueTickets(2)
+        let phone = Phone(app: app)
+        #expect(try phone.register(serials[1]).status == 201)
+        let registrationBody = Array(#"{"pushToken":"\#(phone.pushToken)"}"#.utf8)
+
+        var bodies = Set<[UInt8]>()
+        for testCase in Self.cases(app: app, serial: serials[0], other: serials[1]) {
+            var headers: [(String, String)] = testCase.authorization.map { [("Authorization", $0)] } ?? []
+            let registration = "/v1/devices/\(phone.deviceLibraryIdentifier)/registrations/\(testCase.passType)/\(testCase.serial)"
+            let requests: [(String, String, [UInt8])] = [
+                ("POST", registration, registrationBody),
+                ("DELETE", registration, []),
+                ("GET", "/v1/passes/\(testCase.passType)/\(testCase.serial)", []),
+            ]
+            headers.append(("Content-Type", "application/json"))
+            for (method, path, body) in requests {
+                let response = try app.request(method, path, headers: headers, body: body)
+                #expect(response.status == 401, "\(testCase.label): \(method)")
+                #expect(response.errorCode == "unauthorized", "\(testCase.label): \(method)")
+                #expect(response.header("Content-Type")?.hasPrefix("application/json") == true)
+                bodies.insert(response.body)
+            }
+        }
+        #expect(bodies.count == 1, "one body for every failure: nothing tells an unknown pass from a wrong token")
+
+        // Nothing was changed by the refused requests.
+        #expect(try app.store.registrationCount(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serials[0]) == 0)
+        #expect(try app.store.registrationCount(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serials[1]) == 1)
+        // And the right token still works afterwards.
+        #expect(try phone.register(serials[0]).status == 201)
+    }
+
+    @Test("the list endpoint needs no token and ignores a wrong one", arguments: Backend.allCases)
+    func listNeedsNoToken(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let serial = try app.issueTickets(1)[0]
+        let phone = Phone(app: app)
+        try phone.register(serial)
+        let path = "/v1/devices/\(phone.deviceLibraryIdentifier)/registrations/\(app.passTypeIdentifier)"
+        let response = try app.request("GET", path, headers: [("Authorization", "ApplePass wrong-token-wrong-token")])
+        #expect(response.status == 200)
+        #expect(response.jsonObject?["serialNumbers"] as? [String] == [serial])
+    }
+}

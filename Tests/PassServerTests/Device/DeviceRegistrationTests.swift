@@ -1,0 +1,102 @@
+import Foundation
+import PassServerTesting
+import Storage
+import Testing
+
+@testable import PassServer
+
+@Suite("Device API: registrations")
+struct DeviceRegistrationTests {
+    @Test("repeated registration is 200; a changed push token replaces the stored one", arguments: Backend.allCases)
+    func repeatedRegistration(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let serial = try app.issueTickets(1)[0]
+        var phone = Phone(app: app)
+
+        #expect(try phone.register(serial).status == 201)
+        #expect(try phone.register(serial).status == 200)
+        #expect(try app.store.pushTokens(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial) == [phone.pushToken])
+
+        let oldToken = phone.pushToken
+        phone.pushToken = Phone.randomPushToken().uppercased()
+        #expect(try phone.register(serial).status == 200)
+        let stored = try app.store.pushTokens(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial)
+        #expect(stored == [phone.pushToken.lowercased()], "the new token, stored lowercase")
+        #expect(!stored.contains(oldToken))
+        #expect(try app.store.registrationCount(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial) == 1)
+    }
+
+    @Test("a second device for the same pass, and the same device with two passes", arguments: Backend.allCases)
+    func devicesAndPasses(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let serials = try app.issueTickets(2)
+        let phone = Phone(app: app)
+        let watch = Phone(app: app)
+
+        #expect(try phone.register(serials[0]).status == 201)
+        #expect(try watch.register(serials[0]).status == 201, "another device registering the same pass is new")
+        #expect(try phone.register(serials[1]).status == 201, "the same device registering another pass is new")
+
+        let tokens = try app.store.pushTokens(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serials[0])
+        #expect(Set(tokens) == [phone.pushToken, watch.pushToken])
+        #expect(try app.store.registrationCount(deviceLibraryIdentifier: phone.deviceLibraryIdentifier) == 2)
+        #expect(Set(try phone.changedSerials().serials) == Set(serials))
+        #expect(try watch.changedSerials().serials == [serials[0]])
+    }
+
+    @Test("unregister, then list: the serial is gone; unregistering twice is 200 both times", arguments: Backend.allCases)
+    func unregister(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let serials = try app.issueTickets(2)
+        let phone = Phone(app: app)
+        try phone.register(serials[0])
+        try phone.register(serials[1])
+
+        #expect(try phone.unregister(serials[0]).status == 200)
+        #expect(try phone.changedSerials().serials == [serials[1]])
+        #expect(try phone.unregister(serials[0]).status == 200, "already gone is harmless")
+        #expect(try phone.unregister(serials[1]).status == 200)
+        let listed = try phone.changedSerials()
+        #expect(listed.status == 204)
+        #expect(try app.store.registrationCount(deviceLibraryIdentifier: phone.deviceLibraryIdentifier) == 0)
+        // Never registered at all: still 200.
+        #expect(try Phone(app: app).unregister(serials[0]).status == 200)
+    }
+
+    @Test("the list endpoint answers 204 for a device it does not know, whatever the tag", arguments: Backend.allCases)
+    func unknownDevice(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let serial = try app.issueTickets(1)[0]
+        try Phone(app: app).register(serial)
+        let stranger = Phone(app: app)
+        for tag in [nil, "0", "12", "garbage", ""] as [String?] {
+            let listed = try stranger.changedSerials(since: tag)
+            #expect(listed.status == 204, "tag \(tag ?? "absent")")
+        }
+        // Another pass type the device never registered for: also 204.
+        let other = try app.request("GET", "/v1/devices/\(stranger.deviceLibraryIdentifier)/registrations/pass.com.example.other")
+        #expect(other.status == 204)
+    }
+
+    @Test("the database holds a 32-byte hash of the token, never the token", arguments: Backend.allCases)
+    func tokenStoredHashed(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let serial = try app.issueTickets(1)[0]
+        let stored = try #require(try app.store.pass(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial))
+        let token = app.authenticationToken(serial: serial)
+        #expect(stored.authenticationTokenHash.count == 32)
+        #expect(stored.authenticationTokenHash != Array(token.utf8))
+        #expect(stored.authenticationTokenHash == TokenVault.hash(token))
+        #expect(TokenVault.matches(token, storedHash: stored.authenticationTokenHash))
+        #expect(!TokenVault.matches(token + "x", storedHash: stored.authenticationTokenHash))
+        // The token does not appear in any column as text either.
+        let rows = try app.store.execute(SQLQuery(unsafeRaw: "SELECT * FROM passes"))
+        #expect(rows.count == 1)
+        #expect(!"\(rows)".contains(token))
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Storage
+import Synchronization
+import Testing
+
+@Suite("Revision ordering under concurrency")
+struct ConcurrencyTests {
+    /// Several threads update distinct passes while an observer reads the revisions: whenever the
+    /// observer sees revision R committed, every revision below R that any update took is already
+    /// visible too (a phone holding tag R never misses an earlier change).
+    @Test(arguments: Backend.allCases)
+    func revisionsBecomeVisibleInOrder(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let threads = 4
+        let perThread = 15
+        for index in 0..<(threads * perThread) { try fixture.makePass(serial: "C\(index)") }
+        let baseline = try fixture.store.execute("SELECT max(revision) AS r FROM passes").first?.int64("r") ?? 0
+        let store = fixture.store
+        let committed = Mutex<[Int64]>([])
+        let observations = Mutex<[Set<Int64>]>([])
+        let stop = Atomic<Bool>(false)
+        let observerDone = DispatchSemaphore(value: 0)
+        Thread {
+            while !stop.load(ordering: .relaxed) {
+                if let rows = try? store.execute("SELECT revision FROM passes WHERE revision > \(baseline)") {
+                    let seen = Set(rows.compactMap { try? $0.int64("revision") })
+                    observations.withLock { $0.append(seen) }
+                }
+            }
+            observerDone.signal()
+        }.start()
+        try onThreads(threads) { thread in
+            for step in 0..<perThread {
+                let update = try store.updatePass(
+                    passTypeIdentifier: StoreFixture.passType, serialNumber: "C\(thread * perThread + step)",
+                    change: PassChange(attendeeName: "T\(thread)-\(step)"), now: Date()
+                )
+                committed.withLock { $0.append(update.pass.revision) }
+            }
+        }
+        stop.store(true, ordering: .relaxed)
+        observerDone.wait()
+        let revisions = committed.withLock { $0 }.sorted()
+        #expect(revisions.count == threads * perThread)
+        #expect(Set(revisions).count == revisions.count)
+        #expect(revisions == Array((baseline + 1)...(baseline + Int64(threads * perThread))))
+        for seen in observations.withLock({ $0 }) {
+            guard let top = seen.max() else { continue }
+            let missing = revisions.filter { $0 < top && !seen.contains($0) }
+            #expect(missing.isEmpty, "saw \(top) before \(missing)")
+        }
+    }
+}

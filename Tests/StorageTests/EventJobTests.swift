@@ -1,0 +1,123 @@
+import Foundation
+import Storage
+import Testing
+
+@Suite("Events and re-push jobs")
+struct EventJobTests {
+    @Test(arguments: Backend.allCases)
+    func createReadUpdateEvent(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let now = Date()
+        let event = try fixture.makeEvent(now: now)
+        #expect(event.id.count == 22)
+        #expect(try fixture.store.event(id: event.id) == event)
+        #expect(try fixture.store.event(id: "missing") == nil)
+        #expect(try fixture.store.events(limit: 10).map(\.id) == [event.id])
+        try fixture.makePass(serial: "E1", eventID: event.id)
+        try fixture.makePass(serial: "E2", eventID: event.id)
+
+        let unchanged = try fixture.store.updateEvent(id: event.id, change: EventChange(name: "Concert"), now: now)
+        #expect(unchanged.job == nil)
+        let changed = try fixture.store.updateEvent(id: event.id, change: EventChange(venue: "Arena", endsAt: .some(Date(timeIntervalSince1970: 1_900_003_600))), now: now)
+        #expect(changed.event.venue == "Arena")
+        #expect(changed.event.endsAt == Date(timeIntervalSince1970: 1_900_003_600))
+        #expect(changed.event.revision > event.revision)
+        let job = try #require(changed.job)
+        #expect(job.state == .pending)
+        #expect(job.total == 2)
+        #expect(job.kind == Job.repushKind)
+        #expect(try fixture.store.job(id: job.id) == job)
+        #expect(try fixture.store.jobs(eventID: event.id, limit: 5).map(\.id) == [job.id])
+        #expect(storageCode { _ = try fixture.store.updateEvent(id: "missing", change: EventChange(name: "x"), now: now) } == .notFound)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func eventCounts(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let now = Date()
+        let event = try fixture.makeEvent()
+        try fixture.makePass(serial: "K1", eventID: event.id)
+        try fixture.makePass(serial: "K2", eventID: event.id)
+        try fixture.makePass(serial: "K3")
+        _ = try fixture.register(device: "d1", token: "t1", serial: "K1")
+        _ = try fixture.register(device: "d2", token: "t2", serial: "K2")
+        _ = try fixture.register(device: "d3", token: "t3", serial: "K3")
+        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "K1", change: PassChange(status: .voided), now: now)
+        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "K3", change: PassChange(touch: true), now: now)
+        let tokens = try fixture.store.pushTokens(eventID: event.id)
+        #expect(tokens.map(\.pushToken) == ["t1", "t2"])
+        #expect(tokens.allSatisfy { $0.passTypeIdentifier == StoreFixture.passType })
+        let counts = try fixture.store.eventCounts(id: event.id)
+        #expect(counts == EventCounts(tickets: 2, voided: 1, registeredDevices: 2, pendingPushes: 1, failedPushes: 0))
+    }
+
+    @Test(arguments: Backend.allCases)
+    func repushResumesAfterCrashWithoutDoubleBumps(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let now = Date()
+        let event = try fixture.makeEvent()
+        var original: [String: StoredPass] = [:]
+        for index in 0..<25 {
+            let pass = try fixture.makePass(serial: String(format: "J%02d", index), eventID: event.id)
+            original[pass.serialNumber] = pass
+            _ = try fixture.register(device: "dev\(index)", token: "tok\(index % 5)", serial: pass.serialNumber)
+        }
+        let job = try #require(try fixture.store.updateEvent(id: event.id, change: EventChange(name: "Renamed"), now: now).job)
+        let claimed = try #require(try fixture.store.claimJob(now: now, lease: .seconds(60)))
+        #expect(claimed.id == job.id)
+        #expect(claimed.state == .running)
+        #expect(try fixture.store.claimJob(now: now, lease: .seconds(60)) == nil)
+        let first = try fixture.store.runRepushBatch(jobID: job.id, batchSize: 10, now: now)
+        #expect(first.passesBumped == 10)
+        #expect(first.pushTokensEnqueued == 5)
+        #expect(first.job.done == 10)
+        let firstRevision = try #require(first.revision)
+
+        // The process dies; another opens the store and takes over once the lease expires.
+        fixture.store.close()
+        let reopened = try fixture.reopen()
+        let later = now.addingTimeInterval(120)
+        let resumed = try #require(try reopened.claimJob(now: later, lease: .seconds(60)))
+        #expect(resumed.id == job.id)
+        #expect(resumed.cursor == first.job.cursor)
+        var batches = 0
+        var last = resumed
+        while last.state != .done {
+            last = try reopened.runRepushBatch(jobID: job.id, batchSize: 10, now: later).job
+            batches += 1
+            #expect(batches < 10)
+        }
+        #expect(last.done == 25)
+        #expect(last.total == 25)
+        #expect(last.finishedAt != nil)
+
+        let passes = try reopened.passes(eventID: event.id, limit: 100)
+        #expect(passes.count == 25)
+        for pass in passes {
+            let before = try #require(original[pass.serialNumber])
+            #expect(pass.revision > before.revision)
+            #expect(pass.modifiedAt > before.modifiedAt)
+            // The first ten were bumped once, in the first batch, and never again.
+            if pass.serialNumber < "J10" { #expect(pass.revision == firstRevision) } else { #expect(pass.revision > firstRevision) }
+        }
+        // Running a finished job again changes nothing.
+        let extra = try reopened.runRepushBatch(jobID: job.id, batchSize: 10, now: later)
+        #expect(extra.passesBumped == 0)
+        reopened.close()
+    }
+
+    @Test(arguments: Backend.allCases)
+    func finishAndFailJobs(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let now = Date()
+        let one = try fixture.store.createJob(kind: "cleanup", eventID: nil, now: now)
+        let two = try fixture.store.createJob(kind: "cleanup", eventID: nil, now: now)
+        try fixture.store.finishJob(id: one.id, now: now)
+        try fixture.store.failJob(id: two.id, error: "template missing", now: now)
+        #expect(try fixture.store.job(id: one.id)?.state == .done)
+        let failed = try #require(try fixture.store.job(id: two.id))
+        #expect(failed.state == .failed)
+        #expect(failed.error == "template missing")
+        #expect(try fixture.store.claimJob(now: now, lease: .seconds(10)) == nil)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Storage
+import Testing
+
+@Suite("Hostile input")
+struct HostileInputTests {
+    static let strings = [
+        "O'Brien \"quoted\" \\ backslash",
+        "'; DROP TABLE passes; --",
+        "Robert'); DELETE FROM registrations; --",
+        "🎟️ Zoë — 東京 ✓",
+        "$1 ?1 :name @p",
+        String(repeating: "x", count: 10_240),
+    ]
+
+    @Test(arguments: Backend.allCases)
+    func hostileStringsRoundTrip(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        for (index, text) in Self.strings.enumerated() {
+            let serial = "\(index)-" + String(text.prefix(200))
+            let pass = try fixture.makePass(serial: serial, name: text)
+            let read = try #require(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: serial))
+            #expect(read.attendeeName == text)
+            #expect(read == pass)
+            _ = try fixture.register(device: text, token: text, serial: serial)
+            #expect(try fixture.store.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) == [text])
+        }
+        // Nothing was executed: every table still exists and holds what was written.
+        #expect(try fixture.store.passes(eventID: "none", limit: 1).isEmpty)
+        #expect(try fixture.store.registrationCount(deviceLibraryIdentifier: Self.strings[1]) == 1)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func nulIsRejectedClearly(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        do {
+            try fixture.makePass(serial: "nul\u{0}byte")
+            Issue.record("a NUL in text must be rejected")
+        } catch let error as StorageError {
+            #expect(error.code == .invalidValue)
+            #expect(error.description.contains("NUL"))
+        }
+        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul") == nil)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func arbitraryBytesRoundTrip(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let bytes: [UInt8] = [0, 0xff, 0xfe, 0xc3, 0x28, 0x00, 0x5c, 0x27, 0x22] + (0...255).map { UInt8($0) }
+        let pass = try fixture.store.insertPass(NewPass(
+            passTypeIdentifier: StoreFixture.passType, serialNumber: "bytes", authenticationTokenHash: bytes,
+            downloadTokenHash: [], attendeeName: "b"
+        ), now: Date())
+        #expect(pass.authenticationTokenHash == bytes)
+        #expect(pass.downloadTokenHash == [])
+        #expect(try fixture.store.pass(downloadTokenHash: [])?.authenticationTokenHash == bytes)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func errorsNeverShowBoundValues(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let secret = "secret-serial-4711"
+        try fixture.makePass(serial: secret)
+        do {
+            try fixture.makePass(serial: secret)
+            Issue.record("duplicate must fail")
+        } catch let error as StorageError {
+            #expect(error.code == .conflict)
+            #expect(!error.description.contains(secret))
+        }
+    }
+}

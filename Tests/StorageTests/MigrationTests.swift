@@ -1,0 +1,42 @@
+import Foundation
+import Storage
+import Testing
+
+@Suite("Migrations")
+struct MigrationTests {
+    @Test(arguments: Backend.allCases)
+    func migratingTwiceIsANoOp(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        try fixture.makePass(serial: "keep")
+        try fixture.store.migrate()
+        try fixture.store.migrate()
+        let versions = try fixture.store.withSession(.read) { try $0.appliedMigrations() }
+        #expect(versions == [1])
+        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "keep") != nil)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func concurrentMigrationsFromTwoStoresBothSucceed(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend, migrate: false)
+        let stores = [fixture.store, try fixture.reopen()]
+        try onThreads(2) { index in try stores[index].migrate() }
+        let versions = try stores[1].withSession(.read) { try $0.appliedMigrations() }
+        #expect(versions == [1])
+        let pass = try fixture.makePass(serial: "after")
+        #expect(pass.revision == 1)
+        stores[1].close()
+    }
+
+    @Test func openRejectsUnknownURLs() throws {
+        #expect(storageCode { _ = try openStore(url: "mysql://localhost/db") } == .invalidValue)
+        #expect(storageCode { _ = try openStore(url: "sqlite://") } == .invalidValue)
+        let relative = "sqlite://.build/storage-tests-\(UUID().uuidString)/a/b.db"
+        let store = try openStore(url: relative)
+        #expect(store.backend == .sqlite)
+        try store.migrate()
+        try store.ping()
+        store.close()
+        try? FileManager.default.removeItem(atPath: String(relative.dropFirst("sqlite://".count).split(separator: "/").prefix(2).joined(separator: "/")))
+        #expect(try openStore(url: "postgresql://user@127.0.0.1:1/db").backend == .postgres)
+    }
+}

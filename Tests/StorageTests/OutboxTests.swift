@@ -1,0 +1,129 @@
+import Foundation
+import Storage
+import Synchronization
+import Testing
+
+@Suite("Push outbox")
+struct OutboxTests {
+    private func change(_ fixture: StoreFixture, _ serial: String, now: Date) throws -> PassUpdate {
+        try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: serial, change: PassChange(touch: true), now: now)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func changesCoalesceIntoOneRowPerTokenAndType(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let now = Date()
+        try fixture.makePass(serial: "O1")
+        try fixture.makePass(serial: "O2")
+        _ = try fixture.register(device: "d1", token: "tok", serial: "O1")
+        _ = try fixture.register(device: "d1", token: "tok", serial: "O2")
+        _ = try change(fixture, "O1", now: now)
+        _ = try change(fixture, "O1", now: now)
+        _ = try change(fixture, "O2", now: now)
+        #expect(try fixture.store.outboxCounts(now: now) == OutboxCounts(pending: 1, inFlight: 0, failed: 0))
+        let claimed = try fixture.store.claimOutbox(limit: 10, now: now, lease: .seconds(30))
+        #expect(claimed.count == 1)
+        #expect(claimed.first?.pushToken == "tok")
+        #expect(claimed.first?.generation == 3)
+        #expect(try fixture.store.outboxCounts(now: now).inFlight == 1)
+        #expect(try fixture.store.claimOutbox(limit: 10, now: now, lease: .seconds(30)).isEmpty)
+        #expect(try fixture.store.completeOutbox(try #require(claimed.first), now: now))
+        #expect(try fixture.store.outboxCounts(now: now) == OutboxCounts(pending: 0, inFlight: 0, failed: 0))
+    }
+
+    @Test(arguments: Backend.allCases)
+    func changeDuringFlightSurvivesCompletion(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let now = Date()
+        try fixture.makePass(serial: "F1")
+        _ = try fixture.register(device: "d1", token: "tok", serial: "F1")
+        _ = try change(fixture, "F1", now: now)
+        let row = try #require(try fixture.store.claimOutbox(limit: 1, now: now, lease: .seconds(30)).first)
+        _ = try change(fixture, "F1", now: now) // arrives while the push is in flight
+        #expect(try fixture.store.claimOutbox(limit: 1, now: now, lease: .seconds(30)).isEmpty)
+        #expect(try fixture.store.completeOutbox(row, now: now) == false)
+        let again = try #require(try fixture.store.claimOutbox(limit: 1, now: now, lease: .seconds(30)).first)
+        #expect(again.id == row.id)
+        #expect(again.generation > row.generation)
+        #expect(try fixture.store.completeOutbox(again, now: now))
+    }
+
+    @Test(arguments: Backend.allCases)
+    func expiredLeaseIsClaimableAgainAndRetriesBackOff(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let now = Date()
+        try fixture.makePass(serial: "L1")
+        _ = try fixture.register(device: "d1", token: "tok", serial: "L1")
+        _ = try change(fixture, "L1", now: now)
+        let row = try #require(try fixture.store.claimOutbox(limit: 1, now: now, lease: .seconds(30)).first)
+        // The claimer "crashed": after the lease the row comes back.
+        let reclaimed = try #require(try fixture.store.claimOutbox(limit: 1, now: now.addingTimeInterval(31), lease: .seconds(30)).first)
+        #expect(reclaimed.id == row.id)
+        try fixture.store.rescheduleOutbox(reclaimed, nextAttempt: now.addingTimeInterval(120), status: 429, reason: "TooManyRequests")
+        #expect(try fixture.store.claimOutbox(limit: 1, now: now.addingTimeInterval(60), lease: .seconds(30)).isEmpty)
+        let due = try #require(try fixture.store.nextOutboxDue())
+        #expect(abs(due.timeIntervalSince(now.addingTimeInterval(120))) < 1)
+        let retry = try #require(try fixture.store.claimOutbox(limit: 1, now: now.addingTimeInterval(121), lease: .seconds(30)).first)
+        #expect(retry.attempts == 1)
+        try fixture.store.failOutbox(retry, status: 400, reason: "BadDeviceToken", now: now)
+        #expect(try fixture.store.outboxCounts(now: now).failed == 1)
+        // A new change re-arms a failed row.
+        _ = try change(fixture, "L1", now: now.addingTimeInterval(200))
+        #expect(try fixture.store.outboxCounts(now: now) == OutboxCounts(pending: 1, inFlight: 0, failed: 0))
+        let rearmed = try #require(try fixture.store.claimOutbox(limit: 1, now: now.addingTimeInterval(200), lease: .seconds(30)).first)
+        #expect(rearmed.attempts == 0)
+        try fixture.store.failOutbox(rearmed, status: 410, reason: "Unregistered", now: now.addingTimeInterval(200))
+        #expect(try fixture.store.purgeFailedOutbox(before: now.addingTimeInterval(100)) == 0)
+        #expect(try fixture.store.purgeFailedOutbox(before: now.addingTimeInterval(300)) == 1)
+        #expect(try fixture.store.outboxCounts(now: now) == OutboxCounts(pending: 0, inFlight: 0, failed: 0))
+    }
+
+    @Test(arguments: Backend.allCases)
+    func concurrentClaimersNeverShareARow(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let now = Date()
+        try fixture.makePass(serial: "C1")
+        try fixture.store.transaction { session in
+            for index in 0..<120 {
+                _ = try session.upsertRegistration(
+                    deviceLibraryIdentifier: "dev\(index)", pushToken: "token\(index)",
+                    passTypeIdentifier: StoreFixture.passType, serialNumber: "C1", now: now
+                )
+            }
+        }
+        guard case .updated(_, let enqueued) = try change(fixture, "C1", now: now) else {
+            Issue.record("expected an update")
+            return
+        }
+        #expect(enqueued == 120)
+        let seen = Mutex<[Int64]>([])
+        let store = fixture.store
+        try onThreads(4) { _ in
+            while true {
+                let rows = try store.claimOutbox(limit: 7, now: now, lease: .seconds(300))
+                if rows.isEmpty { break }
+                seen.withLock { $0.append(contentsOf: rows.map(\.id)) }
+            }
+        }
+        let ids = seen.withLock { $0 }
+        #expect(ids.count == 120)
+        #expect(Set(ids).count == 120)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func pushLogRecordsAndPrunes(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let now = Date()
+        for index in 0..<3 {
+            try fixture.store.recordPush(PushLogEntry(
+                tokenHash: "h\(index % 2)", passTypeIdentifier: StoreFixture.passType, status: 200, apnsID: "id\(index)",
+                latencyMilliseconds: Int64(10 + index), createdAt: now.addingTimeInterval(Double(index))
+            ))
+        }
+        let latest = try fixture.store.latestPushes(tokenHashes: ["h0"], limit: 10)
+        #expect(latest.map(\.apnsID) == ["id2", "id0"])
+        #expect(try fixture.store.latestPushes(tokenHashes: [], limit: 10).isEmpty)
+        #expect(try fixture.store.prunePushLog(before: now.addingTimeInterval(1.5)) == 2)
+        #expect(try fixture.store.latestPushes(tokenHashes: ["h0", "h1"], limit: 10).count == 1)
+    }
+}
