@@ -49,7 +49,7 @@ struct PushCrashTests {
     func killAndRestart(backend: Backend) async throws {
         let directory = try TestCertificates.temporaryDirectory(prefix: "passserver-crash")
         let certificates = try TestCertificates.make(in: directory)
-        let fake = try PushFixture.makeFake(certificates, defaultAnswer: .delayed(seconds: 1.5, then: .success))
+        let fake = try PushFixture.makeFake(certificates, defaultAnswer: .delayed(seconds: 3, then: .success))
         defer { fake.shutdown() }
 
         // Set up through a short-lived in-process app (which migrates), then enqueue while no
@@ -90,8 +90,10 @@ struct PushCrashTests {
 
         // SIGTERM drains and exits cleanly.
         second.terminate()
-        let deadline = Date().addingTimeInterval(30)
-        while second.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        await offPool {
+            let deadline = Date().addingTimeInterval(30)
+            while second.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        }
         #expect(!second.isRunning)
         if !second.isRunning { #expect(second.terminationStatus == 0) }
     }

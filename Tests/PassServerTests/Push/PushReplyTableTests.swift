@@ -58,7 +58,7 @@ struct PushReplyTableTests {
     @Test("400 BadTopic and 403 BadCertificate halt sending, keep the row and fail /readyz",
           arguments: Backend.allCases, [(400, "BadTopic"), (403, "BadCertificate")])
     func halt(backend: Backend, answer: (status: Int, reason: String)) async throws {
-        let fixture = try PushFixture(backend) { $0.push.haltPause = 6 }
+        let fixture = try PushFixture(backend) { $0.push.haltPause = 10 }
         defer { fixture.stop() }
         let (phone, serial) = try fixture.registeredPhone()
         #expect(try fixture.readiness().status == 200)
@@ -88,7 +88,7 @@ struct PushReplyTableTests {
 
     @Test("after the pause one probe goes out, and a second refusal halts again", arguments: Backend.allCases)
     func singleProbe(backend: Backend) async throws {
-        let fixture = try PushFixture(backend) { $0.push.haltPause = 3 }
+        let fixture = try PushFixture(backend) { $0.push.haltPause = 5 }
         defer { fixture.stop() }
         let serial = try fixture.app.issueTicket(event: fixture.event)
         var tokens: [String] = []
@@ -98,7 +98,7 @@ struct PushReplyTableTests {
             tokens.append(phone.pushToken)
         }
         try fixture.change(serial)
-        try await eventually("first round refused") { fixture.fake.pushes.count == 5 }
+        try await eventually("first round refused") { fixture.fake.pushes.count >= 5 }
         try await eventually("probe refused") { fixture.fake.pushes.count >= 6 }
         try await Task.sleep(for: .seconds(1))
         #expect(fixture.fake.pushes.count == 6, "one probe, not the whole outbox")
