@@ -55,11 +55,13 @@ public final class Application: Sendable {
 
         let dispatcher = PushDispatcher(
             store: store, sender: try Self.pushSender(configuration, identity: identity, logger: logger.named("apns")),
-            policy: PushPolicy(maxRetryAge: TimeInterval(configuration.push.maxRetryAge)), readiness: readiness,
+            policy: PushPolicy(maxRetryAge: TimeInterval(configuration.push.maxRetryAge), baseDelay: configuration.push.retryBaseDelay),
+            readiness: readiness,
             logger: logger.named("push"),
             settings: PushDispatcher.Settings(
                 batchSize: configuration.push.batchSize, maxInFlight: configuration.push.concurrency,
-                lease: .seconds(2 * configuration.apns.requestTimeout + 30), drainTimeout: TimeInterval(configuration.http.drainTimeout)
+                lease: .seconds(configuration.push.lease ?? 2 * configuration.apns.requestTimeout + 30),
+                haltPause: TimeInterval(configuration.push.haltPause), drainTimeout: TimeInterval(configuration.http.drainTimeout)
             )
         )
         self.dispatcher = dispatcher

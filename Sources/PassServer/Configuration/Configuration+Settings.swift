@@ -142,6 +142,14 @@ extension Configuration {
         Setting("PUSH_BATCH_SIZE", "Outbox rows claimed per dispatcher round", default: "500") { config, raw throws(SettingProblem) in
             config.push.batchSize = try Parse.integer(raw, in: 1...10_000)
         },
+        Setting("PUSH_HALT_PAUSE", "After APNs rejects credentials or topic (403, 400), pause sending this long", default: "5m") {
+            config, raw throws(SettingProblem) in
+            config.push.haltPause = try Parse.seconds(raw, in: 1...86_400)
+        },
+        Setting("PUSH_LEASE", "How long a claimed push belongs to its process; a crashed process's pushes are resent after it",
+                default: "2 × APNS_REQUEST_TIMEOUT + 30s") { config, raw throws(SettingProblem) in
+            config.push.lease = try Parse.seconds(raw, in: 2...3_600)
+        },
         Setting("JOB_BATCH_SIZE", "Passes bumped per re-push batch (one transaction; a crash resumes after the last committed batch)", default: "500") {
             config, raw throws(SettingProblem) in
             config.jobs.batchSize = try Parse.integer(raw, in: 1...50_000)

@@ -87,6 +87,14 @@ public struct Configuration: Sendable, Equatable {
         public var maxRetryAge = 86_400
         public var batchSize = 500
         public var concurrency = 200
+        /// After APNs refuses our credentials or topic (403, 400 other than BadDeviceToken), how long
+        /// sending pauses before one push probes again.
+        public var haltPause = 300
+        /// How long a claimed outbox row belongs to its process; a process that dies leaves its rows
+        /// to be sent again after this. nil: 2 × `apns.requestTimeout` + 30 s.
+        public var lease: Int? = nil
+        /// First retry delay in seconds (doubles per attempt, full jitter, capped at 5 minutes).
+        public var retryBaseDelay: Double = 1
         public init() {}
     }
 

@@ -68,6 +68,8 @@ final class JobRunner: Sendable {
         stopping.withLock { $0 = true }
         wake()
         finished.wait()
+        // Passed on, so a second shutdown (Application.shutdown is idempotent) returns too.
+        finished.signal()
     }
 
     private var isStopping: Bool { stopping.withLock { $0 } }

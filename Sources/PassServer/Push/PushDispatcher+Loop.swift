@@ -33,10 +33,12 @@ extension PushDispatcher {
         }
     }
 
-    /// Claims and hands out up to `room` rows; one at a time while halted and the pause is over.
+    /// Claims and hands out up to `room` rows. Once a halt's pause is over, a single probe goes out
+    /// and nothing more until its answer has been recorded (which resumes or halts again).
     private func claim(room: Int, probeOnly halted: Bool) -> Int {
         if halted { return 0 }
-        let probing = state.withLock { $0.haltedUntil != nil }
+        let (probing, inFlight) = state.withLock { ($0.haltedUntil != nil, $0.inFlight) }
+        if probing && inFlight > 0 { return 0 }
         let limit = probing ? 1 : min(room, settings.batchSize)
         let claimed: [OutboxRow]
         do {

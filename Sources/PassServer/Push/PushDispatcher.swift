@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// Threading: one dedicated thread owns the loop and every (blocking) store call. Sends run in one
 /// owned task that starts a child task per row and hands each outcome back to the loop thread;
-/// nothing blocking runs on the cooperative pool. At-least-once: a row leaves the outbox only in
+/// that task and its children prefer `SendingExecutor`'s own thread, so a busy cooperative pool
+/// never delays deliveries, and nothing blocking runs on it. At-least-once: a row leaves the outbox only in
 /// the transaction that records APNs's answer; rows of a process that dies stay claimed until their
 /// lease expires and are then sent again.
 final class PushDispatcher: Sendable {
@@ -64,6 +65,8 @@ final class PushDispatcher: Sendable {
     let senderTask = Mutex<Task<Void, Never>?>(nil)
     let finished = DispatchSemaphore(value: 0)
     let started = Atomic<Bool>(false)
+    let executor = SendingExecutor(name: "push-sender")
+    let senderFinished = DispatchSemaphore(value: 0)
 
     init(store: any Store, sender: any PushSender, policy: PushPolicy, readiness: Readiness, logger: Logger,
          settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init) {
@@ -84,8 +87,11 @@ final class PushDispatcher: Sendable {
         guard !started.exchange(true, ordering: .relaxed) else { return }
         let rows = self.rows
         senderTask.withLock { task in
-            task = Task.detached { [self] in
-                await withTaskGroup(of: Void.self) { group in
+            task = Task.detached(executorPreference: executor) { [self] in
+                defer { senderFinished.signal() }
+                // Discarding: a long-running plain task group keeps every finished child until
+                // it is awaited, which this loop never does.
+                await withDiscardingTaskGroup { group in
                     for await row in rows {
                         group.addTask { await self.send(row) }
                     }
@@ -123,6 +129,9 @@ final class PushDispatcher: Sendable {
         rowsContinuation.finish()
         sender.shutdown()
         senderTask.withLock { $0?.cancel() }
+        // The sends have all been answered or failed by now; let the task group wind down.
+        _ = senderFinished.wait(timeout: .now() + .seconds(5))
+        executor.stop()
     }
 
     // MARK: Sending (cooperative pool: no blocking here)

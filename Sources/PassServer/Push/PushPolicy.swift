@@ -4,26 +4,26 @@ import Foundation
 /// `shared/protocol.md` §3 as a pure function, tested without sockets.
 struct PushPolicy: Sendable, Equatable {
     /// Retryable failures give up once the row is older than this.
-var maxRetryAge: TimeInterval
+    var maxRetryAge: TimeInterval
     /// First retry delay; doubles each attempt up to `maxDelay`, with full jitter.
-var baseDelay: TimeInterval = 1
-var maxDelay: TimeInterval = 300
+    var baseDelay: TimeInterval = 1
+    var maxDelay: TimeInterval = 300
 
-init(maxRetryAge: TimeInterval, baseDelay: TimeInterval = 1, maxDelay: TimeInterval = 300) {
+    init(maxRetryAge: TimeInterval, baseDelay: TimeInterval = 1, maxDelay: TimeInterval = 300) {
         self.maxRetryAge = maxRetryAge
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
     }
 
     /// The outcome of one attempt, reduced to what the policy needs.
-enum Outcome: Sendable, Equatable {
+    enum Outcome: Sendable, Equatable {
         /// APNs answered with an HTTP status and, on errors, a reason and (for 410) a timestamp.
         case answered(status: Int, reason: String?, timestamp: Date?)
         /// No answer: connection loss, timeout, refused stream.
         case transportFailure(String)
     }
 
-enum Action: Sendable, Equatable {
+    enum Action: Sendable, Equatable {
         /// Done: remove the row.
         case delivered
         /// The token is dead: delete registrations of it (not those renewed after `unlessRenewedAfter`), remove the row.
@@ -38,7 +38,7 @@ enum Action: Sendable, Equatable {
 
     /// Decides the action for `outcome` on the `attempts`-th try (1-based) of a row first enqueued at
     /// `enqueuedAt`. `random` is a value in 0..<1 for jitter (injected for tests).
-func action(for outcome: Outcome, attempts: Int, enqueuedAt: Date, now: Date, random: Double) -> Action {
+    func action(for outcome: Outcome, attempts: Int, enqueuedAt: Date, now: Date, random: Double) -> Action {
         switch outcome {
         case .answered(200, _, _):
             return .delivered

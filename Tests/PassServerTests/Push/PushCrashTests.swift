@@ -1,0 +1,100 @@
+import Foundation
+import PassServerTesting
+import Storage
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@testable import PassServer
+
+/// At-least-once across a crash, with real processes: `pass-server serve` is SIGKILLed while a
+/// batch is in flight; a second process on the same database delivers everything, re-sending at
+/// most the pushes that were in flight.
+@Suite("Push dispatcher: crash and restart", .serialized)
+struct PushCrashTests {
+    static let pushCount = 300
+
+    /// The environment of a `pass-server serve` child sending to `fake`.
+    static func environment(_ certificates: TestCertificates, databaseURL: String, fake: FakeAPNs) -> [String: String] {
+        [
+            "PASS_CERTIFICATE": certificates.passCertificate, "PASS_PRIVATE_KEY": certificates.passKey,
+            "WWDR_CERTIFICATE": certificates.wwdrCertificate, "TOKEN_SECRET": String(repeating: "5a", count: 32),
+            "PUBLIC_URL": "https://passes.example.test", "DATABASE_URL": databaseURL, "HTTP_PORT": "0",
+            "APNS_URL": fake.url, "APNS_CA_FILE": certificates.rootCertificate,
+            "PASSES_DIR": PassServerExecutable.packageRoot.appendingPathComponent("Passes").path,
+            "APNS_REQUEST_TIMEOUT": "4", "PUSH_LEASE": "6", "LOG_LEVEL": "warning",
+        ]
+    }
+
+    /// Starts `pass-server serve` with its output in a file (a full pipe would block the child).
+    static func serve(environment: [String: String], log: String) throws -> Process {
+        guard FileManager.default.createFile(atPath: log, contents: nil) else { throw TestClient.Failure(description: "cannot create \(log)") }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PassServerExecutable.path)
+        process.arguments = ["serve"]
+        var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        for (key, value) in environment { base[key] = value }
+        process.environment = base
+        process.currentDirectoryURL = PassServerExecutable.packageRoot
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        return process
+    }
+
+    @Test("SIGKILL mid-batch, restart: every token pushed, duplicates only among those in flight", arguments: Backend.allCases)
+    func killAndRestart(backend: Backend) async throws {
+        let directory = try TestCertificates.temporaryDirectory(prefix: "passserver-crash")
+        let certificates = try TestCertificates.make(in: directory)
+        let fake = try PushFixture.makeFake(certificates, defaultAnswer: .delayed(seconds: 3, then: .success))
+        defer { fake.shutdown() }
+
+        // Set up through a short-lived in-process app (which migrates), then enqueue while no
+        // dispatcher runs, exactly as the admin API's change does.
+        let setup = try PushFixture(backend: backend, fake: fake, certificates: certificates)
+        let (serial, tokens) = try PushResilienceTests.bulkRegistrations(setup, count: Self.pushCount)
+        let passType = setup.app.passTypeIdentifier
+        let databaseURL = setup.app.databaseURL
+        await offPool { setup.app.stop() }
+        let store = try Storage.openStore(url: databaseURL)
+        defer { store.close() }
+        _ = try store.updatePass(passTypeIdentifier: passType, serialNumber: serial, change: PassChange(seat: "Z9"), now: Date())
+        #expect(try store.outboxCounts(now: Date()).pending == Self.pushCount)
+
+        let environment = Self.environment(certificates, databaseURL: databaseURL, fake: fake)
+        let first = try Self.serve(environment: environment, log: directory + "/first.log")
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        // The first round (200 rows, the default concurrency) has been answered and recorded once the
+        // second round is being sent; kill while that one waits for its slow answers.
+        try await eventually("first process sending its second round", timeout: 60) { fake.pushes.count > 200 }
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        let counts = try store.outboxCounts(now: Date())
+        let inFlight = counts.inFlight
+        let deliveredBeforeKill = Self.pushCount - counts.pending
+        #expect(inFlight > 0, "the kill hit a batch in flight")
+        #expect(deliveredBeforeKill > 0, "the first round was recorded before the kill")
+
+        let second = try Self.serve(environment: environment, log: directory + "/second.log")
+        defer { if second.isRunning { kill(second.processIdentifier, SIGKILL) } }
+        try await eventually("second process delivered everything", timeout: 90) { try store.outboxCounts(now: Date()).pending == 0 }
+        let perToken = Dictionary(grouping: fake.pushes.filter { $0.status == 200 }, by: \.token).mapValues(\.count)
+        #expect(tokens.allSatisfy { (perToken[$0] ?? 0) >= 1 }, "every token got a push")
+        let duplicates = perToken.values.reduce(0) { $0 + $1 - 1 }
+        #expect(duplicates <= inFlight, "duplicates \(duplicates) exceed the \(inFlight) in flight at the kill")
+        print("\(backend): \(deliveredBeforeKill) recorded before the kill, \(inFlight) in flight, \(duplicates) sent twice")
+        #expect(deliveredBeforeKill + inFlight <= Self.pushCount)
+
+        // SIGTERM drains and exits cleanly.
+        second.terminate()
+        await offPool {
+            let deadline = Date().addingTimeInterval(30)
+            while second.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(!second.isRunning)
+        if !second.isRunning { #expect(second.terminationStatus == 0) }
+    }
+}

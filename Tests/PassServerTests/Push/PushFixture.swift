@@ -1,0 +1,125 @@
+import Foundation
+import PassServerTesting
+import Storage
+import Testing
+
+@testable import PassServer
+
+/// A real `Application` sending to a `FakeAPNs` over TLS + HTTP/2, both built from one set of
+/// throwaway certificates, plus the helpers the push acceptance tests share.
+struct PushFixture {
+    let fake: FakeAPNs
+    let app: TestApp
+    let event: String
+
+    /// Starts the fake (answering `defaultAnswer`) and the application; `configure` adjusts the app.
+    init(
+        _ backend: Backend, defaultAnswer: FakeAPNs.Answer = .success, goAwayAfter: Int? = nil,
+        configure: (inout Configuration) -> Void = { _ in }
+    ) throws {
+        let certificates = try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "passserver-push"))
+        let fake = try Self.makeFake(certificates, defaultAnswer: defaultAnswer, goAwayAfter: goAwayAfter)
+        do {
+            try self.init(backend: backend, fake: fake, certificates: certificates, configure: configure)
+        } catch {
+            fake.shutdown()
+            throw error
+        }
+    }
+
+    /// Starts the application against an existing fake made from `certificates`.
+    init(backend: Backend, fake: FakeAPNs, certificates: TestCertificates, configure: (inout Configuration) -> Void = { _ in }) throws {
+        self.fake = fake
+        app = try TestApp.start(backend, apns: fake, certificates: certificates) { configuration in
+            configuration.apns.requestTimeout = 10
+            configuration.push.retryBaseDelay = 0.1
+            configure(&configuration)
+        }
+        do {
+            event = try app.createEvent()
+        } catch {
+            app.stop()
+            throw error
+        }
+    }
+
+    static func makeFake(_ certificates: TestCertificates, defaultAnswer: FakeAPNs.Answer = .success, goAwayAfter: Int? = nil) throws -> FakeAPNs {
+        var configuration = FakeAPNs.Configuration(
+            certificatePath: certificates.serverCertificate, privateKeyPath: certificates.serverKey,
+            clientCAPath: certificates.rootCertificate
+        )
+        configuration.defaultAnswer = defaultAnswer
+        configuration.goAwayAfter = goAwayAfter
+        return try FakeAPNs(configuration: configuration)
+    }
+
+    func stop() {
+        // PUSH_TEST_LOGS=1 prints the application's log and the outbox state (diagnosing failures).
+        if ProcessInfo.processInfo.environment["PUSH_TEST_LOGS"] != nil {
+            print(app.logs.lines.joined(separator: "\n"), "outbox:", (try? counts.summary) ?? [], "fake pushes:", fake.pushes.count)
+        }
+        app.stop()
+        fake.shutdown()
+    }
+
+    /// Issues a ticket and registers a new phone for it through the device API.
+    func registeredPhone(serial: String? = nil) throws -> (phone: Phone, serial: String) {
+        let serial = try serial ?? app.issueTicket(event: event)
+        let phone = Phone(app: app)
+        let status = try phone.register(serial).status
+        guard status == 201 || status == 200 else { throw TestClient.Failure(description: "registration answered \(status)") }
+        return (phone, serial)
+    }
+
+    /// Changes a ticket through the admin API (which enqueues pushes to its devices).
+    func change(_ serial: String, seat: String = "S\(Int.random(in: 1...99_999))") throws {
+        let response = try app.admin("PATCH", "/admin/v1/tickets/\(serial)", json: #"{"seat":"\#(seat)"}"#)
+        guard response.status == 200 else { throw TestClient.Failure(description: "PATCH answered \(response.status) \(response.text)") }
+    }
+
+    var counts: OutboxCounts {
+        get throws { try app.store.outboxCounts(now: Date()) }
+    }
+
+    func registrations(_ serial: String) throws -> Int {
+        try app.store.registrationCount(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial)
+    }
+
+    /// The push log of one token, newest first.
+    func log(_ token: String) throws -> [PushLogEntry] {
+        try app.store.latestPushes(tokenHashes: [PushDispatcher.tokenHash(token)], limit: 50)
+    }
+
+    func readiness() throws -> TestResponse { try app.request("GET", "/readyz") }
+}
+
+/// Polls `condition` until it holds or `timeout` passes (generous: the machine is shared).
+///
+/// Async on purpose: blocking here would starve the cooperative pool the dispatcher's sends run on.
+func eventually(_ what: String = "", timeout: TimeInterval = 30, _ condition: () throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    // Once more: a starved task may wake only after the deadline.
+    if try condition() { return }
+    Issue.record("timed out waiting: \(what)")
+    throw TestClient.Failure(description: "timed out waiting: \(what)")
+}
+
+extension OutboxCounts {
+    /// `[pending, inFlight, failed]`, for comparisons in tests.
+    var summary: [Int] { [pending, inFlight, failed] }
+}
+
+/// Runs blocking work (an application shutdown that waits for pushes in flight) on a thread of its
+/// own, so the cooperative pool stays free to finish those pushes.
+func offPool(_ work: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread {
+            work()
+            continuation.resume()
+        }.start()
+    }
+}
