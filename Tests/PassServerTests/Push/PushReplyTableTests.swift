@@ -58,7 +58,8 @@ struct PushReplyTableTests {
     @Test("400 BadTopic and 403 BadCertificate halt sending, keep the row and fail /readyz",
           arguments: Backend.allCases, [(400, "BadTopic"), (403, "BadCertificate")])
     func halt(backend: Backend, answer: (status: Int, reason: String)) async throws {
-        let fixture = try PushFixture(backend) { $0.push.haltPause = 10 }
+        // A pause far longer than the test, so a slow machine cannot reach its end.
+        let fixture = try PushFixture(backend) { $0.push.haltPause = 600 }
         defer { fixture.stop() }
         let (phone, serial) = try fixture.registeredPhone()
         #expect(try fixture.readiness().status == 200)
@@ -77,8 +78,19 @@ struct PushReplyTableTests {
         #expect(fixture.fake.pushes.filter { $0.token == other.pushToken }.isEmpty)
         #expect(fixture.fake.pushes.count == 1)
         #expect(try fixture.counts.pending == 2)
+        #expect(try fixture.readiness().status == 503)
+    }
 
-        // After the pause one push probes; APNs accepts it, so sending resumes and /readyz recovers.
+    @Test("after a halt's pause, an accepted probe resumes sending and /readyz recovers", arguments: Backend.allCases)
+    func resumeAfterPause(backend: Backend) async throws {
+        let fixture = try PushFixture(backend) { $0.push.haltPause = 2 }
+        defer { fixture.stop() }
+        let (phone, serial) = try fixture.registeredPhone()
+        let (other, otherSerial) = try fixture.registeredPhone()
+        fixture.fake.script(token: phone.pushToken, [.error(status: 403, reason: "BadCertificate")])
+        try fixture.change(serial)
+        try await eventually("sending halted") { try fixture.readiness().status == 503 }
+        try fixture.change(otherSerial)
         try await eventually("both delivered after the pause") {
             fixture.fake.count(token: phone.pushToken) == 1 && fixture.fake.count(token: other.pushToken) == 1
         }
