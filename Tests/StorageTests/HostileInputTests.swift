@@ -43,6 +43,24 @@ struct HostileInputTests {
         #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul") == nil)
     }
 
+    /// A name with NUL is refused whole on both backends, never stored cut short at the NUL.
+    @Test(arguments: Backend.allCases)
+    func attendeeNameWithNulIsRejected(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let name = "Ada\u{0}Lovelace"
+        #expect(storageCode { try fixture.makePass(serial: "nul-name", name: name) } == .invalidValue)
+        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-name") == nil)
+        let pass = try fixture.makePass(serial: "nul-update", name: "Ada")
+        #expect(storageCode {
+            _ = try fixture.store.updatePass(
+                passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-update", change: PassChange(attendeeName: name), now: Date()
+            )
+        } == .invalidValue)
+        let read = try #require(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-update"))
+        #expect(read == pass)
+        #expect(read.attendeeName == "Ada")
+    }
+
     @Test(arguments: Backend.allCases)
     func arbitraryBytesRoundTrip(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)

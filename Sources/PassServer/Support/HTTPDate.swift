@@ -10,11 +10,15 @@ public enum HTTPDate {
         var seconds = time_t(epochSeconds)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(
-            format: "%@, %02d %@ %04d %02d:%02d:%02d GMT",
-            weekdays[Int(parts.tm_wday)], Int(parts.tm_mday), months[Int(parts.tm_mon)], Int(parts.tm_year) + 1900,
-            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec)
-        )
+        // Built by hand: `String(format:)` goes through CFString's formatter, which showed up in
+        // profiles of GET /v1/passes (every 200 and 304 carries Last-Modified).
+        func padded(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        }
+        return weekdays[Int(parts.tm_wday)] + ", " + padded(parts.tm_mday, 2) + " " + months[Int(parts.tm_mon)] + " "
+            + padded(parts.tm_year + 1900, 4) + " " + padded(parts.tm_hour, 2) + ":" + padded(parts.tm_min, 2) + ":"
+            + padded(parts.tm_sec, 2) + " GMT"
     }
 
     /// Seconds since 1970 of an IMF-fixdate, RFC 850 or asctime date; `nil` when it is none of them.

@@ -15,6 +15,16 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
     private let statementTimeoutMilliseconds: Int
     /// The pool generation this connection belongs to; older ones are reset before reuse.
     var generation: Int
+    /// This session's prepared statements by SQL text and parameter kinds. Bounded: a server
+    /// runs a few dozen distinct statements, but text built at run time (IN lists) could grow it.
+    private var statements = StatementCache<String>(capacity: PGConnection.statementCacheCapacity)
+    /// Numbers the statement names, so a name is never reused within a connection.
+    private var preparedCount = 0
+    /// Statements evicted from the cache, freed on the server once no transaction is open.
+    private var retired: [String] = []
+
+    /// Prepared statements kept per connection.
+    static let statementCacheCapacity = 200
 
     let dialect = SQLDialect.postgres
 
@@ -74,6 +84,9 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
 
     /// Reconnects with the same parameters (after a server restart).
     func reset() throws {
+        // A new session: the statements prepared on the old one are gone with it.
+        _ = statements.removeAll()
+        retired.removeAll()
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             let error = PGError(sqlState: "", message: Self.trimmed(PQerrorMessage(handle)))
@@ -90,47 +103,75 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
 
     func query(_ query: SQLQuery) throws -> [SQLRow] {
         let (sql, binds) = try query.render(for: .postgres)
-        var types: [Oid] = []
-        var values: [UnsafePointer<CChar>?] = []
-        var lengths: [Int32] = []
-        var formats: [Int32] = []
-        var allocations: [UnsafeMutableRawPointer] = []
-        defer { allocations.forEach { free($0) } }
-        for bind in binds {
-            func text(_ string: String, _ oid: Oid) {
-                let copy = strdup(string)
-                if let copy { allocations.append(UnsafeMutableRawPointer(copy)) }
-                values.append(UnsafePointer(copy))
-                types.append(oid)
-                lengths.append(0)
-                formats.append(0)
-            }
-            switch bind {
-            case .null:
-                values.append(nil); types.append(0); lengths.append(0); formats.append(0)
-            case .integer(let value): text(String(value), 20)
-            case .real(let value): text(String(value), 701)
-            case .text(let value): text(value, 25)
-            case .bytes(let bytes):
-                // Binary format: the bytes go as they are, no escaping, NUL and non-UTF-8 included.
-                guard let buffer = malloc(max(bytes.count, 1)) else {
-                    throw StorageError(.backend, "out of memory binding a parameter")
-                }
-                allocations.append(buffer)
-                bytes.withUnsafeBytes { source in
-                    if let base = source.baseAddress { buffer.copyMemory(from: base, byteCount: bytes.count) }
-                }
-                values.append(UnsafePointer(buffer.assumingMemoryBound(to: CChar.self)))
-                types.append(17)
-                lengths.append(Int32(bytes.count))
-                formats.append(1)
+        let parameters = try PGParameters(binds)
+        let result = try executePrepared(sql: sql, parameters: parameters, mayRetry: true)
+        defer { PQclear(result) }
+        return rows(of: result)
+    }
+
+    /// Runs `sql` as a named prepared statement of this session, preparing it on first use: the
+    /// server parses and plans each distinct statement once per connection instead of every time
+    /// (`PQexecParams` does both on every call), and a warm statement costs one round trip.
+    private func executePrepared(sql: String, parameters: PGParameters, mayRetry: Bool) throws -> OpaquePointer {
+        let key = sql + "\u{0}" + parameters.signature
+        let name = try statement(for: key, sql: sql, parameters: parameters)
+        let result = parameters.withValues { values in
+            PQexecPrepared(handle, name, parameters.count, values, parameters.lengths, parameters.formats, 0)
+        }
+        if let result, Self.isStaleStatement(result) {
+            // The statement no longer fits the schema (a migration altered a table it reads), or
+            // the server forgot it: prepare it afresh next time. Outside a transaction block the
+            // failed call changed nothing, so it is retried once at once; inside one the
+            // transaction is lost anyway and the caller sees the error.
+            _ = statements.remove(key)
+            if mayRetry && isIdle {
+                PQclear(result)
+                deallocate(name)
+                return try executePrepared(sql: sql, parameters: parameters, mayRetry: false)
             }
         }
-        let result = PQexecParams(handle, sql, Int32(binds.count), types, values, lengths, formats, 0)
+        do {
+            try check(result)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        guard let result else { throw StorageError(.unavailable, "PostgreSQL connection failed") }
+        return result
+    }
+
+    /// The name of the session's prepared statement for `key`, preparing it if needed.
+    private func statement(for key: String, sql: String, parameters: PGParameters) throws -> String {
+        if let name = statements.handle(for: key) { return name }
+        if isIdle {
+            retired.forEach(deallocate)
+            retired.removeAll()
+        }
+        preparedCount += 1
+        let name = "pass_server_\(preparedCount)"
+        let result = PQprepare(handle, name, sql, parameters.count, parameters.types)
         defer { PQclear(result) }
         try check(result)
-        guard let result else { return [] }
-        return rows(of: result)
+        if let evicted = statements.insert(name, for: key) { retired.append(evicted) }
+        return name
+    }
+
+    /// Frees a server-side statement, outside transaction blocks only (a failed DEALLOCATE would
+    /// abort the caller's transaction). Best effort: a failure leaves an unused statement behind
+    /// until the session ends, which is harmless.
+    private func deallocate(_ name: String) {
+        // A name this connection generated, never outside text: safe as raw SQL.
+        PQclear(PQexec(handle, "DEALLOCATE \(name)"))
+    }
+
+    /// Whether an execution failed only because its prepared statement is out of date:
+    /// "cached plan must not change result type" (0A000) or "prepared statement does not exist" (26000).
+    private static func isStaleStatement(_ result: OpaquePointer) -> Bool {
+        guard PQresultStatus(result) == PGRES_FATAL_ERROR,
+              let field = PQresultErrorField(result, Int32(UInt8(ascii: "C")))
+        else { return false }
+        let sqlState = String(cString: field)
+        return sqlState == "0A000" || sqlState == "26000"
     }
 
     /// Turns a failed result into a `StorageError` carrying the server's SQLSTATE.
@@ -159,61 +200,6 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
         case .migrationFailed: "migration failed"
         case .backend: "PostgreSQL error"
         }
-    }
-
-    private func rows(of result: OpaquePointer) -> [SQLRow] {
-        let rowCount = PQntuples(result)
-        let fieldCount = PQnfields(result)
-        guard rowCount > 0 else { return [] }
-        let columns = (0..<fieldCount).map { String(cString: PQfname(result, $0)) }
-        let types = (0..<fieldCount).map { PQftype(result, $0) }
-        var rows: [SQLRow] = []
-        rows.reserveCapacity(Int(rowCount))
-        for row in 0..<rowCount {
-            var values: [SQLValue] = []
-            values.reserveCapacity(Int(fieldCount))
-            for field in 0..<fieldCount {
-                if PQgetisnull(result, row, field) == 1 {
-                    values.append(.null)
-                    continue
-                }
-                let text = String(cString: PQgetvalue(result, row, field))
-                values.append(Self.decode(text, type: types[Int(field)]))
-            }
-            rows.append(SQLRow(columns: columns, values: values))
-        }
-        return rows
-    }
-
-    /// Decodes a text-format result value by its type OID.
-    private static func decode(_ text: String, type: Oid) -> SQLValue {
-        switch type {
-        case 20, 21, 23, 26: return Int64(text).map(SQLValue.integer) ?? .text(text)
-        case 16: return .integer(text == "t" ? 1 : 0)
-        case 700, 701: return Double(text).map(SQLValue.real) ?? .text(text)
-        case 17: return .bytes(decodeHex(text))
-        default: return .text(text)
-        }
-    }
-
-    /// Decodes `bytea` hex output (`\x0aff…`).
-    private static func decodeHex(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        let utf8 = Array(text.utf8.dropFirst(2))
-        bytes.reserveCapacity(utf8.count / 2)
-        func nibble(_ c: UInt8) -> UInt8 {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-            default: c &- UInt8(ascii: "A") &+ 10
-            }
-        }
-        var index = 0
-        while index + 1 < utf8.count {
-            bytes.append(nibble(utf8[index]) << 4 | nibble(utf8[index + 1]))
-            index += 2
-        }
-        return bytes
     }
 
     private static func trimmed(_ message: UnsafeMutablePointer<CChar>?) -> String {

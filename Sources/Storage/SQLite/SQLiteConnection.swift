@@ -11,7 +11,13 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 // Safe because each connection is used by one thread at a time (writer Mutex or reader pool).
 final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     private let handle: OpaquePointer
+    /// Compiled statements by SQL text, reused after `sqlite3_reset`: compiling costs more than
+    /// running the point queries a request makes. Finalized on eviction and in `deinit`.
+    private var statements = StatementCache<OpaquePointer>(capacity: SQLiteConnection.statementCacheCapacity)
     let dialect = SQLDialect.sqlite
+
+    /// Compiled statements kept per connection.
+    static let statementCacheCapacity = 200
 
     init(path: String, busyTimeoutMilliseconds: Int32) throws {
         var db: OpaquePointer?
@@ -29,6 +35,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     }
 
     deinit {
+        statements.removeAll().forEach { sqlite3_finalize($0) }
         sqlite3_close_v2(handle)
     }
 
@@ -44,11 +51,13 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
 
     func query(_ query: SQLQuery) throws -> [SQLRow] {
         let (sql, binds) = try query.render(for: .sqlite)
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw lastError()
+        let statement = try prepared(sql)
+        defer {
+            // Ends the statement's read (or write) and drops the bound copies before it waits in
+            // the cache; the step's result code was already checked below.
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
         }
-        defer { sqlite3_finalize(statement) }
         for (offset, bind) in binds.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
@@ -65,13 +74,19 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
             }
             guard status == SQLITE_OK else { throw lastError() }
         }
-        let columnCount = sqlite3_column_count(statement)
-        let columns = (0..<columnCount).map { String(cString: sqlite3_column_name(statement, $0)) }
         var rows: [SQLRow] = []
+        var columnCount: Int32 = 0
+        var columns: [String] = []
         while true {
             let status = sqlite3_step(statement)
             if status == SQLITE_DONE { break }
             guard status == SQLITE_ROW else { throw lastError() }
+            if rows.isEmpty {
+                // Read after the first step: a cached statement is recompiled there when the
+                // schema changed since, and `SELECT *` may then have other columns.
+                columnCount = sqlite3_column_count(statement)
+                columns = (0..<columnCount).map { String(cString: sqlite3_column_name(statement, $0)) }
+            }
             var values: [SQLValue] = []
             values.reserveCapacity(Int(columnCount))
             for column in 0..<columnCount {
@@ -98,6 +113,21 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
             rows.append(SQLRow(columns: columns, values: values))
         }
         return rows
+    }
+
+    /// The cached statement for `sql`, compiled on first use. Statements run one at a time on a
+    /// connection and are reset after each use, so one compiled copy per text is enough.
+    private func prepared(_ sql: String) throws -> OpaquePointer {
+        if let statement = statements.handle(for: sql) { return statement }
+        var statement: OpaquePointer?
+        let flags = UInt32(SQLITE_PREPARE_PERSISTENT)
+        guard sqlite3_prepare_v3(handle, sql, -1, flags, &statement, nil) == SQLITE_OK, let statement else {
+            let error = lastError()
+            sqlite3_finalize(statement)
+            throw error
+        }
+        if let evicted = statements.insert(statement, for: sql) { sqlite3_finalize(evicted) }
+        return statement
     }
 
     private func lastError() -> StorageError {
