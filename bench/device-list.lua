@@ -1,22 +1,11 @@
 -- wrk: GET /v1/devices/{device}/registrations/{passType}?passesUpdatedSince={tag} as phones do
 -- after a push, for random known devices with the tag each last received.
 -- Env: DEVICE_BENCH_DEVICES (device<TAB>tag lines), DEVICE_BENCH_PASS_TYPE.
-local devices = {}
+local common = dofile("bench/device-common.lua")
+local devices = common.pairs_from("DEVICE_BENCH_DEVICES")
 local passType = os.getenv("DEVICE_BENCH_PASS_TYPE")
-for line in io.lines(os.getenv("DEVICE_BENCH_DEVICES")) do
-    local device, tag = line:match("^([^\t]+)\t([^\t]+)$")
-    if device then devices[#devices + 1] = { device, tag } end
-end
 
-local threads = 0
-function setup(thread)
-    threads = threads + 1
-    thread:set("seed", threads)
-end
-
-function init(args)
-    math.randomseed(os.time() * 100 + (seed or 0))
-end
+common.seed_threads()
 
 function request()
     local device = devices[math.random(#devices)]

@@ -70,16 +70,8 @@ python3 bench/device_setup.py devices "$base" "$admin" "$pass_type" "$work/token
 psql -q "$database_url" -c ANALYZE >/dev/null
 export DEVICE_BENCH_TOKENS="$work/tokens.tsv" DEVICE_BENCH_DEVICES="$work/devices.tsv" DEVICE_BENCH_PASS_TYPE="$pass_type"
 
-# wrk prints latencies as e.g. 812.00us, 1.25ms or 1.02s; convert to milliseconds.
-to_ms() {
-    awk -v v="$1" 'BEGIN {
-        if (v ~ /us$/) { sub(/us$/, "", v); printf "%.3f", v / 1000 }
-        else if (v ~ /ms$/) { sub(/ms$/, "", v); printf "%.3f", v }
-        else if (v ~ /s$/) { sub(/s$/, "", v); printf "%.3f", v * 1000 }
-        else { printf "%.3f", v }
-    }'
-}
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# to_ms and median.
+source "$(dirname "${BASH_SOURCE[0]}")/wrk-lib.sh"
 
 # measure NAME [SCRIPT] URL: sets rps and p99 (medians over the runs).
 measure() {

@@ -23,7 +23,7 @@ http_part() {
         --passes-dir "$OLDPWD/Passes" >/dev/null 2>&1) &
     pid=$!
     for _ in $(seq 1 100); do curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null && break; sleep 0.1; done
-    BENCH_HEADER=1 bench/http.sh "http://127.0.0.1:$port/healthz" "GET /healthz (wrk -t2 -c64)"
+    BENCH_HEADER=1 bench/http.sh "http://127.0.0.1:$port/healthz" "GET /healthz"
     kill -TERM "$pid"; wait "$pid" 2>/dev/null
     rm -rf "$workdir"
 }
