@@ -21,8 +21,9 @@ struct OpenAPITests {
                         print(method.upper(), path)
             """
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, documentPath]
+        // Debian's python3 with python3-yaml (installed by `make test`), whatever python3 is on PATH.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, documentPath]
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
