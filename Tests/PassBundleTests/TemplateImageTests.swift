@@ -1,4 +1,5 @@
 import Foundation
+import PassServerTesting
 import Testing
 
 @Suite("Event-ticket template images")
