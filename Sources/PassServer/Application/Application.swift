@@ -83,6 +83,7 @@ public final class Application: Sendable {
         ).register(in: &router)
         DownloadController(store: store, passes: passes).register(in: &router)
         OpenAPIController.register(in: &router)
+        MetricsController(store: store, dispatcher: dispatcher, passes: passes, readiness: readiness).register(in: &router)
         routes = router.routes.map { (method: $0.method.rawValue, pattern: $0.pattern) }
 
         let http = configuration.http
