@@ -11,6 +11,8 @@ struct DeviceController: Sendable {
     let passes: PassService
     let logLimiter: RateLimiter
     let logger: Logger
+    /// Token hashes of known passes: registration and unregistration then cost one round trip.
+    var authentication = AuthenticationCache()
     /// Rows kept in the device-log table; older ones are dropped.
     var deviceLogCapacity = 10_000
     var now: @Sendable () -> Date = Date.init
@@ -35,7 +37,7 @@ struct DeviceController: Sendable {
 
     func registerDevice(_ request: Request) throws -> Response {
         let device = try DeviceRequest.device(request)
-        let pass = try authenticatedPass(request)
+        let pass = try authenticatedIdentifiers(request)
         let body = try DeviceRequest.json(RegistrationBody.self, from: request)
         guard let raw = body.pushToken else { throw HTTPError.badRequest("pushToken is required.", code: "missing_push_token") }
         guard let pushToken = PushToken(raw) else {
@@ -50,7 +52,7 @@ struct DeviceController: Sendable {
 
     func unregisterDevice(_ request: Request) throws -> Response {
         let device = try DeviceRequest.device(request)
-        let pass = try authenticatedPass(request)
+        let pass = try authenticatedIdentifiers(request)
         try store.deleteRegistration(
             deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber
         )
@@ -132,6 +134,22 @@ struct DeviceController: Sendable {
         // Hash even when the pass is unknown so both paths cost the same.
         let matches = TokenVault.matches(token.rawValue, storedHash: stored?.authenticationTokenHash ?? [UInt8](repeating: 0, count: 32))
         guard let stored, matches else { throw DeviceRequest.unauthorized }
+        authentication.remember(stored.authenticationTokenHash, passType: passType, serial: serial)
         return stored
+    }
+
+    /// The pass named by the path, authenticated like `authenticatedPass` but from the cached token
+    /// hash when there is one (the row itself is not needed to register or unregister).
+    func authenticatedIdentifiers(_ request: Request) throws -> (passTypeIdentifier: String, serialNumber: String) {
+        let passType = try DeviceRequest.passType(request)
+        let serial = try DeviceRequest.serial(request)
+        guard let cached = authentication.hash(passType: passType, serial: serial) else {
+            let pass = try authenticatedPass(request)
+            return (pass.passTypeIdentifier, pass.serialNumber)
+        }
+        guard let token = AuthenticationToken(authorizationHeader: request.headers["Authorization"]),
+            TokenVault.matches(token.rawValue, storedHash: cached)
+        else { throw DeviceRequest.unauthorized }
+        return (passType.rawValue, serial.rawValue)
     }
 }
