@@ -47,26 +47,6 @@ enum AdminSupport {
         try? await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
     }
 
-    /// `pass.json` of a `.pkpass` archive (unzipped with the `unzip` tool, as a reviewer would).
-    static func passJSON(_ archive: [UInt8]) throws -> [String: Any] {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("admin-\(UUID().uuidString).pkpass")
-        try Data(archive).write(to: path)
-        defer { try? FileManager.default.removeItem(at: path) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
-        process.arguments = ["-p", path.path, "pass.json"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw Failure(description: "not a zip with a pass.json (unzip status \(process.terminationStatus))")
-        }
-        return object
-    }
-
     /// The field `key` of an event ticket's pass.json, from any field group.
     static func field(_ key: String, in pass: [String: Any]) -> [String: Any]? {
         guard let ticket = pass["eventTicket"] as? [String: Any] else { return nil }

@@ -77,7 +77,7 @@ struct EventRepushTests {
         #expect(after.count == 1_000)
         #expect(after.allSatisfy { $0.revision > maxRevisionBefore })
         let fetched = try Phone(app: app, deviceLibraryIdentifier: "device-7", pushToken: tokens[7]).fetch(passes[7].serialNumber)
-        #expect(AdminSupport.field("venue", in: try AdminSupport.passJSON(fetched.body))?["value"] as? String == "Osaka Dome")
+        #expect(AdminSupport.field("venue", in: try PassArchive.passJSON(fetched.body))?["value"] as? String == "Osaka Dome")
         #expect(await AdminSupport.waitUntil {
             (try? app.admin("GET", "/admin/v1/events/\(event)").jsonObject?["counts"] as? [String: Any])?["pendingPushes"] as? Int == 0
         })

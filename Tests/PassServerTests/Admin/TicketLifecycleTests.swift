@@ -23,7 +23,7 @@ struct TicketLifecycleTests {
         #expect(download.status == 200)
         #expect(download.header("Content-Type") == "application/vnd.apple.pkpass")
         #expect(download.header("Content-Disposition") == "attachment; filename=ticket.pkpass")
-        let downloaded = try AdminSupport.passJSON(download.body)
+        let downloaded = try PassArchive.passJSON(download.body)
         #expect(downloaded["serialNumber"] as? String == serial)
         #expect(AdminSupport.field("attendee", in: downloaded)?["value"] as? String == "Ada Lovelace")
 
@@ -47,7 +47,7 @@ struct TicketLifecycleTests {
         #expect(listed.serials == [serial])
         let fetched = try phone.fetch(serial)
         #expect(fetched.status == 200)
-        #expect(AdminSupport.field("attendee", in: try AdminSupport.passJSON(fetched.body))?["value"] as? String == "Grace Hopper")
+        #expect(AdminSupport.field("attendee", in: try PassArchive.passJSON(fetched.body))?["value"] as? String == "Grace Hopper")
 
         // The ticket view shows the device and the delivered push.
         var detail: [String: Any]?
@@ -82,7 +82,7 @@ struct TicketLifecycleTests {
         let revision = try #require(cancelled.jsonObject?["revision"] as? Int)
         #expect(await AdminSupport.waitUntil { fake.count(token: phone.pushToken) >= 1 })
 
-        let pass = try AdminSupport.passJSON(try phone.fetch(serial).body)
+        let pass = try PassArchive.passJSON(try phone.fetch(serial).body)
         #expect(pass["voided"] as? Bool == true)
         let status = try #require(AdminSupport.field("status", in: pass))
         #expect(status["value"] as? String == "STATUS_CANCELLED")

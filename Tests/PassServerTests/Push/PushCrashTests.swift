@@ -16,33 +16,13 @@ import Glibc
 struct PushCrashTests {
     static let pushCount = 300
 
-    /// The environment of a `pass-server serve` child sending to `fake`.
+    /// The environment of a `pass-server serve` child sending to `fake`, with a short lease so the
+    /// second process reclaims the dead one's rows quickly.
     static func environment(_ certificates: TestCertificates, databaseURL: String, fake: FakeAPNs) -> [String: String] {
-        [
-            "PASS_CERTIFICATE": certificates.passCertificate, "PASS_PRIVATE_KEY": certificates.passKey,
-            "WWDR_CERTIFICATE": certificates.wwdrCertificate, "TOKEN_SECRET": String(repeating: "5a", count: 32),
-            "PUBLIC_URL": "https://passes.example.test", "DATABASE_URL": databaseURL, "HTTP_PORT": "0",
-            "APNS_URL": fake.url, "APNS_CA_FILE": certificates.rootCertificate,
-            "PASSES_DIR": PassServerExecutable.packageRoot.appendingPathComponent("Passes").path,
+        ServerProcess.environment(certificates: certificates, databaseURL: databaseURL).merging([
+            "APNS_MODE": "live", "APNS_URL": fake.url, "APNS_CA_FILE": certificates.rootCertificate,
             "APNS_REQUEST_TIMEOUT": "4", "PUSH_LEASE": "6", "LOG_LEVEL": "warning",
-        ]
-    }
-
-    /// Starts `pass-server serve` with its output in a file (a full pipe would block the child).
-    static func serve(environment: [String: String], log: String) throws -> Process {
-        guard FileManager.default.createFile(atPath: log, contents: nil) else { throw TestClient.Failure(description: "cannot create \(log)") }
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: PassServerExecutable.path)
-        process.arguments = ["serve"]
-        var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-        for (key, value) in environment { base[key] = value }
-        process.environment = base
-        process.currentDirectoryURL = PassServerExecutable.packageRoot
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        return process
+        ]) { _, override in override }
     }
 
     @Test("SIGKILL mid-batch, restart: every token pushed, duplicates only among those in flight", arguments: Backend.allCases)
@@ -65,21 +45,18 @@ struct PushCrashTests {
         #expect(try store.outboxCounts(now: Date()).pending == Self.pushCount)
 
         let environment = Self.environment(certificates, databaseURL: databaseURL, fake: fake)
-        let first = try Self.serve(environment: environment, log: directory + "/first.log")
-        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        let first = try ServerProcess(["serve"], environment: environment, directory: directory)
         // The first round (200 rows, the default concurrency) has been answered and recorded once the
         // second round is being sent; kill while that one waits for its slow answers.
         try await eventually("first process sending its second round", timeout: 60) { fake.pushes.count > 200 }
-        kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
+        first.forceKill()
         let counts = try store.outboxCounts(now: Date())
         let inFlight = counts.inFlight
         let deliveredBeforeKill = Self.pushCount - counts.pending
         #expect(inFlight > 0, "the kill hit a batch in flight")
         #expect(deliveredBeforeKill > 0, "the first round was recorded before the kill")
 
-        let second = try Self.serve(environment: environment, log: directory + "/second.log")
-        defer { if second.isRunning { kill(second.processIdentifier, SIGKILL) } }
+        let second = try ServerProcess(["serve"], environment: environment, directory: directory)
         try await eventually("second process delivered everything", timeout: 90) { try store.outboxCounts(now: Date()).pending == 0 }
         let perToken = Dictionary(grouping: fake.pushes.filter { $0.status == 200 }, by: \.token).mapValues(\.count)
         #expect(tokens.allSatisfy { (perToken[$0] ?? 0) >= 1 }, "every token got a push")
@@ -89,12 +66,9 @@ struct PushCrashTests {
         #expect(deliveredBeforeKill + inFlight <= Self.pushCount)
 
         // SIGTERM drains and exits cleanly.
-        second.terminate()
-        await offPool {
-            let deadline = Date().addingTimeInterval(30)
-            while second.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        }
-        #expect(!second.isRunning)
-        if !second.isRunning { #expect(second.terminationStatus == 0) }
+        second.signal(SIGTERM)
+        let status = await second.waitForExit(timeout: 30)
+        #expect(status != nil)
+        if let status { #expect(status == 0) }
     }
 }
