@@ -7,9 +7,9 @@ import COpenSSL
 import Foundation
 
 /// Reads OpenSSL's per-thread error queue.
-enum OpenSSLErrorQueue {
+package enum OpenSSLErrorQueue {
     /// Returns every queued error string and empties the queue.
-    static func drain() -> [String] {
+    package static func drain() -> [String] {
         var messages: [String] = []
         while true {
             let code = ERR_get_error()
@@ -22,7 +22,13 @@ enum OpenSSLErrorQueue {
     }
 
     /// Empties the queue before an operation whose failure we want to attribute precisely.
-    static func clear() { ERR_clear_error() }
+    package static func clear() { ERR_clear_error() }
+
+    /// `message`, followed by the drained queue in parentheses when it holds anything.
+    package static func describe(_ message: String) -> String {
+        let errors = drain()
+        return errors.isEmpty ? message : "\(message) (\(errors.joined(separator: "; ")))"
+    }
 }
 
 /// Converts between OpenSSL's ASN1_TIME and Date.

@@ -58,11 +58,11 @@ public enum PassBundle {
         let signature = try signer.sign(manifest, signingTime: signingTime)
 
         var entries = [ZipWriter.Entry(path: "pass.json", content: .owned(passJSON))]
-        for file in template.files {
-            entries.append(ZipWriter.Entry(path: file.path, content: .stable(file.stable)))
+        for file in template.compressedFiles {
+            entries.append(ZipWriter.Entry(path: file.path, content: .compressed(file)))
         }
         entries.append(ZipWriter.Entry(path: "manifest.json", content: .owned(manifest)))
         entries.append(ZipWriter.Entry(path: "signature", content: .owned(signature)))
-        return try withExtendedLifetime(template) { () throws(PassBundleError) in try ZipWriter.archive(entries) }
+        return try ZipWriter.archive(entries)
     }
 }

@@ -28,7 +28,7 @@ public struct PassBundleError: Error, Sendable, CustomStringConvertible {
     }
 
     /// One problem with one pass.json key.
-    public struct Issue: Sendable, Equatable, CustomStringConvertible {
+    public struct Issue: Error, Sendable, Equatable, CustomStringConvertible {
         /// The key path, e.g. `webServiceURL` or `eventTicket.primaryFields[0].value`.
         public let key: String
         /// What is wrong with it.

@@ -1,25 +1,23 @@
 import Foundation
 
 extension PassDefinition {
-    /// Decodes pass.json bytes, turning decoding failures into issues naming the key.
+    /// Decodes pass.json bytes; problems become issues naming the key.
     public static func decode(_ bytes: [UInt8]) throws(PassBundleError) -> PassDefinition {
+        let tree: JSONValue
         do {
-            return try JSONDecoder().decode(PassDefinition.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw .invalidPass([Self.issue(from: error)])
+            tree = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {
-            throw PassBundleError(.invalidPass, "pass.json cannot be decoded", underlying: error)
+            throw PassBundleError(.invalidPass, "pass.json is not valid JSON", underlying: error)
         }
+        return try decode(tree)
     }
 
     /// Decodes a rendered pass.json tree (no re-parsing), with the same errors as `decode(_:)`.
     public static func decode(_ tree: JSONValue) throws(PassBundleError) -> PassDefinition {
         do {
-            return try JSONValueDecoder.decode(PassDefinition.self, from: tree)
-        } catch let error as DecodingError {
-            throw .invalidPass([Self.issue(from: error)])
+            return try PassDefinition(tree: tree)
         } catch {
-            throw PassBundleError(.invalidPass, "pass.json cannot be decoded", underlying: error)
+            throw .invalidPass([error])
         }
     }
 
@@ -146,24 +144,6 @@ extension PassDefinition {
         return parts.count == 3 && parts.allSatisfy { part in
             part.count <= 3 && !part.isEmpty && part.allSatisfy { (48...57).contains($0) }
                 && part.reduce(0) { $0 * 10 + Int($1 - 48) } <= 255
-        }
-    }
-
-    private static func issue(from error: DecodingError) -> PassBundleError.Issue {
-        func path(_ context: DecodingError.Context, _ last: (any CodingKey)? = nil) -> String {
-            let keys = context.codingPath + (last.map { [$0] } ?? [])
-            let rendered = keys.reduce("") { text, key in
-                if let index = key.intValue { return text + "[\(index)]" }
-                return text.isEmpty ? key.stringValue : text + "." + key.stringValue
-            }
-            return rendered.isEmpty ? "pass.json" : rendered
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return .init(key: path(context, key), problem: "required key is missing")
-        case .typeMismatch(let type, let context): return .init(key: path(context), problem: "has the wrong type (expected \(type))")
-        case .valueNotFound(let type, let context): return .init(key: path(context), problem: "is null (expected \(type))")
-        case .dataCorrupted(let context): return .init(key: path(context), problem: context.debugDescription)
-        @unknown default: return .init(key: "pass.json", problem: "cannot be decoded")
         }
     }
 }

@@ -1,6 +1,6 @@
 /// The typed pass.json model (the keys PassServer reads or checks; unknown keys are kept in the
 /// rendered JSON but not modelled here).
-public struct PassDefinition: Codable, Sendable, Equatable {
+public struct PassDefinition: Sendable, Equatable {
     public var formatVersion: Int
     public var passTypeIdentifier: String
     public var serialNumber: String
@@ -27,7 +27,7 @@ public struct PassDefinition: Codable, Sendable, Equatable {
     public var semantics: Semantics?
 
     /// A barcode entry of `barcodes`.
-    public struct Barcode: Codable, Sendable, Equatable {
+    public struct Barcode: Sendable, Equatable {
         public var format: String
         public var message: String
         public var messageEncoding: String
@@ -35,7 +35,7 @@ public struct PassDefinition: Codable, Sendable, Equatable {
     }
 
     /// The field groups of a pass style.
-    public struct Structure: Codable, Sendable, Equatable {
+    public struct Structure: Sendable, Equatable {
         public var headerFields: [Field]?
         public var primaryFields: [Field]?
         public var secondaryFields: [Field]?
@@ -51,7 +51,7 @@ public struct PassDefinition: Codable, Sendable, Equatable {
     }
 
     /// One field; `value` is text, a number or an ISO 8601 date string.
-    public struct Field: Codable, Sendable, Equatable {
+    public struct Field: Sendable, Equatable {
         public var key: String
         public var value: FieldValue
         public var label: String?
@@ -63,33 +63,16 @@ public struct PassDefinition: Codable, Sendable, Equatable {
     }
 
     /// A field value: Wallet accepts strings and numbers.
-    public enum FieldValue: Codable, Sendable, Equatable {
+    public enum FieldValue: Sendable, Equatable {
         case string(String)
         case number(Double)
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let number = try? container.decode(Double.self) {
-                self = .number(number)
-            } else {
-                self = .string(try container.decode(String.self))
-            }
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case .string(let text): try container.encode(text)
-            case .number(let number): try container.encode(number)
-            }
-        }
 
         /// The string value, if it is one.
         public var string: String? { if case .string(let text) = self { text } else { nil } }
     }
 
     /// Semantic tags for event tickets (a subset of Apple's `SemanticTags`).
-    public struct Semantics: Codable, Sendable, Equatable {
+    public struct Semantics: Sendable, Equatable {
         public var eventName: String?
         public var venueName: String?
         public var eventStartDate: String?
@@ -99,7 +82,7 @@ public struct PassDefinition: Codable, Sendable, Equatable {
     }
 
     /// A `SemanticTagType.Seat`.
-    public struct Seat: Codable, Sendable, Equatable {
+    public struct Seat: Sendable, Equatable {
         public var seatIdentifier: String?
         public var seatRow: String?
         public var seatSection: String?

@@ -1,10 +1,15 @@
 // Signs manifest.json as a detached CMS (PKCS#7) SignedData with the Pass Type ID key.
 //
+// Most signatures come from a SignatureTemplate (see that file): OpenSSL's CMS output for a probe,
+// re-signed by patching its fixed-length fields. The full CMS_sign path remains for keys whose
+// template does not reproduce CMS_sign exactly and for signing times from 2050 on.
+//
 // Threading: a PassSigner parses the key and certificates into OpenSSL objects once and never
 // mutates them afterwards. OpenSSL 3 allows concurrent use of one EVP_PKEY and X509 for signing
 // (each CMS_sign takes references and makes its own EVP_PKEY_CTX; RSA blinding is locked
-// internally), so one signer serves every thread. Signing blocks for about a millisecond of CPU:
-// call it from a dedicated thread (the HTTP engine's), never from Swift's cooperative pool.
+// internally), and the template lends each thread its own EVP_PKEY_CTX from a pool, so one signer
+// serves every thread. Signing blocks for about a millisecond of CPU: call it from a dedicated
+// thread (the HTTP engine's), never from Swift's cooperative pool.
 
 public import Certificates
 import COpenSSL
@@ -14,11 +19,14 @@ public import Foundation
 public final class PassSigner: @unchecked Sendable {
     // Safe because the three pointers are written only in init, freed only in deinit, and
     // OpenSSL 3 documents concurrent read-only use of EVP_PKEY/X509 in signing as thread-safe.
-    private let key: OpaquePointer
+    let key: OpaquePointer
     private let certificate: OpaquePointer
     private let intermediate: OpaquePointer
     /// SHA-256 fetched once: `EVP_sha256()` makes every CMS_sign look the algorithm up again.
-    private let digest: OpaquePointer
+    let digest: OpaquePointer
+    /// The fast path (see SignatureTemplate.swift): nil when re-signing through it could not
+    /// reproduce OpenSSL's own CMS output with this key.
+    let template: SignatureTemplate?
 
     /// The certificate's UID: pass.json's passTypeIdentifier must equal it.
     public let passTypeIdentifier: String
@@ -62,6 +70,12 @@ public final class PassSigner: @unchecked Sendable {
         self.digest = digest
         passTypeIdentifier = identity.passTypeIdentifier
         teamIdentifier = identity.teamIdentifier
+        let probe = try? Self.cmsSignature(
+            SignatureTemplate.probeContent, signingTime: SignatureTemplate.probeTime,
+            key: key, certificate: certificate, intermediate: intermediate, digest: digest
+        )
+        template = probe.flatMap { SignatureTemplate(probe: $0, key: key, digest: digest) }
+        ERR_clear_error()
     }
 
     deinit {
@@ -76,13 +90,26 @@ public final class PassSigner: @unchecked Sendable {
     /// attribute is left out: Wallet does not use it.
     public func sign(_ content: [UInt8], signingTime: Date = Date()) throws(PassBundleError) -> [UInt8] {
         ERR_clear_error()
+        if let template, let signature = try template.sign(content, signingTime: signingTime) { return signature }
+        return try signWithCMS(content, signingTime: signingTime)
+    }
+
+    /// The same signature, built by OpenSSL's CMS code from scratch.
+    func signWithCMS(_ content: [UInt8], signingTime: Date) throws(PassBundleError) -> [UInt8] {
+        try Self.cmsSignature(content, signingTime: signingTime, key: key, certificate: certificate, intermediate: intermediate, digest: digest)
+    }
+
+    private static func cmsSignature(
+        _ content: [UInt8], signingTime: Date,
+        key: OpaquePointer, certificate: OpaquePointer, intermediate: OpaquePointer, digest: OpaquePointer
+    ) throws(PassBundleError) -> [UInt8] {
         let flags = UInt32(CMS_DETACHED | CMS_BINARY | CMS_NOSMIMECAP)
         guard let cms = CMS_sign(nil, nil, nil, nil, flags | UInt32(CMS_PARTIAL)) else { throw failure("cannot start the CMS structure") }
         defer { CMS_ContentInfo_free(cms) }
         guard let signer = CMS_add1_signer(cms, certificate, key, digest, flags | UInt32(CMS_PARTIAL)) else {
             throw failure("cannot add the signer")
         }
-        guard let time = ASN1_TIME_set(nil, time_t(signingTime.timeIntervalSince1970)) else { throw failure("cannot encode the signing time") }
+        guard let time = ASN1_TIME_set(nil, time_t(signingTime.timeIntervalSince1970.rounded(.down))) else { throw failure("cannot encode the signing time") }
         defer { ASN1_TIME_free(time) }
         guard CMS_signed_add1_attr_by_NID(signer, NID_pkcs9_signingTime, time.pointee.type, time, -1) == 1 else {
             throw failure("cannot add the signing time")
@@ -106,14 +133,8 @@ public final class PassSigner: @unchecked Sendable {
         return der
     }
 
-    private func failure(_ message: String) -> PassBundleError {
-        var errors: [String] = []
-        while case let code = ERR_get_error(), code != 0 {
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            errors.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return PassBundleError(.signingFailed, errors.isEmpty ? message : "\(message) (\(errors.joined(separator: "; ")))")
+    private static func failure(_ message: String) -> PassBundleError {
+        PassBundleError(.signingFailed, OpenSSLErrorQueue.describe(message))
     }
 
     private static func parseKey(_ der: [UInt8]) -> OpaquePointer? {

@@ -30,6 +30,8 @@ public struct Template: Sendable {
     let compiled: TemplateNode
     /// Every other file, sorted by path.
     let files: [File]
+    /// `files` deflated once (see CompressedFile.swift), in the same order.
+    let compressedFiles: [CompressedFile]
 
     /// Relative paths of the static files (`icon.png`, `en.lproj/pass.strings`, …), sorted.
     public var filePaths: [String] { files.map(\.path) }
@@ -69,6 +71,7 @@ public struct Template: Sendable {
         self.files = files.filter { $0.key != "pass.json" }
             .map { File(path: $0.key, bytes: $0.value) }
             .sorted { $0.path < $1.path }
+        compressedFiles = try ZipWriter.compress(self.files.map { ($0.path, $0.stable) })
     }
 
     /// Reads a template directory (hidden files such as `.DS_Store` are skipped).

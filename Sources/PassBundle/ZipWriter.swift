@@ -1,8 +1,9 @@
 // Writes a zip archive into memory with libzip.
 //
-// Threading: each call owns its own zip_t and source; nothing is shared, so concurrent calls
-// are safe. libzip reads the added data only at zip_close, so every file is handed over as a
-// malloc'd copy that libzip frees.
+// Threading: each call owns its own zip_t and source; nothing mutable is shared, so concurrent
+// calls are safe. libzip reads the added data only at zip_close, so per-pass bytes are handed over
+// as a malloc'd copy that libzip frees, and template bytes are read in place from objects that
+// outlive the call (StableBytes held by the caller, CompressedFile retained by its source).
 
 import CZip
 import Foundation
@@ -20,6 +21,8 @@ enum ZipWriter {
         case owned([UInt8])
         /// Template data that outlives the archive: read in place.
         case stable(StableBytes)
+        /// Template data compressed once: copied without recomputing its CRC.
+        case compressed(CompressedFile)
     }
 
     /// A fixed modification time (2020-01-01T12:00:00Z) so equal inputs give equal archives.
@@ -28,7 +31,9 @@ enum ZipWriter {
     /// archives are identical across servers that share a time zone.)
     private static let modificationTime = time_t(1_577_880_000)
 
-    static func archive(_ entries: [Entry]) throws(PassBundleError) -> [UInt8] {
+    /// A new archive holding `entries`. Bytes handed over as `.owned` or `.stable` are stored
+    /// (or deflated at the best level when `deflate` is set); `.compressed` ones are copied as is.
+    static func archive(_ entries: [Entry], deflate: Bool = false) throws(PassBundleError) -> [UInt8] {
         var error = zip_error_t()
         zip_error_init(&error)
         defer { zip_error_fini(&error) }
@@ -48,9 +53,14 @@ enum ZipWriter {
                 zip_discard(archive)
                 throw PassBundleError(.zipFailed, "cannot add \(entry.path) to the archive")
             }
-            // Stored, not deflated: PNGs are compressed already, and deflate's per-entry setup
-            // cost more than the few kilobytes of text it would save.
-            guard zip_set_file_compression(archive, zip_uint64_t(index), ZIP_CM_STORE, 0) == 0,
+            // Per-pass files are stored, not deflated: deflate's setup for each entry costs more
+            // than the two or three kilobytes of text it would save. Template files arrive
+            // compressed already (CompressedFile) and keep the method libzip reads from them.
+            let method: Int32? = switch entry.content {
+            case .compressed: nil
+            case .owned, .stable: deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE
+            }
+            guard method.map({ zip_set_file_compression(archive, zip_uint64_t(index), $0, $0 == ZIP_CM_DEFLATE ? 9 : 0) == 0 }) ?? true,
                   zip_file_set_mtime(archive, zip_uint64_t(index), modificationTime, 0) == 0 else {
                 zip_discard(archive)
                 throw PassBundleError(.zipFailed, "cannot set the attributes of \(entry.path)")
@@ -66,6 +76,8 @@ enum ZipWriter {
 
     private static func makeSource(_ archive: OpaquePointer, _ content: Content) -> OpaquePointer? {
         switch content {
+        case .compressed(let file):
+            return file.source(for: archive)
         case .stable(let stable):
             // freep = 0: the Template keeps the bytes alive until after zip_close.
             return zip_source_buffer(archive, stable.buffer.baseAddress, zip_uint64_t(stable.count), 0)
@@ -77,6 +89,47 @@ enum ZipWriter {
                 return nil
             }
             return source
+        }
+    }
+
+    /// Deflates `files` once through a throwaway archive and returns each entry's raw compressed
+    /// bytes with its CRC, so later archives can include them without reading them again.
+    static func compress(_ files: [(path: String, bytes: StableBytes)]) throws(PassBundleError) -> [CompressedFile] {
+        let zipped = try archive(files.map { Entry(path: $0.path, content: .stable($0.bytes)) }, deflate: true)
+        var error = zip_error_t()
+        zip_error_init(&error)
+        defer { zip_error_fini(&error) }
+        // Copied to a stable address: libzip reads it until zip_discard.
+        let stable = StableBytes(zipped)
+        return try withExtendedLifetime(stable) { () throws(PassBundleError) -> [CompressedFile] in
+            let raw = UnsafeRawBufferPointer(start: stable.buffer.baseAddress, count: stable.count)
+            // freep = 0 and the archive is discarded, never written: `stable` stays ours.
+            guard let source = zip_source_buffer_create(raw.baseAddress, zip_uint64_t(raw.count), 0, &error) else {
+                throw failure("cannot create a memory source", &error)
+            }
+            guard let archive = zip_open_from_source(source, ZIP_RDONLY, &error) else {
+                zip_source_free(source)
+                throw failure("cannot reopen the compressed template", &error)
+            }
+            defer { zip_discard(archive) }
+            var result: [CompressedFile] = []
+            for index in 0..<zip_uint64_t(max(zip_get_num_entries(archive, 0), 0)) {
+                var stat = zip_stat_t()
+                zip_stat_init(&stat)
+                guard zip_stat_index(archive, index, 0, &stat) == 0, let name = stat.name,
+                      let file = zip_fopen_index(archive, index, zip_flags_t(ZIP_FL_COMPRESSED)) else {
+                    throw PassBundleError(.zipFailed, "cannot read back compressed template entry \(index)")
+                }
+                defer { zip_fclose(file) }
+                var read: Int64 = -1
+                let bytes = [UInt8](unsafeUninitializedCapacity: Int(stat.comp_size)) { buffer, count in
+                    read = buffer.baseAddress.map { zip_fread(file, $0, stat.comp_size) } ?? 0
+                    count = read == Int64(stat.comp_size) ? Int(stat.comp_size) : 0
+                }
+                guard read == Int64(stat.comp_size) else { throw PassBundleError(.zipFailed, "cannot read back compressed template entry \(index)") }
+                result.append(CompressedFile(path: String(cString: name), data: bytes, crc: stat.crc, size: stat.size, method: stat.comp_method))
+            }
+            return result
         }
     }
 

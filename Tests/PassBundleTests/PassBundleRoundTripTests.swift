@@ -123,4 +123,38 @@ struct PassBundleRoundTripTests {
             #expect(try UnpackedBundle(bundle).verifies(root: certificates.rootCertificate))
         }
     }
+
+    @Test("template files are deflated once and copied with their CRCs; per-pass files are stored; unzip checks every CRC")
+    func archiveLayout() throws {
+        let certificates = try Fixture.certificates()
+        let template = try Fixture.template()
+        let signer = try PassSigner(identity: certificates.identity)
+        let directory = try Fixture.directory("layout")
+        for (index, attendee) in ["Ada Lovelace", "Grace Hopper"].enumerated() {
+            let archive = directory + "/\(index).pkpass"
+            try Data(try PassBundle.build(template: template, data: Fixture.ticket(attendee: attendee), signer: signer)).write(to: URL(fileURLWithPath: archive))
+            let test = try run("unzip", ["-tq", archive])
+            #expect(test.status == 0, "unzip -t: \(test.output) \(test.error)")
+            // `unzip -Z -v` prints each entry's name, then "compression method: ...".
+            let details = try run("unzip", ["-Z", "-v", archive])
+            var methods: [String: String] = [:]
+            var current: String?
+            for line in details.output.split(separator: "\n") {
+                if line.hasPrefix("Central directory entry #") { current = nil }
+                if current == nil, let name = line.split(separator: " ").last, !line.contains(":"), !line.hasPrefix("-") {
+                    current = String(name)
+                }
+                if let name = current, line.contains("compression method:") {
+                    methods[name] = line.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) }
+                }
+            }
+            for path in ["pass.json", "manifest.json", "signature"] {
+                #expect(methods[path] == "none (stored)", "\(path): \(methods[path] ?? "missing")")
+            }
+            for path in template.filePaths {
+                #expect(methods[path]?.hasPrefix("deflated") == true, "\(path): \(methods[path] ?? "missing")")
+            }
+            #expect(methods.count == template.filePaths.count + 3)
+        }
+    }
 }

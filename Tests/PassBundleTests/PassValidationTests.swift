@@ -68,6 +68,30 @@ struct PassValidationTests {
         #expect(Set(badIssues.map(\.key)) == ["formatVersion", "barcodes[0].format"])
     }
 
+    @Test("type problems name the full key path, through objects and arrays", arguments: [
+        (#""value": "{{eventName}}""#, #""value": true"#, "eventTicket.primaryFields[0].value", "has the wrong type (expected a string or a number)"),
+        (#""formatVersion": 1"#, #""formatVersion": 1.5"#, "formatVersion", "1.5 is not an integer"),
+        (#""formatVersion": 1"#, #""formatVersion": null"#, "formatVersion", "is null (expected an integer)"),
+        (#""barcodes": ["#, #""barcodes": [7, "#, "barcodes[0]", "has the wrong type (expected an object)"),
+    ])
+    func decodingPaths(original: String, replacement: String, key: String, problem: String) throws {
+        var json = String(decoding: try Data(contentsOf: URL(fileURLWithPath: Fixture.templateDirectory + "/pass.json")), as: UTF8.self)
+        #expect(json.contains(original), "the template changed: \(original) not found")
+        if let range = json.range(of: original) { json.replaceSubrange(range, with: replacement) }
+        let template = try Template(name: "typed", files: ["pass.json": Array(json.utf8), "icon.png": [1]])
+        let found = issues { _ = try build(Fixture.ticket(), template: template) }
+        #expect(found == [.init(key: key, problem: problem)])
+    }
+
+    @Test("decoding pass.json bytes reports the same issues as the rendered tree")
+    func decodingBytes() throws {
+        let error = #expect(throws: PassBundleError.self) {
+            _ = try PassDefinition.decode(Array(#"{"formatVersion": 1, "passTypeIdentifier": "p", "serialNumber": "s", "teamIdentifier": "t", "organizationName": "o", "description": 3}"#.utf8))
+        }
+        #expect(error?.issues == [.init(key: "description", problem: "has the wrong type (expected a string)")])
+        #expect(throws: PassBundleError.self) { _ = try PassDefinition.decode(Array("{not json".utf8)) }
+    }
+
     @Test("the default template is valid for a voided ticket without seat as well")
     func variantsAreValid() throws {
         var ticket = Fixture.ticket(seat: nil, voided: true)
