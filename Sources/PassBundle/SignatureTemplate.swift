@@ -48,6 +48,9 @@ final class SignatureTemplate: Sendable {
         signingTime = fields.signingTime
         messageDigest = fields.messageDigest
         signature = fields.signature
+        // Own references: the template may outlive the signer that made it.
+        EVP_PKEY_up_ref(key)
+        EVP_MD_up_ref(digest)
         self.key = SendablePointer(key)
         self.digest = SendablePointer(digest)
         guard (try? sign(Self.probeContent, signingTime: Self.probeTime)) == probe else { return nil }
@@ -55,6 +58,8 @@ final class SignatureTemplate: Sendable {
 
     deinit {
         for context in idle.withLock({ $0 }) { EVP_PKEY_CTX_free(context.pointer) }
+        EVP_PKEY_free(key.pointer)
+        EVP_MD_free(digest.pointer)
     }
 
     /// The signature of `content` at `signingTime`, or nil when the time has no UTCTime form
