@@ -25,11 +25,22 @@ enum ZipWriter {
         case compressed(CompressedFile)
     }
 
-    /// A fixed modification time (2020-01-01T12:00:00Z) so equal inputs give equal archives.
-    /// Set as time_t, not DOS time: libzip turns DOS time back with mktime, which makes glibc
-    /// stat /etc/localtime for every entry. (The zip stores it in the server's local zone, so
-    /// archives are identical across servers that share a time zone.)
-    private static let modificationTime = time_t(1_577_880_000)
+    /// The instant whose local time is 2020-01-01 12:00:00, so every entry carries that DOS date
+    /// and time whatever the server's time zone, and equal inputs give equal archives on any
+    /// server. Zip stores local wall-clock fields and libzip fills them with localtime(), so the
+    /// instant is worked out once per process with mktime(); libzip also gets a time_t rather
+    /// than DOS fields because its DOS-time path calls mktime for every entry, which makes glibc
+    /// stat /etc/localtime each time.
+    static let modificationTime: time_t = {
+        var fields = tm()
+        fields.tm_year = 2020 - 1900
+        fields.tm_mon = 0
+        fields.tm_mday = 1
+        fields.tm_hour = 12
+        fields.tm_isdst = -1
+        let local = mktime(&fields)
+        return local == -1 ? time_t(1_577_880_000) : local
+    }()
 
     /// A new archive holding `entries`. Bytes handed over as `.owned` or `.stable` are stored
     /// (or deflated at the best level when `deflate` is set); `.compressed` ones are copied as is.
