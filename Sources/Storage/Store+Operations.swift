@@ -33,6 +33,18 @@ extension Store {
         }
     }
 
+    // MARK: Revision counter
+
+    /// Borrows a connection and runs `StoreSession.currentRevision` on it.
+    public func currentRevision() throws -> Int64 {
+        try withSession(.read) { try $0.currentRevision() }
+    }
+
+    /// Borrows a connection and runs `StoreSession.advanceRevision` on it.
+    public func advanceRevision(by amount: Int64) throws -> RevisionAdvance {
+        try withSession(.write) { try $0.advanceRevision(by: amount) }
+    }
+
     // MARK: Registrations
 
     /// Borrows a connection and runs `StoreSession.upsertRegistration` on it.

@@ -49,7 +49,9 @@ public enum CommandLineInterface {
             "pass-server",
             summary: "PassServer: an Apple Wallet pass web service for event tickets.",
             details: "Options:\n  --help     Show help for any command\n  --version  Print the version",
-            subcommands: [serveCommand, migrateCommand, tokenCommand, repushCommand, certsCommand, passCommand, benchCommand]
+            subcommands: [
+                serveCommand, migrateCommand, tokenCommand, repushCommand, revisionCommand, certsCommand, passCommand, benchCommand,
+            ]
         )
     }
 }
