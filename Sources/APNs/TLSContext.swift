@@ -1,6 +1,7 @@
 // The client-side OpenSSL context: trust store, client identity, TLS 1.2+, ALPN h2.
 // Built once per APNSClient; SSL objects for each connection are made from it on the I/O thread.
 
+import Certificates
 import COpenSSL
 
 /// Owns one `SSL_CTX` configured for APNs.
@@ -78,13 +79,6 @@ final class TLSContext: @unchecked Sendable {
 
 /// Drains OpenSSL's thread-local error queue into a readable suffix (`: reason; reason`).
 func openSSLErrors() -> String {
-    var reasons: [String] = []
-    while true {
-        let code = ERR_get_error()
-        if code == 0 { break }
-        var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buffer, buffer.count)
-        reasons.append(String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
-    }
+    let reasons = OpenSSLErrorQueue.drain()
     return reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")
 }

@@ -2,8 +2,8 @@ import Foundation
 
 /// Bytes at a fixed address for as long as the object lives.
 ///
-/// libzip reads added data only at zip_close; template files handed over as StableBytes are
-/// read in place instead of being copied into a fresh malloc'd buffer for every bundle.
+/// libzip reads added data only at zip_close; compressed template files (CompressedFile) keep
+/// their bytes here and are read in place instead of being copied for every bundle.
 final class StableBytes: @unchecked Sendable {
     // Safe because the buffer is written once in init and only read afterwards.
     let buffer: UnsafeMutableRawBufferPointer

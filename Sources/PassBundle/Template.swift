@@ -6,20 +6,11 @@ import Foundation
 /// images, and `<lang>.lproj/pass.strings`. Loading reads and hashes every file once, so building
 /// a bundle only renders pass.json; keep the `Template` (or a `TemplateStore`) and reuse it.
 public struct Template: Sendable {
-    /// One static file of the bundle.
+    /// One static file of the bundle: its manifest entry. The bytes live on, deflated, in
+    /// `compressedFiles`.
     struct File: Sendable {
         let path: String
-        let bytes: [UInt8]
         let sha1: String
-        /// The same bytes at a stable address, zipped without copying.
-        let stable: StableBytes
-
-        init(path: String, bytes: [UInt8]) {
-            self.path = path
-            self.bytes = bytes
-            sha1 = SHA1.hex(bytes)
-            stable = StableBytes(bytes)
-        }
     }
 
     /// The template's name (its directory name).
@@ -68,10 +59,9 @@ public struct Template: Sendable {
         }
         self.name = name
         compiled = TemplateNode.compile(passJSON)
-        self.files = files.filter { $0.key != "pass.json" }
-            .map { File(path: $0.key, bytes: $0.value) }
-            .sorted { $0.path < $1.path }
-        compressedFiles = try ZipWriter.compress(self.files.map { ($0.path, $0.stable) })
+        let staticFiles = files.filter { $0.key != "pass.json" }.sorted { $0.key < $1.key }
+        self.files = staticFiles.map { File(path: $0.key, sha1: SHA1.hex($0.value)) }
+        compressedFiles = try ZipWriter.compress(staticFiles.map { ($0.key, $0.value) })
     }
 
     /// Reads a template directory (hidden files such as `.DS_Store` are skipped).

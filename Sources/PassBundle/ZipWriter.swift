@@ -2,8 +2,8 @@
 //
 // Threading: each call owns its own zip_t and source; nothing mutable is shared, so concurrent
 // calls are safe. libzip reads the added data only at zip_close, so per-pass bytes are handed over
-// as a malloc'd copy that libzip frees, and template bytes are read in place from objects that
-// outlive the call (StableBytes held by the caller, CompressedFile retained by its source).
+// as a malloc'd copy that libzip frees, and template bytes are read in place from CompressedFile
+// objects, each retained by its source until libzip frees it.
 
 import CZip
 import Foundation
@@ -19,8 +19,6 @@ enum ZipWriter {
     enum Content {
         /// Per-bundle data, copied into a buffer libzip frees.
         case owned([UInt8])
-        /// Template data that outlives the archive: read in place.
-        case stable(StableBytes)
         /// Template data compressed once: copied without recomputing its CRC.
         case compressed(CompressedFile)
     }
@@ -42,7 +40,7 @@ enum ZipWriter {
         return local == -1 ? time_t(1_577_880_000) : local
     }()
 
-    /// A new archive holding `entries`. Bytes handed over as `.owned` or `.stable` are stored
+    /// A new archive holding `entries`. Bytes handed over as `.owned` are stored
     /// (or deflated at the best level when `deflate` is set); `.compressed` ones are copied as is.
     static func archive(_ entries: [Entry], deflate: Bool = false) throws(PassBundleError) -> [UInt8] {
         var error = zip_error_t()
@@ -69,7 +67,7 @@ enum ZipWriter {
             // compressed already (CompressedFile) and keep the method libzip reads from them.
             let method: Int32? = switch entry.content {
             case .compressed: nil
-            case .owned, .stable: deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE
+            case .owned: deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE
             }
             guard method.map({ zip_set_file_compression(archive, zip_uint64_t(index), $0, $0 == ZIP_CM_DEFLATE ? 9 : 0) == 0 }) ?? true,
                   zip_file_set_mtime(archive, zip_uint64_t(index), modificationTime, 0) == 0 else {
@@ -89,9 +87,6 @@ enum ZipWriter {
         switch content {
         case .compressed(let file):
             return file.source(for: archive)
-        case .stable(let stable):
-            // freep = 0: the Template keeps the bytes alive until after zip_close.
-            return zip_source_buffer(archive, stable.buffer.baseAddress, zip_uint64_t(stable.count), 0)
         case .owned(let bytes):
             guard let copy = malloc(max(bytes.count, 1)) else { return nil }
             bytes.withUnsafeBytes { if let base = $0.baseAddress { memcpy(copy, base, $0.count) } }
@@ -105,8 +100,8 @@ enum ZipWriter {
 
     /// Deflates `files` once through a throwaway archive and returns each entry's raw compressed
     /// bytes with its CRC, so later archives can include them without reading them again.
-    static func compress(_ files: [(path: String, bytes: StableBytes)]) throws(PassBundleError) -> [CompressedFile] {
-        let zipped = try archive(files.map { Entry(path: $0.path, content: .stable($0.bytes)) }, deflate: true)
+    static func compress(_ files: [(path: String, bytes: [UInt8])]) throws(PassBundleError) -> [CompressedFile] {
+        let zipped = try archive(files.map { Entry(path: $0.path, content: .owned($0.bytes)) }, deflate: true)
         var error = zip_error_t()
         zip_error_init(&error)
         defer { zip_error_fini(&error) }
