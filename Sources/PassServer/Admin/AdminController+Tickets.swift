@@ -108,16 +108,11 @@ extension AdminController {
         return .json(TicketBody(update.pass, downloadURL: downloadURL(for: update.pass)), encoder: .api)
     }
 
-    private func existingTicket(_ request: Request) throws -> StoredPass {
+    func existingTicket(_ request: Request) throws -> StoredPass {
         guard let serial = request.parameters["serialNumber"].flatMap(SerialNumber.init),
             let pass = try store.pass(passTypeIdentifier: passes.passTypeIdentifier, serialNumber: serial.rawValue)
         else { throw HTTPError.notFound("No such ticket.") }
         return pass
-    }
-
-    func downloadURL(for pass: StoredPass) -> String? {
-        guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { return nil }
-        return passes.webServiceURL + "/download/" + passes.vault.downloadToken(passType: passType, serial: serial)
     }
 
     private static func email(_ input: inout AdminInput) -> String? {

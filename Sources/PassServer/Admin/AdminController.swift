@@ -24,6 +24,7 @@ struct AdminController: Sendable {
         router.get("/admin/v1/tickets/:serialNumber", authorized(showTicket))
         router.patch("/admin/v1/tickets/:serialNumber", authorized(updateTicket))
         router.post("/admin/v1/tickets/:serialNumber/cancel", authorized(cancelTicket))
+        router.post("/admin/v1/tickets/:serialNumber/download-link", authorized(rotateDownloadLink))
         router.get("/admin/v1/jobs/:jobId", authorized(showJob))
     }
 
