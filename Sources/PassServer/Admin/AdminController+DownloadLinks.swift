@@ -8,7 +8,7 @@ extension AdminController {
     /// pass itself does not change, so no push is sent.
     func rotateDownloadLink(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
-        let input = try AdminInput(request, allowed: [])
+        let input = try AdminInput(request, allowed: [], bodyRequired: false)
         try input.validate()
         guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else {
             throw HTTPError.notFound("No such ticket.")
