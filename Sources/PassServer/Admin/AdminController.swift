@@ -68,10 +68,12 @@ struct AdminController: Sendable {
     }
 }
 
-/// Shapes of ids the admin API accepts before asking the database.
+/// Shapes of ids the admin API (and download links) accept before asking the database: the
+/// base64url alphabet, as openapi.yaml states; event and job ids are at most 64 characters, link
+/// tokens 20 to 128 (a real one is 43).
 enum AdminIdentifiers {
-    static func isPlausible(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { byte in
+    static func isPlausible(_ id: String, lengths: ClosedRange<Int> = 1...64) -> Bool {
+        lengths.contains(id.utf8.count) && id.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PassBundle
 
 /// A JSON object from an admin request, read field by field. Every problem is collected, so one
 /// 400 names all invalid fields; unknown fields are refused (a typo must not be silently ignored).
@@ -15,7 +16,7 @@ struct AdminInput {
         case value(T)
     }
 
-    private let object: [String: Any]
+    private let object: [String: JSONValue]
     private(set) var problems: [String] = []
 
     /// Reads the body. `bodyRequired`: an empty body is refused (the route documents a required
@@ -28,7 +29,9 @@ struct AdminInput {
             throw HTTPError.badRequest("A JSON object body is required.", code: "malformed_json")
         }
         let body = request.body.isEmpty ? Array("{}".utf8) : request.body
-        guard let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: []), let object = parsed as? [String: Any] else {
+        // JSONDecoder rather than JSONSerialization: the latter drops a byte order mark that
+        // starts a string value, so what is stored would differ from what was sent and checked.
+        guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(body)) else {
             throw HTTPError.badRequest("The body must be a JSON object.", code: "malformed_json")
         }
         self.object = object
@@ -51,19 +54,20 @@ struct AdminInput {
     /// Whether the field is present (with any value, `null` included).
     func isPresent(_ field: String) -> Bool { object[field] != nil }
 
-    /// Whether the field is present as JSON `null`.
-    func isNull(_ field: String) -> Bool { object[field] is NSNull }
-
     /// A string field exactly as sent: at most `maxLength` Unicode scalars. A JSON `null` is
     /// `.null` when `nullable`, otherwise a problem.
     mutating func string(_ field: String, maxLength: Int, nullable: Bool = false) -> Presence<String> {
-        guard let raw = object[field] else { return .absent }
-        if raw is NSNull {
+        let string: String
+        switch object[field] {
+        case nil:
+            return .absent
+        case .null?:
             if nullable { return .null }
             problem(field, "must not be null")
             return .absent
-        }
-        guard let string = raw as? String else {
+        case .string(let value)?:
+            string = value
+        default:
             problem(field, "must be a string")
             return .absent
         }

@@ -40,11 +40,15 @@ enum ISODate {
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
-    /// `date` written with the offset of `timeZone` (UTC when unknown).
+    /// `date` written with the offset of `timeZone` (UTC when unknown). RFC 3339 offsets are
+    /// whole minutes; the local mean time some zones had before the 1970s has seconds in its
+    /// offset (Africa/Monrovia: -00:44:30), so the offset is cut to the minute and the local time
+    /// written with it, which still names the same instant.
     static func format(_ date: Date, timeZone: String = "UTC") -> String {
+        let zone = TimeZone(identifier: timeZone) ?? .gmt
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)
+        formatter.timeZone = TimeZone(secondsFromGMT: zone.secondsFromGMT(for: date) / 60 * 60) ?? .gmt
         return formatter.string(from: date)
     }
 
