@@ -32,6 +32,11 @@ struct ReadinessEndpointTests {
         let error = try #require(body["error"] as? [String: String])
         #expect(error["code"] == "not_ready")
         #expect(error["message"] == "apns: sending halted; zeta: second problem")
+        let document = try String(contentsOfFile: OpenAPITests.documentPath, encoding: .utf8)
+        #expect(document.contains("$ref: \"#/components/schemas/Readiness\""))
+        for key in Array(body.keys) + ["component", "message"] {
+            #expect(document.contains("\(key):"), "\(key) is not described in openapi.yaml")
+        }
 
         readiness.report("apns", problem: nil)
         readiness.report("zeta", problem: nil)
