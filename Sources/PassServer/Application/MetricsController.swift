@@ -27,8 +27,8 @@ struct MetricsController: Sendable {
             ("outcome=\"delivered\"", pushes.delivered), ("outcome=\"logged\"", pushes.logged), ("outcome=\"pruned\"", pushes.pruned),
             ("outcome=\"retried\"", pushes.retried), ("outcome=\"failed\"", pushes.failed), ("outcome=\"halted\"", pushes.halted),
         ])
-        text.counter("passserver_registrations_pruned_total", "Registrations' push tokens pruned by this process after APNs answers, by reason",
-                     Self.byReason(pushes.prunedByReason, always: ["Unregistered", "BadDeviceToken", "DeviceTokenNotForTopic"]))
+        text.counter("passserver_registrations_pruned_total", "Registrations deleted by this process after APNs answered that their push token is dead or foreign, by reason",
+                     Self.byReason(pushes.registrationsPruned, always: ["Unregistered", "BadDeviceToken", "DeviceTokenNotForTopic"]))
         text.counter("passserver_pushes_failed_total", "Pushes this process gave up on, by APNs reason (retries_exhausted: retried past PUSH_MAX_RETRY_AGE)",
                      Self.byReason(pushes.failedByReason, always: ["retries_exhausted"]))
         text.gauge("passserver_apns_halted", "1 while APNs refuses our credentials or topic and sending is paused", [("", dispatcher.isHalted ? 1 : 0)])

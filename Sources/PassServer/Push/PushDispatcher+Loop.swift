@@ -82,11 +82,12 @@ extension PushDispatcher {
                         statistics.logged += 1
                     case .prune(let why, let cutoff):
                         let prune = RegistrationPrune(tokenHash: Self.tokenHash(row.pushToken), status: status, reason: why.rawValue, prunedAt: time)
-                        try session.pruneRegistrations(
+                        let removed = try session.pruneRegistrations(
                             pushToken: row.pushToken, passTypeIdentifier: row.passTypeIdentifier, unlessUpdatedAfter: cutoff, record: prune
                         )
                         try session.completeOutbox(row, now: time)
-                        statistics.prunedByReason[Self.label(why), default: 0] += 1
+                        statistics.pruned += 1
+                        if removed > 0 { statistics.registrationsPruned[why.metricLabel, default: 0] += removed }
                     case .halt(let haltStatus, let haltReason):
                         try session.rescheduleOutbox(row, nextAttempt: time.addingTimeInterval(settings.haltPause), status: status, reason: reason)
                         statistics.halted += 1
@@ -115,8 +116,8 @@ extension PushDispatcher {
         for (answer, count) in rejected.sorted(by: { $0.key < $1.key }) {
             logger.error("APNs refused pushes as malformed; rows marked failed", ["apns.answer": answer, "count": "\(count)"])
         }
-        if !statistics.prunedByReason.isEmpty {
-            logger.info("registrations pruned after APNs answers", statistics.prunedByReason.mapValues { "\($0)" })
+        if !statistics.registrationsPruned.isEmpty {
+            logger.info("registrations pruned after APNs answers", statistics.registrationsPruned.mapValues { "\($0)" })
         }
         observeReachability(completions.map(\.delivery.outcome), time: time)
         updateHalt(halt, delivered: delivered, time: time)
@@ -171,15 +172,6 @@ extension PushDispatcher {
     /// What the push log keeps of a token: its SHA-256, never the token.
     static func tokenHash(_ pushToken: String) -> String {
         Crypto.hex(Crypto.sha256(Array(pushToken.utf8)))
-    }
-}
-
-extension PushDispatcher {
-    /// A bounded metrics label for an APNs reason: Apple's spelling, or `unknown` for reasons this
-    /// version does not know.
-    static func label(_ reason: APNSReason) -> String {
-        if case .unknown = reason { return "unknown" }
-        return reason.rawValue
     }
 }
 

@@ -33,22 +33,24 @@ final class PushDispatcher: Sendable {
         var delivered = 0
         /// Only logged (`APNS_MODE=log`), never sent.
         var logged = 0
+        /// Pushes whose answer pruned their token's registrations.
+        var pruned = 0
         var retried = 0
         var halted = 0
-        /// Registrations' tokens pruned, by APNs's reason (`PushDispatcher.label`).
-        var prunedByReason: [String: Int] = [:]
+        /// Registrations deleted after those answers, by APNs's reason (`APNSReason.metricLabel`).
+        var registrationsPruned: [String: Int] = [:]
         /// Rows given up on, by `PushPolicy.Failure.metricLabel`.
         var failedByReason: [String: Int] = [:]
 
-        var pruned: Int { prunedByReason.values.reduce(0, +) }
         var failed: Int { failedByReason.values.reduce(0, +) }
 
         mutating func add(_ other: Statistics) {
             delivered += other.delivered
             logged += other.logged
+            pruned += other.pruned
             retried += other.retried
             halted += other.halted
-            prunedByReason.merge(other.prunedByReason, uniquingKeysWith: +)
+            registrationsPruned.merge(other.registrationsPruned, uniquingKeysWith: +)
             failedByReason.merge(other.failedByReason, uniquingKeysWith: +)
         }
     }

@@ -60,9 +60,7 @@ struct PushPolicy: Sendable, Equatable {
         /// A bounded label for metrics: Apple's reason, or a fixed word.
         var metricLabel: String {
             switch self {
-            case .rejected(_, let reason?):
-                if case .unknown = reason { return "unknown" }
-                return reason.rawValue
+            case .rejected(_, let reason?): return reason.metricLabel
             case .rejected: return "no_reason"
             case .gaveUp: return "retries_exhausted"
             }
@@ -120,5 +118,14 @@ struct PushPolicy: Sendable, Equatable {
             return .fail(.gaveUp(attempts: attempts, last: last))
         }
         return .retry(after: wait)
+    }
+}
+
+extension APNSReason {
+    /// A bounded label for metrics: Apple's spelling, or `unknown` for a reason this version does
+    /// not know (so whatever text arrives never becomes a label).
+    var metricLabel: String {
+        if case .unknown = self { return "unknown" }
+        return rawValue
     }
 }

@@ -130,7 +130,7 @@ struct PushPolicyTests {
         #expect(PushPolicy.Failure.rejected(status: 400, reason: .badPriority).metricLabel == "BadPriority")
         #expect(PushPolicy.Failure.rejected(status: 400, reason: .unknown("Attacker-Chosen \" text")).metricLabel == "unknown")
         #expect(PushPolicy.Failure.rejected(status: 400, reason: nil).metricLabel == "no_reason")
-        #expect(PushDispatcher.label(.deviceTokenNotForTopic) == "DeviceTokenNotForTopic")
-        #expect(PushDispatcher.label(.unknown("x")) == "unknown")
+        #expect(APNSReason.deviceTokenNotForTopic.metricLabel == "DeviceTokenNotForTopic")
+        #expect(APNSReason.unknown("x").metricLabel == "unknown")
     }
 }

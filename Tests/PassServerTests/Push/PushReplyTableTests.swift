@@ -49,6 +49,8 @@ struct PushReplyTableTests {
         #expect(try fixture.registrations(serial) == 1)
         let ticket = try #require(try fixture.app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject)
         #expect((ticket["prunedRegistrations"] as? [Any])?.isEmpty == true, "nothing was pruned")
+        #expect(fixture.app.application.dispatcher.statistics.pruned == 1)
+        #expect(fixture.app.application.dispatcher.statistics.registrationsPruned.isEmpty, "the registration was renewed after the 410")
     }
 
     @Test("400 BadDeviceToken deletes the registration", arguments: Backend.allCases)

@@ -45,7 +45,8 @@ struct PushTokenIsolationTests {
         let statistics = fixture.app.application.dispatcher.statistics
         #expect(statistics.halted == 0)
         #expect(statistics.delivered == 990)
-        #expect(statistics.prunedByReason == ["DeviceTokenNotForTopic": 10])
+        #expect(statistics.pruned == 10)
+        #expect(statistics.registrationsPruned == ["DeviceTokenNotForTopic": 10])
         #expect(elapsed < Double(Self.haltPause), "took \(elapsed) s")
         // In recording order, the deliveries recorded after the first refusal: a halt would have
         // let through only the pushes already in flight (fewer than `concurrency`).
