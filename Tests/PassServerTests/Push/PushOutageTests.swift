@@ -22,6 +22,7 @@ struct PushOutageTests {
     @Test("the fake APNs stopped for 90 s with pushes pending: /readyz 200 within the grace, 503 after it, 200 once it is back on the same port; every push delivered",
           .timeLimit(.minutes(6)), arguments: Backend.allCases)
     func outage(backend: Backend) async throws {
+        let began = Date()
         let certificates = try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "passserver-outage"))
         let first = try PushFixture.makeFake(certificates)
         defer { first.shutdown() }
@@ -56,10 +57,12 @@ struct PushOutageTests {
         // APNs returns on the same port.
         let second = try await Self.restart(first)
         defer { second.shutdown() }
+        let restarted = Date()
         try await eventually("every pending push delivered after the outage", timeout: 120) {
             try tokens.allSatisfy { second.count(token: $0) >= 1 } && fixture.counts.summary == [0, 0, 0]
         }
         try await eventually("ready again", timeout: 30) { try fixture.readiness().status == 200 }
+        let recovered = Date()
 
         // Before the grace had passed since the pushes became pending: 200 throughout.
         let withinGrace = samples.filter { $0.at < changed.addingTimeInterval(Double(Self.grace)) }
@@ -67,6 +70,11 @@ struct PushOutageTests {
         #expect(withinGrace.allSatisfy { $0.status == 200 })
         // After it: 503 naming APNs as unreachable, and 503 from then on until APNs returned.
         let firstUnready = try #require(samples.firstIndex { $0.status == 503 }, "/readyz never went 503 during the outage")
+        print(String(
+            format: "%@: set-up %.1f s; /readyz 503 %.1f s after the pushes became pending (grace %d s); delivered and ready %.1f s after APNs returned",
+            backend.rawValue, stopped.timeIntervalSince(began), samples[firstUnready].at.timeIntervalSince(changed), Self.grace,
+            recovered.timeIntervalSince(restarted)
+        ))
         #expect(samples[firstUnready].at >= changed.addingTimeInterval(Double(Self.grace)))
         #expect(samples[firstUnready].at < changed.addingTimeInterval(Double(Self.grace) + 45), "503 came long after the grace")
         #expect(samples[firstUnready...].allSatisfy { $0.status == 503 })
