@@ -24,8 +24,8 @@ struct TestServer {
         return try body(TestServer(server: server, sink: sink))
     }
 
-    func client(timeout: Int = 15) throws -> TestClient {
-        try TestClient(port: port, timeout: timeout)
+    func client(timeout: Int = 15, source: String = "127.0.0.1") throws -> TestClient {
+        try TestClient(port: port, timeout: timeout, source: source)
     }
 
     /// A fresh connection that gets a 200 from GET `path`: the server is still healthy.
