@@ -40,7 +40,13 @@ public final class TestClient {
                 throw Failure(description: "\(step) failed: errno \(number)")
             }
         }
-        try call("bind to \(source)", host: source, port: 0) { bind(fd, $0, $1) }
+        // Bind only to play another client: an explicit bind takes its port from the space that
+        // listeners use, so a test re-listening on a port it just freed could find it taken.
+        if source != "127.0.0.1" {
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            try call("bind to \(source)", host: source, port: 0) { bind(fd, $0, $1) }
+        }
         try call("connect", host: "127.0.0.1", port: port) { Glibc.connect(fd, $0, $1) }
         return fd
     }
