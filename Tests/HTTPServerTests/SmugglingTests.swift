@@ -1,6 +1,5 @@
 import Foundation
 import PassServerTesting
-import Synchronization
 import Testing
 
 @testable import HTTPServer
@@ -142,11 +141,4 @@ import Testing
             #expect(calls.value == 0)
         }
     }
-}
-
-/// A thread-safe counter for handlers.
-final class Counter: Sendable {
-    private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
 }
