@@ -17,6 +17,10 @@ public struct APNSConfiguration: Sendable {
     public var connections: Int = 1
     /// How long APNs should keep trying to deliver a push: `apns-expiration` = now + this.
     public var expiration: Duration = .seconds(3 * 24 * 3600)
+    /// `apns-push-type`; nil leaves the header out. See `headerProblem` for the combinations APNs refuses.
+    public var pushType: APNSPushType? = .background
+    /// `apns-priority`; nil leaves the header out (APNs then uses 10).
+    public var priority: APNSPriority? = .considerPower
     /// Seconds a request may wait (queued plus in flight) before it fails with `.timeout`.
     public var requestTimeout: Double = 30
     /// Seconds of silence after which an open connection is checked with a PING.

@@ -43,5 +43,11 @@ public struct APNSError: Error, Sendable, CustomStringConvertible {
         code == .connectionFailed || code == .connectionLost || code == .timeout
     }
 
+    /// Whether APNs could not be reached at all (no TCP connection, or TLS failed), as opposed to
+    /// a connection that dropped or a push that went unanswered.
+    public var isUnreachable: Bool {
+        code == .connectionFailed || code == .tls
+    }
+
     public var description: String { "APNSError.\(code): \(message)" }
 }

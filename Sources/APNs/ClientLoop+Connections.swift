@@ -29,6 +29,7 @@ extension ClientLoop {
 
     func submitQueued() {
         let expiration = Int64(Date().timeIntervalSince1970) + configuration.expiration.components.seconds
+        let pushHeaders = configuration.pushHeaders
         for (id, connectionID) in scheduler.submissions() {
             guard let push = pushes[id], let connection = connections[connectionID] else {
                 _ = scheduler.cancel(id)
@@ -36,7 +37,8 @@ extension ClientLoop {
             }
             do throws(APNSError) {
                 let stream = try connection.submit(
-                    path: "/3/device/" + push.request.pushToken, topic: push.request.topic, expiration: expiration
+                    path: "/3/device/" + push.request.pushToken, topic: push.request.topic, expiration: expiration,
+                    pushHeaders: pushHeaders
                 )
                 pushes[id]?.connection = connectionID
                 pushes[id]?.stream = stream

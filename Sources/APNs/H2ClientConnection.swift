@@ -143,12 +143,13 @@ final class H2ClientConnection {
         }
     }
 
-    /// Queues one push on a new stream; the bytes go out on the next `flush()`.
-    func submit(path: String, topic: String, expiration: Int64) throws(APNSError) -> Int32 {
+    /// Queues one push on a new stream; the bytes go out on the next `flush()`. `pushHeaders` are
+    /// the configured `apns-push-type` and `apns-priority` fields.
+    func submit(path: String, topic: String, expiration: Int64, pushHeaders: [(String, String)]) throws(APNSError) -> Int32 {
         guard state == .open, channel.session != nil else { throw APNSError(code: .connectionLost, message: "connection not open") }
         let headers: [(String, String)] = [
-            (":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", path),
-            ("apns-topic", topic), ("apns-push-type", "background"), ("apns-priority", "5"),
+            (":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", path), ("apns-topic", topic),
+        ] + pushHeaders + [
             ("apns-expiration", String(expiration)), ("content-type", "application/json"), ("content-length", "2"),
         ]
         let stream = channel.submitRequest(headers: headers, body: Array("{}".utf8))

@@ -1,4 +1,9 @@
 extension FakeAPNs {
+    /// Push types APNs knows. Those bound to a topic of their own (`voip`, `location`, …) need a
+    /// topic suffix a pass type identifier never has, so only `alert` and `background` (or no push
+    /// type at all) fit a pass-update push.
+    static let pushTypesForPassTopics: Set<String> = ["alert", "background"]
+
     /// Checks a request the way APNs would for a pass-update push; returns the error answer, or nil if valid.
     static func validate(method: String, path: String, headers: [String: String], body: [UInt8]) -> Answer? {
         guard method == "POST" else { return .error(status: 405, reason: "MethodNotAllowed") }
@@ -8,14 +13,27 @@ extension FakeAPNs {
         guard !token.isEmpty else { return .error(status: 400, reason: "MissingDeviceToken") }
         guard token.utf8.allSatisfy(isHexDigit) else { return .error(status: 400, reason: "BadDeviceToken") }
         guard let topic = headers["apns-topic"], !topic.isEmpty else { return .error(status: 400, reason: "MissingTopic") }
-        guard headers["apns-push-type"] == "background" else { return .error(status: 400, reason: "InvalidPushType") }
-        guard headers["apns-priority"] == "5" else { return .error(status: 400, reason: "BadPriority") }
-        guard let expiration = headers["apns-expiration"], Int64(expiration) != nil else {
+        if let answer = validatePushTypeAndPriority(headers) { return answer }
+        // Absent: APNs stores the push and tries once; present: a UNIX time in seconds.
+        if let expiration = headers["apns-expiration"], Int64(expiration) == nil {
             return .error(status: 400, reason: "BadExpirationDate")
         }
         guard !body.isEmpty else { return .error(status: 400, reason: "PayloadEmpty") }
         // Real APNs takes any JSON; a pass update must be exactly `{}`, so the fake is stricter.
         guard body == Array("{}".utf8) else { return .error(status: 400, reason: "UnexpectedPayload") }
+        return nil
+    }
+
+    /// APNs's rules for `apns-push-type` and `apns-priority`: the push type may be absent; the
+    /// priority is 10, 5 or 1 and means 10 when absent; a background push with priority 10 is refused.
+    static func validatePushTypeAndPriority(_ headers: [String: String]) -> Answer? {
+        let pushType = headers["apns-push-type"]
+        if let pushType, !pushTypesForPassTopics.contains(pushType) {
+            return .error(status: 400, reason: "InvalidPushType")
+        }
+        let priority = headers["apns-priority"] ?? "10"
+        guard ["10", "5", "1"].contains(priority) else { return .error(status: 400, reason: "BadPriority") }
+        if pushType == "background" && priority == "10" { return .error(status: 400, reason: "BadPriority") }
         return nil
     }
 

@@ -126,4 +126,32 @@ struct OutboxTests {
         #expect(try fixture.store.prunePushLog(before: now.addingTimeInterval(1.5)) == 2)
         #expect(try fixture.store.latestPushes(tokenHashes: ["h0", "h1"], limit: 10).count == 1)
     }
+
+    @Test(arguments: Backend.allCases)
+    func pushLogKeepsTheOutcome(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let now = Date()
+        try fixture.store.recordPush(PushLogEntry(
+            tokenHash: "logged", passTypeIdentifier: StoreFixture.passType, status: 0, latencyMilliseconds: 1, createdAt: now, outcome: "logged"
+        ))
+        try fixture.store.recordPush(PushLogEntry(
+            tokenHash: "old", passTypeIdentifier: StoreFixture.passType, status: 200, latencyMilliseconds: 1, createdAt: now
+        ))
+        let entries = try fixture.store.latestPushes(tokenHashes: ["logged", "old"], limit: 10)
+        #expect(entries.map(\.outcome) == [nil, "logged"])
+        #expect(entries.last?.status == 0)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func pendingPushesAreSeen(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        #expect(try fixture.store.withSession(.read) { try $0.hasPendingPushes() } == false)
+        try fixture.makePass(serial: "P1")
+        _ = try fixture.register(device: "d1", token: "t1", serial: "P1")
+        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "P1", change: PassChange(seat: "B2"), now: Date())
+        #expect(try fixture.store.withSession(.read) { try $0.hasPendingPushes() } == true)
+        let row = try #require(try fixture.store.claimOutbox(limit: 1, now: Date(), lease: .seconds(60)).first)
+        try fixture.store.withSession(.write) { try $0.failOutbox(row, status: 400, reason: "BadPriority", now: Date()) }
+        #expect(try fixture.store.withSession(.read) { try $0.hasPendingPushes() } == false, "a failed row is not pending")
+    }
 }

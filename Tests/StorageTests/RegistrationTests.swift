@@ -68,4 +68,58 @@ struct RegistrationTests {
         #expect(try fixture.store.pruneRegistrations(pushToken: "gone", passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: nil) == 1)
         #expect(try fixture.store.registrationCount(deviceLibraryIdentifier: "d1") == 0)
     }
+
+    @Test(arguments: Backend.allCases)
+    func pruneRecordsEachDeletedRegistrationOnItsPass(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        try fixture.makePass(serial: "P1")
+        try fixture.makePass(serial: "P2")
+        _ = try fixture.register(device: "d1", token: "foreign", serial: "P1", now: now)
+        _ = try fixture.register(device: "d2", token: "foreign", serial: "P1", now: now)
+        _ = try fixture.register(device: "d1", token: "foreign", serial: "P2", now: now)
+        _ = try fixture.register(device: "d3", token: "healthy", serial: "P1", now: now)
+        let prune = RegistrationPrune(tokenHash: "hash-of-foreign", status: 400, reason: "DeviceTokenNotForTopic", prunedAt: now.addingTimeInterval(5))
+        let deleted = try fixture.store.withSession(.write) { session in
+            try session.pruneRegistrations(pushToken: "foreign", passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: nil, record: prune)
+        }
+        #expect(deleted == 3)
+        let (first, second) = try fixture.store.withSession(.read) { session in
+            (try session.recentPrunes(passTypeIdentifier: StoreFixture.passType, serialNumber: "P1"),
+             try session.recentPrunes(passTypeIdentifier: StoreFixture.passType, serialNumber: "P2"))
+        }
+        #expect(first == [prune, prune], "one entry per deleted registration (two devices held the token)")
+        #expect(second == [prune])
+        #expect(try fixture.store.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "P1") == ["healthy"])
+    }
+
+    @Test(arguments: Backend.allCases)
+    func prunesKeptPerPassAreBoundedNewestFirst(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        try fixture.makePass(serial: "P1")
+        let total = RegistrationPrune.keptPerPass + 5
+        for index in 0..<total {
+            _ = try fixture.register(device: "d\(index)", token: "t\(index)", serial: "P1", now: start)
+            _ = try fixture.store.withSession(.write) { session in
+                try session.pruneRegistrations(
+                    pushToken: "t\(index)", passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: nil,
+                    record: RegistrationPrune(tokenHash: "h\(index)", status: 410, reason: "Unregistered", prunedAt: start.addingTimeInterval(Double(index)))
+                )
+            }
+        }
+        let kept = try fixture.store.withSession(.read) { try $0.recentPrunes(passTypeIdentifier: StoreFixture.passType, serialNumber: "P1", limit: 100) }
+        #expect(kept.count == RegistrationPrune.keptPerPass)
+        #expect(kept.map(\.tokenHash) == (5..<total).reversed().map { "h\($0)" })
+        // When a 410 timestamp spares the registration, nothing is recorded.
+        _ = try fixture.register(device: "dx", token: "tx", serial: "P1", now: start.addingTimeInterval(100))
+        let spared = try fixture.store.withSession(.write) { session in
+            try session.pruneRegistrations(
+                pushToken: "tx", passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: start.addingTimeInterval(50),
+                record: RegistrationPrune(tokenHash: "hx", status: 410, reason: "Unregistered", prunedAt: start.addingTimeInterval(200))
+            )
+        }
+        #expect(spared == 0)
+        #expect(try fixture.store.withSession(.read) { try $0.recentPrunes(passTypeIdentifier: StoreFixture.passType, serialNumber: "P1") }.first?.tokenHash == "h\(total - 1)")
+    }
 }

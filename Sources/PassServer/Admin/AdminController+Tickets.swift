@@ -52,9 +52,13 @@ extension AdminController {
     func showTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
         var body = TicketBody(pass, downloadURL: downloadURL(for: pass))
-        body.registeredDevices = try store.registrationCount(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
-        let tokens = try store.pushTokens(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
-        body.latestPushes = tokens.isEmpty ? [] : try store.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 20).map(PushBody.init)
+        try store.withSession(.read) { session in
+            body.registeredDevices = try session.registrationCount(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
+            let tokens = try session.pushTokens(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
+            body.latestPushes = try session.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 20).map(PushBody.init)
+            body.prunedRegistrations = try session.recentPrunes(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
+                .map(PruneBody.init)
+        }
         return .json(body, encoder: .api)
     }
 

@@ -87,6 +87,7 @@ struct TicketBody: Encodable {
     var downloadURL: String?
     var registeredDevices: Int?
     var latestPushes: [PushBody]?
+    var prunedRegistrations: [PruneBody]?
 
     init(_ pass: StoredPass, downloadURL: String? = nil) {
         serialNumber = pass.serialNumber
@@ -107,6 +108,7 @@ struct TicketBody: Encodable {
 struct PushBody: Encodable {
     var status: Int
     var reason: String?
+    var outcome: String?
     var apnsId: String?
     var latencyMs: Int64
     var at: String
@@ -114,9 +116,27 @@ struct PushBody: Encodable {
     init(_ entry: PushLogEntry) {
         status = entry.status
         reason = entry.reason
+        outcome = entry.outcome
         apnsId = entry.apnsID
         latencyMs = entry.latencyMilliseconds
         at = ISODate.format(entry.createdAt)
+    }
+}
+
+/// A registration of the ticket deleted after APNs's answer about its push token.
+struct PruneBody: Encodable {
+    var status: Int
+    var reason: String
+    /// The first 16 hex digits of the token's SHA-256: tells repeated prunes of one token apart
+    /// from different phones without showing the token.
+    var tokenHash: String
+    var at: String
+
+    init(_ prune: RegistrationPrune) {
+        status = prune.status
+        reason = prune.reason
+        tokenHash = String(prune.tokenHash.prefix(16))
+        at = ISODate.format(prune.prunedAt)
     }
 }
 

@@ -63,9 +63,25 @@ extension Application {
         apns.connections = configuration.apns.connections
         apns.expiration = .seconds(configuration.apns.expiration)
         apns.requestTimeout = Double(configuration.apns.requestTimeout)
+        apns.pushType = configuration.apns.pushType
+        apns.priority = configuration.apns.priority
         if let intermediate = identity.intermediateDER { apns.clientChainDER = [intermediate] }
         return try APNSClient(configuration: apns, logger: logger)
     }
+
+    /// Apple's sandbox hosts accept pushes to pass type topics but never deliver pass updates, so
+    /// pointing `APNS_URL` at one is a mistake that would otherwise go unnoticed.
+    static func warnAboutSandbox(_ configuration: Configuration, logger: Logger) {
+        guard configuration.apns.mode == .live, let host = URL(string: configuration.apns.url)?.host?.lowercased(),
+              sandboxHosts.contains(host)
+        else { return }
+        logger.warning(
+            "APNS_URL points at Apple's sandbox, which never delivers pass updates; use https://api.push.apple.com",
+            ["apns.url": configuration.apns.url]
+        )
+    }
+
+    static let sandboxHosts: Set<String> = ["api.sandbox.push.apple.com", "api.development.push.apple.com"]
 
     /// In development, the first start mints an admin token named "development" and returns it
     /// (once) so `make run` can print it; later starts return nil.

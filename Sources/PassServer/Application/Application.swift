@@ -55,16 +55,22 @@ public final class Application: Sendable {
 
         let dispatcher = PushDispatcher(
             store: store, sender: try Self.pushSender(configuration, identity: identity, logger: logger.named("apns")),
-            policy: PushPolicy(maxRetryAge: TimeInterval(configuration.push.maxRetryAge), baseDelay: configuration.push.retryBaseDelay),
+            policy: PushPolicy(
+                maxRetryAge: TimeInterval(configuration.push.maxRetryAge), baseDelay: configuration.push.retryBaseDelay,
+                maxDelay: configuration.push.retryMaxDelay
+            ),
             readiness: readiness,
             logger: logger.named("push"),
             settings: PushDispatcher.Settings(
                 batchSize: configuration.push.batchSize, maxInFlight: configuration.push.concurrency,
                 lease: .seconds(configuration.push.lease ?? 2 * configuration.apns.requestTimeout + 30),
-                haltPause: TimeInterval(configuration.push.haltPause), drainTimeout: TimeInterval(configuration.http.drainTimeout)
+                haltPause: TimeInterval(configuration.push.haltPause), drainTimeout: TimeInterval(configuration.http.drainTimeout),
+                unreachableGrace: TimeInterval(configuration.apns.unreachableGrace)
             )
         )
         self.dispatcher = dispatcher
+        readiness.addCheck { dispatcher.unreachableFinding().map { [$0] } ?? [] }
+        Self.warnAboutSandbox(configuration, logger: logger)
         let jobRunner = JobRunner(
             store: store, logger: logger.named("jobs"), settings: JobRunner.Settings(configuration.jobs),
             afterBatch: { _ in dispatcher.wake() }

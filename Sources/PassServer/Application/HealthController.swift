@@ -3,7 +3,8 @@ import Logging
 import Storage
 
 /// `/healthz`: the process answers. `/readyz`: the database answers and no component reports a
-/// problem (503 with the reasons otherwise), so a load balancer stops sending traffic.
+/// problem; the body lists every reason (503) and every warning (also with 200), so a load
+/// balancer stops sending traffic and an operator sees why.
 struct HealthController: Sendable {
     let store: any Store
     let readiness: Readiness
@@ -13,21 +14,38 @@ struct HealthController: Sendable {
         var status: String
     }
 
+    /// The `/readyz` body. On 503 it also carries the usual `error` object, whose message joins the reasons.
+    struct ReadinessBody: Encodable {
+        var status: String
+        var reasons: [Readiness.Finding]
+        var warnings: [Readiness.Finding]
+        var error: ErrorDetail?
+
+        struct ErrorDetail: Encodable {
+            var code: String
+            var message: String
+        }
+    }
+
     func register(in router: inout Router) {
         router.get("/healthz") { _ in .json(Status(status: "ok"), encoder: .api) }
         router.get("/readyz") { request in
-            var reasons: [String] = []
+            var findings: [Readiness.Finding] = []
             do {
                 try store.ping()
             } catch {
                 logger.warning("readiness check: database unavailable", ["error": "\(error)", "request.id": request.requestID])
-                reasons.append("database: unavailable")
+                findings.append(Readiness.Finding(severity: .problem, component: "database", message: "unreachable"))
             }
-            reasons += readiness.current.map { "\($0.component): \($0.problem)" }
+            findings += readiness.evaluate()
+            let reasons = findings.filter { $0.severity == .problem }
+            let warnings = findings.filter { $0.severity == .warning }
             guard reasons.isEmpty else {
-                return .error(status: 503, code: "not_ready", message: reasons.joined(separator: "; "))
+                let message = reasons.map { "\($0.component): \($0.message)" }.joined(separator: "; ")
+                let body = ReadinessBody(status: "not_ready", reasons: reasons, warnings: warnings, error: .init(code: "not_ready", message: message))
+                return .json(body, status: 503, encoder: .api)
             }
-            return .json(Status(status: "ready"), encoder: .api)
+            return .json(ReadinessBody(status: "ready", reasons: [], warnings: warnings), encoder: .api)
         }
     }
 }

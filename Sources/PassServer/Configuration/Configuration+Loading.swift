@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 
 /// Every problem found while reading the configuration, reported together.
@@ -107,6 +108,9 @@ extension Configuration {
     /// Cross-key checks; returns every problem.
     func validate(requirements: Requirements) -> [String] {
         var problems: [String] = []
+        if let problem = APNSConfiguration.headerProblem(pushType: apns.pushType, priority: apns.priority) {
+            problems.append("APNS_PRIORITY: \(apns.priority.rawValue) with APNS_PUSH_TYPE=\(apns.pushType.rawValue): \(problem)")
+        }
         if requirements.contains(.publishing) {
             if let url = http.publicURL {
                 if url.scheme?.lowercased() != "https" && !http.allowInsecurePublicURL {

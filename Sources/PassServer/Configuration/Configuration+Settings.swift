@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import Logging
 
@@ -126,7 +127,7 @@ extension Configuration {
             }
             config.apns.mode = mode
         },
-        Setting("APNS_URL", "APNs base URL (production; the sandbox does not deliver pass updates)", default: "https://api.push.apple.com") {
+        Setting("APNS_URL", "APNs base URL (production; the sandbox never delivers pass updates, and `serve` warns about it)", default: "https://api.push.apple.com") {
             config, raw throws(SettingProblem) in
             let text = try Parse.nonEmpty(raw)
             guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host != nil else {
@@ -147,6 +148,24 @@ extension Configuration {
         Setting("APNS_REQUEST_TIMEOUT", "A push not answered within this is retried", default: "30s") { config, raw throws(SettingProblem) in
             config.apns.requestTimeout = try Parse.seconds(raw, in: 1...600)
         },
+        Setting("APNS_PUSH_TYPE", "apns-push-type: background (held to the phone's background budget) or alert", default: "background") {
+            config, raw throws(SettingProblem) in
+            guard let pushType = APNSPushType(rawValue: raw.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw SettingProblem("'\(raw)' is not background or alert")
+            }
+            config.apns.pushType = pushType
+        },
+        Setting("APNS_PRIORITY", "apns-priority: 5 (power-aware) or 10 (immediately; needs APNS_PUSH_TYPE=alert)", default: "5") {
+            config, raw throws(SettingProblem) in
+            guard let number = Int(raw.trimmingCharacters(in: .whitespaces)), let priority = APNSPriority(rawValue: number) else {
+                throw SettingProblem("'\(raw)' is not 5 or 10")
+            }
+            config.apns.priority = priority
+        },
+        Setting("APNS_UNREACHABLE_GRACE", "While pushes are pending, how long APNs may be unreachable before /readyz answers 503", default: "60s") {
+            config, raw throws(SettingProblem) in
+            config.apns.unreachableGrace = try Parse.seconds(raw, in: 1...86_400)
+        },
         Setting("PUSH_MAX_RETRY_AGE", "Retryable pushes (429, 5xx, connection loss) give up after this long", default: "1d") {
             config, raw throws(SettingProblem) in
             config.push.maxRetryAge = try Parse.seconds(raw, in: 60...(30 * 86_400))
@@ -154,7 +173,7 @@ extension Configuration {
         Setting("PUSH_BATCH_SIZE", "Outbox rows claimed per dispatcher round", default: "500") { config, raw throws(SettingProblem) in
             config.push.batchSize = try Parse.integer(raw, in: 1...10_000)
         },
-        Setting("PUSH_HALT_PAUSE", "After APNs rejects credentials or topic (403, 400), pause sending this long", default: "5m") {
+        Setting("PUSH_HALT_PAUSE", "After APNs rejects our credentials or topic (403; 400 BadTopic, TopicDisallowed, MissingTopic), pause all sending this long, then probe with one push", default: "5m") {
             config, raw throws(SettingProblem) in
             config.push.haltPause = try Parse.seconds(raw, in: 1...86_400)
         },

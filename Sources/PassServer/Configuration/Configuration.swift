@@ -1,3 +1,4 @@
+public import APNs
 public import Foundation
 public import HTTPServer
 public import Logging
@@ -86,6 +87,13 @@ public struct Configuration: Sendable, Equatable {
         public var connections = 2
         public var expiration = 3 * 86_400
         public var requestTimeout = 30
+        /// `apns-push-type` of every push: background (held to the phone's background budget) or alert.
+        public var pushType: APNSPushType = .background
+        /// `apns-priority` of every push; APNs refuses 10 with the background push type.
+        public var priority: APNSPriority = .considerPower
+        /// While pushes are pending, how long APNs may stay unreachable (connect or TLS failures)
+        /// before `/readyz` reports it.
+        public var unreachableGrace = 60
         public init() {}
     }
 
@@ -94,14 +102,16 @@ public struct Configuration: Sendable, Equatable {
         public var maxRetryAge = 86_400
         public var batchSize = 500
         public var concurrency = 200
-        /// After APNs refuses our credentials or topic (403, 400 other than BadDeviceToken), how long
-        /// sending pauses before one push probes again.
+        /// After APNs refuses our credentials or topic (403; 400 BadTopic, TopicDisallowed,
+        /// MissingTopic), how long sending pauses before one push probes again.
         public var haltPause = 300
         /// How long a claimed outbox row belongs to its process; a process that dies leaves its rows
         /// to be sent again after this. nil: 2 × `apns.requestTimeout` + 30 s.
         public var lease: Int? = nil
-        /// First retry delay in seconds (doubles per attempt, full jitter, capped at 5 minutes).
+        /// First retry delay in seconds (doubles per attempt, full jitter, capped at `retryMaxDelay`).
         public var retryBaseDelay: Double = 1
+        /// Longest retry delay in seconds.
+        public var retryMaxDelay: Double = 300
         public init() {}
     }
 

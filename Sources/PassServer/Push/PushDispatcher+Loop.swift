@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import Logging
 import Storage
@@ -58,65 +59,96 @@ extension PushDispatcher {
     private func record(_ completions: [Completion]) {
         let time = now()
         var statistics = Statistics()
-        var haltReason: String?
+        var halt: (status: Int, reason: APNSReason?)?
         var delivered = false
+        var rejected: [String: Int] = [:]
         do {
             try store.transaction { session in
                 for completion in completions {
                     let row = completion.row
+                    let outcome = completion.delivery.outcome
                     let action = policy.action(
-                        for: completion.outcome, attempts: row.attempts + 1, enqueuedAt: row.firstEnqueuedAt, now: time,
+                        for: outcome, attempts: row.attempts + 1, enqueuedAt: row.firstEnqueuedAt, now: time,
                         random: Double.random(in: 0..<1)
                     )
-                    let (status, reason) = completion.outcome.logged
+                    let (status, reason) = outcome.recorded
                     switch action {
                     case .delivered:
                         try session.completeOutbox(row, now: time)
                         statistics.delivered += 1
                         delivered = true
-                    case .prune(let cutoff):
-                        try session.pruneRegistrations(pushToken: row.pushToken, passTypeIdentifier: row.passTypeIdentifier, unlessUpdatedAfter: cutoff)
+                    case .logged:
+                        try session.completeOutbox(row, now: time)
+                        statistics.logged += 1
+                    case .prune(let why, let cutoff):
+                        let prune = RegistrationPrune(tokenHash: Self.tokenHash(row.pushToken), status: status, reason: why.rawValue, prunedAt: time)
+                        let removed = try session.pruneRegistrations(
+                            pushToken: row.pushToken, passTypeIdentifier: row.passTypeIdentifier, unlessUpdatedAfter: cutoff, record: prune
+                        )
                         try session.completeOutbox(row, now: time)
                         statistics.pruned += 1
-                    case .halt(let why):
+                        if removed > 0 { statistics.registrationsPruned[why.metricLabel, default: 0] += removed }
+                    case .halt(let haltStatus, let haltReason):
                         try session.rescheduleOutbox(row, nextAttempt: time.addingTimeInterval(settings.haltPause), status: status, reason: reason)
                         statistics.halted += 1
-                        haltReason = why
+                        halt = (haltStatus, haltReason)
                     case .retry(let delay):
                         try session.rescheduleOutbox(row, nextAttempt: time.addingTimeInterval(delay), status: status, reason: reason)
                         statistics.retried += 1
-                    case .fail(let why):
-                        try session.failOutbox(row, status: status, reason: why, now: time)
-                        statistics.failed += 1
+                    case .fail(let failure):
+                        try session.failOutbox(row, status: status, reason: String(failure.description.prefix(200)), now: time)
+                        statistics.failedByReason[failure.metricLabel, default: 0] += 1
+                        if case .rejected = failure { rejected["\(status) \(reason ?? "without a reason")", default: 0] += 1 }
                     }
                     try session.recordPush(PushLogEntry(
-                        tokenHash: PushDispatcher.tokenHash(row.pushToken), passTypeIdentifier: row.passTypeIdentifier,
-                        status: status, reason: reason, apnsID: completion.apnsID,
-                        latencyMilliseconds: Int64(completion.latency.components.seconds * 1_000 + completion.latency.components.attoseconds / 1_000_000_000_000_000),
-                        createdAt: time
+                        tokenHash: Self.tokenHash(row.pushToken), passTypeIdentifier: row.passTypeIdentifier,
+                        status: status, reason: reason, apnsID: completion.delivery.apnsID,
+                        latencyMilliseconds: Self.milliseconds(completion.latency), createdAt: time, outcome: action.name
                     ))
                 }
             }
         } catch {
             // The rows stay claimed and are sent again once their lease expires: at least once.
             logger.error("cannot record push outcomes; they will be retried", ["error": "\(error)", "count": "\(completions.count)"])
+            statistics = Statistics()
+            rejected = [:]
         }
-        updateHalt(reason: haltReason, delivered: delivered, time: time)
+        for (answer, count) in rejected.sorted(by: { $0.key < $1.key }) {
+            logger.error("APNs refused pushes as malformed; rows marked failed", ["apns.answer": answer, "count": "\(count)"])
+        }
+        if !statistics.registrationsPruned.isEmpty {
+            logger.info("registrations pruned after APNs answers", statistics.registrationsPruned.mapValues { "\($0)" })
+        }
+        observeReachability(completions.map(\.delivery.outcome), time: time)
+        updateHalt(halt, delivered: delivered, time: time)
         state.withLock { state in
             state.inFlight -= completions.count
-            state.statistics.delivered += statistics.delivered
-            state.statistics.pruned += statistics.pruned
-            state.statistics.retried += statistics.retried
-            state.statistics.failed += statistics.failed
-            state.statistics.halted += statistics.halted
+            state.statistics.add(statistics)
         }
     }
 
-    private func updateHalt(reason: String?, delivered: Bool, time: Date) {
-        if let reason {
-            logger.critical("APNs refused our pushes; sending paused", ["apns.reason": reason, "retry_in_s": "\(Int(settings.haltPause))"])
-            readiness.report("apns", problem: reason)
-            state.withLock { $0.haltedUntil = time.addingTimeInterval(settings.haltPause) }
+    private func observeReachability(_ outcomes: [PushPolicy.Outcome], time: Date) {
+        let changes = state.withLock { state in outcomes.compactMap { state.reachability.observe($0, at: time) } }
+        for change in changes {
+            switch change {
+            case .becameUnreachable:
+                logger.warning("APNs unreachable; pushes are retried", ["grace_s": "\(Int(settings.unreachableGrace))"])
+            case .recovered(let duration):
+                logger.notice("APNs reachable again", ["unreachable_s": "\(Int(duration))"])
+            }
+        }
+    }
+
+    private func updateHalt(_ halt: (status: Int, reason: APNSReason?)?, delivered: Bool, time: Date) {
+        if let halt {
+            let until = time.addingTimeInterval(settings.haltPause)
+            let answer = "\(halt.status) \(halt.reason?.rawValue ?? "without a reason")"
+            logger.critical("APNs refused our credentials or topic; all sending paused", ["apns.answer": answer, "retry_in_s": "\(Int(settings.haltPause))"])
+            readiness.report(
+                "apns",
+                problem: "sending halted: APNs answered \(answer) (credentials or topic); one probe push at \(ISODate.format(until))"
+            )
+            state.withLock { $0.haltedUntil = until }
         } else if delivered, state.withLock({ $0.haltedUntil != nil }) {
             logger.notice("APNs accepts pushes again; sending resumed")
             readiness.report("apns", problem: nil)
@@ -133,6 +165,10 @@ extension PushDispatcher {
         condition.unlock()
     }
 
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000
+    }
+
     /// What the push log keeps of a token: its SHA-256, never the token.
     static func tokenHash(_ pushToken: String) -> String {
         Crypto.hex(Crypto.sha256(Array(pushToken.utf8)))
@@ -140,11 +176,26 @@ extension PushDispatcher {
 }
 
 extension PushPolicy.Outcome {
-    /// Status and reason for the log: 0 when APNs never answered.
-    var logged: (status: Int, reason: String?) {
+    /// Status and reason for the log: status 0 when APNs never answered (or nothing was sent).
+    var recorded: (status: Int, reason: String?) {
         switch self {
-        case .answered(let status, let reason, _): (status, reason)
-        case .transportFailure(let message): (0, String(message.prefix(200)))
+        case .answered(let status, let reason, _): (status, reason?.rawValue)
+        case .unreachable(let message), .transportFailure(let message): (0, String(message.prefix(200)))
+        case .logged: (0, nil)
+        }
+    }
+}
+
+extension PushPolicy.Action {
+    /// The word the push log keeps for it.
+    var name: String {
+        switch self {
+        case .delivered: "delivered"
+        case .logged: "logged"
+        case .prune: "pruned"
+        case .halt: "halted"
+        case .retry: "retried"
+        case .fail: "failed"
         }
     }
 }

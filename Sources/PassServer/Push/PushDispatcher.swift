@@ -24,21 +24,40 @@ final class PushDispatcher: Sendable {
         /// After a configuration or credential error, how long to pause before trying one row again.
         var haltPause: TimeInterval = 300
         var drainTimeout: TimeInterval = 10
+        /// While pushes are pending, how long APNs may stay unreachable before `/readyz` says so.
+        var unreachableGrace: TimeInterval = 60
     }
 
     /// Totals since start, for metrics and tests.
     struct Statistics: Sendable, Equatable {
         var delivered = 0
+        /// Only logged (`APNS_MODE=log`), never sent.
+        var logged = 0
+        /// Pushes whose answer pruned their token's registrations.
         var pruned = 0
         var retried = 0
-        var failed = 0
         var halted = 0
+        /// Registrations deleted after those answers, by APNs's reason (`APNSReason.metricLabel`).
+        var registrationsPruned: [String: Int] = [:]
+        /// Rows given up on, by `PushPolicy.Failure.metricLabel`.
+        var failedByReason: [String: Int] = [:]
+
+        var failed: Int { failedByReason.values.reduce(0, +) }
+
+        mutating func add(_ other: Statistics) {
+            delivered += other.delivered
+            logged += other.logged
+            pruned += other.pruned
+            retried += other.retried
+            halted += other.halted
+            registrationsPruned.merge(other.registrationsPruned, uniquingKeysWith: +)
+            failedByReason.merge(other.failedByReason, uniquingKeysWith: +)
+        }
     }
 
     struct Completion: Sendable {
         var row: OutboxRow
-        var outcome: PushPolicy.Outcome
-        var apnsID: String?
+        var delivery: PushDelivery
         var latency: Duration
     }
 
@@ -48,6 +67,7 @@ final class PushDispatcher: Sendable {
         var inFlight = 0
         var completed: [Completion] = []
         var haltedUntil: Date?
+        var reachability = APNSReachability()
         var statistics = Statistics()
     }
 
@@ -81,6 +101,25 @@ final class PushDispatcher: Sendable {
     }
 
     var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// Whether sending is paused after APNs refused our credentials or topic (probing included).
+    var isHalted: Bool { state.withLock { $0.haltedUntil != nil } }
+
+    /// The `/readyz` finding while APNs has been unreachable for longer than the grace and pushes
+    /// are pending (the outbox is only asked once the outage is long enough; if the database
+    /// cannot answer, `/readyz` reports that instead).
+    func unreachableFinding() -> Readiness.Finding? {
+        let reachability = state.withLock { $0.reachability }
+        let time = now()
+        guard reachability.exceeds(grace: settings.unreachableGrace, now: time), let since = reachability.unreachableSince,
+              (try? store.withSession(.read, { try $0.hasPendingPushes() })) == true
+        else { return nil }
+        return Readiness.Finding(
+            severity: .problem, component: "apns",
+            message: "unreachable for \(Int(time.timeIntervalSince(since))) s (connect or TLS failures) while pushes are pending"
+                + "; APNS_UNREACHABLE_GRACE is \(Int(settings.unreachableGrace)) s"
+        )
+    }
 
     /// Starts the loop thread and the sending task.
     func start() {
@@ -143,15 +182,8 @@ final class PushDispatcher: Sendable {
 
     func send(_ row: OutboxRow) async {
         let start = ContinuousClock.now
-        var completion = Completion(row: row, outcome: .transportFailure("not sent"), apnsID: nil, latency: .zero)
-        do {
-            let response = try await sender.send(APNSRequest(pushToken: row.pushToken, topic: row.passTypeIdentifier))
-            completion.outcome = .answered(status: response.status, reason: response.reason?.rawValue, timestamp: response.timestamp)
-            completion.apnsID = response.apnsID
-        } catch {
-            completion.outcome = .transportFailure("\(error)")
-        }
-        completion.latency = ContinuousClock.now - start
+        let delivery = await sender.deliver(APNSRequest(pushToken: row.pushToken, topic: row.passTypeIdentifier))
+        let completion = Completion(row: row, delivery: delivery, latency: ContinuousClock.now - start)
         condition.lock()
         state.withLock { state in
             state.completed.append(completion)

@@ -36,10 +36,13 @@ public struct PushLogEntry: Sendable, Equatable {
     public var apnsID: String?
     public var latencyMilliseconds: Int64
     public var createdAt: Date
+    /// What the dispatcher did with the attempt: `delivered`, `logged` (`APNS_MODE=log`, not
+    /// sent), `pruned`, `retried`, `failed` or `halted`; nil for entries written before it was kept.
+    public var outcome: String?
 
     public init(
         tokenHash: String, passTypeIdentifier: String, status: Int, reason: String? = nil, apnsID: String? = nil,
-        latencyMilliseconds: Int64, createdAt: Date
+        latencyMilliseconds: Int64, createdAt: Date, outcome: String? = nil
     ) {
         self.tokenHash = tokenHash
         self.passTypeIdentifier = passTypeIdentifier
@@ -48,5 +51,6 @@ public struct PushLogEntry: Sendable, Equatable {
         self.apnsID = apnsID
         self.latencyMilliseconds = latencyMilliseconds
         self.createdAt = createdAt
+        self.outcome = outcome
     }
 }

@@ -75,6 +75,11 @@ extension StoreSession {
         return OutboxCounts(pending: try row.int("pending"), inFlight: try row.int("in_flight"), failed: try row.int("failed"))
     }
 
+    /// Whether any push waits to be sent (due or backing off). One indexed lookup.
+    public func hasPendingPushes() throws -> Bool {
+        try first("SELECT 1 AS one FROM push_outbox WHERE state = 'pending' LIMIT 1") != nil
+    }
+
     /// The earliest time a pending row becomes due (for the dispatcher's sleep), or `nil`.
     public func nextOutboxDue() throws -> Date? {
         try first("""
@@ -87,9 +92,9 @@ extension StoreSession {
     /// Records the outcome of one push.
     public func recordPush(_ entry: PushLogEntry) throws {
         try execute("""
-            INSERT INTO push_log (token_hash, pass_type_identifier, status, reason, apns_id, latency_ms, created_at)
+            INSERT INTO push_log (token_hash, pass_type_identifier, status, reason, apns_id, latency_ms, created_at, outcome)
             VALUES (\(entry.tokenHash), \(entry.passTypeIdentifier), \(entry.status), \(entry.reason), \(entry.apnsID),
-                \(entry.latencyMilliseconds), \(entry.createdAt.storageMillis))
+                \(entry.latencyMilliseconds), \(entry.createdAt.storageMillis), \(entry.outcome))
             """)
     }
 
@@ -98,13 +103,14 @@ extension StoreSession {
         guard !tokenHashes.isEmpty else { return [] }
         let list = SQLQuery.joined(tokenHashes.map { "\($0)" }, separator: ", ")
         return try execute("""
-            SELECT token_hash, pass_type_identifier, status, reason, apns_id, latency_ms, created_at FROM push_log
+            SELECT token_hash, pass_type_identifier, status, reason, apns_id, latency_ms, created_at, outcome FROM push_log
             WHERE token_hash IN (\(list)) ORDER BY id DESC LIMIT \(limit)
             """).map { row in
             PushLogEntry(
                 tokenHash: try row.string("token_hash"), passTypeIdentifier: try row.string("pass_type_identifier"),
                 status: try row.int("status"), reason: try row.optionalString("reason"), apnsID: try row.optionalString("apns_id"),
-                latencyMilliseconds: try row.int64("latency_ms"), createdAt: try row.date("created_at")
+                latencyMilliseconds: try row.int64("latency_ms"), createdAt: try row.date("created_at"),
+                outcome: try row.optionalString("outcome")
             )
         }
     }

@@ -118,11 +118,14 @@ extension StoreSession {
         try first("SELECT count(*) AS n FROM registrations WHERE device_library_identifier = \(deviceLibraryIdentifier)")?.int("n") ?? 0
     }
 
-    /// Deletes the registrations of a push token for a pass type (APNs 410 / BadDeviceToken),
-    /// except those updated after `unlessUpdatedAfter` (APNs's 410 timestamp: the device
-    /// registered again since). Returns how many were deleted.
+    /// Deletes the registrations of a push token for a pass type (APNs 410, `BadDeviceToken`,
+    /// `DeviceTokenNotForTopic`), except those updated after `unlessUpdatedAfter` (APNs's 410
+    /// timestamp: the device registered again since). With `record`, each deleted registration is
+    /// kept in its pass's list of prunes (`recentPrunes`). Returns how many were deleted.
     @discardableResult
-    public func pruneRegistrations(pushToken: String, passTypeIdentifier: String, unlessUpdatedAfter cutoff: Date?) throws -> Int {
+    public func pruneRegistrations(
+        pushToken: String, passTypeIdentifier: String, unlessUpdatedAfter cutoff: Date?, record: RegistrationPrune? = nil
+    ) throws -> Int {
         // Built conditionally: an untyped NULL parameter in `$n IS NULL` has no type on PostgreSQL.
         let olderOnly: SQLQuery = cutoff.map { " AND updated_at <= \($0.storageMillis)" } ?? ""
         return try transaction {
@@ -131,13 +134,47 @@ extension StoreSession {
                 WHERE pass_type_identifier = \(passTypeIdentifier)
                   AND device_library_identifier IN (SELECT device_library_identifier FROM devices WHERE push_token = \(pushToken))
                   \(olderOnly)
-                RETURNING device_library_identifier
-                """).count
+                RETURNING serial_number
+                """)
             try execute("""
                 DELETE FROM devices WHERE push_token = \(pushToken) AND NOT EXISTS
                   (SELECT 1 FROM registrations r WHERE r.device_library_identifier = devices.device_library_identifier)
                 """)
-            return deleted
+            if let record {
+                for row in deleted {
+                    try recordPrune(record, passTypeIdentifier: passTypeIdentifier, serialNumber: try row.string("serial_number"))
+                }
+            }
+            return deleted.count
         }
+    }
+
+    /// The newest prunes of a pass's registrations, newest first.
+    public func recentPrunes(passTypeIdentifier: String, serialNumber: String, limit: Int = RegistrationPrune.keptPerPass) throws -> [RegistrationPrune] {
+        try execute("""
+            SELECT token_hash, status, reason, pruned_at FROM registration_prunes
+            WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+            ORDER BY id DESC LIMIT \(limit)
+            """).map { row in
+            RegistrationPrune(
+                tokenHash: try row.string("token_hash"), status: try row.int("status"), reason: try row.string("reason"),
+                prunedAt: try row.date("pruned_at")
+            )
+        }
+    }
+
+    /// Adds one prune to a pass's list and drops what falls beyond `keptPerPass`.
+    private func recordPrune(_ prune: RegistrationPrune, passTypeIdentifier: String, serialNumber: String) throws {
+        try execute("""
+            INSERT INTO registration_prunes (pass_type_identifier, serial_number, token_hash, status, reason, pruned_at)
+            VALUES (\(passTypeIdentifier), \(serialNumber), \(prune.tokenHash), \(prune.status), \(prune.reason), \(prune.prunedAt.storageMillis))
+            """)
+        try execute("""
+            DELETE FROM registration_prunes
+            WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+              AND id NOT IN (SELECT id FROM registration_prunes
+                WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+                ORDER BY id DESC LIMIT \(RegistrationPrune.keptPerPass))
+            """)
     }
 }

@@ -43,6 +43,14 @@ struct PushFixture {
         }
     }
 
+    /// Wraps an application already sending to `fake` (for tests that replace the fake midway and
+    /// stop both themselves).
+    init(app: TestApp, fake: FakeAPNs) throws {
+        self.fake = fake
+        self.app = app
+        event = try app.createEvent()
+    }
+
     static func makeFake(_ certificates: TestCertificates, defaultAnswer: FakeAPNs.Answer = .success, goAwayAfter: Int? = nil) throws -> FakeAPNs {
         var configuration = FakeAPNs.Configuration(
             certificatePath: certificates.serverCertificate, privateKeyPath: certificates.serverKey,

@@ -7,6 +7,8 @@ import Testing
 
 /// Every row of the APNs reply table, answered by the fake over HTTP/2, has its effect in the
 /// database: registrations pruned or kept, rows retried, failed or held while sending is halted.
+/// Answers about one token (410, BadDeviceToken, DeviceTokenNotForTopic) never halt; see also
+/// `PushTokenIsolationTests`.
 @Suite("Push dispatcher: the APNs reply table end to end")
 struct PushReplyTableTests {
     static func milliseconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970 * 1_000) }
@@ -22,6 +24,12 @@ struct PushReplyTableTests {
         try await eventually("outbox emptied") { try fixture.counts.pending == 0 }
         #expect(try fixture.log(phone.pushToken).map(\.status) == [410])
         #expect(try phone.changedSerials().status == 204 || phone.changedSerials().serials.isEmpty)
+        let ticket = try #require(try fixture.app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject)
+        let pruned = try #require(ticket["prunedRegistrations"] as? [[String: Any]])
+        #expect(pruned.count == 1)
+        #expect(pruned.first?["status"] as? Int == 410)
+        #expect(pruned.first?["reason"] as? String == "Unregistered")
+        #expect(pruned.first?["tokenHash"] as? String == String(PushDispatcher.tokenHash(phone.pushToken).prefix(16)))
     }
 
     @Test("410 stamped before a re-registration keeps the registration", arguments: Backend.allCases)
@@ -39,6 +47,10 @@ struct PushReplyTableTests {
         try await eventually("410 answered and recorded") { try fixture.log(phone.pushToken).map(\.status) == [410] }
         try await eventually("outbox emptied") { try fixture.counts.pending == 0 }
         #expect(try fixture.registrations(serial) == 1)
+        let ticket = try #require(try fixture.app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject)
+        #expect((ticket["prunedRegistrations"] as? [Any])?.isEmpty == true, "nothing was pruned")
+        #expect(fixture.app.application.dispatcher.statistics.pruned == 1)
+        #expect(fixture.app.application.dispatcher.statistics.registrationsPruned.isEmpty, "the registration was renewed after the 410")
     }
 
     @Test("400 BadDeviceToken deletes the registration", arguments: Backend.allCases)
@@ -53,6 +65,7 @@ struct PushReplyTableTests {
         try await eventually("outbox emptied") { try fixture.counts.pending == 0 }
         #expect(fixture.fake.count(token: healthy.pushToken) == 1)
         #expect(try fixture.log(phone.pushToken).first?.reason == "BadDeviceToken")
+        #expect(try fixture.log(phone.pushToken).first?.outcome == "pruned")
     }
 
     @Test("400 BadTopic and 403 BadCertificate halt sending, keep the row and fail /readyz",
@@ -67,7 +80,11 @@ struct PushReplyTableTests {
         try fixture.change(serial)
         try await eventually("sending halted") { try fixture.readiness().status == 503 }
         let ready = try fixture.readiness()
-        #expect(ready.text.contains(answer.reason))
+        let reasons = try #require(ready.jsonObject?["reasons"] as? [[String: String]])
+        #expect(reasons.count == 1)
+        #expect(reasons.first?["component"] == "apns")
+        #expect(reasons.first?["message"]?.contains("sending halted: APNs answered \(answer.status) \(answer.reason)") == true)
+        #expect(try fixture.app.request("GET", "/metrics").text.contains("passserver_apns_halted 1"))
         #expect(try fixture.counts.pending == 1)
         #expect(try fixture.log(phone.pushToken).first?.status == answer.status)
 
@@ -119,6 +136,41 @@ struct PushReplyTableTests {
         }
         #expect(try fixture.readiness().status == 503)
         #expect(try fixture.counts.pending == 5)
+    }
+
+    @Test("400 BadPriority fails that row only: the others are delivered, nothing halts, /readyz stays 200", arguments: Backend.allCases)
+    func badPriorityFailsOneRow(backend: Backend) async throws {
+        // A halt would pause sending far longer than the test.
+        let fixture = try PushFixture(backend) { $0.push.haltPause = 600 }
+        defer { fixture.stop() }
+        let (phone, serial) = try fixture.registeredPhone()
+        var healthy: [Phone] = []
+        for _ in 0..<3 { healthy.append(try fixture.registeredPhone(serial: serial).phone) }
+        // Refused again if it were ever retried.
+        fixture.fake.script(token: phone.pushToken, Array(repeating: .error(status: 400, reason: "BadPriority"), count: 5))
+        try fixture.change(serial)
+        try await eventually("the others delivered and the row failed") {
+            try healthy.allSatisfy { fixture.fake.count(token: $0.pushToken) == 1 } && fixture.counts.summary == [0, 0, 1]
+        }
+        #expect(try fixture.readiness().status == 200)
+        let statistics = fixture.app.application.dispatcher.statistics
+        #expect(statistics.halted == 0)
+        #expect(statistics.failedByReason == ["BadPriority": 1])
+        let entry = try #require(try fixture.log(phone.pushToken).first)
+        #expect(entry.status == 400)
+        #expect(entry.reason == "BadPriority")
+        #expect(entry.outcome == "failed")
+        #expect(try fixture.registrations(serial) == 4, "a request mistake is not a fact about the token")
+        let metrics = try fixture.app.request("GET", "/metrics").text
+        #expect(metrics.contains(#"passserver_pushes_failed_total{reason="BadPriority"} 1"#))
+        #expect(metrics.contains(#"passserver_pushes_total{outcome="failed"} 1"#))
+        #expect(fixture.app.logs.lines.contains { $0.contains("APNs refused pushes as malformed") && $0.contains("BadPriority") })
+
+        // Sending goes on: a later change reaches a new phone at once, and the failed row is not retried.
+        let (late, lateSerial) = try fixture.registeredPhone()
+        try fixture.change(lateSerial)
+        try await eventually("a later push delivered") { fixture.fake.count(token: late.pushToken) == 1 }
+        #expect(fixture.fake.pushes.filter { $0.token == phone.pushToken }.count == 1)
     }
 
     @Test("429 and 503 are retried with backoff and then delivered",

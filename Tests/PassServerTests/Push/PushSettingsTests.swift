@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import Testing
 
@@ -16,6 +17,59 @@ struct PushSettingsTests {
         #expect(configured.push.lease == 120)
         #expect(throws: ConfigurationError.self) { try Configuration.load(environment: ["PUSH_LEASE": "1"]) }
         #expect(throws: ConfigurationError.self) { try Configuration.load(environment: ["PUSH_HALT_PAUSE": "soon"]) }
+    }
+
+    @Test("APNS_PUSH_TYPE and APNS_PRIORITY default to background and 5; every combination APNs accepts loads")
+    func headerSettings() throws {
+        let defaults = try Configuration.load(environment: [:])
+        #expect(defaults.apns.pushType == .background)
+        #expect(defaults.apns.priority == .considerPower)
+        for (pushType, priority, expected) in [("background", "5", (APNSPushType.background, APNSPriority.considerPower)),
+                                                ("alert", "5", (.alert, .considerPower)), ("alert", "10", (.alert, .immediate)),
+                                                (" ALERT ", "10", (.alert, .immediate))] {
+            let loaded = try Configuration.load(environment: ["APNS_PUSH_TYPE": pushType, "APNS_PRIORITY": priority])
+            #expect(loaded.apns.pushType == expected.0)
+            #expect(loaded.apns.priority == expected.1)
+        }
+        #expect(try Configuration.load(environment: ["APNS_PRIORITY": "10"], arguments: ["--apns-push-type", "alert"]).apns.priority == .immediate)
+    }
+
+    @Test("priority 10 with the background push type is refused, naming both keys and APNs's answer")
+    func backgroundWithPriorityTenRefused() {
+        #expect {
+            try Configuration.load(environment: ["APNS_PRIORITY": "10"])
+        } throws: { error in
+            guard let problems = (error as? ConfigurationError)?.problems, problems.count == 1, let problem = problems.first else { return false }
+            return problem.hasPrefix("APNS_PRIORITY") && problem.contains("APNS_PUSH_TYPE=background") && problem.contains("BadPriority")
+        }
+    }
+
+    @Test("unknown push types and priorities are refused together with the other problems")
+    func badValuesRefused() {
+        #expect {
+            try Configuration.load(environment: ["APNS_PUSH_TYPE": "voip", "APNS_PRIORITY": "1", "APNS_UNREACHABLE_GRACE": "never"])
+        } throws: { error in
+            let problems = (error as? ConfigurationError)?.problems ?? []
+            return problems.count == 3 && problems.contains { $0.hasPrefix("APNS_PUSH_TYPE: 'voip'") }
+                && problems.contains { $0.hasPrefix("APNS_PRIORITY: '1'") } && problems.contains { $0.hasPrefix("APNS_UNREACHABLE_GRACE") }
+        }
+    }
+
+    @Test("pass-server serve exits 64 on priority 10 with background pushes")
+    func serveRefusesBadCombination() {
+        let output = CapturedOutput()
+        let code = CommandLineInterface.run(["serve"], context: output.context(environment: ["APNS_PRIORITY": "10", "APNS_PUSH_TYPE": "background"]))
+        #expect(code == ExitCode.usage)
+        #expect(output.standardError.contains("APNS_PRIORITY: 10 with APNS_PUSH_TYPE=background"))
+    }
+
+    @Test("APNS_UNREACHABLE_GRACE defaults to 60 s and reaches the dispatcher", arguments: Backend.allCases)
+    func unreachableGrace(backend: Backend) throws {
+        #expect(try Configuration.load(environment: [:]).apns.unreachableGrace == 60)
+        #expect(try Configuration.load(environment: ["APNS_UNREACHABLE_GRACE": "2m"]).apns.unreachableGrace == 120)
+        let app = try TestApp.start(backend) { $0.apns.unreachableGrace = 17 }
+        defer { app.stop() }
+        #expect(app.application.dispatcher.settings.unreachableGrace == 17)
     }
 
     @Test("the application hands the settings to its dispatcher", arguments: Backend.allCases)
