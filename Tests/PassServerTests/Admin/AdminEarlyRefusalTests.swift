@@ -27,7 +27,8 @@ struct AdminEarlyRefusalTests {
         fixture.store.close()
         let server = try fixture.launch()
         defer { server.forceKill() }
-        let port = try await server.port()
+        // Generous: under the whole suite on a shared machine a start can take long.
+        let port = try await server.port(timeout: 180)
         let pid = server.process.processIdentifier
 
         // Warm up: the code paths of a refusal have run once before the baseline.
