@@ -49,6 +49,7 @@ let package = Package(
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
 
         // MARK: Tests
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(

@@ -100,12 +100,7 @@ final class H2ClientConnection {
         guard channel.startTLS(context: tls.context), let ssl = channel.ssl else {
             throw APNSError(code: .tls, message: "SSL_new failed" + openSSLErrors())
         }
-        if SocketAddress.isIPLiteral(host) {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
-        } else {
-            _ = shim_SSL_set_tlsext_host_name(ssl, host)
-            SSL_set1_host(ssl, host)
-        }
+        try TLSContext.expectPeer(ssl, host: host)
         state = .handshaking
     }
 

@@ -72,6 +72,24 @@ final class TLSContext: @unchecked Sendable {
     }
 
     /// An `.invalidConfiguration` error carrying the drained OpenSSL error queue.
+    /// Makes `ssl` send `host` as SNI and accept only a server certificate issued for `host`
+    /// (a name, or an IP address literal). Any of these calls failing would leave the connection
+    /// without a name check, so a failure ends the connection attempt instead.
+    static func expectPeer(_ ssl: OpaquePointer, host: String) throws(APNSError) {
+        if SocketAddress.isIPLiteral(host) {
+            guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1 else {
+                throw APNSError(code: .tls, message: "cannot require the server certificate to name IP address \(host)" + openSSLErrors())
+            }
+            return
+        }
+        guard shim_SSL_set_tlsext_host_name(ssl, host) == 1 else {
+            throw APNSError(code: .tls, message: "cannot send \(host) as the TLS server name" + openSSLErrors())
+        }
+        guard SSL_set1_host(ssl, host) == 1 else {
+            throw APNSError(code: .tls, message: "cannot require the server certificate to name \(host)" + openSSLErrors())
+        }
+    }
+
     static func failure(_ message: String) -> APNSError {
         APNSError(code: .invalidConfiguration, message: message + openSSLErrors())
     }

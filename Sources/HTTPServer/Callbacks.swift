@@ -14,11 +14,13 @@ let uriCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     core.inFlight.add(1, ordering: .relaxed)
     let context = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "/")
+    context.rawTargetLength = uri.map { strlen($0) } ?? 0
+    context.rawTargetAddress = uri.map { UInt(bitPattern: $0) } ?? 0
     return Unmanaged.passRetained(context).toOpaque()
 }
 
 /// Headers complete, each body chunk, and end of request: see `ServerCore.process`.
-let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, conCls in
+let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadDataSize, conCls in
     guard let cls, let connection, let uploadDataSize, let conCls else { return .NO }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     let context: RequestContext
@@ -31,19 +33,40 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         conCls.pointee = Unmanaged.passRetained(context).toOpaque()
     }
     return core.process(
-        connection: connection, context: context, method: method, uploadData: uploadData, uploadDataSize: uploadDataSize
+        connection: connection, context: context, method: method, version: version, uploadData: uploadData,
+        uploadDataSize: uploadDataSize
     )
 }
 
 /// The request is over (answered, aborted or timed out): release its context.
-let completedCallback: MHD_RequestCompletedCallback = { cls, _, conCls, termination in
+let completedCallback: MHD_RequestCompletedCallback = { cls, connection, conCls, termination in
     guard let cls, let conCls, let pointer = conCls.pointee else { return }
     conCls.pointee = nil
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    // The next request on this connection must arrive within the deadline too.
+    if let connection { core.connections.awaitNext(connection) }
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     core.inFlight.subtract(1, ordering: .relaxed)
     if context.prepared && !context.responded {
         core.logger.debug("request aborted", ["request.id": context.requestID, "termination": "\(termination.rawValue)"])
+    }
+}
+
+/// A new TCP connection, before anything is read: refused when its peer holds its share already.
+let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
+    guard let cls else { return .YES }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    return core.connections.admit(address) ? .YES : .NO
+}
+
+/// A connection started or closed (after its last request): keeps the connection table current.
+let connectionNotification: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    guard let cls, let connection else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    switch code {
+    case .CONNECTION_NOTIFY_STARTED: core.connections.started(connection)
+    case .CONNECTION_NOTIFY_CLOSED: core.connections.closed(connection)
+    default: break
     }
 }
 

@@ -5,9 +5,12 @@
 // connection stays on the worker that accepted it, and that worker calls our callbacks for it one
 // at a time, so per-request state (`RequestContext`) needs no lock. Handlers run synchronously on
 // the worker and may block (database calls): while one blocks, the other connections of that
-// worker wait, so `threads` bounds how many handlers run at once. Nothing here touches Swift's
-// cooperative thread pool. Shared state is immutable (`ServerCore`) or atomic (in-flight count,
-// draining flag); the lifecycle (`start`/`shutdown`) is guarded by a `Mutex`.
+// worker wait, so `threads` bounds how many handlers run at once. A handler runs only once its
+// whole request has arrived, so slow clients hold a connection, never a worker. Nothing here
+// touches Swift's cooperative thread pool. Shared state is immutable (`ServerCore`), atomic
+// (in-flight count, draining flag) or behind a `Mutex` (the connection table, which a timer on
+// its own dispatch queue sweeps for request deadlines); the lifecycle (`start`/`shutdown`) is
+// guarded by a `Mutex`.
 //
 // Shutdown: `MHD_quiesce_daemon` stops accepting and we close the listening socket (new
 // connections are refused), in-flight requests finish within `drainTimeout` (their responses
@@ -55,6 +58,7 @@ public final class HTTPServer: Sendable {
         if case .running(let daemon) = state.withLock({ $0.phase }) {
             MHD_stop_daemon(daemon.pointer)
         }
+        core.connections.stopSweeping()
     }
 
     /// The bound port (the real one when the configuration asked for 0); 0 before `start()`.
@@ -82,6 +86,7 @@ public final class HTTPServer: Sendable {
             state.port = socket.port
             stopped.enter()
         }
+        core.connections.startSweeping()
         core.logger.info("http server started", [
             "host": configuration.host, "port": String(port), "threads": String(configuration.threads),
         ])
@@ -135,5 +140,6 @@ public final class HTTPServer: Sendable {
             core.logger.warning("drain timeout: closing in-flight requests", ["requests": String(remaining)])
         }
         MHD_stop_daemon(daemon.pointer)
+        core.connections.stopSweeping()
     }
 }

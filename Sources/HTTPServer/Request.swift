@@ -14,12 +14,16 @@ public struct Request: Sendable {
     public var body: [UInt8]
     /// The client's IP address as seen on the socket (a reverse proxy's address behind one).
     public var peerAddress: String
+    /// The client's IP address: the peer, or behind a trusted proxy the address it forwarded
+    /// (see `ClientAddress`). Rate limits and the access log use this one.
+    public var clientAddress: String
     /// The request id echoed in `X-Request-ID` and in every log line about this request.
     public var requestID: String
     /// Route path parameters (`:name` segments), percent-decoded.
     public var parameters: [String: String]
 
-    /// A request value; `query` is derived from `queryItems` (first value wins).
+    /// A request value; `query` is derived from `queryItems` (first value wins), and the client
+    /// address defaults to the peer address.
     public init(
         method: HTTPMethod = .GET,
         path: String = "/",
@@ -27,6 +31,7 @@ public struct Request: Sendable {
         headers: HTTPHeaders = [:],
         body: [UInt8] = [],
         peerAddress: String = "127.0.0.1",
+        clientAddress: String? = nil,
         requestID: String = "",
         parameters: [String: String] = [:]
     ) {
@@ -41,6 +46,7 @@ public struct Request: Sendable {
         self.headers = headers
         self.body = body
         self.peerAddress = peerAddress
+        self.clientAddress = clientAddress ?? peerAddress
         self.requestID = requestID
         self.parameters = parameters
     }

@@ -5,6 +5,10 @@
 final class RequestContext {
     /// The request target exactly as received (raw path plus query).
     let rawTarget: String
+    /// Its length in bytes as libmicrohttpd saw it (up to a NUL, if it holds one), and where it
+    /// lay in libmicrohttpd's buffer (see `RequestHead`).
+    var rawTargetLength = 0
+    var rawTargetAddress: UInt = 0
     let startedAt = ContinuousClock.now
 
     /// Headers have been read and the route resolved (the first access-handler call happened).
@@ -18,6 +22,7 @@ final class RequestContext {
     var queryItems: [(name: String, value: String)] = []
     var headers = HTTPHeaders()
     var peerAddress = "unknown"
+    var clientAddress = "unknown"
     var requestID = ""
 
     var route: Router.Route?
@@ -31,26 +36,5 @@ final class RequestContext {
 
     init(rawTarget: String) {
         self.rawTarget = rawTarget
-    }
-
-    /// The path as it goes into the access log: raw (already log-safe), and with the value of any
-    /// parameter whose name contains "token" cut to four characters, so download links stay secret.
-    var loggedPath: String {
-        guard let route, route.segments.contains(where: { if case .parameter(let name) = $0 { Self.isSecret(name) } else { false } })
-        else { return String(rawPath.prefix(512)) }
-        let raw = rawPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        var parts: [String] = []
-        for (segment, value) in zip(route.segments, raw) {
-            if case .parameter(let name) = segment, Self.isSecret(name) {
-                parts.append(value.prefix(4) + "…")
-            } else {
-                parts.append(String(value))
-            }
-        }
-        return "/" + parts.joined(separator: "/")
-    }
-
-    private static func isSecret(_ name: String) -> Bool {
-        name.lowercased().contains("token")
     }
 }

@@ -2,6 +2,11 @@
 /// Throw `HTTPError` for a client-facing error; any other error becomes a logged, generic 500.
 public typealias Handler = @Sendable (Request) throws -> Response
 
+/// A check that runs as soon as a request's headers have arrived, before its body is read: throw
+/// an `HTTPError` (for example 401) to answer at once without buffering the body. The request it
+/// gets has an empty body. A handler registered with a preflight only ever runs after it passed.
+public typealias Preflight = @Sendable (Request) throws -> Void
+
 /// Maps method and path pattern to handlers. Patterns are `/`-separated literal segments and
 /// `:name` parameters, e.g. `/v1/passes/:passTypeIdentifier/:serialNumber`.
 ///
@@ -15,6 +20,7 @@ public struct Router: Sendable {
         var pattern: String
         var segments: [Segment]
         var maxBodySize: Int?
+        var preflight: Preflight?
         var handler: Handler
     }
 
@@ -29,10 +35,14 @@ public struct Router: Sendable {
     public init() {}
 
     /// Registers `handler` for `method` and `pattern`; `maxBodySize` overrides the server's body
-    /// limit for this route. Registering the same method and pattern again replaces the handler.
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
+    /// limit for this route, and `preflight` runs before the body is read. Registering the same
+    /// method and pattern again replaces the route.
+    public mutating func add(
+        _ method: HTTPMethod, _ pattern: String, maxBodySize: Int? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler
+    ) {
         let route = Route(
-            method: method, pattern: pattern, segments: Self.parse(pattern), maxBodySize: maxBodySize, handler: handler
+            method: method, pattern: pattern, segments: Self.parse(pattern), maxBodySize: maxBodySize, preflight: preflight,
+            handler: handler
         )
         if let index = table.firstIndex(where: { $0.method == method && $0.segments == route.segments }) {
             table[index] = route
@@ -41,29 +51,29 @@ public struct Router: Sendable {
         }
     }
 
-    /// Registers a `GET` route; see `add(_:_:maxBodySize:_:)`.
-    public mutating func get(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
-        add(.GET, pattern, maxBodySize: maxBodySize, handler)
+    /// Registers a `GET` route; see `add(_:_:maxBodySize:preflight:_:)`.
+    public mutating func get(_ pattern: String, maxBodySize: Int? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler) {
+        add(.GET, pattern, maxBodySize: maxBodySize, preflight: preflight, handler)
     }
 
-    /// Registers a `POST` route; see `add(_:_:maxBodySize:_:)`.
-    public mutating func post(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
-        add(.POST, pattern, maxBodySize: maxBodySize, handler)
+    /// Registers a `POST` route; see `add(_:_:maxBodySize:preflight:_:)`.
+    public mutating func post(_ pattern: String, maxBodySize: Int? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler) {
+        add(.POST, pattern, maxBodySize: maxBodySize, preflight: preflight, handler)
     }
 
-    /// Registers a `PUT` route; see `add(_:_:maxBodySize:_:)`.
-    public mutating func put(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
-        add(.PUT, pattern, maxBodySize: maxBodySize, handler)
+    /// Registers a `PUT` route; see `add(_:_:maxBodySize:preflight:_:)`.
+    public mutating func put(_ pattern: String, maxBodySize: Int? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler) {
+        add(.PUT, pattern, maxBodySize: maxBodySize, preflight: preflight, handler)
     }
 
-    /// Registers a `PATCH` route; see `add(_:_:maxBodySize:_:)`.
-    public mutating func patch(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
-        add(.PATCH, pattern, maxBodySize: maxBodySize, handler)
+    /// Registers a `PATCH` route; see `add(_:_:maxBodySize:preflight:_:)`.
+    public mutating func patch(_ pattern: String, maxBodySize: Int? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler) {
+        add(.PATCH, pattern, maxBodySize: maxBodySize, preflight: preflight, handler)
     }
 
-    /// Registers a `DELETE` route; see `add(_:_:maxBodySize:_:)`.
-    public mutating func delete(_ pattern: String, maxBodySize: Int? = nil, _ handler: @escaping Handler) {
-        add(.DELETE, pattern, maxBodySize: maxBodySize, handler)
+    /// Registers a `DELETE` route; see `add(_:_:maxBodySize:preflight:_:)`.
+    public mutating func delete(_ pattern: String, maxBodySize: Int? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler) {
+        add(.DELETE, pattern, maxBodySize: maxBodySize, preflight: preflight, handler)
     }
 
     /// Every registered route in registration order (HEAD for GET routes is implicit, not listed).

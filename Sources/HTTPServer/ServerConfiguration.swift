@@ -13,8 +13,17 @@ public struct ServerConfiguration: Sendable {
     public var maxHeaderSize: Int
     /// Idle time after which a connection (including one stalled mid-request) is closed.
     public var connectionTimeout: Duration
+    /// How long a whole request (request line, headers and body) may take to arrive, counted from
+    /// the moment the connection is ready for it (accepted, or the previous response sent). A
+    /// client that trickles bytes, never idle for long, is still cut off after this.
+    public var requestTimeout: Duration
     /// Maximum simultaneous connections; further connections are accepted and closed at once.
     public var maxConnections: Int
+    /// Maximum simultaneous connections from one IP address; further ones are closed at once.
+    /// Trusted proxies are exempt (they carry many clients); limit clients at the proxy.
+    public var maxConnectionsPerClient: Int
+    /// Reverse proxies whose `X-Forwarded-For` is believed (see `ClientAddress`); loopback by default.
+    public var trustedProxies: [AddressRange]
     /// Worker threads; handlers run on them and may block, so this bounds concurrent handlers.
     public var threads: Int
     /// How long `shutdown()` waits for in-flight requests before closing them.
@@ -29,7 +38,10 @@ public struct ServerConfiguration: Sendable {
         maxBodySize: Int = 1 << 20,
         maxHeaderSize: Int = 32 << 10,
         connectionTimeout: Duration = .seconds(30),
+        requestTimeout: Duration = .seconds(30),
         maxConnections: Int = 1024,
+        maxConnectionsPerClient: Int = 32,
+        trustedProxies: [AddressRange] = AddressRange.loopback,
         threads: Int = ServerConfiguration.defaultThreads,
         drainTimeout: Duration = .seconds(10),
         listenBacklog: Int = 511
@@ -39,7 +51,10 @@ public struct ServerConfiguration: Sendable {
         self.maxBodySize = maxBodySize
         self.maxHeaderSize = maxHeaderSize
         self.connectionTimeout = connectionTimeout
+        self.requestTimeout = requestTimeout
         self.maxConnections = maxConnections
+        self.maxConnectionsPerClient = maxConnectionsPerClient
+        self.trustedProxies = trustedProxies
         self.threads = threads
         self.drainTimeout = drainTimeout
         self.listenBacklog = listenBacklog
@@ -59,7 +74,9 @@ public struct ServerConfiguration: Sendable {
             problems.append("maxHeaderSize must be 4096...67108864 bytes (got \(maxHeaderSize))")
         }
         if connectionTimeout < .seconds(1) { problems.append("connectionTimeout must be at least 1 s") }
+        if requestTimeout < .milliseconds(100) { problems.append("requestTimeout must be at least 100 ms") }
         if !(1...1_000_000).contains(maxConnections) { problems.append("maxConnections must be 1...1000000") }
+        if !(1...1_000_000).contains(maxConnectionsPerClient) { problems.append("maxConnectionsPerClient must be 1...1000000") }
         if !(1...1024).contains(threads) { problems.append("threads must be 1...1024 (got \(threads))") }
         if drainTimeout < .zero { problems.append("drainTimeout must not be negative") }
         if !(1...65535).contains(listenBacklog) { problems.append("listenBacklog must be 1...65535") }

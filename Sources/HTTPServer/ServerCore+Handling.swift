@@ -2,28 +2,41 @@ import CMicroHTTPD
 import Glibc
 
 /// The request lifecycle as libmicrohttpd drives it, on the connection's worker thread:
-/// 1. `prepare` (first access-handler call, headers complete): resolve the route; 400/404/405 and a
-///    `Content-Length` above the limit are answered at once, without reading the body.
+/// 1. `prepare` (first access-handler call, headers complete): resolve the client address, refuse
+///    ambiguous framing (400, connection closed), resolve the route, run its preflight; 400, 401,
+///    404, 405 and a `Content-Length` above the limit are answered at once, without reading the body.
 /// 2. `consume` (one call per body chunk): append within the limit; a chunked body that passes the
 ///    limit is discarded from then on and answered 413 when it ends (closed if it runs on far beyond).
 /// 3. `respond` (last call): run the handler synchronously and queue its response.
 extension ServerCore {
+    /// What `prepare` decided instead of reading the body.
+    enum EarlyAnswer {
+        /// Answer after the (empty) request, or at once if a body follows (the connection then closes).
+        case answer(Response)
+        /// Answer at once and close the connection: the request's framing cannot be trusted.
+        case refuse(Response)
+    }
+
     func process(
-        connection: OpaquePointer, context: RequestContext, method: UnsafePointer<CChar>?,
+        connection: OpaquePointer, context: RequestContext, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
         uploadData: UnsafePointer<CChar>?, uploadDataSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
         if !context.prepared {
             context.prepared = true
-            if let early = prepare(context, connection: connection, method: method) {
+            switch prepare(context, connection: connection, method: method, version: version) {
+            case nil:
+                return .YES
+            case .refuse(let response):
+                return queue(response, for: context, on: connection, close: true)
+            case .answer(let response):
                 // Answering now skips the body but makes libmicrohttpd close the connection, so
                 // a request without a body is answered on the next call and keeps its keep-alive.
                 guard Self.hasBody(context.headers) else {
-                    context.pending = early
+                    context.pending = response
                     return .YES
                 }
-                return queue(early, for: context, on: connection)
+                return queue(response, for: context, on: connection)
             }
-            return .YES
         }
         if let pending = context.pending {
             if uploadDataSize.pointee > 0 {
@@ -38,15 +51,25 @@ extension ServerCore {
         if context.overflow > 0 {
             return queue(HTTPError.payloadTooLarge(limit: context.bodyLimit).response, for: context, on: connection, close: true)
         }
+        // The whole request has arrived: the deadline no longer applies while the handler works.
+        connections.answered(connection)
         return queue(respond(context), for: context, on: connection)
     }
 
-    /// Reads method, headers, peer and request id, and resolves the route. Returns an immediate
-    /// error response, or nil to go on reading the body.
-    private func prepare(_ context: RequestContext, connection: OpaquePointer, method: UnsafePointer<CChar>?) -> Response? {
+    /// Reads method, headers, addresses and request id, checks the framing, resolves the route and
+    /// runs its preflight. Returns an early answer, or nil to go on reading the body.
+    private func prepare(
+        _ context: RequestContext, connection: OpaquePointer, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?
+    ) -> EarlyAnswer? {
         context.method = HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET")
-        context.headers = Self.headers(of: connection)
-        context.peerAddress = Self.peerAddress(of: connection)
+        let (headers, fields) = Self.headers(of: connection)
+        context.headers = headers
+        let peer = shim_MHD_client_address(connection).flatMap { IPAddress(socketAddress: $0) }
+        context.peerAddress = peer?.description ?? "unknown"
+        let client = ClientAddress.resolve(
+            peer: peer, forwardedFor: context.headers.values(for: "X-Forwarded-For"), trusted: configuration.trustedProxies
+        )
+        context.clientAddress = client?.description ?? "unknown"
         context.requestID = RequestID.resolve(incoming: context.headers[RequestID.headerName])
 
         var target = Substring(context.rawTarget)
@@ -58,39 +81,57 @@ extension ServerCore {
         let queryStart = target.firstIndex(of: "?")
         context.rawPath = String(target[..<(queryStart ?? target.endIndex)])
         let rawQuery = queryStart.map { target[target.index(after: $0)...] } ?? ""
+
+        let versionText = version.map { String(cString: $0) } ?? ""
+        if let problem = RequestFraming.problem(version: versionText, headers: context.headers)
+            ?? Self.head(connection, method: method, version: version, fields: fields, context: context)?.problem
+        {
+            return .refuse(HTTPError.badRequest(problem, code: "malformed_request").response)
+        }
         guard let path = PercentDecoding.decode(context.rawPath) else {
-            return HTTPError.badRequest("The path has a malformed percent-escape.").response
+            return .answer(HTTPError.badRequest("The path has a malformed percent-escape.").response)
         }
         guard let queryItems = PercentDecoding.queryItems(rawQuery) else {
-            return HTTPError.badRequest("The query has a malformed percent-escape.").response
+            return .answer(HTTPError.badRequest("The query has a malformed percent-escape.").response)
         }
         context.path = path
         context.queryItems = queryItems
 
         switch router.match(method: context.method, rawPath: context.rawPath) {
         case .badPath:
-            return HTTPError.badRequest("The path has a malformed percent-escape.").response
+            return .answer(HTTPError.badRequest("The path has a malformed percent-escape.").response)
         case .notFound:
-            return HTTPError.notFound().response
+            return .answer(HTTPError.notFound().response)
         case .methodNotAllowed(let allow):
             var response = HTTPError(
                 status: 405, code: "method_not_allowed", message: "\(context.method) is not allowed here."
             ).response
             response.headers.replace(name: "Allow", value: allow)
-            return response
+            return .answer(response)
         case .found(let route, let parameters):
             context.route = route
             context.parameters = parameters
             context.bodyLimit = route.maxBodySize ?? configuration.maxBodySize
         }
+        if let preflight = context.route?.preflight {
+            do {
+                try preflight(request(from: context))
+            } catch {
+                return .answer(errorResponse(error, context: context))
+            }
+        }
         if let declared = context.headers["Content-Length"], let length = Int(declared.trimmingSpaces) {
             guard length <= context.bodyLimit else {
-                return HTTPError.payloadTooLarge(limit: context.bodyLimit).response
+                return .answer(HTTPError.payloadTooLarge(limit: context.bodyLimit).response)
             }
-            context.body.reserveCapacity(length)
+            // Memory follows the bytes that arrive, not what a client declares.
+            context.body.reserveCapacity(min(length, Self.initialBodyCapacity))
         }
         return nil
     }
+
+    /// Body bytes reserved up front; larger bodies grow as they arrive.
+    static let initialBodyCapacity = 64 << 10
 
     private func consume(_ context: RequestContext, data: UnsafePointer<CChar>?, count: UnsafeMutablePointer<Int>) -> MHD_Result {
         let size = count.pointee
@@ -113,23 +154,32 @@ extension ServerCore {
     /// Runs the handler; errors become JSON responses, unexpected ones a logged generic 500.
     private func respond(_ context: RequestContext) -> Response {
         guard let route = context.route else { return HTTPError.internalError.response }
-        let request = Request(
-            method: context.method, path: context.path, queryItems: context.queryItems, headers: context.headers,
-            body: context.body, peerAddress: context.peerAddress, requestID: context.requestID,
-            parameters: context.parameters
-        )
+        let request = request(from: context)
         context.body = []
         do {
             return try route.handler(request)
-        } catch let error as HTTPError {
-            return error.response
         } catch {
-            logger.error(
-                "handler failed",
-                ["request.id": context.requestID, "route": route.pattern, "error": String(describing: error)]
-            )
-            return HTTPError.internalError.response
+            return errorResponse(error, context: context)
         }
+    }
+
+    /// The request a preflight or handler sees (the body is whatever has arrived: none for a preflight).
+    private func request(from context: RequestContext) -> Request {
+        Request(
+            method: context.method, path: context.path, queryItems: context.queryItems, headers: context.headers,
+            body: context.body, peerAddress: context.peerAddress, clientAddress: context.clientAddress,
+            requestID: context.requestID, parameters: context.parameters
+        )
+    }
+
+    /// An `HTTPError` as itself; anything else as a generic 500, logged with the request id.
+    private func errorResponse(_ error: any Error, context: RequestContext) -> Response {
+        if let error = error as? HTTPError { return error.response }
+        logger.error(
+            "handler failed",
+            ["request.id": context.requestID, "route": context.route?.pattern ?? "", "error": String(describing: error)]
+        )
+        return HTTPError.internalError.response
     }
 
     /// Whether a body follows the headers (RFC 9112 §6.3: Transfer-Encoding or a non-zero length).
@@ -139,44 +189,48 @@ extension ServerCore {
         return Int(length.trimmingSpaces) != 0
     }
 
-    /// Request headers in arrival order, read without assuming NUL-free values.
-    private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        withUnsafeMutablePointer(to: &headers) { pointer in
+    /// Request headers in arrival order, read without assuming NUL-free values, and where each
+    /// one lay in libmicrohttpd's buffer (name start and value end addresses).
+    private static func headers(of connection: OpaquePointer) -> (HTTPHeaders, [(start: UInt, end: UInt)]) {
+        var collected = CollectedHeaders()
+        withUnsafeMutablePointer(to: &collected) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectHeader, UnsafeMutableRawPointer(pointer))
         }
-        return headers
+        return (collected.headers, collected.fields)
     }
 
-    /// The numeric client address.
-    private static func peerAddress(of connection: OpaquePointer) -> String {
-        guard let address = shim_MHD_client_address(connection) else { return "unknown" }
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        let capacity = socklen_t(buffer.count)
-        switch Int32(address.pointee.sa_family) {
-        case AF_INET:
-            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet4 in
-                var raw = inet4.pointee.sin_addr
-                _ = inet_ntop(AF_INET, &raw, &buffer, capacity)
-            }
-        case AF_INET6:
-            address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { inet6 in
-                var raw = inet6.pointee.sin6_addr
-                _ = inet_ntop(AF_INET6, &raw, &buffer, capacity)
-            }
-        default:
-            return "unknown"
-        }
-        let length = buffer.firstIndex(of: 0) ?? buffer.count
-        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// The layout of the request head, as offsets from the method (see `RequestHead`).
+    private static func head(
+        _ connection: OpaquePointer, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+        fields: [(start: UInt, end: UInt)], context: RequestContext
+    ) -> RequestHead? {
+        guard let method, let version, context.rawTargetAddress != 0 else { return nil }
+        let base = UInt(bitPattern: method)
+        func offset(_ address: UInt) -> Int { Int(bitPattern: address &- base) }
+        return RequestHead(
+            methodLength: strlen(method),
+            target: (start: offset(context.rawTargetAddress), length: context.rawTargetLength),
+            version: (start: offset(UInt(bitPattern: version)), length: strlen(version)),
+            fields: fields.map { (start: offset($0.start), end: offset($0.end)) },
+            size: shim_MHD_request_header_size(connection)
+        )
     }
 }
 
-/// Appends one header to the `HTTPHeaders` that `cls` points at.
+/// What `collectHeader` gathers.
+private struct CollectedHeaders {
+    var headers = HTTPHeaders()
+    var fields: [(start: UInt, end: UInt)] = []
+}
+
+/// Appends one header, and where it lay, to the `CollectedHeaders` that `cls` points at.
 private let collectHeader: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
     guard let cls, let key else { return .YES }
     let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
     let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
-    cls.assumingMemoryBound(to: HTTPHeaders.self).pointee.add(name: name, value: text)
+    let collected = cls.assumingMemoryBound(to: CollectedHeaders.self)
+    collected.pointee.headers.add(name: name, value: text)
+    let end = value.map { UInt(bitPattern: $0) + UInt(valueSize) } ?? UInt(bitPattern: key) + UInt(keySize)
+    collected.pointee.fields.append((start: UInt(bitPattern: key), end: end))
     return .YES
 }

@@ -2,13 +2,18 @@ import CMicroHTTPD
 import Logging
 import Synchronization
 
-/// What every libmicrohttpd worker thread shares: the router, settings, logger and two atomics.
+/// What every libmicrohttpd worker thread shares: the router, settings, logger, the connection
+/// table and two atomics.
 /// Passed to the C callbacks as an unretained `Unmanaged` pointer; `HTTPServer` keeps it alive for
 /// longer than the daemon runs.
 final class ServerCore: Sendable {
     let router: Router
     let configuration: ServerConfiguration
     let logger: Logger
+    /// Per-client connection counts and request deadlines.
+    let connections: ConnectionRegistry
+    /// How paths appear in the access log (secrets cut short).
+    let loggedPath: LoggedPath
     /// Requests between the URI callback and the completion callback (drained by `shutdown()`).
     let inFlight = Atomic<Int>(0)
     /// Set once shutdown starts: responses then carry `Connection: close`.
@@ -18,6 +23,8 @@ final class ServerCore: Sendable {
         self.router = router
         self.configuration = configuration
         self.logger = logger
+        connections = ConnectionRegistry(configuration: configuration, logger: logger)
+        loggedPath = LoggedPath(routes: router.table.map(\.segments))
     }
 
     /// Headers that the server computes itself; a handler's values for them are ignored.
@@ -40,6 +47,7 @@ final class ServerCore: Sendable {
             MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
         }
         context.responded = true
+        connections.answered(connection)
         guard let handle = created else {
             logger.error("cannot create response", ["request.id": context.requestID])
             return .NO
@@ -60,12 +68,13 @@ final class ServerCore: Sendable {
         let milliseconds = (ContinuousClock.now - context.startedAt) / .milliseconds(1)
         var metadata: Logger.Metadata = [
             "method": context.method.rawValue,
-            "path": context.loggedPath,
+            "path": loggedPath.redact(context.rawPath),
             "status": String(status),
             "bytes": String(bytes),
             "duration_ms": String((milliseconds * 100).rounded() / 100),
             "request.id": context.requestID,
             "peer": context.peerAddress,
+            "client": context.clientAddress,
         ]
         if let note { metadata["note"] = note }
         logger.info("request", metadata)

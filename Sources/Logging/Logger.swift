@@ -1,7 +1,8 @@
 // A small structured logger: constant messages, key=value metadata, one line per event.
 //
 // Lines go to a `LogSink` (standard error by default) under a lock, so lines from many threads
-// never interleave. Secrets never belong in metadata: log tokens truncated or hashed.
+// never interleave. Every part of a line is escaped (`LogText`): text from outside cannot forge
+// lines or send terminal controls. Secrets never belong in metadata: log tokens truncated or hashed.
 
 import Foundation
 import Synchronization
@@ -109,28 +110,14 @@ public struct Logger: Sendable {
     public func error(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) { log(.error, message(), extra()) }
     public func critical(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) { log(.critical, message(), extra()) }
 
+    /// One line: timestamp, level, label, message, then `key=value` metadata sorted by key. Every
+    /// part is escaped by `LogText`, so no caller can put a line break or terminal control into it.
     static func format(level: LogLevel, label: String, message: String, metadata: Metadata) -> String {
-        var line = "\(timestamp()) \(level) \(label): \(message)"
+        var line = "\(timestamp()) \(level) \(LogText.name(label)): \(LogText.escape(message))"
         for key in metadata.keys.sorted() {
-            line += " \(key)=\(quoted(metadata[key] ?? ""))"
+            line += " \(LogText.name(key))=\(LogText.value(metadata[key] ?? ""))"
         }
         return line
-    }
-
-    private static func quoted(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline })
-        guard needsQuotes else { return value }
-        var escaped = ""
-        for character in value {
-            switch character {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            default: escaped.append(character)
-            }
-        }
-        return "\"\(escaped)\""
     }
 
     private static func timestamp() -> String {

@@ -12,25 +12,43 @@ public final class TestClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds.
-    public init(port: Int, timeout: Int = 15) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// Connects to 127.0.0.1:`port` from `source` (another loopback address plays another client);
+    /// reads give up after `timeout` seconds.
+    public init(port: Int, timeout: Int = 15, source: String = "127.0.0.1") throws {
+        fd = try Self.connect(port: port, source: source, timeout: timeout)
+    }
+
+    /// A blocking TCP socket from `source` to 127.0.0.1:`port` whose reads and writes give up after
+    /// `timeout` seconds; the caller closes it.
+    public static func connect(port: Int, source: String = "127.0.0.1", timeout: Int = 15) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            let number = errno
-            close(fd)
-            throw Failure(description: "connect failed: errno \(number)")
-        }
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        func call(_ step: String, host: String, port: Int, _ operation: (UnsafePointer<sockaddr>, socklen_t) -> Int32) throws {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            address.sin_addr.s_addr = inet_addr(host)
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { operation($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard result == 0 else {
+                let number = errno
+                close(fd)
+                throw Failure(description: "\(step) failed: errno \(number)")
+            }
+        }
+        // Bind only to play another client: an explicit bind takes its port from the space that
+        // listeners use, so a test re-listening on a port it just freed could find it taken.
+        if source != "127.0.0.1" {
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            try call("bind to \(source)", host: source, port: 0) { bind(fd, $0, $1) }
+        }
+        try call("connect", host: "127.0.0.1", port: port) { Glibc.connect(fd, $0, $1) }
+        return fd
     }
 
     deinit { close(fd) }
@@ -87,6 +105,13 @@ public final class TestClient {
             buffer = []
         }
         return response
+    }
+
+    /// Whether the server has closed the connection (EOF or reset), without waiting or consuming data.
+    public var isClosedByPeer: Bool {
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
     }
 
     /// Whether the server closes the connection (EOF or reset) before `seconds` pass; data is skipped.

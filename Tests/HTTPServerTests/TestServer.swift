@@ -2,6 +2,7 @@ import Foundation
 import PassServerTesting
 @testable import HTTPServer
 import Logging
+import Synchronization
 
 /// A live server on 127.0.0.1 with a free port and an in-memory log, stopped after `body`.
 struct TestServer {
@@ -24,8 +25,8 @@ struct TestServer {
         return try body(TestServer(server: server, sink: sink))
     }
 
-    func client(timeout: Int = 15) throws -> TestClient {
-        try TestClient(port: port, timeout: timeout)
+    func client(timeout: Int = 15, source: String = "127.0.0.1") throws -> TestClient {
+        try TestClient(port: port, timeout: timeout, source: source)
     }
 
     /// A fresh connection that gets a 200 from GET `path`: the server is still healthy.
@@ -41,4 +42,11 @@ func echoRouter() -> Router {
     router.post("/echo") { request in Response(status: 200, headers: ["Content-Type": "application/octet-stream"], body: request.body) }
     router.post("/small", maxBodySize: 16) { request in .text("got \(request.body.count)") }
     return router
+}
+
+/// A thread-safe counter for handlers.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

@@ -1,5 +1,8 @@
 import Foundation
+import HTTPServer
 import Testing
+
+@testable import PassServer
 
 /// Checks the files operators deploy with: `docker-compose.yml` (through the real `docker-compose`
 /// 1.29 parser, no Docker engine needed), `.env.example`, the `Dockerfile`, `.dockerignore` and the
@@ -16,7 +19,7 @@ struct DeploymentTests {
         "PASS_CERTIFICATE", "PASS_PRIVATE_KEY", "PASS_PRIVATE_KEY_PASSWORD", "PASS_P12", "PASS_P12_PASSWORD",
         "WWDR_CERTIFICATE", "PASS_TYPE_IDENTIFIER", "TEAM_IDENTIFIER", "ORGANIZATION_NAME", "TOKEN_SECRET",
         "APNS_MODE", "APNS_URL", "APNS_CA_FILE", "APNS_CONNECTIONS", "APNS_EXPIRATION", "PUSH_MAX_RETRY_AGE",
-        "POSTGRES_PASSWORD",
+        "POSTGRES_PASSWORD", "TRUSTED_PROXIES", "HTTP_MAX_CONNECTIONS_PER_CLIENT", "HTTP_REQUEST_TIMEOUT",
     ]
 
     @Test func composeAcceptsAnEnvironmentMadeFromTheExample() async throws {
@@ -60,6 +63,16 @@ struct DeploymentTests {
         #expect(environment["HTTP_HOST"] as? String == "0.0.0.0")
         // Proves env_file: .env reaches the container.
         #expect(environment["TOKEN_SECRET"] as? String == secret)
+        // The proxy on the host connects through the pinned network's gateway: that subnet is trusted.
+        let subnet = (((config["networks"] as? [String: Any])?["default"] as? [String: Any])?["ipam"] as? [String: Any])?["config"] as? [[String: Any]]
+        #expect(subnet?.first?["subnet"] as? String == "172.30.80.0/24", "\(String(describing: config["networks"]))")
+        #expect(subnet?.first?["gateway"] as? String == "172.30.80.1")
+        let trusted = try #require(environment["TRUSTED_PROXIES"] as? String)
+        let ranges = try Parse.addressRanges(trusted)
+        let gateway = try #require(IPAddress("172.30.80.1"))
+        #expect(ranges.contains { $0.contains(gateway) }, "TRUSTED_PROXIES=\(trusted) must contain the gateway")
+        let outsider = try #require(IPAddress("203.0.113.9"))
+        #expect(!ranges.contains { $0.contains(outsider) }, "no public address is trusted")
         #expect(environment["ORGANIZATION_NAME"] as? String == "Example Events")
 
         let postgres = try #require(services["postgres"] as? [String: Any])
@@ -185,6 +198,26 @@ struct DeploymentTests {
         #expect(service["NoNewPrivileges"] == ["yes"])
         #expect(service["ProtectSystem"] == ["strict"])
         #expect(service["ReadWritePaths"]?.first?.hasSuffix("/.data") == true)
+        // The proxy on this host connects over loopback.
+        let environment = service["Environment"] ?? []
+        let trusted = environment.first(where: { $0.hasPrefix("TRUSTED_PROXIES=") }) ?? ""
+        let ranges = try Parse.addressRanges(String(trusted.dropFirst("TRUSTED_PROXIES=".count)))
+        let loopback = AddressRange.loopback
+        #expect(ranges == loopback, "Environment: \(environment)")
+    }
+
+    @Test func proxyConfigsForwardTheAddressTheServerBelieves() throws {
+        let nginx = try Self.read("deploy/nginx-pass-server.conf").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.hasPrefix("#") }
+        // nginx appends the peer it saw as the last entry, the one the server reads.
+        #expect(nginx.contains("proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;"))
+        #expect(!nginx.contains { $0.hasPrefix("real_ip_header") || $0.hasPrefix("set_real_ip_from") })
+        #expect(nginx.contains { $0.hasPrefix("upstream") } && nginx.contains("server 127.0.0.1:8080;"), "the upstream is on loopback, which is trusted by default")
+        #expect(nginx.contains { $0.hasPrefix("limit_conn pass_server_clients ") }, "connections per client are capped at the proxy")
+        let caddy = try Self.read("deploy/Caddyfile").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.hasPrefix("#") }
+        #expect(caddy.contains { $0.hasPrefix("reverse_proxy 127.0.0.1:8080") })
+        #expect(!caddy.contains { $0.contains("trusted_proxies") }, "Caddy then sets X-Forwarded-For to the client it sees")
     }
 }
 

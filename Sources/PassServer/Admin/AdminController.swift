@@ -17,24 +17,19 @@ struct AdminController: Sendable {
     var now: @Sendable () -> Date = Date.init
 
     func register(in router: inout Router) {
-        router.post("/admin/v1/events", authorized(createEvent))
-        router.get("/admin/v1/events/:eventId", authorized(showEvent))
-        router.patch("/admin/v1/events/:eventId", authorized(updateEvent))
-        router.post("/admin/v1/events/:eventId/tickets", authorized(createTicket))
-        router.get("/admin/v1/events/:eventId/tickets", authorized(listTickets))
-        router.get("/admin/v1/tickets/:serialNumber", authorized(showTicket))
-        router.patch("/admin/v1/tickets/:serialNumber", authorized(updateTicket))
-        router.post("/admin/v1/tickets/:serialNumber/cancel", authorized(cancelTicket))
-        router.post("/admin/v1/tickets/:serialNumber/download-link", authorized(rotateDownloadLink))
-        router.get("/admin/v1/jobs/:jobId", authorized(showJob))
-    }
-
-    /// Wraps a handler with the bearer-token check.
-    private func authorized(_ handler: @escaping @Sendable (Request) throws -> Response) -> Handler {
-        { request in
-            try AdminAuthentication.check(request, store: store)
-            return try handler(request)
-        }
+        // The bearer token is checked from the headers alone, before any body is read; the
+        // router runs a handler only after its preflight passed.
+        let authenticate: Preflight = { try AdminAuthentication.check($0, store: store) }
+        router.post("/admin/v1/events", preflight: authenticate, createEvent)
+        router.get("/admin/v1/events/:eventId", preflight: authenticate, showEvent)
+        router.patch("/admin/v1/events/:eventId", preflight: authenticate, updateEvent)
+        router.post("/admin/v1/events/:eventId/tickets", preflight: authenticate, createTicket)
+        router.get("/admin/v1/events/:eventId/tickets", preflight: authenticate, listTickets)
+        router.get("/admin/v1/tickets/:serialNumber", preflight: authenticate, showTicket)
+        router.patch("/admin/v1/tickets/:serialNumber", preflight: authenticate, updateTicket)
+        router.post("/admin/v1/tickets/:serialNumber/cancel", preflight: authenticate, cancelTicket)
+        router.post("/admin/v1/tickets/:serialNumber/download-link", preflight: authenticate, rotateDownloadLink)
+        router.get("/admin/v1/jobs/:jobId", preflight: authenticate, showJob)
     }
 
     func showJob(_ request: Request) throws -> Response {

@@ -4,19 +4,22 @@ import Foundation
 import Logging
 
 extension Application {
-    /// TOKEN_SECRET, or in development a secret kept in `.data/token-secret` (created once).
+    /// TOKEN_SECRET, or in development a secret kept in `.data/token-secret` (created once, mode
+    /// 0600 from its first instant; an existing file that is not a valid secret is an error rather
+    /// than replaced, because every issued pass depends on it).
     static func tokenSecret(_ configuration: Configuration) throws -> [UInt8] {
         if let secret = configuration.tokenSecret { return secret }
         guard configuration.development else { throw ConfigurationError(problems: ["TOKEN_SECRET: required"]) }
         let path = ".data/token-secret"
-        if let text = try? String(contentsOfFile: path, encoding: .utf8), let secret = try? Parse.secret(text) {
-            return secret
-        }
         try FileManager.default.createDirectory(atPath: ".data", withIntermediateDirectories: true)
-        let secret = Crypto.randomBytes(32)
-        try Crypto.hex(secret).write(toFile: path, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        return secret
+        let fresh = Crypto.randomBytes(32)
+        if try PrivateFile.create(path, bytes: Array(Crypto.hex(fresh).utf8)) { return fresh }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        do {
+            return try Parse.secret(text)
+        } catch {
+            throw ConfigurationError(problems: ["\(path): \(error.message) (remove the file to generate a new secret)"])
+        }
     }
 
     /// The pass signing identity; in development, generated certificates are created first.

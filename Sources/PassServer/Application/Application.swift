@@ -98,7 +98,10 @@ public final class Application: Sendable {
         serverConfiguration.port = http.port
         serverConfiguration.maxBodySize = http.maxBodySize
         serverConfiguration.connectionTimeout = .seconds(http.connectionTimeout)
+        serverConfiguration.requestTimeout = .seconds(http.requestTimeout)
         serverConfiguration.maxConnections = http.maxConnections
+        serverConfiguration.maxConnectionsPerClient = http.maxConnectionsPerClient
+        serverConfiguration.trustedProxies = http.trustedProxies
         if http.threads > 0 { serverConfiguration.threads = http.threads }
         serverConfiguration.drainTimeout = .seconds(http.drainTimeout)
         server = HTTPServer(configuration: serverConfiguration, router: router, logger: logger.named("http"))

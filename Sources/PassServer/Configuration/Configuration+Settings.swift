@@ -32,12 +32,24 @@ extension Configuration {
             config, raw throws(SettingProblem) in
             config.http.maxBodySize = try Parse.integer(raw, in: 1_024...(64 << 20))
         },
-        Setting("HTTP_CONNECTION_TIMEOUT", "Idle or slow connections are closed after this long", default: "30s") {
+        Setting("HTTP_CONNECTION_TIMEOUT", "A connection that sends nothing for this long is closed", default: "30s") {
             config, raw throws(SettingProblem) in
             config.http.connectionTimeout = try Parse.seconds(raw, in: 1...3_600)
         },
+        Setting("HTTP_REQUEST_TIMEOUT", "A whole request (headers and body) must arrive within this, however steadily it trickles", default: "30s") {
+            config, raw throws(SettingProblem) in
+            config.http.requestTimeout = try Parse.seconds(raw, in: 1...3_600)
+        },
         Setting("HTTP_MAX_CONNECTIONS", "Most connections open at once", default: "1024") { config, raw throws(SettingProblem) in
             config.http.maxConnections = try Parse.integer(raw, in: 1...100_000)
+        },
+        Setting("HTTP_MAX_CONNECTIONS_PER_CLIENT", "Most connections one client address may hold; TRUSTED_PROXIES are exempt", default: "32") {
+            config, raw throws(SettingProblem) in
+            config.http.maxConnectionsPerClient = try Parse.integer(raw, in: 1...100_000)
+        },
+        Setting("TRUSTED_PROXIES", "Comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (`none` for none); the client is the rightmost address not in the list", default: "127.0.0.0/8,::1/128") {
+            config, raw throws(SettingProblem) in
+            config.http.trustedProxies = try Parse.addressRanges(raw)
         },
         Setting("HTTP_THREADS", "Request threads; 0 means 4 per core", default: "0") { config, raw throws(SettingProblem) in
             config.http.threads = try Parse.integer(raw, in: 0...1_024)

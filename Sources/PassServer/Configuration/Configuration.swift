@@ -1,5 +1,6 @@
 public import APNs
 public import Foundation
+public import HTTPServer
 public import Logging
 
 /// Everything `pass-server` is told by its operator, read once at start and passed by value.
@@ -42,7 +43,13 @@ public struct Configuration: Sendable, Equatable {
         public var allowInsecurePublicURL = false
         public var maxBodySize = 1 << 20
         public var connectionTimeout = 30
+        /// Seconds a whole request may take to arrive (a trickling client is cut off after this).
+        public var requestTimeout = 30
         public var maxConnections = 1024
+        /// Connections one client address may hold at once (trusted proxies are exempt).
+        public var maxConnectionsPerClient = 32
+        /// Reverse proxies whose `X-Forwarded-For` names the client; loopback by default.
+        public var trustedProxies = AddressRange.loopback
         public var threads = 0
         public var drainTimeout = 10
         public init() {}

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Logging
 
 /// One configuration key: its environment variable, its flag, its default as shown to people, and
@@ -70,6 +71,22 @@ enum Parse {
             throw SettingProblem("'\(raw)' is outside \(range.lowerBound)…\(range.upperBound) seconds")
         }
         return total
+    }
+
+    /// Comma-separated CIDR blocks (`10.0.0.0/8`, `::1/128`, or bare addresses); `none` is the empty list.
+    static func addressRanges(_ raw: String) throws(SettingProblem) -> [AddressRange] {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        if text.lowercased() == "none" { return [] }
+        var ranges: [AddressRange] = []
+        var bad: [String] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let entry = item.trimmingCharacters(in: .whitespaces)
+            if let range = AddressRange(entry) { ranges.append(range) } else { bad.append("'\(entry)'") }
+        }
+        guard bad.isEmpty else {
+            throw SettingProblem("\(bad.joined(separator: ", ")) is not an IPv4/IPv6 address or CIDR block such as 10.0.0.0/8 or ::1/128")
+        }
+        return ranges
     }
 
     static func boolean(_ raw: String) throws(SettingProblem) -> Bool {

@@ -24,8 +24,10 @@ struct DeviceController: Sendable {
 
     func register(in router: inout Router) {
         let registration = "/v1/devices/:deviceLibraryIdentifier/registrations/:passTypeIdentifier/:serialNumber"
-        router.post(registration, maxBodySize: Self.maxBodySize) { try self.registerDevice($0) }
-        router.delete(registration, maxBodySize: Self.maxBodySize) { try self.unregisterDevice($0) }
+        // The ApplePass token is checked from the headers, before a body is read.
+        let authenticate: Preflight = { _ = try self.authenticatedIdentifiers($0) }
+        router.post(registration, maxBodySize: Self.maxBodySize, preflight: authenticate) { try self.registerDevice($0) }
+        router.delete(registration, maxBodySize: Self.maxBodySize, preflight: authenticate) { try self.unregisterDevice($0) }
         router.get("/v1/devices/:deviceLibraryIdentifier/registrations/:passTypeIdentifier") { try self.changedSerials($0) }
         router.get("/v1/passes/:passTypeIdentifier/:serialNumber") { try self.latestPass($0) }
         router.post("/v1/log", maxBodySize: Self.maxBodySize) { try self.log($0) }
@@ -38,8 +40,8 @@ struct DeviceController: Sendable {
     }
 
     func registerDevice(_ request: Request) throws -> Response {
-        let device = try DeviceRequest.device(request)
         let pass = try authenticatedIdentifiers(request)
+        let device = try DeviceRequest.device(request)
         let body = try DeviceRequest.json(RegistrationBody.self, from: request)
         guard let raw = body.pushToken else { throw HTTPError.badRequest("pushToken is required.", code: "missing_push_token") }
         guard let pushToken = PushToken(raw) else {
@@ -56,8 +58,8 @@ struct DeviceController: Sendable {
     }
 
     func unregisterDevice(_ request: Request) throws -> Response {
-        let device = try DeviceRequest.device(request)
         let pass = try authenticatedIdentifiers(request)
+        let device = try DeviceRequest.device(request)
         try store.deleteRegistration(
             deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber
         )
@@ -106,16 +108,22 @@ struct DeviceController: Sendable {
         var logs: [String]?
     }
 
+    /// Longest message kept from a phone, in UTF-8 bytes; longer ones are cut and marked.
+    static let maxLogMessageBytes = 1_024
+
     func log(_ request: Request) throws -> Response {
-        let client = DeviceRequest.clientAddress(request)
+        let client = request.clientAddress
         guard logLimiter.allow(client, now: now()) else {
             throw HTTPError(status: 429, code: "rate_limited", message: "Too many log requests; try again later.", headers: ["Retry-After": "60"])
         }
         let body = try DeviceRequest.json(LogBody.self, from: request)
         guard let logs = body.logs else { throw HTTPError.badRequest("logs is required.", code: "missing_logs") }
-        // A phone reports a handful of lines; keep at most 100 of at most 2,000 characters each.
-        // NUL is valid JSON but PostgreSQL text refuses it: replace it rather than fail with a 500.
-        let messages = logs.prefix(100).map { String($0.prefix(2_000)).replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") }
+        // A phone reports a handful of lines; keep at most 100 of at most 1,024 bytes each (cut on a
+        // scalar boundary and marked). NUL is valid JSON but PostgreSQL text refuses it: replace it
+        // rather than fail with a 500. The logger escapes control characters itself.
+        let messages = logs.prefix(100).map {
+            LogText.truncated($0, maxBytes: Self.maxLogMessageBytes).text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}")
+        }
         for message in messages {
             logger.warning("device log", ["device.message": message, "request.id": request.requestID, "client": client])
         }
@@ -130,11 +138,9 @@ struct DeviceController: Sendable {
     /// The pass named by the path, if the `ApplePass` token matches it. Every failure is the same
     /// 401, so a caller cannot tell an unknown pass from a wrong token.
     func authenticatedPass(_ request: Request) throws -> StoredPass {
+        let token = try DeviceRequest.token(request)
         let passType = try DeviceRequest.passType(request)
         let serial = try DeviceRequest.serial(request)
-        guard let token = AuthenticationToken(authorizationHeader: request.headers["Authorization"]) else {
-            throw DeviceRequest.unauthorized
-        }
         let stored = try store.pass(passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue)
         // Hash even when the pass is unknown so both paths cost the same.
         let matches = TokenVault.matches(token.rawValue, storedHash: stored?.authenticationTokenHash ?? [UInt8](repeating: 0, count: 32))
@@ -146,15 +152,14 @@ struct DeviceController: Sendable {
     /// The pass named by the path, authenticated like `authenticatedPass` but from the cached token
     /// hash when there is one (the row itself is not needed to register or unregister).
     func authenticatedIdentifiers(_ request: Request) throws -> (passTypeIdentifier: String, serialNumber: String) {
+        let token = try DeviceRequest.token(request)
         let passType = try DeviceRequest.passType(request)
         let serial = try DeviceRequest.serial(request)
         guard let cached = authentication.hash(passType: passType, serial: serial) else {
             let pass = try authenticatedPass(request)
             return (pass.passTypeIdentifier, pass.serialNumber)
         }
-        guard let token = AuthenticationToken(authorizationHeader: request.headers["Authorization"]),
-            TokenVault.matches(token.rawValue, storedHash: cached)
-        else { throw DeviceRequest.unauthorized }
+        guard TokenVault.matches(token.rawValue, storedHash: cached) else { throw DeviceRequest.unauthorized }
         return (passType.rawValue, serial.rawValue)
     }
 }

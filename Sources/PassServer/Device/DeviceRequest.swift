@@ -7,6 +7,13 @@ enum DeviceRequest {
         status: 401, code: "unauthorized", message: "Missing or invalid ApplePass authorization for this pass."
     )
 
+    /// The `ApplePass` token, checked before anything else so that a request without valid
+    /// credentials learns nothing about its path (401 even when a segment is malformed too).
+    static func token(_ request: Request) throws(HTTPError) -> AuthenticationToken {
+        guard let token = AuthenticationToken(authorizationHeader: request.headers["Authorization"]) else { throw unauthorized }
+        return token
+    }
+
     static func device(_ request: Request) throws(HTTPError) -> DeviceLibraryIdentifier {
         guard let value = request.parameters["deviceLibraryIdentifier"].flatMap(DeviceLibraryIdentifier.init) else {
             throw HTTPError.badRequest("deviceLibraryIdentifier must be 1 to 128 letters, digits, '-' or '_'.", code: "invalid_device_library_identifier")
@@ -39,17 +46,5 @@ enum DeviceRequest {
         } catch {
             throw HTTPError.badRequest("The body is not the expected JSON object.", code: "malformed_json")
         }
-    }
-
-    /// The client a rate limit applies to: the peer, or, behind a proxy on this host, the first
-    /// address of `X-Forwarded-For` (only a local proxy is trusted to set it).
-    static func clientAddress(_ request: Request) -> String {
-        let peer = request.peerAddress
-        let local = peer.hasPrefix("127.") || peer == "::1" || peer.hasPrefix("::ffff:127.")
-        if local, let forwarded = request.headers["X-Forwarded-For"]?.split(separator: ",").first {
-            let address = forwarded.trimmingCharacters(in: .whitespaces)
-            if !address.isEmpty && address.count <= 64 { return address }
-        }
-        return peer
     }
 }

@@ -32,6 +32,7 @@ public final class SQLiteStore: Store {
                 throw StorageError(.unavailable, "could not create the directory for the SQLite database")
             }
         }
+        try Self.createPrivately(path)
         self.path = path
         busyTimeoutMilliseconds = Int32(clamping: options.busyTimeout.milliseconds)
         writer = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
@@ -56,5 +57,21 @@ public final class SQLiteStore: Store {
 
     public func close() {
         readers.withLock { $0.removeAll() }
+    }
+
+    /// Creates a missing database file empty with mode 0600 before SQLite opens it. SQLite would
+    /// create it 0644 (less the umask), and gives the `-wal` and `-shm` files it makes later the
+    /// mode of the database file, so all three are private from their first instant. An existing
+    /// file is left as it is.
+    static func createPrivately(_ path: String) throws {
+        guard path != ":memory:" else { return }
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(0o600))
+        guard fd >= 0 else {
+            if errno == EEXIST { return }
+            throw StorageError(.unavailable, "could not create the SQLite database file: \(String(cString: strerror(errno)))")
+        }
+        defer { Glibc.close(fd) }
+        // The umask can only remove bits; make the mode exactly 0600 on our own descriptor.
+        _ = fchmod(fd, mode_t(0o600))
     }
 }

@@ -82,4 +82,55 @@ struct DeviceAuthenticationTests {
         #expect(response.status == 200)
         #expect(response.jsonObject?["serialNumbers"] as? [String] == [serial])
     }
+
+    @Test("a missing Authorization is 401 even when a path segment is malformed too", arguments: Backend.allCases)
+    func missingAuthorizationBeatsABadSegment(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let serial = try app.issueTickets(1)[0]
+        let phone = Phone(app: app)
+        let passType = app.passTypeIdentifier
+        let body = Array(#"{"pushToken":"\#(phone.pushToken)"}"#.utf8)
+        let json = [("Content-Type", "application/json")]
+        let cases: [(method: String, path: String)] = [
+            ("POST", "/v1/devices/dev.ice/registrations/\(passType)/\(serial)"),
+            ("POST", "/v1/devices/\(phone.deviceLibraryIdentifier)/registrations/nopass/\(serial)"),
+            ("POST", "/v1/devices/\(phone.deviceLibraryIdentifier)/registrations/\(passType)/bad%20serial"),
+            ("DELETE", "/v1/devices/dev.ice/registrations/\(passType)/\(serial)"),
+            ("DELETE", "/v1/devices/\(phone.deviceLibraryIdentifier)/registrations/\(passType)/bad%20serial"),
+            ("GET", "/v1/passes/nopass/\(serial)"),
+            ("GET", "/v1/passes/\(passType)/bad%20serial"),
+        ]
+        for testCase in cases {
+            let response = try app.request(testCase.method, testCase.path, headers: json, body: testCase.method == "POST" ? body : [])
+            #expect(response.status == 401, "\(testCase.method) \(testCase.path)")
+            #expect(response.errorCode == "unauthorized", "\(testCase.method) \(testCase.path): \(response.text)")
+            // With a well-formed token the malformed segment is named.
+            let named = try app.request(testCase.method, testCase.path, headers: json + [phone.auth(serial)], body: testCase.method == "POST" ? body : [])
+            #expect(named.status == 400, "\(testCase.method) \(testCase.path)")
+        }
+    }
+
+    @Test("registration checks the ApplePass token before it reads the body", arguments: Backend.allCases)
+    func registrationRefusedBeforeTheBody(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let serial = try app.issueTickets(1)[0]
+        let phone = Phone(app: app)
+        let path = "/v1/devices/\(phone.deviceLibraryIdentifier)/registrations/\(app.passTypeIdentifier)/\(serial)"
+        for authorization in ["ApplePass " + String(repeating: "x", count: 43), app.authenticationToken(serial: serial)] {
+            let client = try TestClient(port: app.port, timeout: 10)
+            client.send("POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: \(authorization)\r\nContent-Type: application/json\r\nContent-Length: 60000\r\nExpect: 100-continue\r\n\r\n")
+            let response = try #require(try client.readResponse())
+            #expect(response.status == 401, "refused from the headers, instead of 100 Continue: \(response.status)")
+            #expect(response.errorCode == "unauthorized")
+        }
+        // The right token gets 100 Continue and then registers.
+        let client = try TestClient(port: app.port, timeout: 10)
+        let body = #"{"pushToken":"\#(phone.pushToken)"}"#
+        client.send("POST \(path) HTTP/1.1\r\nHost: x\r\n\(phone.auth(serial).0): \(phone.auth(serial).1)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\n\r\n")
+        #expect(try client.readResponse()?.status == 100)
+        client.send(body)
+        #expect(try client.readResponse()?.status == 201)
+    }
 }
