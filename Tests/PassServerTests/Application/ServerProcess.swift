@@ -56,19 +56,27 @@ final class ServerProcess {
     var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
     var standardOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
-    /// The port from the "listening" line, waiting up to `timeout` seconds.
+    /// The port from the "listening" line, waiting up to `timeout` seconds. The log is read once
+    /// more after the deadline: on a loaded machine this task may get no thread of the small
+    /// cooperative pool until long after the line was written.
     func port(timeout: TimeInterval = 60) async throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            for line in standardError.split(separator: "\n") where line.contains(": listening") {
-                if let range = line.range(of: #"port=\d+"#, options: .regularExpression), let port = Int(line[range].dropFirst(5)) {
-                    return port
-                }
-            }
+            if let port = listeningPort() { return port }
             guard process.isRunning else { break }
             await AdminSupport.pause(0.05)
         }
+        if let port = listeningPort() { return port }
         throw AdminSupport.Failure(description: "pass-server did not start listening: \(standardError.suffix(2_000))")
+    }
+
+    private func listeningPort() -> Int? {
+        for line in standardError.split(separator: "\n") where line.contains(": listening") {
+            if let range = line.range(of: #"port=\d+"#, options: .regularExpression), let port = Int(line[range].dropFirst(5)) {
+                return port
+            }
+        }
+        return nil
     }
 
     func signal(_ number: Int32) {
