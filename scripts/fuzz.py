@@ -14,7 +14,7 @@ most generated device requests and made-up ones for the rest, so the registratio
 endpoints are exercised for real, and wrong or missing credentials must be 401.
 
     scripts/fuzz.py                 # the full run (`make fuzz`)
-    scripts/fuzz.py --bounded       # the bounded run of `make test`
+    scripts/fuzz.py --bounded       # the bounded run of `make test` (at a lower CPU priority)
 
 Prints `schemathesis: N cases (P positive, Q negative), F failures` and exits 1 on any failure.
 """
@@ -220,6 +220,10 @@ def main():
     arguments = parser.parse_args()
 
     max_examples = arguments.max_examples or (50 if arguments.bounded else 300)
+    if arguments.bounded:
+        # Beside the rest of `make test`: schemathesis and the server it starts take CPU only when
+        # the timing-sensitive tests running at the same time leave some (children inherit this).
+        os.nice(10)
     # One worker: schemathesis's workers are threads, and Python 3.11.2 (Debian 12) can fail
     # `ast.parse` when threads call it at once ("AST constructor recursion depth mismatch").
     workers = arguments.workers or 1
