@@ -1,5 +1,6 @@
 /// A route handler: runs synchronously on a libmicrohttpd worker thread and may block (database).
-/// Throw `HTTPError` for a client-facing error; any other error becomes a logged, generic 500.
+/// Throw `HTTPError` (or any `RenderableError`) for a client-facing error; any other error becomes a
+/// logged, generic 500.
 public typealias Handler = @Sendable (Request) throws -> Response
 
 /// Maps method and path pattern to handlers. Patterns are `/`-separated literal segments and

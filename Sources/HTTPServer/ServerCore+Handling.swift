@@ -121,15 +121,22 @@ extension ServerCore {
         context.body = []
         do {
             return try route.handler(request)
-        } catch let error as HTTPError {
-            return error.response
+        } catch let error as any RenderableError {
+            let response = error.response
+            if response.status >= 500 {
+                // The server's fault: say why on the access line; the client sees only the body.
+                context.failure = String(describing: error)
+                if response.status == 500 { logFailure(error, context: context, route: route) }
+            }
+            return response
         } catch {
-            logger.error(
-                "handler failed",
-                ["request.id": context.requestID, "route": route.pattern, "error": String(describing: error)]
-            )
+            logFailure(error, context: context, route: route)
             return HTTPError.internalError.response
         }
+    }
+
+    private func logFailure(_ error: any Error, context: RequestContext, route: Router.Route) {
+        logger.error("handler failed", ["request.id": context.requestID, "route": route.pattern, "error": String(describing: error)])
     }
 
     /// Whether a body follows the headers (RFC 9112 §6.3: Transfer-Encoding or a non-zero length).

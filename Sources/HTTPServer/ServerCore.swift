@@ -68,6 +68,7 @@ final class ServerCore: Sendable {
             "peer": context.peerAddress,
         ]
         if let note { metadata["note"] = note }
+        if let failure = context.failure { metadata["error"] = failure }
         logger.info("request", metadata)
     }
 }
