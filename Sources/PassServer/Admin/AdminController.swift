@@ -43,11 +43,7 @@ struct AdminController: Sendable {
         var input = try AdminInput(request, allowed: Self.eventFields)
         let name = input.requiredText("name")
         let venue = input.requiredText("venue")
-        var startsAt: Date?
-        switch input.date("startsAt") {
-        case .value(let date): startsAt = date
-        case .null, .absent: if input.problems.allSatisfy({ !$0.hasPrefix("startsAt") }) { input.problem("startsAt", "is required") }
-        }
+        let startsAt = input.requiredDate("startsAt")
         var endsAt: Date?
         if case .value(let date) = input.date("endsAt") { endsAt = date }
         var timeZone = "UTC"
@@ -91,10 +87,18 @@ struct AdminController: Sendable {
             checkTemplate(template, &input)
             change.template = template
         }
-        let starts = change.startsAt ?? existing.startsAt
-        if let ends = change.endsAt ?? existing.endsAt, ends < starts { input.problem("endsAt", "must not be before startsAt") }
         try input.validate()
-        let (event, job) = try store.updateEvent(id: existing.id, change: change, now: now())
+        // Checked on the event as it is under the update's row lock: two edits (one of the start,
+        // one of the end) that are each fine alone cannot together leave the end before the start.
+        let (event, job) = try store.withSession(.write) { session in
+            try session.updateEvent(id: existing.id, now: now()) { current in
+                let starts = change.startsAt ?? current.startsAt
+                if let ends = change.endsAt ?? current.endsAt, ends < starts {
+                    throw HTTPError.badRequest("endsAt: must not be before startsAt", code: "invalid_fields")
+                }
+                return change
+            }
+        }
         if let job {
             logger.info("event changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": request.requestID])
             jobCreated()

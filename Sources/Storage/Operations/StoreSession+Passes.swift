@@ -44,6 +44,17 @@ extension StoreSession {
     /// the pass. A change that alters nothing returns `.unchanged` without taking a revision.
     /// Throws `.notFound` if the pass does not exist.
     public func updatePass(passTypeIdentifier: String, serialNumber: String, change: PassChange, now: Date) throws -> PassUpdate {
+        try updatePass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now) { _ in change }
+    }
+
+    /// Like `updatePass(…change:now:)`, with the change decided by `decide` from the pass as it is
+    /// inside the transaction, under its row lock (PostgreSQL `FOR UPDATE`; SQLite's write lock):
+    /// a rule checked there ("a cancelled ticket cannot be renamed") cannot be overtaken by a
+    /// concurrent change committed between the check and the update. An error thrown by `decide`
+    /// rolls the transaction back and is rethrown as is.
+    public func updatePass(
+        passTypeIdentifier: String, serialNumber: String, now: Date, _ decide: (StoredPass) throws -> PassChange
+    ) throws -> PassUpdate {
         try transaction {
             guard let current = try first("""
                 SELECT \(StoredPass.columns) FROM passes
@@ -52,6 +63,7 @@ extension StoreSession {
             else {
                 throw StorageError(.notFound, "no such pass")
             }
+            let change = try decide(current)
             let target = change.applied(to: current)
             if target == current && !change.touch { return .unchanged(current) }
             let revision = try nextRevision()
