@@ -49,6 +49,10 @@ final class PushDispatcher: Sendable {
         var completed: [Completion] = []
         var haltedUntil: Date?
         var statistics = Statistics()
+        /// The database outage in progress, if any (touched by the loop thread only).
+        var outage = DatabaseOutage()
+        /// While the database is unavailable: when the loop tries it again.
+        var databaseRetryAt: Date?
     }
 
     let store: any Store

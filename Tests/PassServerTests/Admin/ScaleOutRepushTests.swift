@@ -1,0 +1,187 @@
+import Foundation
+import PassServerTesting
+import Storage
+import Synchronization
+import Testing
+
+@testable import PassServer
+
+/// Two real `pass-server serve` processes on one PostgreSQL database share an event edit of
+/// 5,000 passes: the re-push job runs once (each pass bumped exactly once, proven from the
+/// revision counter), every token is pushed (to the fake APNs over TLS + HTTP/2), and duplicates
+/// come only from pushes in flight in a process that was killed.
+@Suite("Re-push job across two serve processes", .serialized)
+struct ScaleOutRepushTests {
+    static let passCount = 5_000
+
+    /// The database, the fake APNs, the event with one registered phone per pass, and an admin token.
+    struct Setup {
+        let fixture: ProcessFixture
+        let fake: FakeAPNs
+        let event: String
+        let tokens: [String]
+        let adminToken: String
+
+        init() throws {
+            fixture = try ProcessFixture(.postgres)
+            // Answers take a moment, so a killed process has pushes in flight.
+            fake = try PushFixture.makeFake(fixture.certificates, defaultAnswer: .delayed(seconds: 0.2, then: .success))
+            let (event, passes) = try fixture.event(tickets: ScaleOutRepushTests.passCount)
+            self.event = event
+            let tokens = passes.map { _ in Phone.randomPushToken() }
+            try fixture.store.transaction { session in
+                for (pass, token) in zip(passes, tokens) {
+                    _ = try session.upsertRegistration(
+                        deviceLibraryIdentifier: "device\(pass.id)", pushToken: token,
+                        passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: Date()
+                    )
+                }
+            }
+            self.tokens = tokens
+            adminToken = AdminAuthentication.newToken()
+            _ = try fixture.store.createAdminToken(name: "scale-out", tokenHash: TokenVault.hash(adminToken), now: Date())
+        }
+
+        /// A `serve` process sending to the fake. Short leases make a killed process's job and
+        /// pushes come back quickly; long ones rule out re-sends while both processes live.
+        func launch(jobBatch: Int, jobLease: String, pushLease: String) throws -> ServerProcess {
+            let environment = PushCrashTests.environment(fixture.certificates, databaseURL: fixture.databaseURL, fake: fake)
+                .merging(["LOG_LEVEL": "info", "JOB_BATCH_SIZE": "\(jobBatch)", "JOB_LEASE": jobLease, "PUSH_LEASE": pushLease]) { $1 }
+            return try ServerProcess(["serve"], environment: environment, directory: fixture.directory)
+        }
+
+        /// Edits the event through `server`'s admin API; returns the job id.
+        func editEvent(on port: Int) throws -> String {
+            let response = try TestClient(port: port, timeout: 30).request(
+                "PATCH", "/admin/v1/events/\(event)",
+                headers: [("Authorization", "Bearer \(adminToken)"), ("Content-Type", "application/json")],
+                body: Array(#"{"venue":"Second Hall"}"#.utf8)
+            )
+            guard response.status == 200, let job = (response.jsonObject?["job"] as? [String: Any])?["id"] as? String else {
+                throw AdminSupport.Failure(description: "event edit answered \(response.status) \(response.text)")
+            }
+            return job
+        }
+
+        /// Pushes answered 200, per token.
+        var delivered: [String: Int] {
+            Dictionary(grouping: fake.pushes.filter { $0.status == 200 }, by: \.token).mapValues(\.count)
+        }
+
+        /// Each pass bumped exactly once: the job took one revision per batch, every pass carries
+        /// one of them, and each revision covers one full batch of passes.
+        func expectBumpedOnce(since counterAfterEdit: Int64, batch: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let passes = try fixture.store.passes(eventID: event, limit: ScaleOutRepushTests.passCount + 1)
+            let counter = try AdminSupport.revisionCounter(fixture.store)
+            let batches = ScaleOutRepushTests.passCount / batch
+            #expect(passes.count == ScaleOutRepushTests.passCount, sourceLocation: sourceLocation)
+            #expect(counter - counterAfterEdit == Int64(batches), "revisions taken by the job", sourceLocation: sourceLocation)
+            #expect(passes.allSatisfy { $0.revision > counterAfterEdit && $0.revision <= counter }, sourceLocation: sourceLocation)
+            let groups = Dictionary(grouping: passes, by: \.revision)
+            #expect(groups.count == batches, sourceLocation: sourceLocation)
+            #expect(groups.values.allSatisfy { $0.count == batch }, sourceLocation: sourceLocation)
+        }
+
+        func stop(_ servers: [ServerProcess]) async {
+            for server in servers where server.process.isRunning { server.signal(SIGTERM) }
+            for server in servers {
+                let status = await server.waitForExit(timeout: 30)
+                if status == nil { server.forceKill() }
+            }
+            fake.shutdown()
+            fixture.store.close()
+        }
+    }
+
+    static func startedLines(_ server: ServerProcess) -> Int {
+        server.standardError.split(separator: "\n").filter { $0.contains("re-push job started") }.count
+    }
+
+    @Test("event edit of 5,000 passes with two processes: the job runs once, every token pushed once")
+    func bothAlive() async throws {
+        let setup = try Setup()
+        let batch = 250
+        let servers = try (0..<2).map { _ in try setup.launch(jobBatch: batch, jobLease: "60s", pushLease: "60s") }
+        let ports = [try await servers[0].port(), try await servers[1].port()]
+        let counterBefore = try AdminSupport.revisionCounter(setup.fixture.store)
+        let job = try setup.editEvent(on: ports[0])
+        let store = setup.fixture.store
+
+        try await eventually("job done", timeout: 120) { try store.job(id: job)?.state == .done }
+        try await eventually("outbox drained", timeout: 180) { try store.outboxCounts(now: Date()).summary == [0, 0, 0] }
+        let final = try #require(try store.job(id: job))
+        #expect(final.done == Int64(Self.passCount))
+        // The edit itself took one revision; everything after it is the job's.
+        try setup.expectBumpedOnce(since: counterBefore + 1, batch: batch)
+        #expect(servers.map(Self.startedLines).reduce(0, +) == 1, "the job was started once, by one process")
+
+        let delivered = setup.delivered
+        #expect(setup.tokens.allSatisfy { delivered[$0] == 1 }, "every token pushed exactly once")
+        #expect(delivered.count == Self.passCount)
+        await setup.stop(servers)
+    }
+
+    @Test("SIGKILL the process running the job: the other finishes it after the lease, every token pushed")
+    func oneKilledMidJob() async throws {
+        let setup = try Setup()
+        let batch = 25
+        let servers = try (0..<2).map { _ in try setup.launch(jobBatch: batch, jobLease: "3s", pushLease: "6s") }
+        let ports = [try await servers[0].port(), try await servers[1].port()]
+        let counterBefore = try AdminSupport.revisionCounter(setup.fixture.store)
+        let job = try setup.editEvent(on: ports[0])
+        let store = setup.fixture.store
+
+        let killed = try #require(await Self.killRunner(of: job, among: servers, store: store), "no process was seen running the job")
+        let survivor = servers[1 - killed]
+        // Pushes claimed at the kill: the dead process's may have reached the fake unrecorded.
+        let inFlightAtKill = try store.outboxCounts(now: Date()).inFlight
+        let atKill = try #require(try store.job(id: job))
+        #expect(atKill.done > 0 && atKill.done < atKill.total, "killed mid-job (\(atKill.done)/\(atKill.total))")
+
+        try await eventually("job done by the other process", timeout: 120) { try store.job(id: job)?.state == .done }
+        try await eventually("outbox drained", timeout: 180) { try store.outboxCounts(now: Date()).summary == [0, 0, 0] }
+        #expect(Self.startedLines(survivor) == 1, "the survivor resumed the job")
+        let final = try #require(try store.job(id: job))
+        #expect(final.done == Int64(Self.passCount))
+        try setup.expectBumpedOnce(since: counterBefore + 1, batch: batch)
+
+        let delivered = setup.delivered
+        #expect(setup.tokens.allSatisfy { (delivered[$0] ?? 0) >= 1 }, "every token pushed")
+        let duplicates = delivered.values.reduce(0) { $0 + $1 - 1 }
+        #expect(duplicates <= inFlightAtKill, "\(duplicates) duplicates, \(inFlightAtKill) in flight at the kill")
+        print("scale-out kill: job at \(atKill.done)/\(atKill.total) when killed, \(inFlightAtKill) pushes in flight, \(duplicates) sent twice")
+        await setup.stop(servers)
+    }
+
+    /// SIGKILLs whichever process logged that it started `job`, as soon as the job has committed a
+    /// batch; returns its index. A thread of its own watches, so a busy cooperative pool cannot
+    /// delay the kill until the job is over.
+    static func killRunner(of job: String, among servers: [ServerProcess], store: any Store) async -> Int? {
+        let outcome = Atomic<Int>(-1)  // -1 watching, -2 gave up, otherwise the index killed
+        let pids = servers.map(\.process.processIdentifier)
+        let logs = servers.map(\.errorPath)
+        let watcher = Thread {
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                if let current = try? store.job(id: job), current.done > 0 {
+                    for (index, path) in logs.enumerated() {
+                        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                        if text.contains("re-push job started") {
+                            kill(pids[index], SIGKILL)
+                            outcome.store(index, ordering: .sequentiallyConsistent)
+                            return
+                        }
+                    }
+                }
+                usleep(2_000)
+            }
+            outcome.store(-2, ordering: .sequentiallyConsistent)
+        }
+        watcher.start()
+        while outcome.load(ordering: .sequentiallyConsistent) == -1 { await AdminSupport.pause(0.05) }
+        let index = outcome.load(ordering: .sequentiallyConsistent)
+        guard index >= 0 else { return nil }
+        servers[index].forceKill()
+        return index
+    }
+}
