@@ -75,7 +75,8 @@ extension PushDispatcher {
         var delivered = false
         do {
             try store.transaction { session in
-                for completion in completions {
+                // In lock order: a change enqueueing pushes for some of these rows locks them in the same order.
+                for completion in completions.sorted(by: { OutboxRow.locksBefore($0.row, $1.row) }) {
                     let row = completion.row
                     let action = policy.action(
                         for: completion.outcome, attempts: row.attempts + 1, enqueuedAt: row.firstEnqueuedAt, now: time,
