@@ -125,13 +125,16 @@ struct ScaleOutRepushTests {
     func oneKilledMidJob() async throws {
         let setup = try Setup()
         let batch = 25
-        let servers = try (0..<2).map { _ in try setup.launch(jobBatch: batch, jobLease: "3s", pushLease: "6s") }
+        let servers = try (0..<2).map { _ in try setup.launch(jobBatch: batch, jobLease: "3s", pushLease: "10s") }
         let ports = [try await servers[0].port(), try await servers[1].port()]
         let counterBefore = try AdminSupport.revisionCounter(setup.fixture.store)
         let job = try setup.editEvent(on: ports[0])
         let store = setup.fixture.store
 
-        let killed = try #require(await Self.killRunner(of: job, among: servers, store: store), "no process was seen running the job")
+        // Once a tenth of the passes are bumped, so the killed process has pushes of its own in flight.
+        let killed = try #require(
+            await Self.killRunner(of: job, among: servers, store: store, after: Int64(Self.passCount / 10)), "no process was seen running the job"
+        )
         let survivor = servers[1 - killed]
         // Pushes claimed at the kill: the dead process's may have reached the fake unrecorded.
         let inFlightAtKill = try store.outboxCounts(now: Date()).inFlight
@@ -153,17 +156,17 @@ struct ScaleOutRepushTests {
         await setup.stop(servers)
     }
 
-    /// SIGKILLs whichever process logged that it started `job`, as soon as the job has committed a
-    /// batch; returns its index. A thread of its own watches, so a busy cooperative pool cannot
-    /// delay the kill until the job is over.
-    static func killRunner(of job: String, among servers: [ServerProcess], store: any Store) async -> Int? {
+    /// SIGKILLs whichever process logged that it started `job`, as soon as the job has bumped
+    /// `after` passes; returns its index. A thread of its own watches, so a busy cooperative pool
+    /// cannot delay the kill until the job is over.
+    static func killRunner(of job: String, among servers: [ServerProcess], store: any Store, after: Int64) async -> Int? {
         let outcome = Atomic<Int>(-1)  // -1 watching, -2 gave up, otherwise the index killed
         let pids = servers.map(\.process.processIdentifier)
         let logs = servers.map(\.errorPath)
         let watcher = Thread {
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
-                if let current = try? store.job(id: job), current.done > 0 {
+                if let current = try? store.job(id: job), current.done >= after {
                     for (index, path) in logs.enumerated() {
                         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
                         if text.contains("re-push job started") {
