@@ -140,24 +140,26 @@ struct ConnectionLossTests {
         try fixture.makePass(serial: "queued")
     }
 
-    @Test func aServerOutageIsLoggedOnceEachWayAndRecoversWithoutANewStore() throws {
-        let cluster = try TestPostgresCluster()
+    /// Async, with the cluster's slow steps (initdb, stop, start) on a thread of their own: the
+    /// cooperative pool stays free for other tests.
+    @Test func aServerOutageIsLoggedOnceEachWayAndRecoversWithoutANewStore() async throws {
+        let cluster = try await onOwnThread { try TestPostgresCluster() }
         defer { cluster.stop() }
         let sink = MemorySink()
         let store = PostgresStore(url: cluster.url, options: StoreOptions(poolSize: 3, logger: Logger(label: "storage", sink: sink)))
         defer { store.close() }
         try onThreads(3) { _ in try store.ping() }
 
-        try cluster.stopServer()
+        try await onOwnThread { try cluster.stopServer() }
         for _ in 0..<10 {
             #expect(storageCode { try store.ping() } == .unavailable)
         }
         #expect(sink.lines.filter { $0.contains("database connection lost") }.count == 1, "\(sink.lines)")
-        try cluster.startServer()
+        try await onOwnThread { try cluster.startServer() }
         var recovered = false
         for _ in 0..<50 where !recovered {
             recovered = (try? store.ping()) != nil
-            if !recovered { usleep(100_000) }
+            if !recovered { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(recovered)
         try onThreads(3) { _ in try store.ping() }

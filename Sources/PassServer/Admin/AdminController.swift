@@ -51,7 +51,7 @@ struct AdminController: Sendable {
         var template = "event-ticket"
         if case .value(let name) = input.text("template", maxLength: 64) { template = name }
         checkTemplate(template, &input)
-        if let startsAt, let endsAt, endsAt < startsAt { input.problem("endsAt", "must not be before startsAt") }
+        if let startsAt, let endsAt, endsAt < startsAt { input.problem("endsAt", Self.endsBeforeStartProblem) }
         try input.validate()
         guard let name, let venue, let startsAt else { throw HTTPError.badRequest("name, venue and startsAt are required.", code: "invalid_fields") }
         let event = try store.createEvent(
@@ -87,14 +87,15 @@ struct AdminController: Sendable {
             checkTemplate(template, &input)
             change.template = template
         }
+        // Named with the other problems here, and checked again on the event as it is under the
+        // update's row lock: two edits (one of the start, one of the end) that are each fine alone
+        // cannot together leave the end before the start.
+        if Self.endsBeforeStart(change, existing) { input.problem("endsAt", Self.endsBeforeStartProblem) }
         try input.validate()
-        // Checked on the event as it is under the update's row lock: two edits (one of the start,
-        // one of the end) that are each fine alone cannot together leave the end before the start.
         let (event, job) = try store.withSession(.write) { session in
             try session.updateEvent(id: existing.id, now: now()) { current in
-                let starts = change.startsAt ?? current.startsAt
-                if let ends = change.endsAt ?? current.endsAt, ends < starts {
-                    throw HTTPError.badRequest("endsAt: must not be before startsAt", code: "invalid_fields")
+                if Self.endsBeforeStart(change, current) {
+                    throw HTTPError.badRequest("endsAt: \(Self.endsBeforeStartProblem)", code: "invalid_fields")
                 }
                 return change
             }
@@ -114,6 +115,14 @@ struct AdminController: Sendable {
     }
 
     // MARK: Helpers
+
+    private static let endsBeforeStartProblem = "must not be before startsAt"
+
+    /// Whether `change` applied to `event` would leave its end before its start.
+    private static func endsBeforeStart(_ change: EventChange, _ event: Event) -> Bool {
+        guard let ends = change.endsAt ?? event.endsAt else { return false }
+        return ends < (change.startsAt ?? event.startsAt)
+    }
 
     func existingEvent(_ request: Request) throws -> Event {
         guard let id = request.parameters["eventId"], AdminIdentifiers.isPlausible(id), let event = try store.event(id: id) else {

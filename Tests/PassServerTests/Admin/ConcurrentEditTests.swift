@@ -12,10 +12,10 @@ struct ConcurrentEditTests {
     static let rounds = 60
 
     /// Sends `first` and `second` at the same instant on two threads, each on a connection opened
-    /// beforehand, and returns both answers.
+    /// beforehand, and returns both answers. Waits off the cooperative pool, which other tests need.
     static func race(
         _ app: TestApp, _ first: (method: String, target: String, json: String), _ second: (method: String, target: String, json: String)
-    ) throws -> (TestResponse, TestResponse) {
+    ) async throws -> (TestResponse, TestResponse) {
         let requests = [first, second]
         let answers = Mutex<[Int: Result<TestResponse, any Error>]>([:])
         let ready = DispatchSemaphore(value: 0)
@@ -35,16 +35,18 @@ struct ConcurrentEditTests {
                 done.signal()
             }.start()
         }
-        for _ in requests { ready.wait() }
-        for _ in requests { start.signal() }
-        for _ in requests { done.wait() }
+        await offPool {
+            for _ in requests { ready.wait() }
+            for _ in requests { start.signal() }
+            for _ in requests { done.wait() }
+        }
         let results = answers.withLock { $0 }
         guard let a = results[0], let b = results[1] else { throw AdminSupport.Failure(description: "a racing request did not finish") }
         return (try a.get(), try b.get())
     }
 
     @Test("a cancel and a rename racing: the rename never lands on a cancelled ticket", arguments: Backend.allCases)
-    func cancelAndRename(backend: Backend) throws {
+    func cancelAndRename(backend: Backend) async throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
         let event = try app.createEvent()
@@ -52,7 +54,7 @@ struct ConcurrentEditTests {
         var cancelFirst = 0
         for round in 0..<Self.rounds {
             let serial = try app.issueTicket(event: event, attendee: "Before")
-            let (rename, cancel) = try Self.race(
+            let (rename, cancel) = try await Self.race(
                 app, ("PATCH", "/admin/v1/tickets/\(serial)", #"{"attendeeName":"After"}"#),
                 ("POST", "/admin/v1/tickets/\(serial)/cancel", #"{"reason":"refund"}"#)
             )
@@ -89,7 +91,7 @@ struct ConcurrentEditTests {
     }
 
     @Test("two edits of an event's start and end racing: never both accepted when together they invert it", arguments: Backend.allCases)
-    func startAndEnd(backend: Backend) throws {
+    func startAndEnd(backend: Backend) async throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
         var endFirst = 0
@@ -100,7 +102,7 @@ struct ConcurrentEditTests {
                 """)
             let id = try #require(created.jsonObject?["id"] as? String)
             // Each alone is fine (20:00 ≥ 19:00; 21:00 ≤ 22:00); together the end is before the start.
-            let (end, start) = try Self.race(
+            let (end, start) = try await Self.race(
                 app, ("PATCH", "/admin/v1/events/\(id)", #"{"endsAt":"2027-03-01T20:00:00Z"}"#),
                 ("PATCH", "/admin/v1/events/\(id)", #"{"startsAt":"2027-03-01T21:00:00Z"}"#)
             )

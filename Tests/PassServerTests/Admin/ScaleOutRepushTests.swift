@@ -99,7 +99,7 @@ struct ScaleOutRepushTests {
 
     @Test("event edit of 5,000 passes with two processes: the job runs once, every token pushed once")
     func bothAlive() async throws {
-        let setup = try Setup()
+        let setup = try await onOwnThread { try Setup() }
         let batch = 250
         let servers = try (0..<2).map { _ in try setup.launch(jobBatch: batch, jobLease: "60s", pushLease: "60s") }
         let ports = [try await servers[0].port(), try await servers[1].port()]
@@ -123,7 +123,7 @@ struct ScaleOutRepushTests {
 
     @Test("SIGKILL the process running the job: the other finishes it after the lease, every token pushed")
     func oneKilledMidJob() async throws {
-        let setup = try Setup()
+        let setup = try await onOwnThread { try Setup() }
         let batch = 25
         let servers = try (0..<2).map { _ in try setup.launch(jobBatch: batch, jobLease: "3s", pushLease: "10s") }
         let ports = [try await servers[0].port(), try await servers[1].port()]

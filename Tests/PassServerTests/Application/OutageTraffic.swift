@@ -103,10 +103,3 @@ final class OutageTraffic: Sendable {
         log.withLock { $0.append(exchange) }
     }
 }
-
-/// Runs blocking, throwing work on a thread of its own (off the cooperative pool) and awaits it.
-func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
-    }
-}

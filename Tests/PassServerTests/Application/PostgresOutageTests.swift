@@ -16,7 +16,7 @@ struct PostgresOutageTests {
 
     @Test("PostgreSQL down for 10 s: 503 with Retry-After, no 500, nothing acknowledged lost, every push delivered after")
     func outageUnderTraffic() async throws {
-        let cluster = try TestPostgresCluster()
+        let cluster = try await onOwnThread { try TestPostgresCluster() }
         defer { cluster.stop() }
         let certificates = try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "passserver-outage"))
         // Slow answers keep pushes in flight when the database goes away.
