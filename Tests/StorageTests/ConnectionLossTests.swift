@@ -17,6 +17,14 @@ struct ConnectionLossTests {
         #expect(try rows.first?.int64("done") == 1)
     }
 
+    /// Inserts a pass with unique tokens inside the caller's transaction.
+    private static func insert(_ serial: String, byte: UInt8, in session: StoreSession) throws {
+        _ = try session.insertPass(NewPass(
+            passTypeIdentifier: StoreFixture.passType, serialNumber: serial, authenticationTokenHash: [byte],
+            downloadTokenHash: [byte], attendeeName: "a"
+        ), now: Date())
+    }
+
     private static func backendPID(_ session: StoreSession) throws -> Int64 {
         try #require(try session.execute("SELECT pg_backend_pid() AS pid").first).int64("pid")
     }
@@ -27,10 +35,7 @@ struct ConnectionLossTests {
         defer { admin.close() }
         let code = storageCode {
             try fixture.store.transaction { session in
-                _ = try session.insertPass(NewPass(
-                    passTypeIdentifier: StoreFixture.passType, serialNumber: "mid", authenticationTokenHash: [1],
-                    downloadTokenHash: [1], attendeeName: "a"
-                ), now: Date())
+                try Self.insert("mid", byte: 1, in: session)
                 try Self.terminate(try Self.backendPID(session), via: admin)
                 _ = try session.execute("SELECT 1 AS one")
             }
@@ -49,10 +54,7 @@ struct ConnectionLossTests {
         let reached = Mutex(false)
         let code = storageCode {
             try fixture.store.transaction { session in
-                _ = try session.insertPass(NewPass(
-                    passTypeIdentifier: StoreFixture.passType, serialNumber: "uncommitted", authenticationTokenHash: [2],
-                    downloadTokenHash: [2], attendeeName: "a"
-                ), now: Date())
+                try Self.insert("uncommitted", byte: 2, in: session)
                 // The body returns normally: the failure is COMMIT's.
                 try Self.terminate(try Self.backendPID(session), via: admin)
                 reached.withLock { $0 = true }
@@ -78,17 +80,10 @@ struct ConnectionLossTests {
     @Test func waitingForAPooledConnectionTooLongIsATimeout() throws {
         let store = PostgresStore(url: try TestPostgres.adminURL(), options: StoreOptions(poolSize: 1, acquireTimeout: .milliseconds(200)))
         defer { store.close() }
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        Thread {
-            try? store.withSession(.read) { _ in
-                holding.signal()
-                _ = release.wait(timeout: .now() + 10)
-            }
-        }.start()
-        holding.wait()
+        // The pool's only connection is lent out.
+        let lock = WriteLockHolder(store, transaction: false)
         let code = storageCode { try store.ping() }
-        release.signal()
+        lock.release()
         #expect(code == .timeout)
         try store.ping()
     }
@@ -98,22 +93,11 @@ struct ConnectionLossTests {
         // Another process (here: another store on the same file) holds the write lock.
         let other = try fixture.reopen()
         defer { other.close() }
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            try? other.transaction { _ in
-                holding.signal()
-                _ = release.wait(timeout: .now() + 10)
-            }
-            done.signal()
-        }.start()
-        holding.wait()
+        let lock = WriteLockHolder(other)
         let write = storageCode { try fixture.makePass(serial: "blocked") }
         // Reads go on in WAL mode.
         let read = storageCode { _ = try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "x") }
-        release.signal()
-        done.wait()
+        lock.release()
         #expect(write == .timeout)
         #expect(read == nil)
         try fixture.makePass(serial: "free")
@@ -122,20 +106,9 @@ struct ConnectionLossTests {
 
     @Test func sqliteWriterHeldTooLongInThisProcessIsATimeout() throws {
         let fixture = try StoreFixture(.sqlite, options: StoreOptions(acquireTimeout: .milliseconds(200)))
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            try? fixture.store.withSession(.write) { _ in
-                holding.signal()
-                _ = release.wait(timeout: .now() + 10)
-            }
-            done.signal()
-        }.start()
-        holding.wait()
+        let lock = WriteLockHolder(fixture.store, transaction: false)
         let code = storageCode { try fixture.makePass(serial: "queued") }
-        release.signal()
-        done.wait()
+        lock.release()
         #expect(code == .timeout)
         try fixture.makePass(serial: "queued")
     }

@@ -50,7 +50,18 @@ struct ScaleOutRepushTests {
             return try ServerProcess(["serve"], environment: environment, directory: fixture.directory)
         }
 
-        /// Edits the event through `server`'s admin API; returns the job id.
+        /// Two `serve` processes (see `launch`) and the event edited through the first one's admin
+        /// API. Returns them, the job, and the revision counter after the edit (which takes one).
+        func start(jobBatch: Int, jobLease: String, pushLease: String) async throws
+            -> (servers: [ServerProcess], job: String, counterAfterEdit: Int64) {
+            let servers = try (0..<2).map { _ in try launch(jobBatch: jobBatch, jobLease: jobLease, pushLease: pushLease) }
+            let port = try await servers[0].port()
+            _ = try await servers[1].port()
+            let counterBefore = try AdminSupport.revisionCounter(fixture.store)
+            return (servers, try editEvent(on: port), counterBefore + 1)
+        }
+
+        /// Edits the event through the admin API on `port`; returns the job id.
         func editEvent(on port: Int) throws -> String {
             let response = try TestClient(port: port, timeout: 30).request(
                 "PATCH", "/admin/v1/events/\(event)",
@@ -101,18 +112,14 @@ struct ScaleOutRepushTests {
     func bothAlive() async throws {
         let setup = try await onOwnThread { try Setup() }
         let batch = 250
-        let servers = try (0..<2).map { _ in try setup.launch(jobBatch: batch, jobLease: "60s", pushLease: "60s") }
-        let ports = [try await servers[0].port(), try await servers[1].port()]
-        let counterBefore = try AdminSupport.revisionCounter(setup.fixture.store)
-        let job = try setup.editEvent(on: ports[0])
+        let (servers, job, counterAfterEdit) = try await setup.start(jobBatch: batch, jobLease: "60s", pushLease: "60s")
         let store = setup.fixture.store
 
         try await eventually("job done", timeout: 120) { try store.job(id: job)?.state == .done }
         try await eventually("outbox drained", timeout: 180) { try store.outboxCounts(now: Date()).summary == [0, 0, 0] }
         let final = try #require(try store.job(id: job))
         #expect(final.done == Int64(Self.passCount))
-        // The edit itself took one revision; everything after it is the job's.
-        try setup.expectBumpedOnce(since: counterBefore + 1, batch: batch)
+        try setup.expectBumpedOnce(since: counterAfterEdit, batch: batch)
         #expect(servers.map(Self.startedLines).reduce(0, +) == 1, "the job was started once, by one process")
 
         let delivered = setup.delivered
@@ -125,10 +132,7 @@ struct ScaleOutRepushTests {
     func oneKilledMidJob() async throws {
         let setup = try await onOwnThread { try Setup() }
         let batch = 25
-        let servers = try (0..<2).map { _ in try setup.launch(jobBatch: batch, jobLease: "3s", pushLease: "10s") }
-        let ports = [try await servers[0].port(), try await servers[1].port()]
-        let counterBefore = try AdminSupport.revisionCounter(setup.fixture.store)
-        let job = try setup.editEvent(on: ports[0])
+        let (servers, job, counterAfterEdit) = try await setup.start(jobBatch: batch, jobLease: "3s", pushLease: "10s")
         let store = setup.fixture.store
 
         // Once a tenth of the passes are bumped, so the killed process has pushes of its own in flight.
@@ -146,7 +150,7 @@ struct ScaleOutRepushTests {
         #expect(Self.startedLines(survivor) == 1, "the survivor resumed the job")
         let final = try #require(try store.job(id: job))
         #expect(final.done == Int64(Self.passCount))
-        try setup.expectBumpedOnce(since: counterBefore + 1, batch: batch)
+        try setup.expectBumpedOnce(since: counterAfterEdit, batch: batch)
 
         let delivered = setup.delivered
         #expect(setup.tokens.allSatisfy { (delivered[$0] ?? 0) >= 1 }, "every token pushed")

@@ -23,17 +23,7 @@ struct SQLiteBusyTests {
         // Another process (here: another store on the same file) takes the write lock and keeps it.
         let other = try Storage.openStore(url: app.databaseURL)
         defer { other.close() }
-        let locked = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let released = DispatchSemaphore(value: 0)
-        Thread {
-            try? other.transaction { _ in
-                locked.signal()
-                _ = release.wait(timeout: .now() + 60)
-            }
-            released.signal()
-        }.start()
-        await offPool { locked.wait() }
+        let lock = try await onOwnThread { WriteLockHolder(other) }
 
         let newcomer = Phone(app: app)
         let answers = Mutex<[String: TestResponse]>([:])
@@ -50,8 +40,7 @@ struct SQLiteBusyTests {
             }.start()
         }
         await offPool { for _ in requests { done.wait() } }
-        release.signal()
-        await offPool { released.wait() }
+        await offPool { lock.release() }
 
         let during = answers.withLock { $0 }
         for name in ["register", "edit"] {
