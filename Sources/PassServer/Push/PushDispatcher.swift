@@ -113,7 +113,11 @@ final class PushDispatcher: Sendable {
     /// Asks the loop to look at the outbox now (after this process enqueued something).
     func wake() {
         condition.lock()
-        state.withLock { $0.signalled = true }
+        state.withLock { state in
+            state.signalled = true
+            // Whatever enqueued just committed: the database answers, so try it now.
+            state.databaseRetryAt = nil
+        }
         condition.signal()
         condition.unlock()
     }
