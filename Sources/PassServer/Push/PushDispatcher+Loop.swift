@@ -118,9 +118,6 @@ extension PushDispatcher {
         } catch {
             // The rows stay claimed and are sent again once their lease expires: at least once.
             logger.error("cannot record push outcomes; they will be retried", ["error": "\(error)", "count": "\(completions.count)"])
-            statistics = Statistics()
-            haltReason = nil
-            delivered = false
         }
         updateHalt(reason: haltReason, delivered: delivered, time: time)
         state.withLock { state in
