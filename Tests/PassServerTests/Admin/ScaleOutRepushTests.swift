@@ -1,7 +1,6 @@
 import Foundation
 import PassServerTesting
 import Storage
-import Synchronization
 import Testing
 
 @testable import PassServer
@@ -161,33 +160,16 @@ struct ScaleOutRepushTests {
     }
 
     /// SIGKILLs whichever process logged that it started `job`, as soon as the job has bumped
-    /// `after` passes; returns its index. A thread of its own watches, so a busy cooperative pool
-    /// cannot delay the kill until the job is over.
+    /// `after` passes; returns its index.
     static func killRunner(of job: String, among servers: [ServerProcess], store: any Store, after: Int64) async -> Int? {
-        let outcome = Atomic<Int>(-1)  // -1 watching, -2 gave up, otherwise the index killed
         let pids = servers.map(\.process.processIdentifier)
         let logs = servers.map(\.errorPath)
-        let watcher = Thread {
-            let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline {
-                if let current = try? store.job(id: job), current.done >= after {
-                    for (index, path) in logs.enumerated() {
-                        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-                        if text.contains("re-push job started") {
-                            kill(pids[index], SIGKILL)
-                            outcome.store(index, ordering: .sequentiallyConsistent)
-                            return
-                        }
-                    }
-                }
-                usleep(2_000)
-            }
-            outcome.store(-2, ordering: .sequentiallyConsistent)
+        let killed = await ServerProcess.killAsSoonAs {
+            guard let current = try? store.job(id: job), current.done >= after else { return nil }
+            let runner = logs.firstIndex { ((try? String(contentsOfFile: $0, encoding: .utf8)) ?? "").contains("re-push job started") }
+            return runner.map { pids[$0] }
         }
-        watcher.start()
-        while outcome.load(ordering: .sequentiallyConsistent) == -1 { await AdminSupport.pause(0.05) }
-        let index = outcome.load(ordering: .sequentiallyConsistent)
-        guard index >= 0 else { return nil }
+        guard let killed, let index = pids.firstIndex(of: killed) else { return nil }
         servers[index].forceKill()
         return index
     }

@@ -48,7 +48,9 @@ struct PushCrashTests {
         let first = try ServerProcess(["serve"], environment: environment, directory: directory)
         // The first round (200 rows, the default concurrency) has been answered and recorded once the
         // second round is being sent; kill while that one waits for its slow answers.
-        try await eventually("first process sending its second round", timeout: 60) { fake.pushes.count > 200 }
+        let pid = first.process.processIdentifier
+        let killed = await ServerProcess.killAsSoonAs { fake.pushes.count > 200 ? pid : nil }
+        #expect(killed == pid, "first process sending its second round")
         first.forceKill()
         let counts = try store.outboxCounts(now: Date())
         let inFlight = counts.inFlight
