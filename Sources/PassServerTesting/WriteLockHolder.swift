@@ -15,8 +15,9 @@ public final class WriteLockHolder: Sendable {
         Thread { [releasing, released] in
             let hold: @Sendable (StoreSession) -> Void = { _ in
                 held.signal()
-                // Bounded: a test that fails before `release()` does not hold the lock forever.
-                _ = releasing.wait(timeout: .now() + 60)
+                // Bounded (generously: a loaded machine is slow): a test that fails before `release()`
+                // does not hold the lock forever.
+                _ = releasing.wait(timeout: .now() + 600)
             }
             if transaction {
                 try? store.transaction(hold)

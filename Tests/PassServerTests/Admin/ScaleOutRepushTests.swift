@@ -45,7 +45,11 @@ struct ScaleOutRepushTests {
         /// pushes come back quickly; long ones rule out re-sends while both processes live.
         func launch(jobBatch: Int, jobLease: String, pushLease: String) throws -> ServerProcess {
             let environment = PushCrashTests.environment(fixture.certificates, databaseURL: fixture.databaseURL, fake: fake)
-                .merging(["LOG_LEVEL": "info", "JOB_BATCH_SIZE": "\(jobBatch)", "JOB_LEASE": jobLease, "PUSH_LEASE": pushLease]) { $1 }
+                .merging([
+                    "LOG_LEVEL": "info", "JOB_BATCH_SIZE": "\(jobBatch)", "JOB_LEASE": jobLease, "PUSH_LEASE": pushLease,
+                    // Generous: a push retried after a timeout on a busy machine would count as a duplicate.
+                    "APNS_REQUEST_TIMEOUT": "10s",
+                ]) { $1 }
             return try ServerProcess(["serve"], environment: environment, directory: fixture.directory)
         }
 
@@ -131,7 +135,7 @@ struct ScaleOutRepushTests {
     func oneKilledMidJob() async throws {
         let setup = try await onOwnThread { try Setup() }
         let batch = 25
-        let (servers, job, counterAfterEdit) = try await setup.start(jobBatch: batch, jobLease: "3s", pushLease: "10s")
+        let (servers, job, counterAfterEdit) = try await setup.start(jobBatch: batch, jobLease: "3s", pushLease: "25s")
         let store = setup.fixture.store
 
         // Once a tenth of the passes are bumped, so the killed process has pushes of its own in flight.

@@ -67,8 +67,8 @@ struct PostgresOutageTests {
             #expect(answered.contains { $0.status < 300 && $0.sentAt > upAt }, "\(kind) did not recover")
             #expect(answered.contains { $0.status < 300 && $0.answeredAt < downAt }, "\(kind) never worked before")
         }
-        // 503s only while the database was away (plus a moment for in-flight requests).
-        #expect(refused.allSatisfy { $0.answeredAt > downAt && $0.sentAt < upAt.addingTimeInterval(5) })
+        // 503s only while the database was away (plus a margin for requests in flight, on a busy machine).
+        #expect(refused.allSatisfy { $0.answeredAt > downAt && $0.sentAt < upAt.addingTimeInterval(10) })
 
         // /readyz was 503 during the outage and is 200 after it.
         let probes = exchanges.filter { $0.kind == .readiness }
@@ -101,15 +101,19 @@ struct PostgresOutageTests {
         let job = try #require((edited.jsonObject?["job"] as? [String: Any])?["id"] as? String)
         try await eventually("job done after the outage", timeout: 30) { try app.store.job(id: job)?.state == .done }
 
-        // Logged once per change of state, never per attempt.
+        // Logged once per change of state, never per attempt (per attempt would be a line every
+        // 0.25–5 s of the outage, and one per request for the pool). A second, short outage seen
+        // after the restart (a timeout on a very busy machine) would be logged as such: allowed.
         let lines = app.logs.lines
         func count(_ text: String) -> Int { lines.filter { $0.contains(text) }.count }
-        #expect(count("database connection lost") == 1, "\(lines.filter { $0.contains("database") })")
-        #expect(count("database connection re-established") == 1)
-        #expect(count("database unavailable; push dispatch waits for it") == 1)
-        #expect(count("database available again; push dispatch resumes") == 1)
-        #expect(count("database unavailable; re-push jobs wait for it") == 1)
-        #expect(count("database available again; re-push jobs resume") == 1)
+        for (began, ended) in [
+            ("database connection lost", "database connection re-established"),
+            ("database unavailable; push dispatch waits for it", "database available again; push dispatch resumes"),
+            ("database unavailable; re-push jobs wait for it", "database available again; re-push jobs resume"),
+        ] {
+            #expect((1...2).contains(count(began)), "\(began): \(count(began))")
+            #expect(count(ended) == count(began), "\(ended): \(count(ended))")
+        }
         #expect(count("cannot claim pushes") == 0)
         #expect(count("cannot record push outcomes") == 0)
         #expect(count("handler failed") == 0, "\(lines.filter { $0.contains("handler failed") })")

@@ -21,7 +21,7 @@ struct PushLockOrderTests {
         let app = fixture.app
         for worker in 0..<2 {
             Thread {
-                let deadline = Date().addingTimeInterval(4)
+                let deadline = Date().addingTimeInterval(3)
                 var seat = worker * 1_000_000
                 while Date() < deadline {
                     seat += 1
