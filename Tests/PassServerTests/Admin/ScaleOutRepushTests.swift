@@ -107,6 +107,19 @@ struct ScaleOutRepushTests {
         }
     }
 
+    /// Polls `condition` every 100 ms on a thread of its own until it holds; throws after `timeout`
+    /// seconds. These waits last long and query the database: they must not hold the cooperative
+    /// pool that other tests poll on.
+    static func wait(_ what: String, timeout: TimeInterval, _ condition: @escaping @Sendable () throws -> Bool) async throws {
+        try await onOwnThread {
+            let deadline = Date().addingTimeInterval(timeout)
+            while try !condition() {
+                guard Date() < deadline else { throw AdminSupport.Failure(description: "timed out waiting: \(what)") }
+                usleep(100_000)
+            }
+        }
+    }
+
     static func startedLines(_ server: ServerProcess) -> Int {
         server.standardError.split(separator: "\n").filter { $0.contains("re-push job started") }.count
     }
@@ -118,8 +131,8 @@ struct ScaleOutRepushTests {
         let (servers, job, counterAfterEdit) = try await setup.start(jobBatch: batch, jobLease: "60s", pushLease: "60s")
         let store = setup.fixture.store
 
-        try await eventually("job done", timeout: 120) { try store.job(id: job)?.state == .done }
-        try await eventually("outbox drained", timeout: 180) { try store.outboxCounts(now: Date()).summary == [0, 0, 0] }
+        try await Self.wait("job done", timeout: 120) { try store.job(id: job)?.state == .done }
+        try await Self.wait("outbox drained", timeout: 180) { try store.outboxCounts(now: Date()).summary == [0, 0, 0] }
         let final = try #require(try store.job(id: job))
         #expect(final.done == Int64(Self.passCount))
         try setup.expectBumpedOnce(since: counterAfterEdit, batch: batch)
@@ -148,8 +161,8 @@ struct ScaleOutRepushTests {
         let atKill = try #require(try store.job(id: job))
         #expect(atKill.done > 0 && atKill.done < atKill.total, "killed mid-job (\(atKill.done)/\(atKill.total))")
 
-        try await eventually("job done by the other process", timeout: 120) { try store.job(id: job)?.state == .done }
-        try await eventually("outbox drained", timeout: 180) { try store.outboxCounts(now: Date()).summary == [0, 0, 0] }
+        try await Self.wait("job done by the other process", timeout: 120) { try store.job(id: job)?.state == .done }
+        try await Self.wait("outbox drained", timeout: 180) { try store.outboxCounts(now: Date()).summary == [0, 0, 0] }
         #expect(Self.startedLines(survivor) == 1, "the survivor resumed the job")
         let final = try #require(try store.job(id: job))
         #expect(final.done == Int64(Self.passCount))
