@@ -18,11 +18,12 @@ struct PushCrashTests {
 
     /// The environment of a `pass-server serve` child sending to `fake`, with a short lease so the
     /// second process reclaims the dead one's rows quickly. Not shorter: on a loaded machine the
-    /// first process's rows must still be claimed (in flight) when they reach the fake.
+    /// first process's slow (3 s) answers must not time out, and its rows must still be claimed (in
+    /// flight) when they reach the fake, or their re-sends would not count as in flight at the kill.
     static func environment(_ certificates: TestCertificates, databaseURL: String, fake: FakeAPNs) -> [String: String] {
         ServerProcess.environment(certificates: certificates, databaseURL: databaseURL).merging([
             "APNS_MODE": "live", "APNS_URL": fake.url, "APNS_CA_FILE": certificates.rootCertificate,
-            "APNS_REQUEST_TIMEOUT": "4", "PUSH_LEASE": "15", "LOG_LEVEL": "warning",
+            "APNS_REQUEST_TIMEOUT": "10", "PUSH_LEASE": "25", "LOG_LEVEL": "warning",
         ]) { _, override in override }
     }
 
