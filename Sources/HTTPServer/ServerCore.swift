@@ -77,6 +77,7 @@ final class ServerCore: Sendable {
             "client": context.clientAddress,
         ]
         if let note { metadata["note"] = note }
+        if let failure = context.failure { metadata["error"] = failure }
         logger.info("request", metadata)
     }
 }

@@ -82,10 +82,12 @@ extension AdminController {
             change.attendeeEmail = .some(email)
         }
         try input.validate()
-        guard pass.status == .active else {
-            throw HTTPError(status: 409, code: "ticket_cancelled", message: "A cancelled ticket cannot be changed.")
+        return try apply(to: pass, request: request) { current in
+            guard current.status == .active else {
+                throw HTTPError(status: 409, code: "ticket_cancelled", message: "A cancelled ticket cannot be changed.")
+            }
+            return change
         }
-        return try apply(change, to: pass, request: request)
     }
 
     func cancelTicket(_ request: Request) throws -> Response {
@@ -94,15 +96,19 @@ extension AdminController {
         var reason: String?
         if case .value(let text) = input.text("reason", maxLength: 500) { reason = text }
         try input.validate()
-        // Cancelling twice changes nothing: no new revision, no push.
-        guard pass.status == .active else { return .json(TicketBody(pass, downloadURL: downloadURL(for: pass)), encoder: .api) }
-        return try apply(PassChange(status: .voided, voidReason: .some(reason)), to: pass, request: request)
+        return try apply(to: pass, request: request) { current in
+            // Cancelling twice changes nothing: no new revision, no push.
+            current.status == .active ? PassChange(status: .voided, voidReason: .some(reason)) : PassChange()
+        }
     }
 
-    private func apply(_ change: PassChange, to pass: StoredPass, request: Request) throws -> Response {
-        let update = try store.updatePass(
-            passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, change: change, now: now()
-        )
+    /// Applies the change `decide` makes of the ticket as it is inside the update's transaction,
+    /// under its row lock, so that a status check there cannot be overtaken by a concurrent change
+    /// (a rename and a cancel racing never both win).
+    private func apply(to pass: StoredPass, request: Request, _ decide: (StoredPass) throws -> PassChange) throws -> Response {
+        let update = try store.withSession(.write) { session in
+            try session.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(), decide)
+        }
         if case .updated(let updated, let enqueued) = update {
             logger.info("ticket changed", [
                 "pass.serial": updated.serialNumber, "revision": "\(updated.revision)", "pushes": "\(enqueued)", "request.id": request.requestID,

@@ -34,7 +34,7 @@ public final class Application: Sendable {
 
         let secret = try Self.tokenSecret(configuration)
         let identity = try Self.signingIdentity(configuration, logger: logger)
-        let store = try Self.openStore(configuration)
+        let store = try Self.openStore(configuration, logger: logger.named("database"))
         self.store = store
         if configuration.database.migrateOnStart {
             try store.migrate()
@@ -159,8 +159,9 @@ public final class Application: Sendable {
         try store.migrate()
     }
 
-    static func openStore(_ configuration: Configuration) throws -> any Store {
-        var options = StoreOptions()
+    /// The configured store; `logger` hears of connection losses and reconnects (once each).
+    static func openStore(_ configuration: Configuration, logger: Logger? = nil) throws -> any Store {
+        var options = StoreOptions(logger: logger)
         if configuration.database.poolSize > 0 { options.poolSize = configuration.database.poolSize }
         options.statementTimeout = .seconds(configuration.database.statementTimeout)
         return try Storage.openStore(url: configuration.database.url, options: options)

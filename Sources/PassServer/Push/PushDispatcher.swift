@@ -69,6 +69,10 @@ final class PushDispatcher: Sendable {
         var haltedUntil: Date?
         var reachability = APNSReachability()
         var statistics = Statistics()
+        /// The database outage in progress, if any (touched by the loop thread only).
+        var outage = DatabaseOutage()
+        /// While the database is unavailable: when the loop tries it again.
+        var databaseRetryAt: Date?
     }
 
     let store: any Store
@@ -148,7 +152,11 @@ final class PushDispatcher: Sendable {
     /// Asks the loop to look at the outbox now (after this process enqueued something).
     func wake() {
         condition.lock()
-        state.withLock { $0.signalled = true }
+        state.withLock { state in
+            state.signalled = true
+            // Whatever enqueued just committed: the database answers, so try it now.
+            state.databaseRetryAt = nil
+        }
         condition.signal()
         condition.unlock()
     }

@@ -121,10 +121,3 @@ extension StoreSession {
         try execute("DELETE FROM push_log WHERE created_at < \(date.storageMillis) RETURNING id").count
     }
 }
-
-extension Duration {
-    /// Whole milliseconds.
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-    }
-}

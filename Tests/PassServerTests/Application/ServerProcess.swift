@@ -1,6 +1,8 @@
 import Foundation
+import Glibc
 import PassServerTesting
 import Storage
+import Synchronization
 
 @testable import PassServer
 
@@ -81,6 +83,29 @@ final class ServerProcess {
         while process.isRunning, Date() < deadline { await AdminSupport.pause(0.02) }
         guard !process.isRunning else { return nil }
         return process.terminationStatus
+    }
+
+    /// Watches on a thread of its own (every 2 ms, for up to `timeout` seconds) until `target`
+    /// names a process, SIGKILLs it at once and returns its pid; nil if time ran out. A thread, not
+    /// a task: a busy cooperative pool (a loaded machine, tests blocking it) must not delay a
+    /// kill that has to land inside a short window, such as a batch in flight.
+    static func killAsSoonAs(timeout: TimeInterval = 60, _ target: @escaping @Sendable () -> pid_t?) async -> pid_t? {
+        let outcome = Atomic<Int32>(0)  // 0 watching, -1 gave up, otherwise the pid killed
+        Thread {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if let pid = target() {
+                    Glibc.kill(pid, SIGKILL)
+                    outcome.store(pid, ordering: .sequentiallyConsistent)
+                    return
+                }
+                usleep(2_000)
+            }
+            outcome.store(-1, ordering: .sequentiallyConsistent)
+        }.start()
+        while outcome.load(ordering: .sequentiallyConsistent) == 0 { await AdminSupport.pause(0.05) }
+        let pid = outcome.load(ordering: .sequentiallyConsistent)
+        return pid > 0 ? pid : nil
     }
 
     /// Kills the process (if running) and waits for it.
