@@ -55,12 +55,6 @@ extension StoreSession {
             """)
     }
 
-    /// Deletes failed rows that failed before `date` (they only feed statistics); returns how many.
-    @discardableResult
-    public func purgeFailedOutbox(before date: Date) throws -> Int {
-        try execute("DELETE FROM push_outbox WHERE state = 'failed' AND next_attempt_at < \(date.storageMillis) RETURNING id").count
-    }
-
     /// Counts of outbox rows by state, in one query.
     public func outboxCounts(now: Date) throws -> OutboxCounts {
         let millis = now.storageMillis
@@ -73,15 +67,6 @@ extension StoreSession {
             """)
         else { return OutboxCounts(pending: 0, inFlight: 0, failed: 0) }
         return OutboxCounts(pending: try row.int("pending"), inFlight: try row.int("in_flight"), failed: try row.int("failed"))
-    }
-
-    /// The earliest time a pending row becomes due (for the dispatcher's sleep), or `nil`.
-    public func nextOutboxDue() throws -> Date? {
-        try first("""
-            SELECT min(CASE WHEN claimed_until IS NOT NULL AND claimed_until > next_attempt_at THEN claimed_until
-                ELSE next_attempt_at END) AS due
-            FROM push_outbox WHERE state = 'pending'
-            """)?.optionalDate("due")
     }
 
     /// Records the outcome of one push.
@@ -107,12 +92,6 @@ extension StoreSession {
                 latencyMilliseconds: try row.int64("latency_ms"), createdAt: try row.date("created_at")
             )
         }
-    }
-
-    /// Deletes push log entries older than `date`; returns how many.
-    @discardableResult
-    public func prunePushLog(before date: Date) throws -> Int {
-        try execute("DELETE FROM push_log WHERE created_at < \(date.storageMillis) RETURNING id").count
     }
 }
 
