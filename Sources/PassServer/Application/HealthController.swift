@@ -3,7 +3,8 @@ import Logging
 import Storage
 
 /// `/healthz`: the process answers. `/readyz`: the database answers and no component reports a
-/// problem (503 with the reasons otherwise), so a load balancer stops sending traffic.
+/// problem (503 with the reasons otherwise), so a load balancer stops sending traffic. Warnings
+/// (a certificate close to expiry) are listed in the 200 answer and never make it 503.
 struct HealthController: Sendable {
     let store: any Store
     let readiness: Readiness
@@ -11,6 +12,8 @@ struct HealthController: Sendable {
 
     private struct Status: Encodable {
         var status: String
+        /// Omitted when there is none.
+        var warnings: [String]? = nil
     }
 
     func register(in router: inout Router) {
@@ -27,7 +30,8 @@ struct HealthController: Sendable {
             guard reasons.isEmpty else {
                 return .error(status: 503, code: "not_ready", message: reasons.joined(separator: "; "))
             }
-            return .json(Status(status: "ready"), encoder: .api)
+            let warnings = readiness.currentWarnings
+            return .json(Status(status: "ready", warnings: warnings.isEmpty ? nil : warnings), encoder: .api)
         }
     }
 }

@@ -33,6 +33,8 @@ final class PushDispatcher: Sendable {
         var retried = 0
         var failed = 0
         var halted = 0
+        /// Sends APNs never answered (connection or TLS failure, connection lost, timeout).
+        var transportFailures = 0
     }
 
     struct Completion: Sendable {
@@ -156,6 +158,7 @@ final class PushDispatcher: Sendable {
         state.withLock { state in
             state.completed.append(completion)
             state.signalled = true
+            if case .transportFailure = completion.outcome { state.statistics.transportFailures += 1 }
         }
         condition.signal()
         condition.unlock()
