@@ -6,8 +6,9 @@ import Storage
 /// `GET /metrics`: Prometheus text exposition of what operators watch and alert on (see
 /// `deploy/prometheus-alerts.yml`): the outbox and its oldest pending push, push outcomes, APNs
 /// halts, registrations, devices and jobs, HTTP requests and latency by route, certificate expiry,
-/// the bundle cache, and the process's memory, file descriptors and uptime. Database counts cost
-/// two indexed queries per scrape. Keep it off the public internet (the example proxies do).
+/// the bundle cache, and the process's memory, file descriptors and uptime. Outbox counts are read
+/// on every scrape; the table-wide counts (registrations, devices, jobs, oldest pending push) at
+/// most every `StatisticsCache` period. Keep it off the public internet (the example proxies do).
 struct MetricsController: Sendable {
     let store: any Store
     let dispatcher: PushDispatcher
@@ -16,6 +17,7 @@ struct MetricsController: Sendable {
     let http: HTTPMetrics
     let certificates: CertificateMonitor
     let logger: Logger
+    let countsCache = StatisticsCache(ttl: .seconds(15))
     /// When the process started, by `now` (for `passserver_process_start_time_seconds`) and by the
     /// monotonic clock (for the uptime).
     let startedAt: Date
@@ -48,7 +50,7 @@ struct MetricsController: Sendable {
         let statistics: StoreStatistics
         do {
             (outbox, statistics) = try store.withSession(.read) { session in
-                (try session.outboxCounts(now: time), try session.statistics())
+                (try session.outboxCounts(now: time), try countsCache.value { try session.statistics() })
             }
         } catch {
             logger.warning("metrics: cannot read the database", ["error": "\(error)"])
