@@ -59,31 +59,20 @@ struct RetentionSweep: Sendable {
         let pushLogCutoff = start.addingTimeInterval(-TimeInterval(retention.pushLog))
         let jobCutoff = start.addingTimeInterval(-TimeInterval(retention.jobs))
         let eventCutoff = start.addingTimeInterval(-TimeInterval(retention.registrations))
+        var devices = 0
         do {
-            try drain(shouldStop) { session in
-                let count = try session.deletePushLog(before: pushLogCutoff, limit: batchSize)
-                removed.pushLog += count
-                return count
-            }
-            try drain(shouldStop) { session in
-                let count = try session.deleteFailedOutbox(before: pushLogCutoff, limit: batchSize)
-                removed.failedPushes += count
-                return count
-            }
-            try drain(shouldStop) { session in
-                let count = try session.deleteFinishedJobs(before: jobCutoff, limit: batchSize)
-                removed.jobs += count
-                return count
-            }
-            try drain(shouldStop) { session in
+            try drain(shouldStop, into: &removed.pushLog) { try $0.deletePushLog(before: pushLogCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.failedPushes) { try $0.deleteFailedOutbox(before: pushLogCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.jobs) { try $0.deleteFinishedJobs(before: jobCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.registrations) { session in
                 let batch = try session.deleteRegistrations(ofEventsEndedBefore: eventCutoff, limit: batchSize)
-                removed.registrations += batch.registrations
-                removed.devices += batch.devices
+                devices += batch.devices
                 return batch.registrations
             }
         } catch is Interrupted {
             logger.warning("retention sweep interrupted; the next sweep goes on", ["reason": shouldStop() ? "stopping" : "lease lost"])
         }
+        removed.devices = devices
         var metadata: Logger.Metadata = ["duration_ms": "\(Int(now().timeIntervalSince(start) * 1_000))"]
         for table in removed.tables { metadata[table.name] = "\(table.count)" }
         let total = removed.tables.reduce(0) { $0 + $1.count }
@@ -91,10 +80,12 @@ struct RetentionSweep: Sendable {
         return removed
     }
 
-    /// Runs `batch` until it removes fewer than a full batch, renewing the lease in between.
-    private func drain(_ shouldStop: () -> Bool, _ batch: (StoreSession) throws -> Int) throws {
+    /// Runs `batch` until it removes fewer than a full batch, adding each count to `total` and
+    /// renewing the lease in between.
+    private func drain(_ shouldStop: () -> Bool, into total: inout Int, _ batch: (StoreSession) throws -> Int) throws {
         while true {
             let count = try store.withSession(.write, batch)
+            total += count
             guard count >= batchSize else { return }
             let renewed = try store.withSession(.write) {
                 try $0.acquireLease(Self.leaseName, holder: holder, now: now(), duration: lease)

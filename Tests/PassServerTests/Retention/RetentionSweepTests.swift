@@ -102,6 +102,30 @@ struct RetentionSweepTests {
         #expect(try Self.sweep(store, holder: "next").run()?.pushLog == 8)
     }
 
+    @Test("a sweep whose lease expired and was taken over stops after its batch", arguments: Backend.allCases)
+    func lostLease(backend: Backend) throws {
+        let (store, _) = try Self.store(backend)
+        defer { store.close() }
+        try RetentionRows.populate(store, now: Self.now, margin: 0.001, extraPushLog: 10)
+        var sweep = Self.sweep(store, holder: "slow", batchSize: 3)
+        sweep.lease = .milliseconds(1)
+        var takenOver = false
+        let removed = try #require(try sweep.run(shouldStop: {
+            // After the first batch the slow sweep's lease has expired and another process takes it.
+            if !takenOver {
+                takenOver = (try? store.withSession(.write) {
+                    try $0.acquireLease(RetentionSweep.leaseName, holder: "other", now: Self.now.addingTimeInterval(1), duration: .seconds(600))
+                }) ?? false
+            }
+            return false
+        }))
+        #expect(takenOver)
+        #expect(try store.withSession(.write) { try $0.acquireLease(RetentionSweep.leaseName, holder: "third", now: Self.now, duration: .seconds(1)) } == false,
+                "the lost lease was not released from under its new holder")
+        #expect(removed.pushLog == 6, "the batch after the renewal that still succeeded, then it stopped")
+        #expect(try RetentionRows.remaining(store)["jobs"] == ["done-old", "done-young", "running"])
+    }
+
     @Test("the server sweeps by itself every RETENTION_INTERVAL", arguments: Backend.allCases)
     func serverSweeps(backend: Backend) async throws {
         let app = try TestApp.start(backend) { $0.retention.interval = 1 }
