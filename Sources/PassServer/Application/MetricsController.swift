@@ -29,9 +29,12 @@ struct MetricsController: Sendable {
     }
 
     func metrics() -> Response {
+        // The dispatcher counts an outcome after committing it, so reading its counters before the
+        // database never shows an outcome whose outbox row the same scrape still counts.
+        let pushes = dispatcher.statistics
         var text = MetricsText()
         database(&text)
-        pushes(&text)
+        self.pushes(pushes, &text)
         requests(&text)
         certificateExpiry(&text)
         let cache = passes.cacheStatistics
@@ -71,8 +74,7 @@ struct MetricsController: Sendable {
         ])
     }
 
-    private func pushes(_ text: inout MetricsText) {
-        let pushes = dispatcher.statistics
+    private func pushes(_ pushes: PushDispatcher.Statistics, _ text: inout MetricsText) {
         text.counter("passserver_pushes_total", "Push attempts answered or given up on by this process, by outcome", [
             ("outcome=\"delivered\"", pushes.delivered), ("outcome=\"pruned\"", pushes.pruned), ("outcome=\"retried\"", pushes.retried),
             ("outcome=\"failed\"", pushes.failed), ("outcome=\"halted\"", pushes.halted),
