@@ -39,7 +39,7 @@ struct AlertRulesTests {
     func namesExist() throws {
         let rules = try String(contentsOfFile: Self.deploy + "/prometheus-alerts.yml", encoding: .utf8)
         let referenced = Set(rules.matches(of: /passserver_[a-z0-9_]+/).map { String($0.output) })
-        #expect(referenced.count >= 7, "\(referenced)")
+        #expect(referenced.count >= 6, "\(referenced)")
 
         let app = try TestApp.start(.sqlite)
         defer { app.stop() }
