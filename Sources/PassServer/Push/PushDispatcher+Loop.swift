@@ -71,7 +71,9 @@ extension PushDispatcher {
     /// database is unavailable: the caller keeps the answers and tries again later.
     private func record(_ completions: [Completion]) -> Bool {
         let time = now()
-        var statistics = Statistics()
+        // A send APNs never answered happened whatever becomes of the transaction below.
+        let transportFailures = completions.count { $0.delivery.outcome.isNeverAnswered }
+        var statistics = Statistics(transportFailures: transportFailures)
         var halt: (status: Int, reason: APNSReason?)?
         var delivered = false
         var rejected: [String: Int] = [:]
@@ -128,7 +130,7 @@ extension PushDispatcher {
         } catch {
             // The rows stay claimed and are sent again once their lease expires: at least once.
             logger.error("cannot record push outcomes; they will be retried", ["error": "\(error)", "count": "\(completions.count)"])
-            statistics = Statistics()
+            statistics = Statistics(transportFailures: transportFailures)
             rejected = [:]
         }
         for (answer, count) in rejected.sorted(by: { $0.key < $1.key }) {
@@ -219,6 +221,14 @@ extension PushPolicy.Outcome {
         case .answered(let status, let reason, _): (status, reason?.rawValue)
         case .unreachable(let message), .transportFailure(let message): (0, String(message.prefix(200)))
         case .logged: (0, nil)
+        }
+    }
+
+    /// Whether APNs never answered: a connection or TLS failure, a lost connection, a timeout.
+    var isNeverAnswered: Bool {
+        switch self {
+        case .unreachable, .transportFailure: true
+        case .answered, .logged: false
         }
     }
 }

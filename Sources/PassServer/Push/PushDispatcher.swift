@@ -41,6 +41,8 @@ final class PushDispatcher: Sendable {
         var registrationsPruned: [String: Int] = [:]
         /// Rows given up on, by `PushPolicy.Failure.metricLabel`.
         var failedByReason: [String: Int] = [:]
+        /// Sends APNs never answered (connection or TLS failure, connection lost, timeout).
+        var transportFailures = 0
 
         var failed: Int { failedByReason.values.reduce(0, +) }
 
@@ -52,6 +54,7 @@ final class PushDispatcher: Sendable {
             halted += other.halted
             registrationsPruned.merge(other.registrationsPruned, uniquingKeysWith: +)
             failedByReason.merge(other.failedByReason, uniquingKeysWith: +)
+            transportFailures += other.transportFailures
         }
     }
 

@@ -23,11 +23,6 @@ extension StoreSession {
         try first("SELECT \(Self.eventColumns) FROM events WHERE id = \(id)").map(Event.init(row:))
     }
 
-    /// Events by start time, newest first.
-    public func events(limit: Int) throws -> [Event] {
-        try execute("SELECT \(Self.eventColumns) FROM events ORDER BY starts_at DESC, id LIMIT \(limit)").map(Event.init(row:))
-    }
-
     /// Updates an event and, in the same transaction, creates the re-push job for its passes.
     /// A change that alters nothing returns the event and no job. `.notFound` if it does not exist.
     public func updateEvent(id: String, change: EventChange, now: Date) throws -> (event: Event, job: Job?) {

@@ -61,13 +61,15 @@ final class ServerProcess {
     /// The port from the "listening" line, waiting up to `timeout` seconds.
     func port(timeout: TimeInterval = 60) async throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        while true {
             for line in standardError.split(separator: "\n") where line.contains(": listening") {
                 if let range = line.range(of: #"port=\d+"#, options: .regularExpression), let port = Int(line[range].dropFirst(5)) {
                     return port
                 }
             }
-            guard process.isRunning else { break }
+            // The log is read once more after the deadline: a starved task may wake only after it,
+            // long after the line was written.
+            guard process.isRunning, Date() < deadline else { break }
             await AdminSupport.pause(0.05)
         }
         throw AdminSupport.Failure(description: "pass-server did not start listening: \(standardError.suffix(2_000))")
