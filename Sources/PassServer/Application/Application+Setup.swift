@@ -13,8 +13,8 @@ extension Application {
             return secret
         }
         try FileManager.default.createDirectory(atPath: ".data", withIntermediateDirectories: true)
-        let secret = Crypto.randomBytes(32)
-        try Crypto.hex(secret).write(toFile: path, atomically: true, encoding: .utf8)
+        let secret = SecureRandom.bytes(32)
+        try Hex.encode(secret).write(toFile: path, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         return secret
     }

@@ -3,17 +3,24 @@
 import COpenSSL
 import Foundation
 
-/// One parsed certificate; frees its X509 in deinit.
-final class X509Certificate {
-    let pointer: OpaquePointer
+/// One parsed certificate; frees its `X509` in deinit.
+///
+/// The one owner of certificates for pass signing and the APNs TLS client: they parse identity
+/// bytes through it and hand `pointer` to OpenSSL calls that take references of their own.
+package final class X509Certificate: @unchecked Sendable {
+    // Safe because the X509 is never modified after init, and OpenSSL 3 makes concurrent
+    // read-only use thread-safe (its reference count and lazily cached extensions are locked).
 
-    /// Takes ownership of an X509 the caller allocated.
-    init(owning pointer: OpaquePointer) { self.pointer = pointer }
+    /// The `X509 *`, valid while this object lives.
+    package let pointer: OpaquePointer
+
+    /// Takes ownership of an X509 the caller allocated or up-referenced.
+    package init(owning pointer: OpaquePointer) { self.pointer = pointer }
 
     deinit { X509_free(pointer) }
 
-    /// Parses DER bytes.
-    convenience init(der: [UInt8], path: String?, what: String) throws(CertificateError) {
+    /// Parses DER bytes; `what` and `path` name the certificate in the error.
+    package convenience init(der: [UInt8], path: String? = nil, what: String = "certificate") throws(CertificateError) {
         OpenSSLErrorQueue.clear()
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
@@ -32,18 +39,23 @@ final class X509Certificate {
             return
         }
         OpenSSLErrorQueue.clear()
-        guard let bio = MemoryBIO(bytes: bytes), let parsed = PEM_read_bio_X509(bio.bio, nil, nil, nil) else {
-            throw CertificateError(.unreadable, "\(what) \(path ?? "") holds no PEM certificate", path: path, openSSLErrors: OpenSSLErrorQueue.drain())
+        do throws(OpenSSLError) {
+            let bio = try MemoryBIO(bytes: bytes)
+            self.init(owning: try check(PEM_read_bio_X509(bio.pointer, nil, nil, nil), "read a PEM certificate"))
+        } catch {
+            throw CertificateError(.unreadable, "\(what) \(path ?? "") holds no PEM certificate", path: path, openSSL: error)
         }
-        self.init(owning: parsed)
     }
 
     /// Every certificate in a PEM file's contents (a chain file), or the one DER certificate.
     static func all(pemOrDER bytes: [UInt8], path: String, what: String) throws(CertificateError) -> [X509Certificate] {
         guard looksLikePEM(bytes) else { return [try X509Certificate(der: bytes, path: path, what: what)] }
-        guard let bio = MemoryBIO(bytes: bytes) else { throw CertificateError(.unreadable, "cannot buffer \(what) \(path)", path: path) }
+        let bio: MemoryBIO
+        do { bio = try MemoryBIO(bytes: bytes) } catch {
+            throw CertificateError(.unreadable, "cannot buffer \(what) \(path)", path: path, openSSL: error)
+        }
         var certificates: [X509Certificate] = []
-        while let next = PEM_read_bio_X509(bio.bio, nil, nil, nil) { certificates.append(X509Certificate(owning: next)) }
+        while let next = PEM_read_bio_X509(bio.pointer, nil, nil, nil) { certificates.append(X509Certificate(owning: next)) }
         // Reading stops with a "no start line" error at the end of the file: expected.
         OpenSSLErrorQueue.clear()
         guard !certificates.isEmpty else {
@@ -53,20 +65,14 @@ final class X509Certificate {
     }
 
     /// The DER encoding.
-    var der: [UInt8] {
-        let length = i2d_X509(pointer, nil)
-        guard length > 0 else { return [] }
-        var bytes = [UInt8](repeating: 0, count: Int(length))
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            _ = i2d_X509(pointer, &cursor)
-        }
-        return bytes
+    package func der() throws(OpenSSLError) -> [UInt8] {
+        try derEncoding(of: "the certificate") { i2d_X509(pointer, $0) }
     }
 
     /// The PEM encoding.
-    var pem: [UInt8] {
-        guard let bio = MemoryBIO(), PEM_write_bio_X509(bio.bio, pointer) == 1 else { return [] }
+    func pem() throws(OpenSSLError) -> [UInt8] {
+        let bio = try MemoryBIO()
+        try check(PEM_write_bio_X509(bio.pointer, pointer) == 1, "write the certificate as PEM")
         return bio.contents
     }
 
@@ -80,12 +86,8 @@ final class X509Certificate {
     func subjectEntry(nid: Int32) -> String? {
         guard let name = X509_get_subject_name(pointer) else { return nil }
         let index = X509_NAME_get_index_by_NID(name, nid, -1)
-        guard index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) else { return nil }
-        var out: UnsafeMutablePointer<UInt8>?
-        let length = ASN1_STRING_to_UTF8(&out, data)
-        guard length >= 0, let out else { return nil }
-        defer { shim_OPENSSL_free(out) }
-        return String(decoding: UnsafeBufferPointer(start: out, count: Int(length)), as: UTF8.self)
+        guard index >= 0, let entry = X509_NAME_get_entry(name, index) else { return nil }
+        return Self.text(of: entry)
     }
 
     /// True when `issuer`'s subject and key issued this certificate.
@@ -102,15 +104,21 @@ final class X509Certificate {
         guard let name else { return "" }
         var parts: [String] = []
         for index in 0..<X509_NAME_entry_count(name) {
-            guard let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) else { continue }
+            guard let entry = X509_NAME_get_entry(name, index), let value = text(of: entry) else { continue }
             let nid = OBJ_obj2nid(X509_NAME_ENTRY_get_object(entry))
             let label = OBJ_nid2sn(nid).map { String(cString: $0) } ?? "?"
-            var out: UnsafeMutablePointer<UInt8>?
-            let length = ASN1_STRING_to_UTF8(&out, data)
-            guard length >= 0, let out else { continue }
-            parts.append("\(label)=\(String(decoding: UnsafeBufferPointer(start: out, count: Int(length)), as: UTF8.self))")
-            shim_OPENSSL_free(out)
+            parts.append("\(label)=\(value)")
         }
         return parts.joined(separator: ", ")
+    }
+
+    /// A name entry's value as UTF-8 text.
+    private static func text(of entry: OpaquePointer) -> String? {
+        guard let data = X509_NAME_ENTRY_get_data(entry) else { return nil }
+        var out: UnsafeMutablePointer<UInt8>?
+        let length = ASN1_STRING_to_UTF8(&out, data)
+        guard length >= 0, let out else { return nil }
+        defer { shim_OPENSSL_free(out) }
+        return String(decoding: UnsafeBufferPointer(start: out, count: Int(length)), as: UTF8.self)
     }
 }
