@@ -7,6 +7,7 @@
 // Threading: a channel belongs to the one thread that polls its socket (the client's I/O thread or
 // the fake's thread); delegate calls run on that thread inside `read`/`write`.
 
+import Certificates
 import CNGHTTP2
 import COpenSSL
 import Foundation
@@ -69,7 +70,7 @@ package final class H2TLSChannel {
     /// Advances the TLS handshake as far as the socket allows.
     package func handshake() -> HandshakeStep {
         guard let ssl else { return .failed }
-        ERR_clear_error()
+        OpenSSLErrorQueue.clear()
         let result = role == .client ? SSL_connect(ssl) : SSL_accept(ssl)
         if result == 1 { return .done }
         switch SSL_get_error(ssl, result) {
@@ -84,7 +85,7 @@ package final class H2TLSChannel {
     package func sendCloseNotify() {
         guard let ssl else { return }
         _ = SSL_shutdown(ssl)
-        ERR_clear_error()
+        OpenSSLErrorQueue.clear()
     }
 
     /// Creates the nghttp2 session, reporting to `delegate`; false when nghttp2 could not.

@@ -27,7 +27,7 @@ package final class X509Certificate: @unchecked Sendable {
             return d2i_X509(nil, &cursor, buffer.count)
         }
         guard let parsed else {
-            throw CertificateError(.unreadable, "\(what) \(path ?? "") is not a DER or PEM certificate", path: path, openSSLErrors: OpenSSLErrorQueue.drain())
+            throw CertificateError(.unreadable, "\(Self.naming(what, path)) is not a DER or PEM certificate", path: path, openSSLErrors: OpenSSLErrorQueue.drain())
         }
         self.init(owning: parsed)
     }
@@ -43,7 +43,7 @@ package final class X509Certificate: @unchecked Sendable {
             let bio = try MemoryBIO(bytes: bytes)
             self.init(owning: try check(PEM_read_bio_X509(bio.pointer, nil, nil, nil), "read a PEM certificate"))
         } catch {
-            throw CertificateError(.unreadable, "\(what) \(path ?? "") holds no PEM certificate", path: path, openSSL: error)
+            throw CertificateError(.unreadable, "\(Self.naming(what, path)) holds no PEM certificate", path: path, openSSL: error)
         }
     }
 
@@ -110,6 +110,11 @@ package final class X509Certificate: @unchecked Sendable {
             parts.append("\(label)=\(value)")
         }
         return parts.joined(separator: ", ")
+    }
+
+    /// `what` followed by the file, when there is one (`WWDR certificate file wwdr.pem`).
+    private static func naming(_ what: String, _ path: String?) -> String {
+        path.map { "\(what) \($0)" } ?? what
     }
 
     /// A name entry's value as UTF-8 text.
