@@ -16,17 +16,17 @@ extension AdminController {
         let vault = passes.vault
         let rotated = try store.withSession(.write) { session in
             try session.rotateDownloadToken(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber) { nonce in
-                TokenVault.hash(vault.downloadToken(passType: passType, serial: serial, nonce: nonce))
+                try TokenVault.hash(vault.downloadToken(passType: passType, serial: serial, nonce: nonce))
             }
         }
         guard let rotated else { throw HTTPError.notFound("No such ticket.") }
         logger.info("download link rotated", ["pass.serial": rotated.serialNumber, "request.id": request.requestID])
-        return .json(TicketBody(rotated, downloadURL: downloadURL(for: rotated)), encoder: .api)
+        return .json(TicketBody(rotated, downloadURL: try downloadURL(for: rotated)), encoder: .api)
     }
 
     /// `PUBLIC_URL/download/{token}` for the pass's current link.
-    func downloadURL(for pass: StoredPass) -> String? {
+    func downloadURL(for pass: StoredPass) throws -> String? {
         guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { return nil }
-        return passes.webServiceURL + "/download/" + passes.vault.downloadToken(passType: passType, serial: serial, nonce: pass.downloadNonce)
+        return passes.webServiceURL + "/download/" + (try passes.vault.downloadToken(passType: passType, serial: serial, nonce: pass.downloadNonce))
     }
 }

@@ -23,7 +23,7 @@ extension AdminController {
             template = name
             checkTemplate(name, &input)
         }
-        if let startsAt, let endsAt, endsAt < startsAt { input.problem("endsAt", "must not be before startsAt") }
+        if let startsAt, let endsAt, endsAt < startsAt { input.problem("endsAt", Self.endsBeforeStartProblem) }
         try input.validate()
         guard let name, let venue, let startsAt else { throw HTTPError.badRequest("name, venue and startsAt are required.", code: "invalid_fields") }
         let event = try store.transaction { session in
@@ -59,11 +59,18 @@ extension AdminController {
             checkTemplate(template, &input)
             change.template = template
         }
-        let starts = change.startsAt ?? existing.startsAt
-        if let ends = change.endsAt ?? existing.endsAt, ends < starts { input.problem("endsAt", "must not be before startsAt") }
+        // Named with the other problems here, and checked again on the event as it is under the
+        // update's row lock: two edits (one of the start, one of the end) that are each fine alone
+        // cannot together leave the end before the start.
+        if Self.endsBeforeStart(change, existing) { input.problem("endsAt", Self.endsBeforeStartProblem) }
         try input.validate()
         let (event, job) = try store.transaction { session in
-            let (event, job) = try session.updateEvent(id: existing.id, change: change, now: now())
+            let (event, job) = try session.updateEvent(id: existing.id, now: now()) { current in
+                if Self.endsBeforeStart(change, current) {
+                    throw HTTPError.badRequest("endsAt: \(Self.endsBeforeStartProblem)", code: "invalid_fields")
+                }
+                return change
+            }
             if job != nil { try requireBuildable { try passes.validate(event: event) } }
             return (event, job)
         }
@@ -72,6 +79,14 @@ extension AdminController {
             jobCreated()
         }
         return .json(EventUpdateBody(event: EventBody(event), job: job.map { .init(id: $0.id, state: $0.state.rawValue, total: $0.total) }), encoder: .api)
+    }
+
+    private static let endsBeforeStartProblem = "must not be before startsAt"
+
+    /// Whether `change` applied to `event` would leave its end before its start.
+    private static func endsBeforeStart(_ change: EventChange, _ event: Event) -> Bool {
+        guard let ends = change.endsAt ?? event.endsAt else { return false }
+        return ends < (change.startsAt ?? event.startsAt)
     }
 
     private func checkTemplate(_ name: String, _ input: inout AdminInput) {

@@ -19,12 +19,12 @@ extension AdminController {
         }
         // 120 random bits: unguessable, and valid in URLs and pass.json as is.
         guard let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else { throw HTTPError.internalError }
-        let downloadToken = passes.vault.downloadToken(passType: passType, serial: serial)
+        let downloadToken = try passes.vault.downloadToken(passType: passType, serial: serial)
         let pass = try store.transaction { session in
             let pass = try session.insertPass(
                 NewPass(
                     passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue,
-                    authenticationTokenHash: TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
+                    authenticationTokenHash: try TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
                     downloadTokenHash: TokenVault.hash(downloadToken), eventID: event.id, attendeeName: name, attendeeEmail: email, seat: seat
                 ),
                 now: now()
@@ -33,7 +33,7 @@ extension AdminController {
             return pass
         }
         logger.info("ticket issued", ["event.id": event.id, "pass.serial": serial.rawValue, "request.id": request.requestID])
-        return .json(TicketBody(pass, downloadURL: downloadURL(for: pass)), status: 201, encoder: .api)
+        return .json(TicketBody(pass, downloadURL: try downloadURL(for: pass)), status: 201, encoder: .api)
     }
 
     func listTickets(_ request: Request) throws -> Response {
@@ -51,7 +51,7 @@ extension AdminController {
         let page = try store.passes(eventID: event.id, after: cursor, limit: limit + 1)
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { String($0.id) } : nil
-        return .json(TicketPage(tickets: shown.map { TicketBody($0, downloadURL: downloadURL(for: $0)) }, nextCursor: next), encoder: .api)
+        return .json(TicketPage(tickets: try shown.map { TicketBody($0, downloadURL: try downloadURL(for: $0)) }, nextCursor: next), encoder: .api)
     }
 
     /// 1 to `maxDigits` ASCII digits (no sign, no spaces: what the document's pattern allows).
@@ -62,7 +62,7 @@ extension AdminController {
 
     func showTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
-        var body = TicketBody(pass, downloadURL: downloadURL(for: pass))
+        var body = TicketBody(pass, downloadURL: try downloadURL(for: pass))
         try store.withSession(.read) { session in
             body.registeredDevices = try session.registrationCount(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
             let tokens = try session.pushTokens(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
@@ -89,10 +89,12 @@ extension AdminController {
         case .absent: break
         }
         try input.validate()
-        guard pass.status == .active else {
-            throw HTTPError(status: 409, code: "ticket_cancelled", message: "A cancelled ticket cannot be changed.")
+        return try apply(to: pass, request: request) { current in
+            guard current.status == .active else {
+                throw HTTPError(status: 409, code: "ticket_cancelled", message: "A cancelled ticket cannot be changed.")
+            }
+            return change
         }
-        return try apply(change, to: pass, request: request)
     }
 
     func cancelTicket(_ request: Request) throws -> Response {
@@ -101,16 +103,19 @@ extension AdminController {
         var reason: String?
         if case .value(let text) = input.text("reason", maxLength: 500) { reason = text }
         try input.validate()
-        // Cancelling twice changes nothing: no new revision, no push.
-        guard pass.status == .active else { return .json(TicketBody(pass, downloadURL: downloadURL(for: pass)), encoder: .api) }
-        return try apply(PassChange(status: .voided, voidReason: .some(reason)), to: pass, request: request)
+        return try apply(to: pass, request: request) { current in
+            // Cancelling twice changes nothing: no new revision, no push.
+            current.status == .active ? PassChange(status: .voided, voidReason: .some(reason)) : PassChange()
+        }
     }
 
-    private func apply(_ change: PassChange, to pass: StoredPass, request: Request) throws -> Response {
+    /// Applies the change `decide` makes of the ticket as it is inside the update's transaction,
+    /// under its row lock, so that a status check there cannot be overtaken by a concurrent change
+    /// (a rename and a cancel racing never both win). The changed pass is rendered and validated
+    /// in the same transaction (`requireBuildable`).
+    private func apply(to pass: StoredPass, request: Request, _ decide: (StoredPass) throws -> PassChange) throws -> Response {
         let update = try store.transaction { session in
-            let update = try session.updatePass(
-                passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, change: change, now: now()
-            )
+            let update = try session.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(), decide)
             if case .updated(let updated, _) = update, let eventID = updated.eventID, let event = try session.event(id: eventID) {
                 try requireBuildable { try passes.validate(updated, event: event) }
             }
@@ -122,7 +127,7 @@ extension AdminController {
             ])
             if enqueued > 0 { pushesEnqueued() }
         }
-        return .json(TicketBody(update.pass, downloadURL: downloadURL(for: update.pass)), encoder: .api)
+        return .json(TicketBody(update.pass, downloadURL: try downloadURL(for: update.pass)), encoder: .api)
     }
 
     func existingTicket(_ request: Request) throws -> StoredPass {

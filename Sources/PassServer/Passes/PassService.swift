@@ -65,7 +65,7 @@ final class PassService: Sendable {
         }
         return TicketData(
             serialNumber: serialNumber,
-            authenticationToken: vault.authenticationToken(passType: passType, serial: serial).rawValue,
+            authenticationToken: try vault.authenticationToken(passType: passType, serial: serial).rawValue,
             webServiceURL: webServiceURL,
             organizationName: organizationName,
             description: "Ticket for \(event.name)",

@@ -15,6 +15,11 @@ struct AdminInputLimitTests {
         return "\(stored.name)|\(stored.venue)|\(stored.startsAt.timeIntervalSince1970)|\(String(describing: stored.endsAt))|\(stored.timeZone)|\(stored.revision)|jobs=\(jobs)"
     }
 
+    /// How many events the store holds.
+    private func eventCount(_ app: TestApp) throws -> Int {
+        try app.store.execute("SELECT count(*) AS n FROM events").first?.int("n") ?? -1
+    }
+
     /// Asserts a 400 `invalid_fields` naming `field`.
     private func expectRefused(
         _ response: TestResponse, naming field: String, _ comment: String, sourceLocation: SourceLocation = #_sourceLocation
@@ -44,7 +49,7 @@ struct AdminInputLimitTests {
             expectRefused(try await app.adminOffPool("PATCH", "/admin/v1/events/\(event)", json: #"{"startsAt":"\#(date)"}"#), naming: "startsAt", "patch \(date)")
             expectRefused(try await app.adminOffPool("PATCH", "/admin/v1/events/\(event)", json: #"{"endsAt":"\#(date)"}"#), naming: "endsAt", "patch end \(date)")
         }
-        #expect(try app.store.events(limit: 100).count == 1, "no refused event was created")
+        #expect(try eventCount(app) == 1, "no refused event was created")
         #expect(try snapshot(app, event: event) == before, "the event is unchanged and no job was created")
         let shown = try await app.adminOffPool("GET", "/admin/v1/events/\(event)").jsonObject
         #expect(shown?["startsAt"] as? String == "2027-03-01T19:00:00+09:00")
@@ -65,7 +70,7 @@ struct AdminInputLimitTests {
         let refused = try await app.adminOffPool("POST", "/admin/v1/events", json: eventJSON(startsAt: late))
         expectRefused(refused, naming: "pass", "UTC")
         #expect(refused.text.contains("relevantDate"), "\(refused.text)")
-        #expect(try app.store.events(limit: 100).isEmpty, "rolled back")
+        #expect(try eventCount(app) == 0, "rolled back")
         #expect(try await app.adminOffPool("POST", "/admin/v1/events", json: eventJSON(startsAt: late, timeZone: "America/New_York")).status == 201)
 
         let event = try app.createEvent()
@@ -142,7 +147,7 @@ struct AdminInputLimitTests {
         for query in ["limit=", "cursor=", "limit=+5", "limit=5.0", "cursor=-1", "limit=501"] {
             expectRefused(try await app.adminOffPool("GET", "/admin/v1/events/\(event)/tickets?\(query)"), naming: String(query.prefix { $0 != "=" }), query)
         }
-        #expect(try app.store.events(limit: 100).count == 1)
+        #expect(try eventCount(app) == 1)
         #expect(try app.store.passes(eventID: event, limit: 10).count == 1)
         #expect(try app.store.pass(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial) == before)
         #expect(try snapshot(app, event: event) == eventBefore)
@@ -171,7 +176,7 @@ struct AdminInputLimitTests {
         let refused = try await app.adminOffPool("POST", "/admin/v1/events", json: body("Hall"))
         expectRefused(refused, naming: "pass", "venue Hall")
         #expect(refused.text.contains("backgroundColor"))
-        #expect(try app.store.events(limit: 10).isEmpty)
+        #expect(try eventCount(app) == 0)
 
         let created = try await app.adminOffPool("POST", "/admin/v1/events", json: body("rgb(1, 2, 3)"))
         #expect(created.status == 201, "\(created.text)")

@@ -1,6 +1,8 @@
 import Foundation
+import Glibc
 import PassServerTesting
 import Storage
+import Synchronization
 
 @testable import PassServer
 
@@ -56,27 +58,21 @@ final class ServerProcess {
     var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
     var standardOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
-    /// The port from the "listening" line, waiting up to `timeout` seconds. The log is read once
-    /// more after the deadline: on a loaded machine this task may get no thread of the small
-    /// cooperative pool until long after the line was written.
+    /// The port from the "listening" line, waiting up to `timeout` seconds.
     func port(timeout: TimeInterval = 60) async throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let port = listeningPort() { return port }
-            guard process.isRunning else { break }
+        while true {
+            for line in standardError.split(separator: "\n") where line.contains(": listening") {
+                if let range = line.range(of: #"port=\d+"#, options: .regularExpression), let port = Int(line[range].dropFirst(5)) {
+                    return port
+                }
+            }
+            // The log is read once more after the deadline: a starved task may wake only after it,
+            // long after the line was written.
+            guard process.isRunning, Date() < deadline else { break }
             await AdminSupport.pause(0.05)
         }
-        if let port = listeningPort() { return port }
         throw AdminSupport.Failure(description: "pass-server did not start listening: \(standardError.suffix(2_000))")
-    }
-
-    private func listeningPort() -> Int? {
-        for line in standardError.split(separator: "\n") where line.contains(": listening") {
-            if let range = line.range(of: #"port=\d+"#, options: .regularExpression), let port = Int(line[range].dropFirst(5)) {
-                return port
-            }
-        }
-        return nil
     }
 
     func signal(_ number: Int32) {
@@ -89,6 +85,29 @@ final class ServerProcess {
         while process.isRunning, Date() < deadline { await AdminSupport.pause(0.02) }
         guard !process.isRunning else { return nil }
         return process.terminationStatus
+    }
+
+    /// Watches on a thread of its own (every 2 ms, for up to `timeout` seconds) until `target`
+    /// names a process, SIGKILLs it at once and returns its pid; nil if time ran out. A thread, not
+    /// a task: a busy cooperative pool (a loaded machine, tests blocking it) must not delay a
+    /// kill that has to land inside a short window, such as a batch in flight.
+    static func killAsSoonAs(timeout: TimeInterval = 60, _ target: @escaping @Sendable () -> pid_t?) async -> pid_t? {
+        let outcome = Atomic<Int32>(0)  // 0 watching, -1 gave up, otherwise the pid killed
+        Thread {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if let pid = target() {
+                    Glibc.kill(pid, SIGKILL)
+                    outcome.store(pid, ordering: .sequentiallyConsistent)
+                    return
+                }
+                usleep(2_000)
+            }
+            outcome.store(-1, ordering: .sequentiallyConsistent)
+        }.start()
+        while outcome.load(ordering: .sequentiallyConsistent) == 0 { await AdminSupport.pause(0.05) }
+        let pid = outcome.load(ordering: .sequentiallyConsistent)
+        return pid > 0 ? pid : nil
     }
 
     /// Kills the process (if running) and waits for it.
