@@ -23,6 +23,10 @@ extension FakeAPNs {
         public var defaultAnswer: Answer = .success
         /// Keep every request in `pushes` (tests); benchmarks turn it off to measure only the protocol.
         public var recordPushes = true
+        /// Called with the device token of every push the fake answers 200, on the fake's own
+        /// thread, as soon as the answer is queued on its connection: "APNs accepted a push for
+        /// this token". A simulator of phones uses it to wake the phone; it must return quickly.
+        public var onAccepted: (@Sendable (_ token: String) -> Void)? = nil
 
         public init(certificatePath: String, privateKeyPath: String, clientCAPath: String?) {
             self.certificatePath = certificatePath
