@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "pass-server", targets: ["pass-server"]),
         .executable(name: "fake-apns", targets: ["fake-apns"]),
+        .executable(name: "fleet", targets: ["fleet"]),
         .library(name: "PassBundle", targets: ["PassBundle"]),
     ],
     targets: [
@@ -47,6 +48,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
+        .target(
+            name: "Fleet",
+            dependencies: ["PassServerTesting", "APNs", "PassBundle", "Certificates", "COpenSSL", "CZip"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "fleet", dependencies: ["Fleet", "PassServerTesting"], swiftSettings: swiftSettings),
 
         // MARK: Tests
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),
@@ -59,8 +66,13 @@ let package = Package(
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
+            name: "FleetTests",
+            dependencies: ["Fleet", "APNs", "PassBundle", "Certificates", "PassServerTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PassServerTests",
-            dependencies: ["PassServer", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates"],
+            dependencies: ["PassServer", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet"],
             swiftSettings: swiftSettings
         ),
     ]
