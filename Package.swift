@@ -13,7 +13,7 @@ let package = Package(
     products: [
         .executable(name: "pass-server", targets: ["pass-server"]),
         .executable(name: "fake-apns", targets: ["fake-apns"]),
-        .executable(name: "fleet", targets: ["fleet"]),
+        .executable(name: "fleet", targets: ["fleet-cli"]),
         .library(name: "PassBundle", targets: ["PassBundle"]),
     ],
     targets: [
@@ -53,7 +53,8 @@ let package = Package(
             dependencies: ["PassServerTesting", "APNs", "PassBundle", "Certificates", "COpenSSL", "CZip"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "fleet", dependencies: ["Fleet", "PassServerTesting"], swiftSettings: swiftSettings),
+        // Named apart from the `Fleet` library so their modules differ on case-insensitive file systems.
+        .executableTarget(name: "fleet-cli", dependencies: ["Fleet", "PassServerTesting"], swiftSettings: swiftSettings),
 
         // MARK: Tests
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),

@@ -33,8 +33,12 @@ public struct FleetConfiguration: Sendable {
     public var seed = UInt64.random(in: 0...UInt64.max)
     /// The venue the edit sets; nil picks a new one for every edit.
     public var venue: String?
-    /// The server's process id, for its CPU time and peak RSS (when it runs on this machine).
+    /// The server's process id, for its CPU time (by thread name too) and peak RSS (when it runs
+    /// on this machine).
     public var serverPID: Int32?
+    /// The database server's process id (PostgreSQL's postmaster), for the CPU time of it and its
+    /// backends during the storm.
+    public var databasePID: Int32?
 
     public init(layout: FleetLayout, apns: FakeAPNs.Configuration) {
         self.layout = layout

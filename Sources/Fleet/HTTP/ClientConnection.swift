@@ -11,6 +11,7 @@ final class ClientConnection {
         var request: ClientRequest
         var completion: (Result<ClientResponse, FleetError>) -> Void
         var bytes: [UInt8] = []
+        var queuedAt = 0.0
         var startedAt = 0.0
         var deadline = 0.0
         /// Already resent once after a stale keep-alive connection failed it.
@@ -166,6 +167,7 @@ final class ClientConnection {
         served += 1
         var response = parser.result
         response.latency = now - done.startedAt
+        response.queueWait = done.startedAt - done.queuedAt
         if parser.closeAfter || !clean || oneShot {
             close()
         } else {

@@ -39,7 +39,7 @@ final class ClientPool {
 
     /// Queues a request; `completion` runs later on the loop thread, never inside this call.
     func send(_ request: ClientRequest, now: Double, completion: @escaping Completion) {
-        let exchange = Exchange(request: request, completion: completion)
+        let exchange = Exchange(request: request, completion: completion, queuedAt: now)
         if let port = request.port {
             // Not a pool connection: a request aimed elsewhere goes at once, on its own.
             open(prepare(exchange, now: now), port: port, oneShot: true, now: now)

@@ -41,6 +41,8 @@ struct ClientResponse {
     var bodyPrefix: [UInt8]
     /// Seconds from the moment a connection took the request to the last byte of the answer.
     var latency: Double = 0
+    /// Seconds the request waited for a free connection before that.
+    var queueWait: Double = 0
 
     /// The first field named `name` (ASCII case-insensitive).
     func header(_ name: String) -> String? {

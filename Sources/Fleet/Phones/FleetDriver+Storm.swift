@@ -25,7 +25,7 @@ extension FleetDriver {
         progress.updatedPhones.store(0, ordering: .relaxed)
         storm = StormState(
             generation: generation, venue: venue, startedAt: monotonicSeconds(), fleetCPUAtStart: ProcessStats.ownCPUSeconds(),
-            serverCPUAtStart: configuration.serverPID.flatMap { ProcessStats.cpuSeconds(pid: $0) },
+            serverPID: configuration.serverPID, databasePID: configuration.databasePID,
             baseline: slotModified.map { httpDateEpoch($0) ?? 0 }, passesPerPhone: layout.passesPerPhone, phones: layout.phones,
             faulty: configuration.faultyPhoneIndices, failuresPerFaultyPhone: configuration.failedFetchesPerFaultyPhone
         )

@@ -6,6 +6,8 @@ final class StormState {
     let startedAt: Double
     let fleetCPUAtStart: Double
     let serverCPUAtStart: Double?
+    let serverThreadsAtStart: [String: Double]
+    let databaseCPUAtStart: Double?
     var patchSeconds = 0.0
     var finished = false
 
@@ -19,6 +21,7 @@ final class StormState {
     var updateTimes: [Double] = []
     var fetchLatencies: [Double] = []
     var listLatencies: [Double] = []
+    var queueWaits: [Double] = []
     var statuses: [Int: Int] = [:]
     var transport: [String: Int] = [:]
     var pushes = 0
@@ -37,14 +40,16 @@ final class StormState {
     var faultyUpdated = 0
 
     init(
-        generation: Int, venue: String, startedAt: Double, fleetCPUAtStart: Double, serverCPUAtStart: Double?,
+        generation: Int, venue: String, startedAt: Double, fleetCPUAtStart: Double, serverPID: Int32?, databasePID: Int32?,
         baseline: [Int64], passesPerPhone: Int, phones: Int, faulty: Set<Int>, failuresPerFaultyPhone: Int
     ) {
         self.generation = generation
         self.venue = venue
         self.startedAt = startedAt
         self.fleetCPUAtStart = fleetCPUAtStart
-        self.serverCPUAtStart = serverCPUAtStart
+        serverCPUAtStart = serverPID.flatMap { ProcessStats.cpuSeconds(pid: $0) }
+        serverThreadsAtStart = serverPID.map { ProcessStats.cpuSecondsByThread(pid: $0) } ?? [:]
+        databaseCPUAtStart = databasePID.flatMap { ProcessStats.treeCPUSeconds(pid: $0) }
         self.baseline = baseline
         slotUpdated = Array(repeating: false, count: baseline.count)
         passesLeft = Array(repeating: passesPerPhone, count: phones)
@@ -55,7 +60,9 @@ final class StormState {
     /// Counts a phone request's outcome.
     func record(_ result: Result<ClientResponse, FleetError>) {
         switch result {
-        case .success(let response): statuses[response.status, default: 0] += 1
+        case .success(let response):
+            statuses[response.status, default: 0] += 1
+            queueWaits.append(response.queueWait)
         case .failure(let error): transport[error.code.description, default: 0] += 1
         }
     }

@@ -39,6 +39,10 @@ public struct FleetReport: Codable, Sendable {
     public var fetchP99Milliseconds: Double?
     public var listP50Milliseconds: Double?
     public var listP99Milliseconds: Double?
+    /// How long phone requests waited for one of the fleet's connections: large values mean the
+    /// fleet's pool, not the server, held phones back.
+    public var queueWaitP50Milliseconds: Double?
+    public var queueWaitP99Milliseconds: Double?
     /// Phone requests (lists and fetches) by HTTP status.
     public var requestsByStatus: [String: Int]
     /// Phone requests that got no HTTP answer, by kind (connectionRefused, connectionReset, …).
@@ -62,6 +66,10 @@ public struct FleetReport: Codable, Sendable {
     /// CPU seconds during the storm: this process (phones and fake APNs) and the server.
     public var fleetCPUSeconds: Double
     public var serverCPUSeconds: Double?
+    /// The server's CPU seconds by thread name (threads that ended during the storm are missing).
+    public var serverCPUByThread: [String: Double]?
+    /// The database server's and its backends' CPU seconds.
+    public var databaseCPUSeconds: Double?
     public var serverPeakRSSKiB: Int?
     public var elapsedSeconds: Double
     public var setup: Setup?
@@ -85,7 +93,8 @@ public struct FleetReport: Codable, Sendable {
                 + "50% \(seconds(secondsTo50Percent)), 90% \(seconds(secondsTo90Percent)), 99% \(seconds(secondsTo99Percent)), 100% \(seconds(secondsTo100Percent))",
             "pushes accepted: \(pushesAccepted), last at \(seconds(lastPushSeconds)); PATCH answered in \(seconds(patchSeconds))",
             "fetches: \(fetches), p50 \(milliseconds(fetchP50Milliseconds)), p99 \(milliseconds(fetchP99Milliseconds)); "
-                + "lists p50 \(milliseconds(listP50Milliseconds)), p99 \(milliseconds(listP99Milliseconds))",
+                + "lists p50 \(milliseconds(listP50Milliseconds)), p99 \(milliseconds(listP99Milliseconds)); "
+                + "waiting for a connection p50 \(milliseconds(queueWaitP50Milliseconds)), p99 \(milliseconds(queueWaitP99Milliseconds))",
             "requests by status: \(statuses.isEmpty ? "none" : statuses); without answer: \(errors.isEmpty ? "none" : errors); 5xx: \(serverErrors)",
             "retried: \(fetchFailures) fetches, \(listFailures) lists; 304 for a changed pass: \(unchangedFetches); stale 200: \(staleFetches)",
             "checked: pass.json \(contentChecked) (\(contentMismatches) wrong), signatures \(signaturesChecked) (\(signatureFailures) bad)",
@@ -95,7 +104,12 @@ public struct FleetReport: Codable, Sendable {
         }
         let server = serverCPUSeconds.map { String(format: "%.1f s", $0) } ?? "—"
         let rss = serverPeakRSSKiB.map { "\($0 / 1024) MiB" } ?? "—"
-        lines.append("CPU during the storm: fleet \(String(format: "%.1f s", fleetCPUSeconds)), server \(server); server peak RSS \(rss)")
+        let database = databaseCPUSeconds.map { String(format: ", database %.1f s", $0) } ?? ""
+        lines.append("CPU during the storm: fleet \(String(format: "%.1f s", fleetCPUSeconds)), server \(server)\(database); server peak RSS \(rss)")
+        if let threads = serverCPUByThread, !threads.isEmpty {
+            let parts = threads.sorted { $0.value > $1.value }.map { "\($0.key) \(String(format: "%.1f s", $0.value))" }
+            lines.append("server CPU by thread: " + parts.joined(separator: ", "))
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -10,12 +10,14 @@ struct FleetOptions {
               [--passes-per-phone K] [--phones-per-pass M] [--connections 64] [--think-time 0-2]
               [--content-sample 0.01] [--signature-sample 0.001 --trust-root root-ca.pem]
               [--retry-base 1] [--retry-max 60] [--request-timeout 30] [--deadline 600]
-              [--faulty-phones N] [--failed-fetches 2] [--venue NAME] [--server-pid PID] [--seed N]
+              [--faulty-phones N] [--failed-fetches 2] [--venue NAME] [--server-pid PID] [--database-pid PID] [--seed N]
+              [--before-edit 'SHELL COMMAND']
 
         Starts a fake APNs (the server's APNS_URL must point at https://127.0.0.1:<apns-port>), creates
         an event with tickets for N phones through the admin API, downloads and registers every pass,
         PATCHes the venue and reports how soon every phone holds the new pass: human-readable lines,
-        then one JSON line. The admin token may also come from FLEET_ADMIN_TOKEN.
+        then one JSON line. The admin token may also come from FLEET_ADMIN_TOKEN. --before-edit runs
+        a command (sh -c) between the setup and the edit, e.g. ANALYZE after a bulk setup.
         Exit status: 0 when every phone was updated, 1 when some were left behind, 2 on errors.
         """
 
@@ -26,6 +28,7 @@ struct FleetOptions {
     var configuration: FleetConfiguration
     var serverPort: UInt16
     var adminToken: String
+    var beforeEdit: String?
 
     init(_ arguments: [String], environment: [String: String]) throws {
         var flags: [String: String] = [:]
@@ -52,6 +55,7 @@ struct FleetOptions {
             throw UsageError(description: "--admin-token (or FLEET_ADMIN_TOKEN) is required")
         }
         adminToken = token
+        beforeEdit = flags.removeValue(forKey: "--before-edit")
 
         let layout = try FleetLayout(
             phones: try number("--phones", 0), passesPerPhone: try number("--passes-per-phone", 1), phonesPerPass: try number("--phones-per-pass", 1)
@@ -81,10 +85,13 @@ struct FleetOptions {
         configuration.failedFetchesPerFaultyPhone = try number("--failed-fetches", configuration.failedFetchesPerFaultyPhone)
         configuration.seed = try number("--seed", configuration.seed)
         configuration.venue = flags.removeValue(forKey: "--venue")
-        if let pid = flags.removeValue(forKey: "--server-pid") {
-            guard let value = Int32(pid), value > 0 else { throw UsageError(description: "--server-pid must be a process id") }
-            configuration.serverPID = value
+        func processID(_ name: String) throws -> Int32? {
+            guard let text = flags.removeValue(forKey: name) else { return nil }
+            guard let value = Int32(text), value > 0 else { throw UsageError(description: "\(name) must be a process id") }
+            return value
         }
+        configuration.serverPID = try processID("--server-pid")
+        configuration.databasePID = try processID("--database-pid")
         if let unknown = flags.keys.sorted().first { throw UsageError(description: "unknown option \(unknown)") }
         self.configuration = configuration
     }

@@ -8,9 +8,15 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(FleetOptions.usage)
+    exit(0)
+}
+
 let options: FleetOptions
 do {
-    options = try FleetOptions(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+    options = try FleetOptions(arguments, environment: ProcessInfo.processInfo.environment)
 } catch {
     fail("\(error)\n\n\(FleetOptions.usage)")
 }
@@ -22,6 +28,14 @@ do {
     let setup = try await fleet.setUp(serverPort: options.serverPort, adminToken: options.adminToken)
     print(String(format: "setup: %d tickets issued and downloaded in %.1f s, %d registrations in %.1f s",
                  setup.tickets, setup.ticketSeconds, setup.registrations, setup.registrationSeconds))
+    if let command = options.beforeEdit {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { fail("--before-edit exited with status \(process.terminationStatus)") }
+    }
     let report = try await fleet.editVenue()
     fleet.shutdown()
     print(report.summary)
