@@ -81,14 +81,14 @@ extension FleetDriver {
             storm?.record(result)
             switch result {
             case .success(let response) where response.status == 200:
-                storm?.listLatencies.append(response.latency)
+                storm?.listLatencies.append(response.queueWait + response.latency)
                 let answer = Self.object(response)
                 let listed = (answer?["serialNumbers"] as? [String]) ?? []
                 let mine = layout.slots(ofPhone: phone)
                 let slots = listed.compactMap { serial in serialIndex[serial].flatMap { pass in mine.first { layout.pass(inSlot: $0) == pass } } }
                 perform(phone, syncs[phone].listed(slots: slots, lastUpdated: answer?["lastUpdated"] as? String))
             case .success(let response) where response.status == 204:
-                storm?.listLatencies.append(response.latency)
+                storm?.listLatencies.append(response.queueWait + response.latency)
                 perform(phone, syncs[phone].listed(slots: [], lastUpdated: nil))
             default:
                 storm?.listFailures += 1
@@ -115,7 +115,7 @@ extension FleetDriver {
             switch result {
             case .success(let response) where response.status == 200:
                 storm?.fetches += 1
-                storm?.fetchLatencies.append(response.latency)
+                storm?.fetchLatencies.append(response.queueWait + response.latency)
                 received(response, phone: phone, slot: slot, checks: checks)
                 perform(phone, syncs[phone].fetched())
             case .success(let response) where response.status == 304:

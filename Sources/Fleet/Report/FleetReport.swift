@@ -32,15 +32,16 @@ public struct FleetReport: Codable, Sendable {
     public var patchSeconds: Double
     public var pushesAccepted: Int
     public var lastPushSeconds: Double?
-    /// Passes fetched (200) and the fetch latency, from a connection taking the request to the
-    /// last byte of the pass.
+    /// Passes fetched (200) and the fetch latency as the phone sees it: from asking to the last
+    /// byte of the pass, including the wait for one of the fleet's connections (where a real
+    /// phone, on a connection of its own, would wait in the server's queue instead).
     public var fetches: Int
     public var fetchP50Milliseconds: Double?
     public var fetchP99Milliseconds: Double?
     public var listP50Milliseconds: Double?
     public var listP99Milliseconds: Double?
-    /// How long phone requests waited for one of the fleet's connections: large values mean the
-    /// fleet's pool, not the server, held phones back.
+    /// The part of that spent waiting for one of the fleet's connections: every connection was
+    /// busy with a request the server had not answered yet.
     public var queueWaitP50Milliseconds: Double?
     public var queueWaitP99Milliseconds: Double?
     /// Phone requests (lists and fetches) by HTTP status.
