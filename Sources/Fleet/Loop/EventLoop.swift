@@ -70,8 +70,8 @@ final class EventLoop: @unchecked Sendable {
                 defer { inbox.work.removeAll(keepingCapacity: true) }
                 return (inbox.work, inbox.stopping)
             }
-            if stopping { break }
             for item in work { item() }
+            if stopping { break }
             var now = monotonicSeconds()
             while let due = timers.popDue(now: now) { due() }
             pool?.dispatch(now: now)
