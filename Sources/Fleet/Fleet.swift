@@ -57,6 +57,11 @@ public final class Fleet: Sendable {
         try await onLoop { [driver] done in driver.edit(completion: done) }
     }
 
+    /// Tickets issued and downloaded, and phones registered, so far in the setup (any thread).
+    public var setupProgress: (tickets: Int, phones: Int) {
+        (driver.progress.ticketsIssued.load(ordering: .relaxed), driver.progress.phonesRegistered.load(ordering: .relaxed))
+    }
+
     /// Phones holding the new pass in the current edit (readable from any thread at any time).
     public var updatedPhones: Int { driver.progress.updatedPhones.load(ordering: .relaxed) }
 

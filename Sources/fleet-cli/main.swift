@@ -25,7 +25,16 @@ do {
     let fleet = try Fleet(configuration: options.configuration)
     let layout = options.configuration.layout
     FileHandle.standardError.write(Data("fleet: fake APNs on \(fleet.apns.url); setting up \(layout.tickets) tickets on \(layout.phones) phones\n".utf8))
+    // A large setup takes minutes: a progress line every 15 s on standard error.
+    let reporter = Task {
+        while !Task.isCancelled {
+            try await Task.sleep(for: .seconds(15))
+            let (tickets, phones) = fleet.setupProgress
+            FileHandle.standardError.write(Data("fleet: \(tickets)/\(layout.tickets) tickets downloaded, \(phones)/\(layout.phones) phones registered\n".utf8))
+        }
+    }
     let setup = try await fleet.setUp(serverPort: options.serverPort, adminToken: options.adminToken)
+    reporter.cancel()
     print(String(format: "setup: %d tickets issued and downloaded in %.1f s, %d registrations in %.1f s",
                  setup.tickets, setup.ticketSeconds, setup.registrations, setup.registrationSeconds))
     if let command = options.beforeEdit {

@@ -78,6 +78,7 @@ extension FleetDriver {
                 case .success(let response):
                     do throws(FleetError) {
                         try keepDownloaded(response, index: index, serial: serial)
+                        progress.ticketsIssued.add(1, ordering: .relaxed)
                         finished(nil)
                     } catch {
                         finished(error)
@@ -133,6 +134,7 @@ extension FleetDriver {
                 let expected = Set(layout.slots(ofPhone: phone).map { serials[layout.pass(inSlot: $0)] })
                 guard Set(listed) == expected else { return finished(FleetError(.unexpectedResponse, "a phone's first list differs from its passes")) }
                 syncs[phone] = PhoneSync(tag: tag)
+                progress.phonesRegistered.add(1, ordering: .relaxed)
                 finished(nil)
             }
         }

@@ -8,6 +8,8 @@ import Synchronization
 
 /// Counters other threads may read while the fleet runs.
 final class FleetProgress: Sendable {
+    let ticketsIssued = Atomic<Int>(0)
+    let phonesRegistered = Atomic<Int>(0)
     let updatedPhones = Atomic<Int>(0)
     let pushesAccepted = Atomic<Int>(0)
 }
