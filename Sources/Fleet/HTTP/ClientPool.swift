@@ -8,13 +8,12 @@ final class ClientPool {
     typealias Exchange = ClientConnection.Exchange
     typealias Completion = (Result<ClientResponse, FleetError>) -> Void
 
-    /// An idle connection older than this is closed rather than reused: the server may be closing
-    /// it at this very moment (its idle timeout), which would fail a request for no reason.
-    static let maxIdle = 4.0
-
     let port: UInt16
     let capacity: Int
     let requestTimeout: Double
+    /// An idle connection older than this is closed rather than reused: the server may be closing
+    /// it at this very moment (its idle timeout), which would fail a request for no reason.
+    let maxIdle: Double
     private var queue: [Exchange] = []
     private var queueHead = 0
     private var connections: [ClientConnection] = []
@@ -22,10 +21,11 @@ final class ClientPool {
     private var finished: [(Exchange, Result<ClientResponse, FleetError>)] = []
     private let scratch: UnsafeMutableBufferPointer<UInt8>
 
-    init(port: UInt16, capacity: Int, requestTimeout: Double) {
+    init(port: UInt16, capacity: Int, requestTimeout: Double, maxIdle: Double = 4) {
         self.port = port
         self.capacity = max(1, capacity)
         self.requestTimeout = requestTimeout
+        self.maxIdle = maxIdle
         scratch = .allocate(capacity: 256 << 10)
     }
 
@@ -141,7 +141,7 @@ final class ClientPool {
     private func takeIdle(now: Double, pooled: inout Int) -> ClientConnection? {
         while let index = connections.firstIndex(where: { $0.state == .idle }) {
             let connection = connections[index]
-            guard connection.isStale(now: now, maxIdle: Self.maxIdle) else { return connection }
+            guard connection.isStale(now: now, maxIdle: maxIdle) else { return connection }
             connection.close()
             connections.remove(at: index)
             pooled -= 1

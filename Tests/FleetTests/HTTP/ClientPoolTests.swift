@@ -5,11 +5,12 @@ import Testing
 
 @Suite("HTTP/1.1 client pool over real sockets: keep-alive, chunked, close, stale connections, failures", .timeLimit(.minutes(2)))
 struct ClientPoolTests {
-    /// A started loop whose pool talks to `port`.
-    static func loop(port: UInt16, capacity: Int = 1, timeout: Double = 10) throws -> EventLoop {
+    /// A started loop whose pool talks to `port`. Idle connections are reused however long they
+    /// waited, so a slow machine cannot turn reuse into a new connection.
+    static func loop(port: UInt16, capacity: Int = 1, timeout: Double = 30) throws -> EventLoop {
         let loop = try EventLoop()
         loop.start()
-        loop.execute { loop.pool = ClientPool(port: port, capacity: capacity, requestTimeout: timeout) }
+        loop.execute { loop.pool = ClientPool(port: port, capacity: capacity, requestTimeout: timeout, maxIdle: 3_600) }
         return loop
     }
 
@@ -42,6 +43,20 @@ struct ClientPoolTests {
         #expect(server.accepted == 1)
     }
 
+    @Test("a connection idle longer than maxIdle is not reused (the server may be closing it)")
+    func idleTooLong() async throws {
+        let server = try ScriptedHTTPServer()
+        defer { server.stop() }
+        let loop = try EventLoop()
+        loop.start()
+        defer { loop.stop() }
+        loop.execute { loop.pool = ClientPool(port: server.port, capacity: 1, requestTimeout: 30, maxIdle: 0.2) }
+        #expect(Self.body(await Self.send(loop, ClientRequest(method: "GET", target: "/length"))) == "hello")
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(Self.body(await Self.send(loop, ClientRequest(method: "GET", target: "/length"))) == "hello")
+        #expect(server.accepted == 2)
+    }
+
     @Test("Connection: close retires the connection; the next request opens another")
     func close() async throws {
         let server = try ScriptedHTTPServer()
@@ -68,13 +83,15 @@ struct ClientPoolTests {
     func failures() async throws {
         let server = try ScriptedHTTPServer()
         defer { server.stop() }
-        let loop = try Self.loop(port: server.port, timeout: 0.5)
-        defer { loop.stop() }
-        guard case .failure(let timeout) = await Self.send(loop, ClientRequest(method: "GET", target: "/silent")) else {
+        let impatient = try Self.loop(port: server.port, timeout: 0.5)
+        defer { impatient.stop() }
+        guard case .failure(let timeout) = await Self.send(impatient, ClientRequest(method: "GET", target: "/silent")) else {
             Issue.record("a silent server must time out")
             return
         }
         #expect(timeout.code == .timeout)
+        let loop = try Self.loop(port: server.port)
+        defer { loop.stop() }
         let refusing = try RefusingPort()
         guard case .failure(let refused) = await Self.send(loop, ClientRequest(method: "GET", target: "/length", port: refusing.port)) else {
             Issue.record("a refusing port must fail")
