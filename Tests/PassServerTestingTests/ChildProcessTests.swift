@@ -112,9 +112,9 @@ struct ChildProcessTests {
     }
 
     @Test("reading both pipes to the end does not stall on a child that fills standard error first")
-    func chattyStandardError() throws {
+    func chattyStandardError() async throws {
         // 1 MB to standard error before anything on standard output: far more than a pipe holds.
-        let result = try Self.shell("head -c 1000000 /dev/zero >&2; echo done")
+        let result = try await onOwnThread { try Self.shell("head -c 1000000 /dev/zero >&2; echo done") }
         #expect(result.output == "done\n")
         #expect(result.error.utf8.count == 1_000_000)
         #expect(result.termination == .exited(0))
@@ -147,47 +147,53 @@ struct ChildProcessTests {
     }
 
     @Test("several threads waiting for one child all learn how it ended, while others poll it")
-    func concurrentWaiters() throws {
+    func concurrentWaiters() async throws {
         let child = try ChildProcess("/bin/sh", ["-c", "sleep 0.3; exit 7"])
         let results = Collected<ChildProcess.Termination>()
-        DispatchQueue.concurrentPerform(iterations: 6) { index in
-            if index % 2 == 0 {
-                results.append(child.waitUntilExit())
-            } else {
-                let deadline = Date().addingTimeInterval(60)
-                while child.isRunning, Date() < deadline { usleep(1_000) }
-                results.append(child.termination ?? .unknown)
+        // Blocking threads of our own, not the few of Swift's cooperative pool.
+        try await onOwnThread {
+            DispatchQueue.concurrentPerform(iterations: 6) { index in
+                if index % 2 == 0 {
+                    results.append(child.waitUntilExit())
+                } else {
+                    let deadline = Date().addingTimeInterval(60)
+                    while child.isRunning, Date() < deadline { usleep(1_000) }
+                    results.append(child.termination ?? .unknown)
+                }
             }
         }
         #expect(results.all == Array(repeating: .exited(7), count: 6))
     }
 
     @Test("200 short children spawned from 8 threads at once all run and report correctly")
-    func concurrentSpawns() throws {
-        let results = Collected<ChildProcess.Termination>()
+    func concurrentSpawns() async throws {
         let failures = Collected<String>()
-        DispatchQueue.concurrentPerform(iterations: 8) { thread in
-            for round in 0..<25 {
-                let index = thread * 25 + round
-                do {
-                    let child = try ChildProcess(
-                        "/bin/sh", ["-c", #"printf '%s' "$1"; ls /proc/self/fd >&2; exit $(($1 % 256))"#, "sh", "\(index)"],
-                        standardOutput: .pipe, standardError: .pipe
-                    )
-                    let (output, error) = try child.readToEnd()
-                    let termination = child.waitUntilExit()
-                    let descriptors = Self.text(error).split(separator: "\n")
-                    if Self.text(output) != "\(index)" || termination != .exited(Int32(index % 256)) || descriptors != ["0", "1", "2", "3"] {
-                        failures.append("child \(index): output \(Self.text(output)), \(termination), descriptors \(descriptors)")
+        let finished = Collected<Int>()
+        try await onOwnThread {
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                for index in thread * 25..<(thread + 1) * 25 {
+                    do {
+                        // Each reports the descriptors it holds: a pipe end of a sibling spawned
+                        // at the same moment from another thread would show up here.
+                        let child = try ChildProcess(
+                            "/bin/sh", ["-c", #"printf '%s' "$1"; ls /proc/self/fd >&2; exit $(($1 % 256))"#, "sh", "\(index)"],
+                            standardOutput: .pipe, standardError: .pipe
+                        )
+                        let (output, error) = try child.readToEnd()
+                        let termination = child.waitUntilExit()
+                        let descriptors = Self.text(error).split(separator: "\n")
+                        if Self.text(output) != "\(index)" || termination != .exited(Int32(index % 256)) || descriptors != ["0", "1", "2", "3"] {
+                            failures.append("child \(index): output \(Self.text(output)), \(termination), descriptors \(descriptors)")
+                        }
+                        finished.append(index)
+                    } catch {
+                        failures.append("child \(index): \(error)")
                     }
-                    results.append(termination)
-                } catch {
-                    failures.append("child \(index): \(error)")
                 }
             }
         }
         #expect(failures.all == [])
-        #expect(results.all.count == 200)
+        #expect(finished.all.sorted() == Array(0..<200))
     }
 
     /// Runs `body` on a new thread that blocks `signal` (and SIGUSR1) and waits for its result.
