@@ -30,32 +30,28 @@ struct APIConformanceTests {
         let directory = try TestCertificates.temporaryDirectory(prefix: "fuzz-output")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let outputPath = directory + "/fuzz.log"
-        #expect(FileManager.default.createFile(atPath: outputPath, contents: nil))
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-
-        let process = Process()
-        // Debian's python3 (`make test` installs python3-venv); the script makes its own virtualenv.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            PassServerExecutable.packageRoot.appendingPathComponent("scripts/fuzz.py").path, "--bounded",
-            "--binary", PassServerExecutable.path, "--database-url", database,
-        ]
-        process.currentDirectoryURL = PassServerExecutable.packageRoot
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+                // Debian's python3 (`make test` installs python3-venv); the script makes its own virtualenv.
+        let process = try ChildProcess(
+            "/usr/bin/python3",
+            [
+                PassServerExecutable.packageRoot.appendingPathComponent("scripts/fuzz.py").path, "--bounded",
+                "--binary", PassServerExecutable.path, "--database-url", database,
+            ],
+            directory: PassServerExecutable.packageRoot.path,
+            standardOutput: .file(outputPath), standardError: .file(outputPath + ".err")
+        )
         // Wait without holding a thread of the cooperative pool; the run takes one to three minutes.
         let deadline = Date().addingTimeInterval(540)
         while process.isRunning && Date() < deadline {
             try await Task.sleep(for: .milliseconds(500))
         }
         if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+            process.signal(SIGTERM)
+            _ = process.waitUntilExit()
             Issue.record("scripts/fuzz.py --bounded did not finish within 9 minutes")
         }
-        try output.close()
-        let text = try String(contentsOfFile: outputPath, encoding: .utf8)
+        let errorText = (try? String(contentsOfFile: outputPath + ".err", encoding: .utf8)) ?? ""
+        let text = try String(contentsOfFile: outputPath, encoding: .utf8) + errorText
         let summary = try #require(Summary(text), "no summary line in:\n\(text.suffix(4_000))")
         print("API conformance: \(summary.cases) schemathesis cases (\(summary.positive) positive, \(summary.negative) negative), \(summary.failures) failures")
         #expect(process.terminationStatus == 0, "\(text.suffix(20_000))")

@@ -28,22 +28,18 @@ struct OpenAPIExactnessTests {
                 return re.fullmatch(pattern[1:-1], value) is not None
             print(json.dumps([accepts(value) for value in request["samples"]]))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, OpenAPITests.documentPath]
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
         let request = try JSONSerialization.data(withJSONObject: ["schema": schema, "samples": samples])
-        try input.fileHandleForWriting.write(contentsOf: request)
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let requestPath = FileManager.default.temporaryDirectory.appendingPathComponent("schema-request-\(UUID().uuidString).json").path
+        try request.write(to: URL(fileURLWithPath: requestPath))
+        defer { try? FileManager.default.removeItem(atPath: requestPath) }
+        let process = try ChildProcess(
+            "/usr/bin/python3", ["-c", script, OpenAPITests.documentPath],
+            standardInput: .file(requestPath), standardOutput: .pipe, standardError: .pipe
+        )
+        let (outputBytes, errorBytes) = try process.readToEnd()
+        let data = Data(outputBytes)
+        let errorText = String(decoding: errorBytes, as: UTF8.self)
+        _ = process.waitUntilExit()
         guard process.terminationStatus == 0, let verdicts = try JSONSerialization.jsonObject(with: data) as? [Bool] else {
             throw AdminSupport.Failure(description: "python3 failed: \(errorText)")
         }
