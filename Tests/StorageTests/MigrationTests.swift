@@ -11,7 +11,7 @@ struct MigrationTests {
         try fixture.store.migrate()
         try fixture.store.migrate()
         let versions = try fixture.store.withSession(.read) { try $0.appliedMigrations() }
-        #expect(versions == [1, 3])
+        #expect(versions == [1, 3, 6])
         #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "keep") != nil)
     }
 
@@ -21,7 +21,7 @@ struct MigrationTests {
         let stores = [fixture.store, try fixture.reopen()]
         try onThreads(2) { index in try stores[index].migrate() }
         let versions = try stores[1].withSession(.read) { try $0.appliedMigrations() }
-        #expect(versions == [1, 3])
+        #expect(versions == [1, 3, 6])
         let pass = try fixture.makePass(serial: "after")
         #expect(pass.revision == 1)
         stores[1].close()

@@ -3,47 +3,51 @@ import HTTPServer
 import Storage
 
 extension AdminController {
-    private static let ticketFields: Set<String> = ["attendeeName", "attendeeEmail", "seat"]
-
+    /// Issues one ticket. With an `externalId` the event already has, the existing ticket is
+    /// returned (200) instead of a new one (201), so a retried request never issues twice.
     func createTicket(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
-        var input = try AdminInput(request, allowed: Self.ticketFields)
-        let name = input.requiredText("attendeeName")
-        let email = Self.email(&input)
-        var seat: String?
-        if case .value(let value) = input.text("seat", maxLength: 64) { seat = value }
+        var input = try AdminInput(request, allowed: TicketInput.fields)
+        let ticket = TicketInput.read(&input, declared: templateFields(of: event))
         try input.validate()
-        guard let name, let passType = PassTypeIdentifier(passes.passTypeIdentifier) else {
-            throw HTTPError.badRequest("attendeeName is required.", code: "invalid_fields")
+        guard let ticket else { throw HTTPError.badRequest("attendeeName is required.", code: "invalid_fields") }
+        let new = try newPass(ticket, event: event)
+        let imported = try store.withSession(.write) { session in
+            // The import path locks the event, so two requests with one external id issue one ticket.
+            ticket.externalID == nil
+                ? ImportedPass(pass: try session.insertPass(new, now: now()), created: true)
+                : try session.importPasses([new], eventID: event.id, now: now())[0]
         }
-        // 120 random bits: unguessable, and valid in URLs and pass.json as is.
-        guard let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else { throw HTTPError.internalError }
-        let downloadToken = passes.vault.downloadToken(passType: passType, serial: serial)
-        let pass = try store.insertPass(
-            NewPass(
-                passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue,
-                authenticationTokenHash: TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
-                downloadTokenHash: TokenVault.hash(downloadToken), eventID: event.id, attendeeName: name, attendeeEmail: email, seat: seat
-            ),
-            now: now()
-        )
-        logger.info("ticket issued", ["event.id": event.id, "pass.serial": serial.rawValue, "request.id": request.requestID])
-        return .json(TicketBody(pass, downloadURL: downloadURL(for: pass)), status: 201, encoder: .api)
+        let pass = imported.pass
+        if imported.created {
+            logger.info("ticket issued", ["event.id": event.id, "pass.serial": pass.serialNumber, "request.id": request.requestID])
+        }
+        return .json(TicketBody(pass, downloadURL: downloadURL(for: pass)), status: imported.created ? 201 : 200, encoder: .api)
     }
 
+    /// The event's tickets in issue order, filtered by `status`, `q` (a case-insensitive
+    /// substring of the attendee's name or email, the serial number or the external id) and
+    /// `updatedSince` (`lastModified` at or after it), paged with `cursor` and `limit`.
     func listTickets(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
-        var problems: [String] = []
+        var query = AdminInput.query(request)
+        var filter = PassFilter()
+        switch query.choice("status", ["active", "cancelled"]) {
+        case "active": filter.status = .active
+        case "cancelled": filter.status = .voided
+        default: break
+        }
+        if case .value(let term) = query.text("q", maxLength: 200) { filter.search = term }
+        filter.modifiedSince = query.instant("updatedSince")
         var cursor: Int64 = 0
-        if let raw = request.query["cursor"], !raw.isEmpty {
-            if let value = Int64(raw), value >= 0 { cursor = value } else { problems.append("cursor: must be a cursor from a previous page") }
+        if let raw = query.value("cursor") as? String {
+            if let value = Int64(raw), value >= 0 { cursor = value } else { query.problem("cursor", "must be a cursor from a previous page") }
         }
-        var limit = 50
-        if let raw = request.query["limit"], !raw.isEmpty {
-            if let value = Int(raw), (1...500).contains(value) { limit = value } else { problems.append("limit: must be 1 to 500") }
+        let limit = query.integer("limit", in: 1...500, default: 50)
+        try query.validate()
+        let page = try store.withSession(.read) { session in
+            try session.passes(eventID: event.id, matching: filter, after: cursor, limit: limit + 1)
         }
-        guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; "), code: "invalid_fields") }
-        let page = try store.passes(eventID: event.id, after: cursor, limit: limit + 1)
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { String($0.id) } : nil
         return .json(TicketPage(tickets: shown.map { TicketBody($0, downloadURL: downloadURL(for: $0)) }, nextCursor: next), encoder: .api)
@@ -64,7 +68,7 @@ extension AdminController {
 
     func updateTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
-        var input = try AdminInput(request, allowed: Self.ticketFields)
+        var input = try AdminInput(request, allowed: TicketInput.fields)
         var change = PassChange()
         switch input.text("attendeeName") {
         case .value(let name): change.attendeeName = name
@@ -78,8 +82,17 @@ extension AdminController {
         }
         if input.isNull("attendeeEmail") {
             change.attendeeEmail = .some(nil)
-        } else if let email = Self.email(&input) {
+        } else if let email = TicketInput.email(&input) {
             change.attendeeEmail = .some(email)
+        }
+        switch input.text("externalId", maxLength: TicketInput.externalIDMaxLength) {
+        case .value(let externalID): change.externalID = .some(externalID)
+        case .null: change.externalID = .some(nil)
+        case .absent: break
+        }
+        if input.value("extra") != nil {
+            let event = try pass.eventID.flatMap { try store.event(id: $0) }
+            change.extra = input.extras(declared: event.map(templateFields(of:)) ?? [], creating: false)
         }
         try input.validate()
         guard pass.status == .active else {
@@ -100,9 +113,14 @@ extension AdminController {
     }
 
     private func apply(_ change: PassChange, to pass: StoredPass, request: Request) throws -> Response {
-        let update = try store.updatePass(
-            passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, change: change, now: now()
-        )
+        let update: PassUpdate
+        do {
+            update = try store.updatePass(
+                passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, change: change, now: now()
+            )
+        } catch let error as StorageError where error.code == .conflict && change.externalID != nil {
+            throw HTTPError(status: 409, code: "external_id_exists", message: "Another ticket of the event has this externalId.")
+        }
         if case .updated(let updated, let enqueued) = update {
             logger.info("ticket changed", [
                 "pass.serial": updated.serialNumber, "revision": "\(updated.revision)", "pushes": "\(enqueued)", "request.id": request.requestID,
@@ -122,15 +140,5 @@ extension AdminController {
     func downloadURL(for pass: StoredPass) -> String? {
         guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { return nil }
         return passes.webServiceURL + "/download/" + passes.vault.downloadToken(passType: passType, serial: serial)
-    }
-
-    private static func email(_ input: inout AdminInput) -> String? {
-        guard case .value(let email) = input.text("attendeeEmail", maxLength: 254) else { return nil }
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !email.contains(" ") else {
-            input.problem("attendeeEmail", "is not an email address")
-            return nil
-        }
-        return email
     }
 }

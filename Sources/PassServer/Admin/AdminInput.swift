@@ -11,8 +11,18 @@ struct AdminInput {
         case value(T)
     }
 
+    /// One invalid field and what is wrong with it.
+    struct Issue: Equatable, CustomStringConvertible {
+        var field: String
+        var message: String
+        var description: String { "\(field): \(message)" }
+    }
+
     private let object: [String: Any]
-    private(set) var problems: [String] = []
+    private(set) var issues: [Issue] = []
+
+    /// Every problem as `field: message`.
+    var problems: [String] { issues.map(\.description) }
 
     init(_ request: Request, allowed: Set<String>) throws(HTTPError) {
         if let contentType = request.headers["Content-Type"]?.lowercased(), !contentType.hasPrefix("application/json") {
@@ -22,22 +32,39 @@ struct AdminInput {
         guard let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: []), let object = parsed as? [String: Any] else {
             throw HTTPError.badRequest("The body must be a JSON object.", code: "malformed_json")
         }
+        self.init(object: object, allowed: allowed)
+    }
+
+    /// Reads an object already parsed (one element of a batch); `prefix` goes before every field
+    /// name in problems (`extra.` for the members of `extra`).
+    init(object: [String: Any], allowed: Set<String>, prefix: String = "") {
         self.object = object
+        self.prefix = prefix
         for key in object.keys.sorted() where !allowed.contains(key) {
-            problems.append("\(key): unknown field")
+            problem(key, "unknown field")
         }
     }
 
+    private var prefix = ""
+
     /// Throws a 400 naming every invalid field, if any.
     func validate() throws(HTTPError) {
-        guard problems.isEmpty else {
+        guard issues.isEmpty else {
             throw HTTPError.badRequest(problems.joined(separator: "; "), code: "invalid_fields")
         }
     }
 
     mutating func problem(_ field: String, _ message: String) {
-        problems.append("\(field): \(message)")
+        issues.append(Issue(field: prefix + field, message: message))
     }
+
+    /// The problems another reader found (a nested object's), kept with these.
+    mutating func absorb(_ other: AdminInput) {
+        issues += other.issues
+    }
+
+    /// The raw value of a field, if present.
+    func value(_ field: String) -> Any? { object[field] }
 
     /// Whether the field is present as JSON `null`.
     func isNull(_ field: String) -> Bool { object[field] is NSNull }

@@ -68,7 +68,9 @@ final class PassService: Sendable {
             attendeeName: pass.attendeeName,
             seat: pass.seat,
             voided: voided,
-            extra: ["voidReason": pass.voidReason ?? ""]
+            // The ticket's values of the template's extra fields; PassBundle fills in the defaults
+            // of those it has none for.
+            extra: pass.extra.mapValues(\.text).merging(["voidReason": pass.voidReason ?? ""]) { _, fixed in fixed }
         )
     }
 }

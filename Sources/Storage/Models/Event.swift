@@ -15,6 +15,9 @@ public struct Event: Sendable, Equatable {
     public var revision: Int64
     public var createdAt: Date
     public var updatedAt: Date
+    /// When the event was archived; nil while it is not. Changes to an archived event's passes
+    /// are stored and served but enqueue no pushes.
+    public var archivedAt: Date?
 
     init(row: SQLRow) throws {
         id = try row.string("id")
@@ -27,6 +30,7 @@ public struct Event: Sendable, Equatable {
         revision = try row.int64("revision")
         createdAt = try row.date("created_at")
         updatedAt = try row.date("updated_at")
+        archivedAt = try row.optionalDate("archived_at")
     }
 }
 

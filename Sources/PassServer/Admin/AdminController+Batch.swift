@@ -1,0 +1,84 @@
+import Foundation
+import HTTPServer
+import PassBundle
+import Storage
+
+extension AdminController {
+    /// `POST /admin/v1/events/{eventId}/tickets:batch`: up to 10,000 new tickets from a JSON array
+    /// or a CSV text, all or none. Every invalid row is reported and then nothing is issued; a row
+    /// whose `externalId` the event already has returns that ticket instead of a new one.
+    func importTickets(_ request: Request) throws -> Response {
+        let event = try existingEvent(request)
+        let declared = templateFields(of: event)
+        let format = try TicketImport.Format(contentType: request.headers["Content-Type"])
+        let rows = switch format {
+        case .json: try TicketImport.rows(json: request.body)
+        case .csv: try TicketImport.rows(csv: request.body, declared: declared)
+        }
+        var problems: [InvalidRowsBody.Problem] = []
+        var tickets: [(row: Int, input: TicketInput)] = []
+        var rowOfExternalID: [String: Int] = [:]
+        for row in rows {
+            if let problem = row.problem {
+                problems.append(.init(row: row.number, field: nil, problem: problem))
+                continue
+            }
+            var input = AdminInput(object: row.object, allowed: TicketInput.fields)
+            let ticket = TicketInput.read(&input, declared: declared)
+            // CSV names an extra field by its column, JSON by its path.
+            problems += input.issues.map { issue in
+                let field = format == .csv && issue.field.hasPrefix("extra.") ? String(issue.field.dropFirst("extra.".count)) : issue.field
+                return .init(row: row.number, field: field, problem: issue.message)
+            }
+            guard let ticket else { continue }
+            if let externalID = ticket.externalID {
+                if let first = rowOfExternalID[externalID] {
+                    problems.append(.init(row: row.number, field: "externalId", problem: "repeats the externalId of row \(first)"))
+                    continue
+                }
+                rowOfExternalID[externalID] = row.number
+            }
+            tickets.append((row.number, ticket))
+        }
+        guard problems.isEmpty else {
+            let count = Set(problems.map(\.row)).count
+            let message = "\(count) \(count == 1 ? "row is" : "rows are") invalid; no ticket was issued."
+            return .json(InvalidRowsBody(error: .init(code: "invalid_rows", message: message, problems: problems)), status: 400, encoder: .api)
+        }
+        let newPasses = try tickets.map { try newPass($0.input, event: event) }
+        let imported = try store.withSession(.write) { session in
+            try session.importPasses(newPasses, eventID: event.id, now: now())
+        }
+        let entries = zip(tickets, imported).map { ticket, result in
+            TicketBatchBody.Entry(
+                row: ticket.row, outcome: result.created ? "created" : "existing",
+                ticket: TicketBody(result.pass, downloadURL: downloadURL(for: result.pass))
+            )
+        }
+        let created = imported.count { $0.created }
+        logger.info("tickets imported", [
+            "event.id": event.id, "created": "\(created)", "existing": "\(imported.count - created)", "request.id": request.requestID,
+        ])
+        return .json(TicketBatchBody(created: created, existing: imported.count - created, tickets: entries), encoder: .api)
+    }
+
+    /// The extra fields the event's template declares (none if it cannot be loaded).
+    func templateFields(of event: Event) -> [TemplateField] {
+        (try? passes.templates.template(named: event.template))?.fields ?? []
+    }
+
+    /// A new pass for `ticket`: a random serial number and the tokens derived from it.
+    func newPass(_ ticket: TicketInput, event: Event) throws -> NewPass {
+        // 120 random bits: unguessable, and valid in URLs and pass.json as is.
+        guard let passType = PassTypeIdentifier(passes.passTypeIdentifier), let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else {
+            throw HTTPError.internalError
+        }
+        return NewPass(
+            passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue,
+            authenticationTokenHash: TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
+            downloadTokenHash: TokenVault.hash(passes.vault.downloadToken(passType: passType, serial: serial)),
+            eventID: event.id, attendeeName: ticket.attendeeName, attendeeEmail: ticket.attendeeEmail, seat: ticket.seat,
+            externalID: ticket.externalID, extra: ticket.extra
+        )
+    }
+}
