@@ -42,11 +42,7 @@ public enum PassBundle {
         signer: PassSigner,
         options: ValidationOptions = ValidationOptions()
     ) throws(PassBundleError) -> [UInt8] {
-        var values = try data.templateValues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier)
-        // A declared field the ticket has no value for shows its default.
-        for field in template.fields where values["extra." + field.name] == nil {
-            values["extra." + field.name] = .string(field.defaultText ?? "")
-        }
+        let values = try data.templateValues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier)
         let (tree, bytes) = try template.renderWithBytes(values)
         let definition = try PassDefinition.decode(tree)
         let issues = definition.validationIssues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier, options: options)

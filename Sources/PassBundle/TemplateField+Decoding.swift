@@ -18,8 +18,11 @@ extension TemplateField {
         var names = Set<String>()
         for (index, item) in items.enumerated() {
             var reader = FieldReader(path: "fields[\(index)]", value: item)
-            if let field = reader.field() {
-                if !names.insert(field.name).inserted { reader.fail("name", "\"\(field.name)\" is declared twice") } else { fields.append(field) }
+            let field = reader.field()
+            if case .object(let members) = item, case .string(let name)? = members["name"], !names.insert(name).inserted {
+                reader.fail("name", "\"\(name)\" is declared twice")
+            } else if let field {
+                fields.append(field)
             }
             issues += reader.issues
         }
