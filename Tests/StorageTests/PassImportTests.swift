@@ -125,6 +125,11 @@ struct PassImportTests {
         _ = try fixture.store.withSession(.write) { session in
             try session.importPasses([Self.newPass("X1", extra: ["gate": .string("A"), "type": .string("VIP")])], eventID: event.id, now: Date())
         }
+        // Any text survives the column's JSON: quotes, backslashes, control characters, emoji.
+        let hostile: [String: ExtraValue] = ["note": .string("\"}\\\u{1}\n\té 🎉 {\"x\":1}"), "n": .integer(Int64.min), "gate": .string("")]
+        let stored = try fixture.store.withSession(.write) { try $0.importPasses([Self.newPass("X0", extra: hostile)], eventID: event.id, now: Date()) }
+        #expect(stored.first?.pass.extra == hostile)
+        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "X0")?.extra == hostile)
         let values: [String: ExtraValue?] = ["gate": ExtraValue.string("C"), "type": nil as ExtraValue?, "row": ExtraValue.integer(-3)]
         let change = PassChange(extra: values)
         let updated = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "X1", change: change, now: Date())

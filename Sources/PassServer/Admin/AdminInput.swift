@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PassBundle
 
 /// A JSON object from an admin request, read field by field. Every problem is collected, so one
 /// 400 names all invalid fields; unknown fields are refused (a typo must not be silently ignored).
@@ -141,9 +142,9 @@ enum ISODate {
 
     /// `date` written with the offset of `timeZone` (UTC when unknown).
     static func format(_ date: Date, timeZone: String = "UTC") -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)
-        return formatter.string(from: date)
+        // Not ISO8601DateFormatter: creating one costs more than the rest of a ticket's JSON.
+        ISO8601Zoned.format(date, in: TimeZoneCache.zone(timeZone) ?? utc)
     }
+
+    private static let utc = TimeZone(secondsFromGMT: 0) ?? TimeZone.current
 }

@@ -7,7 +7,8 @@ struct EventPage: Encodable {
     var nextCursor: String?
 }
 
-/// The answer to a batch of new tickets: every row's ticket, in the order uploaded.
+/// The answer to a batch of new tickets: every row's ticket, in the order uploaded, with what a
+/// mailing needs (the full ticket is `GET /admin/v1/tickets/{serialNumber}`).
 struct TicketBatchBody: Encodable {
     /// Tickets this upload issued.
     var created: Int
@@ -19,7 +20,21 @@ struct TicketBatchBody: Encodable {
         var row: Int
         /// `created` or `existing`.
         var outcome: String
-        var ticket: TicketBody
+        var serialNumber: String
+        var externalId: String?
+        var attendeeName: String
+        var status: String
+        var downloadURL: String?
+
+        init(row: Int, outcome: String, pass: StoredPass, downloadURL: String?) {
+            self.row = row
+            self.outcome = outcome
+            serialNumber = pass.serialNumber
+            externalId = pass.externalID
+            attendeeName = pass.attendeeName
+            status = TicketBody.status(of: pass)
+            self.downloadURL = downloadURL
+        }
     }
 }
 

@@ -111,12 +111,19 @@ struct TicketBody: Encodable {
         seat = pass.seat
         externalId = pass.externalID
         extra = pass.extra
-        status = pass.status == .voided ? "cancelled" : "active"
+        status = Self.status(of: pass)
         voidReason = pass.voidReason
         revision = pass.revision
         lastModified = ISODate.format(pass.modifiedDate)
         createdAt = ISODate.format(pass.createdAt)
         self.downloadURL = downloadURL
+    }
+}
+
+extension TicketBody {
+    /// A ticket's `status` as the API names it.
+    static func status(of pass: StoredPass) -> String {
+        pass.status == .voided ? "cancelled" : "active"
     }
 }
 

@@ -33,15 +33,41 @@ public enum ExtraValue: Sendable, Equatable, Hashable, Codable {
 
 /// How `passes.extra` is stored: a JSON object with sorted keys, NULL when there is none.
 enum ExtraColumn {
-    static func encode(_ extra: [String: ExtraValue]) throws -> String? {
+    /// Written by hand (an import writes one per ticket, and JSONEncoder costs more than the rest
+    /// of the row); `decode` reads it with JSONDecoder.
+    static func encode(_ extra: [String: ExtraValue]) -> String? {
         guard !extra.isEmpty else { return nil }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return String(decoding: try encoder.encode(extra), as: UTF8.self)
-        } catch {
-            throw StorageError(.invalidValue, "extra fields cannot be encoded", underlying: error)
+        var out = "{"
+        for (index, key) in extra.keys.sorted().enumerated() {
+            if index > 0 { out += "," }
+            appendString(key, to: &out)
+            out += ":"
+            switch extra[key] {
+            case .string(let text)?: appendString(text, to: &out)
+            case .integer(let number)?: out += String(number)
+            case nil: out += "null"
+            }
         }
+        return out + "}"
+    }
+
+    /// `text` as a JSON string: quotes, backslashes and control characters escaped.
+    private static func appendString(_ text: String, to out: inout String) {
+        out += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
     }
 
     static func decode(_ text: String?) throws -> [String: ExtraValue] {

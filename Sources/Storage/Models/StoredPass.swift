@@ -37,10 +37,17 @@ public struct StoredPass: Sendable, Equatable {
     /// `modifiedAt` as a date.
     public var modifiedDate: Date { Date(timeIntervalSince1970: Double(modifiedAt)) }
 
-    static let columns = SQLQuery(unsafeRaw: """
-        id, pass_type_identifier, serial_number, authentication_token_hash, download_token_hash, event_id, \
-        attendee_name, attendee_email, seat, external_id, extra, status, void_reason, revision, modified_at, created_at
-        """)
+    static let columnNames = [
+        "id", "pass_type_identifier", "serial_number", "authentication_token_hash", "download_token_hash", "event_id",
+        "attendee_name", "attendee_email", "seat", "external_id", "extra", "status", "void_reason", "revision", "modified_at", "created_at",
+    ]
+
+    static let columns = SQLQuery(unsafeRaw: columnNames.joined(separator: ", "))
+
+    /// The columns qualified with a table alias (`p.id, p.serial_number, …`).
+    static func columns(prefix: String) -> SQLQuery {
+        SQLQuery(unsafeRaw: columnNames.map { "\(prefix).\($0)" }.joined(separator: ", "))
+    }
 
     /// The row `insert` wrote for `pass` (what reading it back would give).
     init(id: Int64, inserted pass: NewPass, revision: Int64, now: Date) {

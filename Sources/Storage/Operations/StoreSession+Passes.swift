@@ -11,7 +11,7 @@ extension StoreSession {
                     event_id, attendee_name, attendee_email, seat, external_id, extra, search_text, status, revision, modified_at, created_at)
                 VALUES (\(pass.passTypeIdentifier), \(pass.serialNumber), \(pass.authenticationTokenHash), \(pass.downloadTokenHash),
                     \(pass.eventID), \(pass.attendeeName), \(pass.attendeeEmail), \(pass.seat), \(pass.externalID),
-                    \(try ExtraColumn.encode(pass.extra)), \(pass.searchText), 'active', \(revision),
+                    \(ExtraColumn.encode(pass.extra)), \(pass.searchText), 'active', \(revision),
                     \(now.storageSeconds), \(now.storageMillis))
                 RETURNING \(StoredPass.columns)
                 """)
@@ -58,7 +58,7 @@ extension StoreSession {
             let revision = try nextRevision()
             guard let row = try first("""
                 UPDATE passes SET attendee_name = \(target.attendeeName), attendee_email = \(target.attendeeEmail),
-                    seat = \(target.seat), external_id = \(target.externalID), extra = \(try ExtraColumn.encode(target.extra)),
+                    seat = \(target.seat), external_id = \(target.externalID), extra = \(ExtraColumn.encode(target.extra)),
                     search_text = \(target.searchText), status = \(target.status.rawValue), void_reason = \(target.voidReason),
                     revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
                 WHERE id = \(current.id)
