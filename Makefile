@@ -5,10 +5,10 @@
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
 BUILD_PACKAGES := pkg-config openssl libmicrohttpd-dev libpq-dev libsqlite3-dev libzip-dev libssl-dev libnghttp2-dev
-TEST_PACKAGES  := postgresql unzip docker-compose python3 python3-yaml
+TEST_PACKAGES  := postgresql unzip docker-compose python3 python3-yaml prometheus
 BENCH_PACKAGES := wrk nghttp2-client postgresql
 
-.PHONY: all deps test-deps bench-deps build run test bench clean
+.PHONY: all deps test-deps bench-deps build run test bench soak clean
 
 all: build
 
@@ -36,6 +36,14 @@ test: test-deps
 bench: bench-deps
 	$(SWIFT) build -c release
 	scripts/with-postgres.sh bench/run.sh
+
+# Ten minutes of mixed traffic against two instances while PostgreSQL restarts, APNs goes away and an
+# instance is killed (bench/soak.sh; docs/reliability.md). Not part of `make test`.
+# SOAK_DURATION=60 make soak is a one-minute smoke run.
+soak: test-deps
+	@scripts/install-packages.sh curl
+	$(SWIFT) build -c release
+	scripts/with-postgres.sh bench/soak.sh
 
 clean:
 	rm -rf .build

@@ -67,7 +67,7 @@ extension ClientLoop {
                     connection.lastActivity = now
                 } else if scheduler.isFinished(connection.id) {
                     logger.debug("APNs connection drained", ["apns.connection": String(connection.id)])
-                    connectionDown(connection, error: APNSError(code: .connectionLost, message: "drained"), now: now)
+                    connectionDown(connection, error: APNSError(code: .connectionLost, message: "drained"), now: now, drained: true)
                 }
             case .closed:
                 connectionDown(connection, error: APNSError(code: .connectionLost, message: "closed"), now: now)
@@ -109,14 +109,16 @@ extension ClientLoop {
     /// Closes a connection and settles its requests: before the server's SETTINGS it counts as a
     /// failed attempt (backoff; its error goes to the callers), afterwards its in-flight pushes
     /// fail as retryable `connectionLost` (they may have reached APNs, so they are not resent blindly).
-    func connectionDown(_ connection: H2ClientConnection, error: APNSError, now: Double) {
+    /// A connection closed because it `drained` (GOAWAY, every stream answered) is routine and
+    /// logged only if it still lost requests.
+    func connectionDown(_ connection: H2ClientConnection, error: APNSError, now: Double, drained: Bool = false) {
         let accepted = connection.receivedSettings
         connection.close()
         connections[connection.id] = nil
         streamRequests[connection.id] = nil
         if accepted {
             let lost = scheduler.connectionClosed(connection.id)
-            if !lost.isEmpty || error.message != "drained" {
+            if !lost.isEmpty || !drained {
                 logger.info("APNs connection closed", ["apns.connection": String(connection.id), "apns.error": error.message])
             }
             let lostError = APNSError(code: .connectionLost, message: "connection to APNs lost: \(error.message)")

@@ -1,6 +1,6 @@
 /// An error that knows its HTTP status. Thrown by a handler, the server renders it as
 /// `{"error":{"code":"...","message":"..."}}` with its status and extra headers.
-public struct HTTPError: Error, Sendable, CustomStringConvertible {
+public struct HTTPError: RenderableError, Sendable, CustomStringConvertible {
     /// The HTTP status code to answer with.
     public var status: Int
     /// A stable, machine-readable code such as `not_found`.
@@ -18,14 +18,8 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         self.headers = headers
     }
 
-    /// The JSON error response for this error.
-    public var response: Response {
-        var response = Response.error(status: status, code: code, message: message)
-        for (name, value) in headers {
-            response.headers.add(name: name, value: value)
-        }
-        return response
-    }
+    public var errorCode: String { code }
+    public var errorMessage: String { message }
 
     public var description: String { "HTTPError(\(status) \(code): \(message))" }
 

@@ -49,9 +49,10 @@ public final class HTTPServer: Sendable {
         let pointer: OpaquePointer
     }
 
-    /// A server that is not yet listening; call `start()`.
-    public init(configuration: ServerConfiguration, router: Router, logger: Logger) {
-        core = ServerCore(router: router, configuration: configuration, logger: logger)
+    /// A server that is not yet listening; call `start()`. `observer` hears about every answered
+    /// request (route pattern, status, duration), for metrics.
+    public init(configuration: ServerConfiguration, router: Router, logger: Logger, observer: RequestObserver? = nil) {
+        core = ServerCore(router: router, configuration: configuration, logger: logger, observer: observer)
     }
 
     deinit {

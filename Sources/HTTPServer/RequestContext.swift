@@ -33,6 +33,8 @@ final class RequestContext {
     var overflow = 0
     /// An error decided while preparing, answered once the (empty) request has been read.
     var pending: Response?
+    /// Why the handler answered 5xx (a rendered error's description), for the access log line.
+    var failure: String?
 
     init(rawTarget: String) {
         self.rawTarget = rawTarget

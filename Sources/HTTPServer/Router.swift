@@ -1,5 +1,6 @@
 /// A route handler: runs synchronously on a libmicrohttpd worker thread and may block (database).
-/// Throw `HTTPError` for a client-facing error; any other error becomes a logged, generic 500.
+/// Throw `HTTPError` (or any `RenderableError`) for a client-facing error; any other error becomes a
+/// logged, generic 500.
 public typealias Handler = @Sendable (Request) throws -> Response
 
 /// A check that runs as soon as a request's headers have arrived, before its body is read: throw

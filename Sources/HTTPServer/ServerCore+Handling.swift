@@ -176,14 +176,26 @@ extension ServerCore {
         )
     }
 
-    /// An `HTTPError` as itself; anything else as a generic 500, logged with the request id.
+    /// A `RenderableError` renders itself; anything else is a generic 500, logged with the request id.
     private func errorResponse(_ error: any Error, context: RequestContext) -> Response {
-        if let error = error as? HTTPError { return error.response }
+        if let error = error as? any RenderableError {
+            let response = error.response
+            if response.status >= 500 {
+                // The server's fault: say why on the access line; the client sees only the body.
+                context.failure = String(describing: error)
+                if response.status == 500 { logFailure(error, context: context) }
+            }
+            return response
+        }
+        logFailure(error, context: context)
+        return HTTPError.internalError.response
+    }
+
+    private func logFailure(_ error: any Error, context: RequestContext) {
         logger.error(
             "handler failed",
             ["request.id": context.requestID, "route": context.route?.pattern ?? "", "error": String(describing: error)]
         )
-        return HTTPError.internalError.response
     }
 
     /// Whether a body follows the headers (RFC 9112 §6.3: Transfer-Encoding or a non-zero length).

@@ -14,17 +14,20 @@ final class ServerCore: Sendable {
     let connections: ConnectionRegistry
     /// How paths appear in the access log (secrets cut short).
     let loggedPath: LoggedPath
+    /// Hears about every answered request (for metrics).
+    let observer: RequestObserver?
     /// Requests between the URI callback and the completion callback (drained by `shutdown()`).
     let inFlight = Atomic<Int>(0)
     /// Set once shutdown starts: responses then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
 
-    init(router: Router, configuration: ServerConfiguration, logger: Logger) {
+    init(router: Router, configuration: ServerConfiguration, logger: Logger, observer: RequestObserver? = nil) {
         self.router = router
         self.configuration = configuration
         self.logger = logger
         connections = ConnectionRegistry(configuration: configuration, logger: logger)
         loggedPath = LoggedPath(routes: router.table.map(\.segments))
+        self.observer = observer
     }
 
     /// Headers that the server computes itself; a handler's values for them are ignored.
@@ -63,9 +66,11 @@ final class ServerCore: Sendable {
         return result
     }
 
-    /// The one access log line per request.
+    /// The one access log line per request, and the observer's report.
     func logAccess(_ context: RequestContext, status: Int, bytes: Int, note: String? = nil) {
-        let milliseconds = (ContinuousClock.now - context.startedAt) / .milliseconds(1)
+        let duration = ContinuousClock.now - context.startedAt
+        observer?(CompletedRequest(method: context.method, route: context.route?.pattern, status: status, duration: duration))
+        let milliseconds = duration / .milliseconds(1)
         var metadata: Logger.Metadata = [
             "method": context.method.rawValue,
             "path": loggedPath.redact(context.rawPath),
@@ -77,6 +82,7 @@ final class ServerCore: Sendable {
             "client": context.clientAddress,
         ]
         if let note { metadata["note"] = note }
+        if let failure = context.failure { metadata["error"] = failure }
         logger.info("request", metadata)
     }
 }

@@ -23,6 +23,9 @@ extension FakeAPNs {
         public var defaultAnswer: Answer = .success
         /// Keep every request in `pushes` (tests); benchmarks turn it off to measure only the protocol.
         public var recordPushes = true
+        /// Called on the fake's thread with every request as it is answered (`fake-apns --push-log`);
+        /// it must not block.
+        public var onPush: (@Sendable (Push) -> Void)? = nil
 
         public init(certificatePath: String, privateKeyPath: String, clientCAPath: String?) {
             self.certificatePath = certificatePath

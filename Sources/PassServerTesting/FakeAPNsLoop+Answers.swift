@@ -21,6 +21,7 @@ extension FakeAPNsLoop {
                 advertisedLimit: request.advertisedLimit, status: chosen.settled.status
             )
             if configuration.recordPushes { shared.state.withLock { $0.pushes.append(push) } }
+            configuration.onPush?(push)
             if case .delayed(let seconds, _) = chosen {
                 delayed.append(Delayed(due: now + seconds, connection: connection.id, stream: stream, answer: chosen))
             } else {

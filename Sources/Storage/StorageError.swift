@@ -33,6 +33,11 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// Whether the database itself is the problem right now (down, restarting, overloaded, busy)
+    /// rather than the request or the code: the same call may succeed later, so servers answer 503
+    /// and background work waits and retries instead of giving up.
+    public var isTransient: Bool { code == .unavailable || code == .timeout }
+
     public var description: String {
         if let underlying {
             return "StorageError(\(code.rawValue)): \(message) [\(underlying)]"

@@ -81,19 +81,9 @@ extension Store {
         try withSession(.read) { try $0.pushTokens(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) }
     }
 
-    /// Borrows a connection and runs `StoreSession.pushTokens` on it.
-    public func pushTokens(eventID: String) throws -> [(pushToken: String, passTypeIdentifier: String)] {
-        try withSession(.read) { try $0.pushTokens(eventID: eventID) }
-    }
-
     /// Borrows a connection and runs `StoreSession.registrationCount` on it.
     public func registrationCount(passTypeIdentifier: String, serialNumber: String) throws -> Int {
         try withSession(.read) { try $0.registrationCount(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) }
-    }
-
-    /// Borrows a connection and runs `StoreSession.registrationCount` on it.
-    public func registrationCount(deviceLibraryIdentifier: String) throws -> Int {
-        try withSession(.read) { try $0.registrationCount(deviceLibraryIdentifier: deviceLibraryIdentifier) }
     }
 
     /// Borrows a connection and runs `StoreSession.pruneRegistrations` on it.
@@ -114,11 +104,6 @@ extension Store {
     /// Borrows a connection and runs `StoreSession.event` on it.
     public func event(id: String) throws -> Event? {
         try withSession(.read) { try $0.event(id: id) }
-    }
-
-    /// Borrows a connection and runs `StoreSession.events` on it.
-    public func events(limit: Int) throws -> [Event] {
-        try withSession(.read) { try $0.events(limit: limit) }
     }
 
     /// Borrows a connection and runs `StoreSession.updateEvent` on it.
@@ -154,20 +139,9 @@ extension Store {
         try withSession(.write) { try $0.failOutbox(row, status: status, reason: reason, now: now) }
     }
 
-    /// Borrows a connection and runs `StoreSession.purgeFailedOutbox` on it.
-    @discardableResult
-    public func purgeFailedOutbox(before date: Date) throws -> Int {
-        try withSession(.write) { try $0.purgeFailedOutbox(before: date) }
-    }
-
     /// Borrows a connection and runs `StoreSession.outboxCounts` on it.
     public func outboxCounts(now: Date) throws -> OutboxCounts {
         try withSession(.read) { try $0.outboxCounts(now: now) }
-    }
-
-    /// Borrows a connection and runs `StoreSession.nextOutboxDue` on it.
-    public func nextOutboxDue() throws -> Date? {
-        try withSession(.read) { try $0.nextOutboxDue() }
     }
 
     /// Borrows a connection and runs `StoreSession.recordPush` on it.
@@ -178,12 +152,6 @@ extension Store {
     /// Borrows a connection and runs `StoreSession.latestPushes` on it.
     public func latestPushes(tokenHashes: [String], limit: Int) throws -> [PushLogEntry] {
         try withSession(.read) { try $0.latestPushes(tokenHashes: tokenHashes, limit: limit) }
-    }
-
-    /// Borrows a connection and runs `StoreSession.prunePushLog` on it.
-    @discardableResult
-    public func prunePushLog(before date: Date) throws -> Int {
-        try withSession(.write) { try $0.prunePushLog(before: date) }
     }
 
     // MARK: Jobs
@@ -213,16 +181,6 @@ extension Store {
         try withSession(.write) { try $0.runRepushBatch(jobID: jobID, batchSize: batchSize, now: now, lease: lease) }
     }
 
-    /// Borrows a connection and runs `StoreSession.finishJob` on it.
-    public func finishJob(id: String, now: Date) throws {
-        try withSession(.write) { try $0.finishJob(id: id, now: now) }
-    }
-
-    /// Borrows a connection and runs `StoreSession.failJob` on it.
-    public func failJob(id: String, error: String, now: Date) throws {
-        try withSession(.write) { try $0.failJob(id: id, error: error, now: now) }
-    }
-
     // MARK: Admin tokens and device logs
 
     /// Borrows a connection and runs `StoreSession.createAdminToken` on it.
@@ -249,10 +207,5 @@ extension Store {
     /// Borrows a connection and runs `StoreSession.appendDeviceLogs` on it.
     public func appendDeviceLogs(_ messages: [String], peer: String?, keepNewest: Int, now: Date) throws {
         try withSession(.write) { try $0.appendDeviceLogs(messages, peer: peer, keepNewest: keepNewest, now: now) }
-    }
-
-    /// Borrows a connection and runs `StoreSession.deviceLogs` on it.
-    public func deviceLogs(limit: Int) throws -> [DeviceLog] {
-        try withSession(.read) { try $0.deviceLogs(limit: limit) }
     }
 }

@@ -71,4 +71,8 @@ public final class StoreSession {
 
     /// `FOR UPDATE` on PostgreSQL.
     var forUpdate: String { dialect == .postgres ? " FOR UPDATE" : "" }
+
+    /// A collation comparing bytes: `COLLATE "C"` on PostgreSQL (whatever the database's locale);
+    /// SQLite's default BINARY already does.
+    var bytewise: String { dialect == .postgres ? #" COLLATE "C""# : "" }
 }

@@ -3,6 +3,7 @@
 //
 //   fake-apns --cert server.pem --key server.key [--client-ca ca.pem | --no-client-auth] [--port N]
 //             [--max-streams N] [--goaway-after N] [--answer 200|STATUS:Reason] [--print-port]
+//             [--push-log FILE]   (appends "<unix ms> <status> <token>" per answered push)
 //   fake-apns bench-client --url https://127.0.0.1:PORT --ca-file ca.pem --count N --connections C
 //             --concurrency M [--cert-der client.der --key-der client.pk8.der]
 
@@ -48,6 +49,10 @@ func serve(_ flags: [String: String]) throws {
     configuration.maxConcurrentStreams = UInt32(clamping: try integer(flags, "--max-streams", 1000))
     if flags["--goaway-after"] != nil { configuration.goAwayAfter = try integer(flags, "--goaway-after", 0) }
     configuration.recordPushes = false
+    if let path = flags["--push-log"] {
+        let log = try PushLogFile(path: path)
+        configuration.onPush = { push in log.append(push) }
+    }
     if let answer = flags["--answer"], answer != "200" {
         let parts = answer.split(separator: ":", maxSplits: 1)
         guard let status = Int(parts[0]) else { throw Usage(description: "--answer is STATUS or STATUS:Reason") }
@@ -61,6 +66,24 @@ func serve(_ flags: [String: String]) throws {
     }
     fflush(nil)
     while true { sleep(3600) }
+}
+
+/// The `--push-log` file: one line per answered push, flushed at once (the process is usually
+/// ended by a signal).
+// Safe because `append` is only called from the fake's single I/O thread.
+final class PushLogFile: @unchecked Sendable {
+    private let file: UnsafeMutablePointer<FILE>
+
+    init(path: String) throws {
+        guard let file = fopen(path, "a") else { throw Usage(description: "cannot open --push-log \(path)") }
+        self.file = file
+    }
+
+    func append(_ push: FakeAPNs.Push) {
+        let millis = Int64((push.receivedAt.timeIntervalSince1970 * 1000).rounded())
+        fputs("\(millis) \(push.status) \(push.token)\n", file)
+        fflush(file)
+    }
 }
 
 func benchClient(_ flags: [String: String]) async throws {

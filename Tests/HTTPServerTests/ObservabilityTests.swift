@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Synchronization
 import Testing
 
 /// Request ids and the access log.
@@ -52,5 +53,31 @@ import Testing
             #expect(!server.sink.lines.joined().contains("SECRETTOKENVALUE"))
             #expect(lines.contains { $0.contains("/download/SECR…") })
         }
+    }
+
+    @Test func theObserverHearsEveryAnsweredRequestByRoutePattern() throws {
+        var router = echoRouter()
+        router.get("/items/:id") { request in
+            guard request.parameters["id"] != "missing" else { throw HTTPError.notFound("no such item") }
+            return .text("item")
+        }
+        let observed = Mutex<[CompletedRequest]>([])
+        try TestServer.with(router, observer: { request in observed.withLock { $0.append(request) } }) { server in
+            let client = try server.client()
+            #expect(try client.request("GET", "/items/1").status == 200)
+            #expect(try client.request("GET", "/items/2").status == 200)
+            #expect(try client.request("GET", "/items/missing").status == 404)
+            #expect(try client.request("HEAD", "/items/3").status == 200)
+            #expect(try client.request("GET", "/nowhere/at/all").status == 404)
+            #expect(try client.request("DELETE", "/items/1").status == 405)
+            #expect(try server.client().request("POST", "/small", body: Array(repeating: 0, count: 100)).status == 413)
+        }
+        let requests = observed.withLock { $0 }
+        let summary = requests.map { "\($0.method) \($0.route ?? "nil") \($0.status)" }
+        #expect(summary == [
+            "GET /items/:id 200", "GET /items/:id 200", "GET /items/:id 404", "HEAD /items/:id 200",
+            "GET nil 404", "DELETE nil 405", "POST /small 413",
+        ])
+        #expect(requests.allSatisfy { $0.duration > .zero && $0.duration < .seconds(30) })
     }
 }

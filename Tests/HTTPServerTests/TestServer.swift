@@ -13,13 +13,14 @@ struct TestServer {
     static func with<T>(
         _ router: Router,
         configure: (inout ServerConfiguration) -> Void = { _ in },
+        observer: RequestObserver? = nil,
         _ body: (TestServer) throws -> T
     ) throws -> T {
         var configuration = ServerConfiguration(port: 0, threads: 4)
         configure(&configuration)
         let sink = MemorySink()
         let logger = Logger(label: "http-test", level: .debug, sink: sink)
-        let server = HTTPServer(configuration: configuration, router: router, logger: logger)
+        let server = HTTPServer(configuration: configuration, router: router, logger: logger, observer: observer)
         try server.start()
         defer { server.shutdown() }
         return try body(TestServer(server: server, sink: sink))

@@ -28,8 +28,8 @@ struct AdminTests {
         try fixture.store.appendDeviceLogs((0..<5).map { "line \($0)" }, peer: "127.0.0.1", keepNewest: 3, now: now)
         try fixture.store.appendDeviceLogs(["line 5"], peer: nil, keepNewest: 3, now: now)
         try fixture.store.appendDeviceLogs([], peer: nil, keepNewest: 3, now: now)
-        let logs = try fixture.store.deviceLogs(limit: 10)
-        #expect(logs.map(\.message) == ["line 5", "line 4", "line 3"])
-        #expect(logs.last?.peer == "127.0.0.1")
+        let logs = try fixture.store.execute("SELECT message, peer FROM device_logs ORDER BY id DESC")
+        #expect(try logs.map { try $0.string("message") } == ["line 5", "line 4", "line 3"])
+        #expect(try logs.last?.optionalString("peer") == "127.0.0.1")
     }
 }

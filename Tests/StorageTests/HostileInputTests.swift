@@ -27,7 +27,8 @@ struct HostileInputTests {
         }
         // Nothing was executed: every table still exists and holds what was written.
         #expect(try fixture.store.passes(eventID: "none", limit: 1).isEmpty)
-        #expect(try fixture.store.registrationCount(deviceLibraryIdentifier: Self.strings[1]) == 1)
+        let serials = try fixture.store.serials(deviceLibraryIdentifier: Self.strings[1], passTypeIdentifier: StoreFixture.passType, updatedAfter: nil)
+        #expect(serials.serialNumbers.count == 1)
     }
 
     @Test(arguments: Backend.allCases)

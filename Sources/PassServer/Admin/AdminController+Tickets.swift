@@ -95,10 +95,12 @@ extension AdminController {
             change.extra = input.extras(declared: event.map(templateFields(of:)) ?? [], creating: false)
         }
         try input.validate()
-        guard pass.status == .active else {
-            throw HTTPError(status: 409, code: "ticket_cancelled", message: "A cancelled ticket cannot be changed.")
+        return try apply(to: pass, request: request) { current in
+            guard current.status == .active else {
+                throw HTTPError(status: 409, code: "ticket_cancelled", message: "A cancelled ticket cannot be changed.")
+            }
+            return change
         }
-        return try apply(change, to: pass, request: request)
     }
 
     func cancelTicket(_ request: Request) throws -> Response {
@@ -107,18 +109,23 @@ extension AdminController {
         var reason: String?
         if case .value(let text) = input.text("reason", maxLength: 500) { reason = text }
         try input.validate()
-        // Cancelling twice changes nothing: no new revision, no push.
-        guard pass.status == .active else { return .json(TicketBody(pass, downloadURL: downloadURL(for: pass)), encoder: .api) }
-        return try apply(PassChange(status: .voided, voidReason: .some(reason)), to: pass, request: request)
+        return try apply(to: pass, request: request) { current in
+            // Cancelling twice changes nothing: no new revision, no push.
+            current.status == .active ? PassChange(status: .voided, voidReason: .some(reason)) : PassChange()
+        }
     }
 
-    private func apply(_ change: PassChange, to pass: StoredPass, request: Request) throws -> Response {
+    /// Applies the change `decide` makes of the ticket as it is inside the update's transaction,
+    /// under its row lock, so that a status check there cannot be overtaken by a concurrent change
+    /// (a rename and a cancel racing never both win).
+    private func apply(to pass: StoredPass, request: Request, _ decide: (StoredPass) throws -> PassChange) throws -> Response {
         let update: PassUpdate
         do {
-            update = try store.updatePass(
-                passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, change: change, now: now()
-            )
-        } catch let error as StorageError where error.code == .conflict && change.externalID != nil {
+            update = try store.withSession(.write) { session in
+                try session.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(), decide)
+            }
+        } catch let error as StorageError where error.code == .conflict {
+            // The only unique value a change can set is the external id.
             throw HTTPError(status: 409, code: "external_id_exists", message: "Another ticket of the event has this externalId.")
         }
         if case .updated(let updated, let enqueued) = update {

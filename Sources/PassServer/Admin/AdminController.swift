@@ -50,11 +50,7 @@ struct AdminController: Sendable {
         var input = try AdminInput(request, allowed: Self.eventFields)
         let name = input.requiredText("name")
         let venue = input.requiredText("venue")
-        var startsAt: Date?
-        switch input.date("startsAt") {
-        case .value(let date): startsAt = date
-        case .null, .absent: if input.problems.allSatisfy({ !$0.hasPrefix("startsAt") }) { input.problem("startsAt", "is required") }
-        }
+        let startsAt = input.requiredDate("startsAt")
         var endsAt: Date?
         if case .value(let date) = input.date("endsAt") { endsAt = date }
         var timeZone = "UTC"
@@ -62,7 +58,7 @@ struct AdminController: Sendable {
         var template = "event-ticket"
         if case .value(let name) = input.text("template", maxLength: 64) { template = name }
         checkTemplate(template, &input)
-        if let startsAt, let endsAt, endsAt < startsAt { input.problem("endsAt", "must not be before startsAt") }
+        if let startsAt, let endsAt, endsAt < startsAt { input.problem("endsAt", Self.endsBeforeStartProblem) }
         try input.validate()
         guard let name, let venue, let startsAt else { throw HTTPError.badRequest("name, venue and startsAt are required.", code: "invalid_fields") }
         let event = try store.createEvent(
@@ -98,10 +94,19 @@ struct AdminController: Sendable {
             checkTemplate(template, &input)
             change.template = template
         }
-        let starts = change.startsAt ?? existing.startsAt
-        if let ends = change.endsAt ?? existing.endsAt, ends < starts { input.problem("endsAt", "must not be before startsAt") }
+        // Named with the other problems here, and checked again on the event as it is under the
+        // update's row lock: two edits (one of the start, one of the end) that are each fine alone
+        // cannot together leave the end before the start.
+        if Self.endsBeforeStart(change, existing) { input.problem("endsAt", Self.endsBeforeStartProblem) }
         try input.validate()
-        let (event, job) = try store.updateEvent(id: existing.id, change: change, now: now())
+        let (event, job) = try store.withSession(.write) { session in
+            try session.updateEvent(id: existing.id, now: now()) { current in
+                if Self.endsBeforeStart(change, current) {
+                    throw HTTPError.badRequest("endsAt: \(Self.endsBeforeStartProblem)", code: "invalid_fields")
+                }
+                return change
+            }
+        }
         if let job {
             logger.info("event changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": request.requestID])
             jobCreated()
@@ -117,6 +122,14 @@ struct AdminController: Sendable {
     }
 
     // MARK: Helpers
+
+    private static let endsBeforeStartProblem = "must not be before startsAt"
+
+    /// Whether `change` applied to `event` would leave its end before its start.
+    private static func endsBeforeStart(_ change: EventChange, _ event: Event) -> Bool {
+        guard let ends = change.endsAt ?? event.endsAt else { return false }
+        return ends < (change.startsAt ?? event.startsAt)
+    }
 
     func existingEvent(_ request: Request) throws -> Event {
         guard let id = request.parameters["eventId"], AdminIdentifiers.isPlausible(id), let event = try store.event(id: id) else {

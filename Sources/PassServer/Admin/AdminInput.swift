@@ -116,6 +116,18 @@ struct AdminInput {
         }
     }
 
+    /// A required ISO 8601 date-time: one problem if it is missing or null, none more if it is
+    /// present but invalid (`date` has named that one).
+    mutating func requiredDate(_ field: String) -> Date? {
+        switch date(field) {
+        case .value(let date): return date
+        case .null: problem(field, "must not be null")
+        case .absent where object[field] == nil: problem(field, "is required")
+        case .absent: break
+        }
+        return nil
+    }
+
     /// An IANA time zone identifier.
     mutating func timeZone(_ field: String) -> Presence<String> {
         let value = text(field, maxLength: 64)

@@ -22,8 +22,27 @@ extension Application {
         }
     }
 
-    /// The pass signing identity; in development, generated certificates are created first.
-    static func signingIdentity(_ configuration: Configuration, logger: Logger) throws -> SigningIdentity {
+    /// The pass signing identity, valid at `now`; in development, generated certificates are
+    /// created first. A certificate that cannot be used (expired, not yet valid, unreadable, not
+    /// matching its key) is a configuration error naming the setting.
+    static func signingIdentity(_ configuration: Configuration, logger: Logger, now: Date) throws -> SigningIdentity {
+        do {
+            return try loadSigningIdentity(configuration, logger: logger, now: now)
+        } catch let error as CertificateError {
+            let signing = configuration.signing
+            let key = if error.path != nil && error.path == signing.wwdrCertificate {
+                "WWDR_CERTIFICATE"
+            } else if error.path != nil && error.path == signing.privateKey {
+                "PASS_PRIVATE_KEY"
+            } else {
+                signing.p12 != nil ? "PASS_P12" : "PASS_CERTIFICATE"
+            }
+            let hint = error.code == .expired ? " (renew it: see Certificates/README.md)" : ""
+            throw ConfigurationError(problems: ["\(key): \(error.message)\(hint)"])
+        }
+    }
+
+    private static func loadSigningIdentity(_ configuration: Configuration, logger: Logger, now: Date) throws -> SigningIdentity {
         let signing = configuration.signing
         if configuration.development, signing.certificate == "\(Configuration.developmentCertificatesDirectory)/pass-certificate.pem" {
             let paths = try DevelopmentCertificates.generate(
@@ -35,10 +54,10 @@ extension Application {
         }
         let identity: SigningIdentity
         if let p12 = signing.p12 {
-            identity = try SigningIdentity.load(p12: p12, password: signing.p12Password, wwdr: signing.wwdrCertificate)
+            identity = try SigningIdentity.load(p12: p12, password: signing.p12Password, wwdr: signing.wwdrCertificate, now: now)
         } else if let certificate = signing.certificate, let key = signing.privateKey {
             identity = try SigningIdentity.load(
-                pem: certificate, privateKey: key, password: signing.privateKeyPassword, wwdr: signing.wwdrCertificate
+                pem: certificate, privateKey: key, password: signing.privateKeyPassword, wwdr: signing.wwdrCertificate, now: now
             )
         } else {
             throw ConfigurationError(problems: ["PASS_CERTIFICATE: required (or PASS_P12)"])
@@ -52,6 +71,30 @@ extension Application {
         }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return identity
+    }
+
+    /// The certificates whose expiry is watched: the pass certificate, its WWDR intermediate and,
+    /// when pushes go out live, the earliest-expiring certificate of `APNS_CA_FILE`.
+    static func watchedCertificates(_ configuration: Configuration, identity: SigningIdentity) throws -> [CertificateMonitor.Certificate] {
+        var watched = [CertificateMonitor.Certificate(
+            name: "pass", title: "the pass certificate", subject: identity.subject, notAfter: identity.notAfter
+        )]
+        if let intermediate = identity.intermediateDER {
+            let validity = try CertificateValidity(der: intermediate, what: "WWDR intermediate")
+            watched.append(.init(name: "wwdr", title: "the WWDR intermediate", subject: validity.subject, notAfter: validity.notAfter))
+        }
+        if configuration.apns.mode == .live, let caFile = configuration.apns.caFile {
+            let validities: [CertificateValidity]
+            do {
+                validities = try CertificateValidity.read(file: caFile, what: "APNS_CA_FILE")
+            } catch {
+                throw ConfigurationError(problems: ["APNS_CA_FILE: \(error.message)"])
+            }
+            if let first = validities.min(by: { $0.notAfter < $1.notAfter }) {
+                watched.append(.init(name: "apns_ca", title: "the APNs CA certificate in \(caFile)", subject: first.subject, notAfter: first.notAfter))
+            }
+        }
+        return watched
     }
 
     /// `APNS_MODE=live`: an HTTP/2 client authenticated with the pass type identity; `log`: a logger.

@@ -7,12 +7,12 @@ public import Logging
 import PassBundle
 import Storage
 
-/// The running service: one HTTP server, the store, pass signing, the push dispatcher and the
-/// job runner, wired from one `Configuration`.
+/// The running service: one HTTP server, the store, pass signing, the push dispatcher, the job
+/// runner, the retention sweep and the certificate expiry check, wired from one `Configuration`.
 ///
 /// Threading: HTTP handlers run synchronously on libmicrohttpd's thread pool and block on the
-/// store and on signing there. The push dispatcher and the job runner each own a thread of their
-/// own. Nothing blocking runs on Swift's cooperative pool.
+/// store and on signing there. The push dispatcher, the job runner, the retention sweep and the
+/// certificate check each own a thread. Nothing blocking runs on Swift's cooperative pool.
 public final class Application: Sendable {
     public let configuration: Configuration
     let logger: Logger
@@ -22,19 +22,36 @@ public final class Application: Sendable {
     let server: HTTPServer
     let dispatcher: PushDispatcher
     let jobRunner: JobRunner
+    let certificates: CertificateMonitor
+    let retentionWorker: PeriodicWorker
+    let certificateWorker: PeriodicWorker
     /// Every route served (method and `:param` pattern), for the OpenAPI coverage test.
     let routes: [(method: String, pattern: String)]
 
     /// Opens the store (migrating unless told not to), loads the signing identity and builds the
-    /// routes. Nothing listens until `start()`.
-    public init(configuration: Configuration, logSink: any LogSink = StandardErrorSink()) throws {
+    /// routes. Nothing listens until `start()`. An expired or unusable certificate is a
+    /// `ConfigurationError`.
+    public convenience init(configuration: Configuration, logSink: any LogSink = StandardErrorSink()) throws {
+        try self.init(configuration: configuration, logSink: logSink, now: Date.init)
+    }
+
+    /// `now` is the wall clock for certificate validity and expiry warnings and for the retention
+    /// sweep's cutoffs (tests move it).
+    init(configuration: Configuration, logSink: any LogSink, now: @escaping @Sendable () -> Date) throws {
         self.configuration = configuration
         let logger = Logger(label: "pass-server", level: configuration.logLevel, sink: logSink)
         self.logger = logger
+        let startedInstant = ContinuousClock.now
+        let startedAt = now()
 
         let secret = try Self.tokenSecret(configuration)
-        let identity = try Self.signingIdentity(configuration, logger: logger)
-        let store = try Self.openStore(configuration)
+        let identity = try Self.signingIdentity(configuration, logger: logger, now: startedAt)
+        let certificates = CertificateMonitor(
+            certificates: try Self.watchedCertificates(configuration, identity: identity), readiness: readiness,
+            logger: logger.named("certificates"), now: now
+        )
+        self.certificates = certificates
+        let store = try Self.openStore(configuration, logger: logger.named("database"))
         self.store = store
         if configuration.database.migrateOnStart {
             try store.migrate()
@@ -76,6 +93,18 @@ public final class Application: Sendable {
             afterBatch: { _ in dispatcher.wake() }
         )
         self.jobRunner = jobRunner
+        let sweep = RetentionSweep(
+            store: store, retention: configuration.retention, logger: logger.named("retention"),
+            holder: "serve-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))", now: now
+        )
+        retentionWorker = PeriodicWorker(name: "retention", interval: TimeInterval(configuration.retention.interval)) { shouldStop in
+            do {
+                _ = try sweep.run(shouldStop: shouldStop)
+            } catch {
+                sweep.logger.error("retention sweep failed; the next one retries", ["error": "\(error)"])
+            }
+        }
+        certificateWorker = PeriodicWorker(name: "certificates", interval: 3_600, runAtStart: false) { _ in certificates.check() }
 
         var router = Router()
         HealthController(store: store, readiness: readiness, logger: logger).register(in: &router)
@@ -89,7 +118,11 @@ public final class Application: Sendable {
         ).register(in: &router)
         DownloadController(store: store, passes: passes).register(in: &router)
         OpenAPIController.register(in: &router)
-        MetricsController(store: store, dispatcher: dispatcher, passes: passes, readiness: readiness).register(in: &router)
+        let httpMetrics = HTTPMetrics()
+        MetricsController(
+            store: store, dispatcher: dispatcher, passes: passes, http: httpMetrics, certificates: certificates,
+            logger: logger.named("metrics"), startedAt: startedAt, startedInstant: startedInstant, now: now
+        ).register(in: &router)
         routes = router.routes.map { (method: $0.method.rawValue, pattern: $0.pattern) }
 
         let http = configuration.http
@@ -104,17 +137,20 @@ public final class Application: Sendable {
         serverConfiguration.trustedProxies = http.trustedProxies
         if http.threads > 0 { serverConfiguration.threads = http.threads }
         serverConfiguration.drainTimeout = .seconds(http.drainTimeout)
-        server = HTTPServer(configuration: serverConfiguration, router: router, logger: logger.named("http"))
+        server = HTTPServer(configuration: serverConfiguration, router: router, logger: logger.named("http"), observer: httpMetrics.observer)
     }
 
     /// The bound port (after `start`).
     public var port: Int { server.port }
 
-    /// Starts listening, dispatching pushes and running jobs.
+    /// Starts listening, dispatching pushes, running jobs, sweeping old rows and checking certificates.
     public func start() throws {
         try server.start()
         dispatcher.start()
         jobRunner.start()
+        certificates.check()
+        certificateWorker.start()
+        retentionWorker.start()
         logger.notice(
             "listening",
             ["host": configuration.http.host, "port": "\(server.port)", "store": "\(store.backend)",
@@ -128,6 +164,8 @@ public final class Application: Sendable {
         server.shutdown()
         server.waitUntilStopped()
         jobRunner.shutdown()
+        retentionWorker.shutdown()
+        certificateWorker.shutdown()
         dispatcher.shutdown()
         store.close()
         logger.notice("stopped")
@@ -159,8 +197,9 @@ public final class Application: Sendable {
         try store.migrate()
     }
 
-    static func openStore(_ configuration: Configuration) throws -> any Store {
-        var options = StoreOptions()
+    /// The configured store; `logger` hears of connection losses and reconnects (once each).
+    static func openStore(_ configuration: Configuration, logger: Logger? = nil) throws -> any Store {
+        var options = StoreOptions(logger: logger)
         if configuration.database.poolSize > 0 { options.poolSize = configuration.database.poolSize }
         options.statementTimeout = .seconds(configuration.database.statementTimeout)
         return try Storage.openStore(url: configuration.database.url, options: options)

@@ -1,28 +1,80 @@
 import Foundation
 import HTTPServer
+import Logging
 import Storage
 
-/// `GET /metrics`: Prometheus text exposition of what operators watch: outbox depth, push outcomes,
-/// the bundle cache, and whether APNs refused our credentials. Keep it off the public internet
-/// (the example proxies do).
+/// `GET /metrics`: Prometheus text exposition of what operators watch and alert on (see
+/// `deploy/prometheus-alerts.yml`): the outbox and its oldest pending push, push outcomes, pruned
+/// registrations and failed pushes by APNs reason, APNs halts and unreachability, registrations,
+/// devices and jobs, HTTP requests and latency by route, certificate expiry, the bundle cache, and
+/// the process's memory, file descriptors and uptime. Outbox counts are read on every scrape; the
+/// table-wide counts (registrations, devices, jobs, oldest pending push) at most every
+/// `StatisticsCache` period. Keep it off the public internet (the example proxies do).
 struct MetricsController: Sendable {
     let store: any Store
     let dispatcher: PushDispatcher
     let passes: PassService
-    let readiness: Readiness
+    let http: HTTPMetrics
+    let certificates: CertificateMonitor
+    let logger: Logger
+    let countsCache = StatisticsCache(ttl: .seconds(15))
+    /// When the process started, by `now` (for `passserver_process_start_time_seconds`) and by the
+    /// monotonic clock (for the uptime).
+    let startedAt: Date
+    let startedInstant: ContinuousClock.Instant
     var now: @Sendable () -> Date = Date.init
 
     func register(in router: inout Router) {
-        router.get("/metrics") { _ in try self.metrics() }
+        router.get("/metrics") { _ in self.metrics() }
     }
 
-    func metrics() throws -> Response {
+    func metrics() -> Response {
+        // The dispatcher counts an outcome after committing it, so reading its counters before the
+        // database never shows an outcome whose outbox row the same scrape still counts.
+        let pushes = dispatcher.statistics
         var text = MetricsText()
-        let outbox = try store.outboxCounts(now: now())
+        database(&text)
+        self.pushes(pushes, &text)
+        requests(&text)
+        certificateExpiry(&text)
+        let cache = passes.cacheStatistics
+        text.counter("passserver_bundle_cache_lookups_total", "Signed-bundle cache lookups by result", [
+            ("result=\"hit\"", cache.hits), ("result=\"miss\"", cache.misses),
+        ])
+        text.gauge("passserver_bundle_cache_entries", "Signed bundles held in memory", [("", cache.entries)])
+        process(&text)
+        return Response(status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"], body: Array(text.output.utf8))
+    }
+
+    /// Counts from the database; while it is unreachable only `passserver_database_up 0`.
+    private func database(_ text: inout MetricsText) {
+        let time = now()
+        let outbox: OutboxCounts
+        let statistics: StoreStatistics
+        do {
+            (outbox, statistics) = try store.withSession(.read) { session in
+                (try session.outboxCounts(now: time), try countsCache.value { try session.statistics() })
+            }
+        } catch {
+            logger.warning("metrics: cannot read the database", ["error": "\(error)"])
+            text.gauge("passserver_database_up", "1 when the last scrape could read the database", [("", 0)])
+            return
+        }
+        text.gauge("passserver_database_up", "1 when the last scrape could read the database", [("", 1)])
         text.gauge("passserver_push_outbox", "Outbox rows by state", [
             ("state=\"pending\"", outbox.pending), ("state=\"in_flight\"", outbox.inFlight), ("state=\"failed\"", outbox.failed),
         ])
-        let pushes = dispatcher.statistics
+        let age = statistics.oldestPendingPush.map { max(0, time.timeIntervalSince($0)) } ?? 0
+        text.gauge("passserver_push_oldest_pending_age_seconds", "Age of the oldest pending push since it was first enqueued; 0 when none is pending", [("", age)])
+        text.gauge("passserver_registrations", "Registrations (device and pass) in the database", [("", statistics.registrations)])
+        text.gauge("passserver_devices", "Devices with at least one registration", [("", statistics.devices)])
+        text.gauge("passserver_jobs", "Re-push jobs by state", Job.State.allCases.map { ("state=\"\($0.rawValue)\"", statistics.jobs[$0] ?? 0) })
+        text.gauge("passserver_job_passes", "Passes of pending and running jobs: to bump in total, and bumped so far", [
+            ("progress=\"total\"", Int(statistics.unfinishedJobPasses)), ("progress=\"done\"", Int(statistics.unfinishedJobPassesDone)),
+        ])
+    }
+
+    private func pushes(_ pushes: PushDispatcher.Statistics, _ text: inout MetricsText) {
         text.counter("passserver_pushes_total", "Push attempts answered or given up on by this process, by outcome", [
             ("outcome=\"delivered\"", pushes.delivered), ("outcome=\"logged\"", pushes.logged), ("outcome=\"pruned\"", pushes.pruned),
             ("outcome=\"retried\"", pushes.retried), ("outcome=\"failed\"", pushes.failed), ("outcome=\"halted\"", pushes.halted),
@@ -31,16 +83,44 @@ struct MetricsController: Sendable {
                      Self.byReason(pushes.registrationsPruned, always: ["Unregistered", "BadDeviceToken", "DeviceTokenNotForTopic"]))
         text.counter("passserver_pushes_failed_total", "Pushes this process gave up on, by APNs reason (retries_exhausted: retried past PUSH_MAX_RETRY_AGE)",
                      Self.byReason(pushes.failedByReason, always: ["retries_exhausted"]))
+        text.counter("passserver_push_transport_failures_total", "Pushes APNs never answered (connection or TLS failure, connection lost, timeout)", [
+            ("", pushes.transportFailures),
+        ])
         text.gauge("passserver_apns_halted", "1 while APNs refuses our credentials or topic and sending is paused", [("", dispatcher.isHalted ? 1 : 0)])
         let unreachable = dispatcher.unreachableFinding() != nil
         text.gauge("passserver_apns_unreachable", "1 while APNs has been unreachable for longer than APNS_UNREACHABLE_GRACE with pushes pending",
                    [("", unreachable ? 1 : 0)])
-        let cache = passes.cacheStatistics
-        text.counter("passserver_bundle_cache_lookups_total", "Signed-bundle cache lookups by result", [
-            ("result=\"hit\"", cache.hits), ("result=\"miss\"", cache.misses),
+    }
+
+    private func requests(_ text: inout MetricsText) {
+        text.counter("passserver_http_requests_total", "Answered HTTP requests by method, route pattern and status class", http.requests.map { item in
+            (MetricsText.labels(["method": item.key.method, "route": item.key.route, "status": item.key.status]), item.count)
+        })
+        text.histogram(
+            "passserver_http_request_duration_seconds", "Time from request arrival to response, by route pattern",
+            bounds: HTTPMetrics.buckets,
+            http.latency.map { (MetricsText.labels(["route": $0.route]), $0.histogram.counts, $0.histogram.sum, $0.histogram.count) }
+        )
+    }
+
+    private func certificateExpiry(_ text: inout MetricsText) {
+        text.gauge("passserver_certificate_expiry_timestamp_seconds", "When each certificate expires (Unix time)", certificates.certificates.map {
+            (MetricsText.labels(["certificate": $0.name]), Int($0.notAfter.timeIntervalSince1970))
+        })
+    }
+
+    private func process(_ text: inout MetricsText) {
+        if let rss = ProcessStatistics.residentMemoryBytes() {
+            text.gauge("passserver_process_resident_memory_bytes", "Resident memory of this process", [("", rss)])
+        }
+        if let descriptors = ProcessStatistics.openFileDescriptors() {
+            text.gauge("passserver_process_open_fds", "Open file descriptors of this process", [("", descriptors)])
+        }
+        let uptime = ContinuousClock.now - startedInstant
+        text.gauge("passserver_process_uptime_seconds", "Seconds since this process started", [
+            ("", Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18),
         ])
-        text.gauge("passserver_bundle_cache_entries", "Signed bundles held in memory", [("", cache.entries)])
-        return Response(status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"], body: Array(text.output.utf8))
+        text.gauge("passserver_process_start_time_seconds", "When this process started (Unix time)", [("", Int(startedAt.timeIntervalSince1970))])
     }
 }
 
@@ -48,25 +128,5 @@ extension MetricsController {
     /// `reason="…"` samples: the `always` reasons (0 until seen) and every other one seen, sorted.
     static func byReason(_ counts: [String: Int], always: [String]) -> [(labels: String, value: Int)] {
         Set(always).union(counts.keys).sorted().map { ("reason=\"\($0)\"", counts[$0] ?? 0) }
-    }
-}
-
-/// Builds the Prometheus text format.
-struct MetricsText {
-    private(set) var output = ""
-
-    mutating func gauge(_ name: String, _ help: String, _ samples: [(labels: String, value: Int)]) {
-        family(name, help, type: "gauge", samples)
-    }
-
-    mutating func counter(_ name: String, _ help: String, _ samples: [(labels: String, value: Int)]) {
-        family(name, help, type: "counter", samples)
-    }
-
-    private mutating func family(_ name: String, _ help: String, type: String, _ samples: [(labels: String, value: Int)]) {
-        output += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-        for sample in samples {
-            output += sample.labels.isEmpty ? "\(name) \(sample.value)\n" : "\(name){\(sample.labels)} \(sample.value)\n"
-        }
     }
 }

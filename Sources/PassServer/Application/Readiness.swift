@@ -3,9 +3,9 @@ import Synchronization
 /// What `/readyz` reports, gathered from every component: problems (the answer is 503) and
 /// warnings (listed, the answer stays 200).
 ///
-/// Components either set a standing finding (`report`, `warn`: the push dispatcher's halt) or add
-/// a check that is evaluated on every request (`addCheck`: APNs unreachable while pushes wait).
-/// New findings, such as certificates close to expiry, plug in the same way.
+/// Components either set a standing finding (`report`, `warn`: the push dispatcher's halt, a
+/// certificate close to expiry from `CertificateMonitor`) or add a check that is evaluated on every
+/// request (`addCheck`: APNs unreachable while pushes wait).
 final class Readiness: Sendable {
     /// One line of the report.
     struct Finding: Sendable, Equatable, Encodable {

@@ -6,6 +6,8 @@ public enum ExitCode {
     public static let failure: Int32 = 1
     /// Usage or configuration error (EX_USAGE).
     public static let usage: Int32 = 64
+    /// Try again later: another process holds what the command needs (EX_TEMPFAIL).
+    public static let temporaryFailure: Int32 = 75
 }
 
 /// A command-line mistake: printed with the command's usage, exit 64.

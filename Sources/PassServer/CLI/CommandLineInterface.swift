@@ -50,7 +50,7 @@ public enum CommandLineInterface {
             summary: "PassServer: an Apple Wallet pass web service for event tickets.",
             details: "Options:\n  --help     Show help for any command\n  --version  Print the version",
             subcommands: [
-                serveCommand, migrateCommand, tokenCommand, repushCommand, revisionCommand, certsCommand, passCommand, benchCommand,
+                serveCommand, migrateCommand, pruneCommand, tokenCommand, repushCommand, revisionCommand, certsCommand, passCommand, benchCommand,
             ]
         )
     }

@@ -72,7 +72,7 @@ extension CommandLineInterface {
                 throw UsageError("\(dataPath) is not a valid attendee file: \(error)")
             }
             guard let startsAt = ISODate.parse(attendee.startsAt) else { throw UsageError("startsAt must be ISO 8601 with a time zone") }
-            let identity = try Application.signingIdentity(configuration, logger: .init(label: "pass", level: .warning))
+            let identity = try Application.signingIdentity(configuration, logger: .init(label: "pass", level: .warning), now: Date())
             let template = try TemplateStore(root: configuration.passesDirectory).template(named: templateName)
             let data = TicketData(
                 serialNumber: attendee.serialNumber,

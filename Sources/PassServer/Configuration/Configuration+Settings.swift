@@ -189,6 +189,22 @@ extension Configuration {
             config, raw throws(SettingProblem) in
             config.jobs.lease = try Parse.seconds(raw, in: 1...3_600)
         },
+        Setting("PUSH_LOG_RETENTION", "push_log entries and failed pushes older than this are deleted", default: "30d") {
+            config, raw throws(SettingProblem) in
+            config.retention.pushLog = try Parse.seconds(raw, in: 3_600...(3_650 * 86_400))
+        },
+        Setting("JOB_RETENTION", "Finished re-push jobs are deleted this long after they finished", default: "90d") {
+            config, raw throws(SettingProblem) in
+            config.retention.jobs = try Parse.seconds(raw, in: 3_600...(3_650 * 86_400))
+        },
+        Setting("REGISTRATION_RETENTION", "Registrations of passes whose event ended this long ago are deleted (an event without an end counts from its start)", default: "180d") {
+            config, raw throws(SettingProblem) in
+            config.retention.registrations = try Parse.seconds(raw, in: 86_400...(3_650 * 86_400))
+        },
+        Setting("RETENTION_INTERVAL", "How often a server deletes what is past its retention (one instance at a time; `pass-server prune` does it on demand)", default: "1h") {
+            config, raw throws(SettingProblem) in
+            config.retention.interval = try Parse.seconds(raw, in: 1...86_400)
+        },
         Setting("DEVICE_LOG_CAPACITY", "Messages from phones (/v1/log) kept; older ones are dropped", default: "10000") {
             config, raw throws(SettingProblem) in
             config.deviceLogCapacity = try Parse.integer(raw, in: 1...10_000_000)

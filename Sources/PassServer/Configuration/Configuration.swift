@@ -16,6 +16,7 @@ public struct Configuration: Sendable, Equatable {
     public var apns = APNs()
     public var push = Push()
     public var jobs = Jobs()
+    public var retention = Retention()
     /// Secret from which pass authentication and download tokens are derived (HMAC-SHA256), so the
     /// database only ever holds their hashes. Never rotate it once passes are issued.
     public var tokenSecret: [UInt8]? = nil
@@ -121,6 +122,20 @@ public struct Configuration: Sendable, Equatable {
         /// Seconds a runner holds a job between batches; a job whose runner died is resumed by
         /// another runner after this long.
         public var lease = 60
+        public init() {}
+    }
+
+    /// How long rows that only serve statistics or history are kept; the server deletes older ones
+    /// every `interval` (one instance at a time), and `pass-server prune` does it on demand.
+    public struct Retention: Sendable, Equatable {
+        /// Seconds `push_log` entries and failed outbox rows are kept.
+        public var pushLog = 30 * 86_400
+        /// Seconds finished re-push jobs are kept after they finished.
+        public var jobs = 90 * 86_400
+        /// Seconds after an event ended (or started, without an end) that its passes' registrations are kept.
+        public var registrations = 180 * 86_400
+        /// Seconds between two sweeps of one server.
+        public var interval = 3_600
         public init() {}
     }
 }

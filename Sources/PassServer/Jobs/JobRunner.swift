@@ -75,17 +75,34 @@ final class JobRunner: Sendable {
     private var isStopping: Bool { stopping.withLock { $0 } }
 
     private func loop() {
+        var outage = DatabaseOutage()
+        // The job this runner works on. Kept while the database is away, and resumed (at its
+        // cursor) as soon as it is back, rather than left to be reclaimed after its lease.
+        var held: Job?
+        let resumed = "database available again; re-push jobs resume"
         while !isStopping {
+            var delay = settings.pollInterval
             do {
-                if let job = try store.claimJob(now: now(), lease: settings.lease) {
-                    _ = try run(job, shouldStop: { self.isStopping })
+                if held == nil {
+                    held = try store.claimJob(now: now(), lease: settings.lease)
+                    outage.recovered(at: now(), logger: logger, resumed: resumed)
+                    if let job = held { logStart(job) }
+                }
+                if let job = held {
+                    _ = try runBatches(job, shouldStop: { self.isStopping }) { _ in
+                        outage.recovered(at: self.now(), logger: self.logger, resumed: resumed)
+                    }
+                    held = nil
                     continue
                 }
+            } catch where DatabaseOutage.isOutage(error) {
+                delay = outage.failed(error, at: now(), logger: logger, waiting: "database unavailable; re-push jobs wait for it")
             } catch {
                 logger.error("job runner error", ["error": "\(error)"])
+                held = nil
             }
             condition.lock()
-            let deadline = Date().addingTimeInterval(settings.pollInterval)
+            let deadline = Date().addingTimeInterval(delay)
             while !signalled.withLock({ $0 }) {
                 if !condition.wait(until: deadline) { break }
             }
@@ -94,11 +111,20 @@ final class JobRunner: Sendable {
         }
     }
 
+    private func logStart(_ job: Job) {
+        logger.info("re-push job started", ["job.id": job.id, "event.id": job.eventID ?? "", "total": "\(job.total)", "done": "\(job.done)"])
+    }
+
     /// Runs `job` batch by batch until it is done or `shouldStop` says so; returns the job as last
     /// seen. Also used by `pass-server repush` in the foreground.
     func run(_ job: Job, shouldStop: () -> Bool = { false }, progress: (Job) -> Void = { _ in }) throws -> Job {
+        logStart(job)
+        return try runBatches(job, shouldStop: shouldStop, progress: progress)
+    }
+
+    /// The batches of `run`, from the job's cursor (each batch reads it under the job's row lock).
+    private func runBatches(_ job: Job, shouldStop: () -> Bool, progress: (Job) -> Void = { _ in }) throws -> Job {
         var current = job
-        logger.info("re-push job started", ["job.id": job.id, "event.id": job.eventID ?? "", "total": "\(job.total)", "done": "\(job.done)"])
         while current.state != .done && current.state != .failed && !shouldStop() {
             let batch = try store.runRepushBatch(jobID: current.id, batchSize: settings.batchSize, now: now(), lease: settings.lease)
             current = batch.job

@@ -5,16 +5,23 @@ import Storage
 
 extension PushDispatcher {
     /// The loop thread: record answers, claim due rows while there is room, sleep until woken.
+    ///
+    /// While the database is unavailable the loop keeps the answers it could not record and
+    /// retries with backoff (`DatabaseOutage`), claiming nothing; once it is back the answers are
+    /// recorded first, so no push is sent again for lack of a record, and claiming resumes.
     func loop() {
         var drainDeadline: Date?
+        var unrecorded: [Completion] = []
         while true {
-            let (completed, stopping, inFlight, halted) = state.withLock { state in
+            let (completed, stopping, inFlight, halted, retryAt) = state.withLock { state in
                 defer { state.completed.removeAll(keepingCapacity: true) }
                 let halted = state.haltedUntil.map { $0 > now() } ?? false
-                return (state.completed, state.stopping, state.inFlight, halted)
+                return (state.completed, state.stopping, state.inFlight, halted, state.databaseRetryAt)
             }
-            if !completed.isEmpty {
-                record(completed)
+            unrecorded += completed
+            let waitingForDatabase = retryAt.map { $0 > now() } ?? false
+            if !unrecorded.isEmpty && !waitingForDatabase {
+                if record(unrecorded) { unrecorded.removeAll() }
                 continue
             }
             if stopping {
@@ -24,13 +31,14 @@ extension PushDispatcher {
                     if inFlight > 0 { logger.warning("stopping with pushes in flight; they are retried after their lease", ["count": "\(inFlight)"]) }
                     return
                 }
-                sleep(until: now().addingTimeInterval(0.05))
+                sleep(until: min(retryAt ?? .distantFuture, now().addingTimeInterval(0.05)))
                 continue
             }
-            if inFlight < settings.maxInFlight, claim(room: settings.maxInFlight - inFlight, probeOnly: halted) > 0 {
+            if !waitingForDatabase, inFlight < settings.maxInFlight, claim(room: settings.maxInFlight - inFlight, probeOnly: halted) > 0 {
                 continue
             }
-            sleep(until: now().addingTimeInterval(settings.pollInterval))
+            let retry = state.withLock { $0.databaseRetryAt }
+            sleep(until: min(retry ?? .distantFuture, now().addingTimeInterval(settings.pollInterval)))
         }
     }
 
@@ -44,6 +52,10 @@ extension PushDispatcher {
         let claimed: [OutboxRow]
         do {
             claimed = try store.claimOutbox(limit: limit, now: now(), lease: settings.lease)
+            databaseAnswered()
+        } catch where DatabaseOutage.isOutage(error) {
+            databaseFailed(error)
+            return 0
         } catch {
             logger.error("cannot claim pushes", ["error": "\(error)"])
             sleep(until: now().addingTimeInterval(settings.pollInterval))
@@ -55,16 +67,20 @@ extension PushDispatcher {
         return claimed.count
     }
 
-    /// Applies the reply table to answered pushes in one transaction.
-    private func record(_ completions: [Completion]) {
+    /// Applies the reply table to answered pushes in one transaction. Returns false when the
+    /// database is unavailable: the caller keeps the answers and tries again later.
+    private func record(_ completions: [Completion]) -> Bool {
         let time = now()
-        var statistics = Statistics()
+        // A send APNs never answered happened whatever becomes of the transaction below.
+        let transportFailures = completions.count { $0.delivery.outcome.isNeverAnswered }
+        var statistics = Statistics(transportFailures: transportFailures)
         var halt: (status: Int, reason: APNSReason?)?
         var delivered = false
         var rejected: [String: Int] = [:]
         do {
             try store.transaction { session in
-                for completion in completions {
+                // In lock order: a change enqueueing pushes for some of these rows locks them in the same order.
+                for completion in completions.sorted(by: { OutboxRow.locksBefore($0.row, $1.row) }) {
                     let row = completion.row
                     let outcome = completion.delivery.outcome
                     let action = policy.action(
@@ -107,10 +123,14 @@ extension PushDispatcher {
                     ))
                 }
             }
+            databaseAnswered()
+        } catch where DatabaseOutage.isOutage(error) {
+            databaseFailed(error)
+            return false
         } catch {
             // The rows stay claimed and are sent again once their lease expires: at least once.
             logger.error("cannot record push outcomes; they will be retried", ["error": "\(error)", "count": "\(completions.count)"])
-            statistics = Statistics()
+            statistics = Statistics(transportFailures: transportFailures)
             rejected = [:]
         }
         for (answer, count) in rejected.sorted(by: { $0.key < $1.key }) {
@@ -124,6 +144,25 @@ extension PushDispatcher {
         state.withLock { state in
             state.inFlight -= completions.count
             state.statistics.add(statistics)
+        }
+        return true
+    }
+
+    /// The database answered: ends an outage (logged once).
+    private func databaseAnswered() {
+        let time = now()
+        state.withLock { state in
+            state.databaseRetryAt = nil
+            state.outage.recovered(at: time, logger: logger, resumed: "database available again; push dispatch resumes")
+        }
+    }
+
+    /// The database is unavailable: begins or continues an outage (logged once) and sets when to try again.
+    private func databaseFailed(_ error: any Error) {
+        let time = now()
+        state.withLock { state in
+            let delay = state.outage.failed(error, at: time, logger: logger, waiting: "database unavailable; push dispatch waits for it")
+            state.databaseRetryAt = time.addingTimeInterval(delay)
         }
     }
 
@@ -182,6 +221,14 @@ extension PushPolicy.Outcome {
         case .answered(let status, let reason, _): (status, reason?.rawValue)
         case .unreachable(let message), .transportFailure(let message): (0, String(message.prefix(200)))
         case .logged: (0, nil)
+        }
+    }
+
+    /// Whether APNs never answered: a connection or TLS failure, a lost connection, a timeout.
+    var isNeverAnswered: Bool {
+        switch self {
+        case .unreachable, .transportFailure: true
+        case .answered, .logged: false
         }
     }
 }

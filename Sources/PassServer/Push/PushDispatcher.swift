@@ -41,6 +41,8 @@ final class PushDispatcher: Sendable {
         var registrationsPruned: [String: Int] = [:]
         /// Rows given up on, by `PushPolicy.Failure.metricLabel`.
         var failedByReason: [String: Int] = [:]
+        /// Sends APNs never answered (connection or TLS failure, connection lost, timeout).
+        var transportFailures = 0
 
         var failed: Int { failedByReason.values.reduce(0, +) }
 
@@ -52,6 +54,7 @@ final class PushDispatcher: Sendable {
             halted += other.halted
             registrationsPruned.merge(other.registrationsPruned, uniquingKeysWith: +)
             failedByReason.merge(other.failedByReason, uniquingKeysWith: +)
+            transportFailures += other.transportFailures
         }
     }
 
@@ -69,6 +72,10 @@ final class PushDispatcher: Sendable {
         var haltedUntil: Date?
         var reachability = APNSReachability()
         var statistics = Statistics()
+        /// The database outage in progress, if any (touched by the loop thread only).
+        var outage = DatabaseOutage()
+        /// While the database is unavailable: when the loop tries it again.
+        var databaseRetryAt: Date?
     }
 
     let store: any Store
@@ -148,7 +155,11 @@ final class PushDispatcher: Sendable {
     /// Asks the loop to look at the outbox now (after this process enqueued something).
     func wake() {
         condition.lock()
-        state.withLock { $0.signalled = true }
+        state.withLock { state in
+            state.signalled = true
+            // Whatever enqueued just committed: the database answers, so try it now.
+            state.databaseRetryAt = nil
+        }
         condition.signal()
         condition.unlock()
     }

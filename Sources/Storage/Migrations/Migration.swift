@@ -12,7 +12,7 @@ struct Migration: Sendable {
     }
 
     /// Every migration, in the order they apply. Append only; never edit an applied one.
-    static let all: [Migration] = [initialSchema, pushOutcomes, organizers]
+    static let all: [Migration] = [initialSchema, retention, pushOutcomes, organizers]
 }
 
 extension StoreSession {
@@ -57,10 +57,5 @@ extension StoreSession {
         try connection.executeScript(migration.sql(for: dialect))
         let now = Date().storageMillis
         try execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(migration.version), \(migration.name), \(now))")
-    }
-
-    /// Versions recorded in `schema_migrations`, ascending.
-    public func appliedMigrations() throws -> [Int] {
-        try execute("SELECT version FROM schema_migrations ORDER BY version").map { try $0.int("version") }
     }
 }

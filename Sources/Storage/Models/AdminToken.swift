@@ -17,14 +17,6 @@ public struct AdminToken: Sendable, Equatable {
     }
 }
 
-/// One line a device sent to `/v1/log`.
-public struct DeviceLog: Sendable, Equatable {
-    public var id: Int64
-    public var message: String
-    public var peer: String?
-    public var createdAt: Date
-}
-
 /// The outcome of one push, for delivery statistics.
 public struct PushLogEntry: Sendable, Equatable {
     /// A hash of the push token (never the token itself).

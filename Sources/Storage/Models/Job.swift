@@ -2,7 +2,7 @@ public import Foundation
 
 /// A resumable background job (an event re-push).
 public struct Job: Sendable, Equatable {
-    public enum State: String, Sendable, Equatable {
+    public enum State: String, Sendable, Equatable, CaseIterable {
         case pending, running, done, failed
     }
 

@@ -14,6 +14,14 @@ public struct OutboxRow: Sendable, Equatable {
 
     static let columns = SQLQuery(unsafeRaw: "id, push_token, pass_type_identifier, generation, attempts, first_enqueued_at, claimed_until")
 
+    /// Whether `a` is locked before `b` by a transaction that changes several outbox rows: by push
+    /// token, then pass type, byte by byte, the order in which enqueueing locks existing rows.
+    /// Record the outcomes of several pushes in this order, so recording and enqueueing never deadlock.
+    public static func locksBefore(_ a: OutboxRow, _ b: OutboxRow) -> Bool {
+        if a.pushToken != b.pushToken { return a.pushToken.utf8.lexicographicallyPrecedes(b.pushToken.utf8) }
+        return a.passTypeIdentifier.utf8.lexicographicallyPrecedes(b.passTypeIdentifier.utf8)
+    }
+
     init(row: SQLRow) throws {
         id = try row.int64("id")
         pushToken = try row.string("push_token")

@@ -47,12 +47,4 @@ extension StoreSession {
                 """)
         }
     }
-
-    /// The newest device log lines, newest first.
-    public func deviceLogs(limit: Int) throws -> [DeviceLog] {
-        try execute("SELECT id, message, peer, created_at FROM device_logs ORDER BY id DESC LIMIT \(limit)").map { row in
-            DeviceLog(id: try row.int64("id"), message: try row.string("message"), peer: try row.optionalString("peer"),
-                      createdAt: try row.date("created_at"))
-        }
-    }
 }

@@ -25,18 +25,21 @@ extension StoreSession {
         try first("SELECT \(Self.eventColumns) FROM events WHERE id = \(id)").map(Event.init(row:))
     }
 
-    /// Events by start time, newest first.
-    public func events(limit: Int) throws -> [Event] {
-        try execute("SELECT \(Self.eventColumns) FROM events ORDER BY starts_at DESC, id LIMIT \(limit)").map(Event.init(row:))
-    }
-
     /// Updates an event and, in the same transaction, creates the re-push job for its passes.
     /// A change that alters nothing returns the event and no job. `.notFound` if it does not exist.
     public func updateEvent(id: String, change: EventChange, now: Date) throws -> (event: Event, job: Job?) {
+        try updateEvent(id: id, now: now) { _ in change }
+    }
+
+    /// Like `updateEvent(id:change:now:)`, with the change decided by `decide` from the event as it
+    /// is inside the transaction, under its row lock: a rule checked there (the end not before the
+    /// start) holds against concurrent edits. An error thrown by `decide` rolls back and is rethrown.
+    public func updateEvent(id: String, now: Date, _ decide: (Event) throws -> EventChange) throws -> (event: Event, job: Job?) {
         try transaction {
             guard let current = try first("SELECT \(Self.eventColumns) FROM events WHERE id = \(id)\(unsafeRaw: forUpdate)")
                 .map(Event.init(row:))
             else { throw StorageError(.notFound, "no such event") }
+            let change = try decide(current)
             var target = current
             if let name = change.name { target.name = name }
             if let venue = change.venue { target.venue = venue }

@@ -94,17 +94,4 @@ extension StoreSession {
             return RepushBatch(job: try Job(row: row), passesBumped: ids.count, pushTokensEnqueued: enqueued, revision: revision)
         }
     }
-
-    /// Marks a job done.
-    public func finishJob(id: String, now: Date) throws {
-        try execute("UPDATE jobs SET state = 'done', finished_at = \(now.storageMillis), claimed_until = NULL WHERE id = \(id)")
-    }
-
-    /// Marks a job failed with a reason shown to operators.
-    public func failJob(id: String, error: String, now: Date) throws {
-        try execute("""
-            UPDATE jobs SET state = 'failed', error = \(error), finished_at = \(now.storageMillis), claimed_until = NULL
-            WHERE id = \(id)
-            """)
-    }
 }

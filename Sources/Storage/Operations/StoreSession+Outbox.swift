@@ -55,12 +55,6 @@ extension StoreSession {
             """)
     }
 
-    /// Deletes failed rows that failed before `date` (they only feed statistics); returns how many.
-    @discardableResult
-    public func purgeFailedOutbox(before date: Date) throws -> Int {
-        try execute("DELETE FROM push_outbox WHERE state = 'failed' AND next_attempt_at < \(date.storageMillis) RETURNING id").count
-    }
-
     /// Counts of outbox rows by state, in one query.
     public func outboxCounts(now: Date) throws -> OutboxCounts {
         let millis = now.storageMillis
@@ -78,15 +72,6 @@ extension StoreSession {
     /// Whether any push waits to be sent (due or backing off). One indexed lookup.
     public func hasPendingPushes() throws -> Bool {
         try first("SELECT 1 AS one FROM push_outbox WHERE state = 'pending' LIMIT 1") != nil
-    }
-
-    /// The earliest time a pending row becomes due (for the dispatcher's sleep), or `nil`.
-    public func nextOutboxDue() throws -> Date? {
-        try first("""
-            SELECT min(CASE WHEN claimed_until IS NOT NULL AND claimed_until > next_attempt_at THEN claimed_until
-                ELSE next_attempt_at END) AS due
-            FROM push_outbox WHERE state = 'pending'
-            """)?.optionalDate("due")
     }
 
     /// Records the outcome of one push.
@@ -113,18 +98,5 @@ extension StoreSession {
                 outcome: try row.optionalString("outcome")
             )
         }
-    }
-
-    /// Deletes push log entries older than `date`; returns how many.
-    @discardableResult
-    public func prunePushLog(before date: Date) throws -> Int {
-        try execute("DELETE FROM push_log WHERE created_at < \(date.storageMillis) RETURNING id").count
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds.
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -45,6 +45,17 @@ extension StoreSession {
     /// the pass, unless its event is archived. A change that alters nothing returns `.unchanged` without taking a revision.
     /// Throws `.notFound` if the pass does not exist.
     public func updatePass(passTypeIdentifier: String, serialNumber: String, change: PassChange, now: Date) throws -> PassUpdate {
+        try updatePass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now) { _ in change }
+    }
+
+    /// Like `updatePass(…change:now:)`, with the change decided by `decide` from the pass as it is
+    /// inside the transaction, under its row lock (PostgreSQL `FOR UPDATE`; SQLite's write lock):
+    /// a rule checked there ("a cancelled ticket cannot be renamed") cannot be overtaken by a
+    /// concurrent change committed between the check and the update. An error thrown by `decide`
+    /// rolls the transaction back and is rethrown as is.
+    public func updatePass(
+        passTypeIdentifier: String, serialNumber: String, now: Date, _ decide: (StoredPass) throws -> PassChange
+    ) throws -> PassUpdate {
         try transaction {
             guard let current = try first("""
                 SELECT \(StoredPass.columns) FROM passes
@@ -53,6 +64,7 @@ extension StoreSession {
             else {
                 throw StorageError(.notFound, "no such pass")
             }
+            let change = try decide(current)
             let target = change.applied(to: current)
             if target == current && !change.touch { return .unchanged(current) }
             let revision = try nextRevision()
@@ -85,16 +97,23 @@ extension StoreSession {
     /// A pair that already has a row gets its `generation` bumped; a row backing off keeps its
     /// next attempt time (the retry will carry the new change anyway, and resetting it would defeat
     /// the backoff), while a failed row is re-armed as pending and due now.
+    ///
+    /// Existing rows are locked in `OutboxRow.locksBefore` order, the order the dispatcher records
+    /// outcomes in, so an enqueue and a recording that touch the same rows cannot deadlock.
     func enqueuePushes(where filter: SQLQuery, joinPasses: Bool = false, now: Date) throws -> Int {
         let join: SQLQuery = joinPasses
             ? " JOIN passes p ON p.pass_type_identifier = r.pass_type_identifier AND p.serial_number = r.serial_number"
             : ""
         let millis = now.storageMillis
+        // `WHERE true`: SQLite needs a WHERE before an upsert's ON CONFLICT (parsing ambiguity).
         return try execute("""
             INSERT INTO push_outbox (push_token, pass_type_identifier, generation, attempts, next_attempt_at, first_enqueued_at, state)
-            SELECT DISTINCT d.push_token, r.pass_type_identifier, 1, 0, \(millis), \(millis), 'pending'
-            FROM registrations r JOIN devices d ON d.device_library_identifier = r.device_library_identifier\(join)
-            WHERE \(filter)
+            SELECT pairs.push_token, pairs.pass_type_identifier, 1, 0, \(millis), \(millis), 'pending'
+            FROM (SELECT DISTINCT d.push_token, r.pass_type_identifier
+                FROM registrations r JOIN devices d ON d.device_library_identifier = r.device_library_identifier\(join)
+                WHERE \(filter)) pairs
+            WHERE true
+            ORDER BY pairs.push_token\(unsafeRaw: bytewise), pairs.pass_type_identifier\(unsafeRaw: bytewise)
             ON CONFLICT (push_token, pass_type_identifier) DO UPDATE SET
                 generation = push_outbox.generation + 1,
                 attempts = CASE WHEN push_outbox.state = 'failed' THEN 0 ELSE push_outbox.attempts END,

@@ -94,28 +94,12 @@ extension StoreSession {
             """).map { try $0.string("push_token") }
     }
 
-    /// Distinct (push token, pass type) pairs registered for any pass of an event. One query.
-    public func pushTokens(eventID: String) throws -> [(pushToken: String, passTypeIdentifier: String)] {
-        try execute("""
-            SELECT DISTINCT d.push_token, r.pass_type_identifier FROM passes p
-            JOIN registrations r ON r.pass_type_identifier = p.pass_type_identifier AND r.serial_number = p.serial_number
-            JOIN devices d ON d.device_library_identifier = r.device_library_identifier
-            WHERE p.event_id = \(eventID)
-            ORDER BY d.push_token
-            """).map { (try $0.string("push_token"), try $0.string("pass_type_identifier")) }
-    }
-
     /// How many devices are registered for a pass.
     public func registrationCount(passTypeIdentifier: String, serialNumber: String) throws -> Int {
         try first("""
             SELECT count(*) AS n FROM registrations
             WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
             """)?.int("n") ?? 0
-    }
-
-    /// How many passes a device is registered for (any pass type).
-    public func registrationCount(deviceLibraryIdentifier: String) throws -> Int {
-        try first("SELECT count(*) AS n FROM registrations WHERE device_library_identifier = \(deviceLibraryIdentifier)")?.int("n") ?? 0
     }
 
     /// Deletes the registrations of a push token for a pass type (APNs 410, `BadDeviceToken`,

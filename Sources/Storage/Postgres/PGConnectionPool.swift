@@ -4,10 +4,12 @@
 // thread, never the cooperative pool) until a connection is free, then lends it to that thread
 // alone for the duration of the closure. Connections are opened lazily, up to `size`.
 //
-// Reconnection: a connection that reports CONNECTION_BAD after a call is discarded and the pool's
-// generation is bumped, so every idle connection opened before the failure is reset (`PQreset`)
-// before its next use. During an outage calls fail fast with `.unavailable`; once the server is
-// back the next checkouts reconnect, without restarting the process.
+// Reconnection: a connection that reports CONNECTION_BAD after a call (the server shut down or
+// restarted, the socket was reset mid-transaction, COMMIT could not be sent) is discarded, never
+// lent again, and the pool's generation is bumped, so every idle connection opened before the
+// failure is reset (`PQreset`) before its next use. During an outage calls fail fast with
+// `.unavailable`; once the server is back the next checkouts reconnect, without restarting the
+// process. The outage is logged once when it begins and once when it ends, not per call.
 
 import Dispatch
 import Foundation
@@ -27,6 +29,8 @@ final class PGConnectionPool: Sendable {
         var idle: [PGConnection] = []
         var generation = 0
         var closed = false
+        /// What the last connection attempt or call said about the server (for logging changes).
+        var reachable = true
     }
 
     let settings: Settings
@@ -39,9 +43,7 @@ final class PGConnectionPool: Sendable {
     }
 
     func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
-        let waitNanoseconds = Int(settings.acquireTimeout.components.seconds) * 1_000_000_000
-            + Int(settings.acquireTimeout.components.attoseconds / 1_000_000_000)
-        guard permits.wait(timeout: .now() + .nanoseconds(waitNanoseconds)) == .success else {
+        guard permits.wait(timeout: .now() + settings.acquireTimeout.dispatchInterval) == .success else {
             throw StorageError(.timeout, "no PostgreSQL connection became free in time (pool size \(settings.size))")
         }
         defer { permits.signal() }
@@ -65,19 +67,28 @@ final class PGConnectionPool: Sendable {
             if candidate.generation == generation && candidate.probe() { return candidate }
             do {
                 try candidate.reset()
-                candidate.generation = generation
-                settings.logger?.notice("database connection re-established")
-                return candidate
             } catch {
-                invalidate()
+                // The server is still away: drop this connection, suspect the others.
+                invalidate(error)
                 throw error
             }
+            candidate.generation = generation
+            reachable()
+            return candidate
         }
-        return try PGConnection(
-            url: settings.url,
-            statementTimeoutMilliseconds: settings.statementTimeoutMilliseconds,
-            generation: generation
-        )
+        let connection: PGConnection
+        do {
+            connection = try PGConnection(
+                url: settings.url,
+                statementTimeoutMilliseconds: settings.statementTimeoutMilliseconds,
+                generation: generation
+            )
+        } catch {
+            unreachable(error)
+            throw error
+        }
+        reachable()
+        return connection
     }
 
     private func checkin(_ connection: PGConnection) {
@@ -86,7 +97,8 @@ final class PGConnectionPool: Sendable {
             try? connection.executeScript("ROLLBACK")
         }
         guard connection.isConnected && connection.isIdle else {
-            invalidate()
+            // Broken (or stuck in a transaction): released here, never lent again.
+            invalidate(StorageError(.unavailable, "PostgreSQL connection lost"))
             return
         }
         state.withLock { state in
@@ -94,13 +106,33 @@ final class PGConnectionPool: Sendable {
         }
     }
 
-    /// Marks every idle connection as suspect after one was found broken.
-    private func invalidate() {
-        let generation = state.withLock { state -> Int in
-            state.generation += 1
-            return state.generation
+    /// A connection in use broke: every idle connection opened before now is suspect.
+    private func invalidate(_ error: any Error) {
+        state.withLock { $0.generation += 1 }
+        unreachable(error)
+    }
+
+    /// Logs the start of an outage once.
+    private func unreachable(_ error: any Error) {
+        let changed = state.withLock { state in
+            defer { state.reachable = false }
+            return state.reachable
         }
-        settings.logger?.warning("database connection lost; idle connections will reconnect", ["db.pool.generation": String(generation)])
+        guard changed else { return }
+        settings.logger?.warning(
+            "database connection lost; calls fail with unavailable until it returns",
+            ["error": "\(error)"]
+        )
+    }
+
+    /// Logs the end of an outage once.
+    private func reachable() {
+        let changed = state.withLock { state in
+            defer { state.reachable = true }
+            return !state.reachable
+        }
+        guard changed else { return }
+        settings.logger?.notice("database connection re-established")
     }
 
     /// Closes idle connections; later calls fail with `.unavailable`. Connections in use are

@@ -16,19 +16,25 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
         sqlState.isEmpty ? "PGError: \(message)" : "PGError(\(sqlState)): \(message)"
     }
 
-    /// Maps a SQLSTATE class to the code callers act on.
+    /// Maps a SQLSTATE to the code callers act on. The server being down, restarting, failing
+    /// over or out of resources is `.unavailable` and a cancelled or lock-waiting statement is
+    /// `.timeout` (both transient); errors about the statement or its values are not.
     var storageCode: StorageError.Code {
         switch sqlState {
         case "23505": return .conflict
         case "23503": return .notFound
-        case "57014": return .timeout
-        case "55P03": return .timeout
-        case "57P01", "57P02", "57P03": return .unavailable
+        case "57014", "55P03": return .timeout // statement_timeout, lock_not_available
+        case "25006": return .unavailable // read-only transaction: a standby after a failover
         case "22021", "22P05": return .invalidValue
         default:
-            if sqlState.hasPrefix("08") || sqlState.isEmpty { return .unavailable }
-            if sqlState.hasPrefix("22") { return .invalidValue }
-            return .backend
+            switch sqlState.prefix(2) {
+            // Client-side (no SQLSTATE), connection exceptions, operator intervention (shutdown,
+            // crash, "cannot connect now", idle session timeout), insufficient resources (disk
+            // full, out of memory, too many connections), system errors (I/O).
+            case "", "08", "57", "53", "58": return .unavailable
+            case "22": return .invalidValue
+            default: return .backend
+            }
         }
     }
 }

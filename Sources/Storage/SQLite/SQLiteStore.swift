@@ -3,7 +3,8 @@
 // Threading: one writer connection behind a lock (every write and every transaction runs on it,
 // so writers never race for SQLite's lock), plus a few reader connections lent by a counting
 // semaphore; WAL mode lets readers see the last committed state while the writer works. All calls
-// block the calling thread.
+// block the calling thread, for at most `acquireTimeout` while waiting for a connection (then
+// `.timeout`), plus `busy_timeout` while another process holds the database lock (then `.timeout`).
 
 import Dispatch
 import Foundation
@@ -19,6 +20,7 @@ public final class SQLiteStore: Store {
     private let readerPermits: DispatchSemaphore
     private let path: String
     private let busyTimeoutMilliseconds: Int32
+    private let acquireTimeout: Duration
 
     public var backend: StorageBackend { .sqlite }
 
@@ -35,6 +37,7 @@ public final class SQLiteStore: Store {
         try Self.createPrivately(path)
         self.path = path
         busyTimeoutMilliseconds = Int32(clamping: options.busyTimeout.milliseconds)
+        acquireTimeout = options.acquireTimeout
         writer = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         readerPermits = DispatchSemaphore(value: max(options.poolSize ?? 4, 1))
     }
@@ -42,11 +45,15 @@ public final class SQLiteStore: Store {
     public func withSession<T>(_ access: StoreAccess, _ body: (StoreSession) throws -> T) throws -> T {
         switch access {
         case .write:
-            writerLock.lock()
+            guard writerLock.lock(before: Date() + acquireTimeout.timeInterval) else {
+                throw StorageError(.timeout, "the SQLite writer stayed busy too long")
+            }
             defer { writerLock.unlock() }
             return try body(StoreSession(connection: writer))
         case .read:
-            readerPermits.wait()
+            guard readerPermits.wait(timeout: .now() + acquireTimeout.dispatchInterval) == .success else {
+                throw StorageError(.timeout, "no SQLite reader connection became free in time")
+            }
             defer { readerPermits.signal() }
             let connection = try readers.withLock { $0.popLast() }
                 ?? SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)

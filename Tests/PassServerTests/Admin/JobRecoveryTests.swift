@@ -1,7 +1,6 @@
 import Foundation
 import PassServerTesting
 import Storage
-import Synchronization
 import Testing
 
 @testable import PassServer
@@ -56,25 +55,10 @@ struct JobRecoveryTests {
         #expect(zip(after, after.dropFirst()).allSatisfy { $0.revision <= $1.revision })
     }
 
-    /// SIGKILLs `pid` as soon as the job has committed a batch. A thread of its own watches, so a
-    /// busy cooperative pool cannot delay the kill until the job is over.
+    /// SIGKILLs `pid` as soon as the job has committed a batch.
     static func killWhenStarted(pid: Int32, job: String, store: any Store) async -> Bool {
-        let outcome = Atomic<Int>(0)  // 0 watching, 1 killed mid-job, 2 gave up
-        let watcher = Thread {
-            let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline {
-                if let current = try? store.job(id: job), current.done > 0 {
-                    kill(pid, SIGKILL)
-                    outcome.store(1, ordering: .sequentiallyConsistent)
-                    return
-                }
-                usleep(2_000)
-            }
-            outcome.store(2, ordering: .sequentiallyConsistent)
-        }
-        watcher.start()
-        while outcome.load(ordering: .sequentiallyConsistent) == 0 { await AdminSupport.pause(0.05) }
-        return outcome.load(ordering: .sequentiallyConsistent) == 1
+        let killed = await ServerProcess.killAsSoonAs { ((try? store.job(id: job))?.done ?? 0) > 0 ? pid : nil }
+        return killed == pid
     }
 
     @Test("pass-server repush --event runs the job in the foreground with progress lines", arguments: Backend.allCases)

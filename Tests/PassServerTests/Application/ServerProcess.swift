@@ -1,6 +1,8 @@
 import Foundation
+import Glibc
 import PassServerTesting
 import Storage
+import Synchronization
 
 @testable import PassServer
 
@@ -59,13 +61,15 @@ final class ServerProcess {
     /// The port from the "listening" line, waiting up to `timeout` seconds.
     func port(timeout: TimeInterval = 60) async throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        while true {
             for line in standardError.split(separator: "\n") where line.contains(": listening") {
                 if let range = line.range(of: #"port=\d+"#, options: .regularExpression), let port = Int(line[range].dropFirst(5)) {
                     return port
                 }
             }
-            guard process.isRunning else { break }
+            // The log is read once more after the deadline: a starved task may wake only after it,
+            // long after the line was written.
+            guard process.isRunning, Date() < deadline else { break }
             await AdminSupport.pause(0.05)
         }
         throw AdminSupport.Failure(description: "pass-server did not start listening: \(standardError.suffix(2_000))")
@@ -81,6 +85,29 @@ final class ServerProcess {
         while process.isRunning, Date() < deadline { await AdminSupport.pause(0.02) }
         guard !process.isRunning else { return nil }
         return process.terminationStatus
+    }
+
+    /// Watches on a thread of its own (every 2 ms, for up to `timeout` seconds) until `target`
+    /// names a process, SIGKILLs it at once and returns its pid; nil if time ran out. A thread, not
+    /// a task: a busy cooperative pool (a loaded machine, tests blocking it) must not delay a
+    /// kill that has to land inside a short window, such as a batch in flight.
+    static func killAsSoonAs(timeout: TimeInterval = 60, _ target: @escaping @Sendable () -> pid_t?) async -> pid_t? {
+        let outcome = Atomic<Int32>(0)  // 0 watching, -1 gave up, otherwise the pid killed
+        Thread {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if let pid = target() {
+                    Glibc.kill(pid, SIGKILL)
+                    outcome.store(pid, ordering: .sequentiallyConsistent)
+                    return
+                }
+                usleep(2_000)
+            }
+            outcome.store(-1, ordering: .sequentiallyConsistent)
+        }.start()
+        while outcome.load(ordering: .sequentiallyConsistent) == 0 { await AdminSupport.pause(0.05) }
+        let pid = outcome.load(ordering: .sequentiallyConsistent)
+        return pid > 0 ? pid : nil
     }
 
     /// Kills the process (if running) and waits for it.

@@ -15,6 +15,11 @@ struct DeviceLogTests {
         return try app.request("POST", "/v1/log", headers: headers, body: Array(body.utf8))
     }
 
+    /// The stored messages, newest first, read straight from the table.
+    static func stored(_ app: TestApp) throws -> [String] {
+        try app.store.execute("SELECT message FROM device_logs ORDER BY id DESC").map { try $0.string("message") }
+    }
+
     @Test("messages are stored and logged at warning level; the table keeps only the newest", arguments: Backend.allCases)
     func storedAndBounded(backend: Backend) throws {
         let app = try TestApp.start(backend) { $0.deviceLogCapacity = 5 }
@@ -23,7 +28,7 @@ struct DeviceLogTests {
         let first = (1...3).map { "phone-error-\(marker)-\($0)" }
         let response = try Self.postLog(app, #"{"logs":[\#(first.map { "\"\($0)\"" }.joined(separator: ","))]}"#)
         #expect(response.status == 200)
-        #expect(Set(try app.store.deviceLogs(limit: 10).map(\.message)) == Set(first))
+        #expect(Set(try Self.stored(app)) == Set(first))
         for message in first {
             let lines = app.logs.lines.filter { $0.contains(message) }
             #expect(lines.count == 1, "\(message) logged once")
@@ -32,7 +37,7 @@ struct DeviceLogTests {
 
         let second = (4...7).map { "phone-error-\(marker)-\($0)" }
         #expect(try Self.postLog(app, #"{"logs":[\#(second.map { "\"\($0)\"" }.joined(separator: ","))]}"#).status == 200)
-        let kept = try app.store.deviceLogs(limit: 100).map(\.message)
+        let kept = try Self.stored(app)
         #expect(kept.count == 5)
         #expect(Set(kept) == Set((3...7).map { "phone-error-\(marker)-\($0)" }), "the two oldest were dropped")
         #expect(kept.first == "phone-error-\(marker)-7", "newest first")
@@ -60,7 +65,7 @@ struct DeviceLogTests {
         // Characters a database may refuse (NUL), quotes, newlines and non-ASCII text are all kept or made safe.
         let odd = #"{"logs":["nul\u0000byte", "quote ' \" and\nnewline", "日本語 ✓", ""]}"#
         #expect(try Self.postLog(app, odd).status == 200)
-        let stored = try app.store.deviceLogs(limit: 10).map(\.message)
+        let stored = try Self.stored(app)
         #expect(stored.contains("quote ' \" and\nnewline"))
         #expect(stored.contains("日本語 ✓"))
         #expect(stored.contains { $0.hasPrefix("nul") && $0.hasSuffix("byte") && !$0.contains("\u{0}") })
@@ -69,7 +74,7 @@ struct DeviceLogTests {
         // Overlong lines are truncated to 1,024 bytes on a scalar boundary and marked, not refused.
         let long = String(repeating: "L", count: 1_023) + String(repeating: "é", count: 2_000)
         #expect(try Self.postLog(app, #"{"logs":["\#(long)"]}"#).status == 200)
-        let kept = try #require(try app.store.deviceLogs(limit: 1).first?.message)
+        let kept = try #require(try Self.stored(app).first)
         #expect(kept == String(repeating: "L", count: 1_023) + LogText.truncationMarker, "half of an é is never kept")
         #expect(app.logs.lines.contains { $0.contains("LLL" + LogText.truncationMarker) })
     }
@@ -117,7 +122,7 @@ struct DeviceLogTests {
         }
         #expect(app.logs.lines.allSatisfy { !$0.unicodeScalars.contains(where: LogText.mustEscape) })
         // The stored copy keeps the phone's text as sent.
-        #expect(try app.store.deviceLogs(limit: 20).contains { $0.message == "\(marker)-0\r\n\(forged)" })
+        #expect(try Self.stored(app).contains("\(marker)-0\r\n\(forged)"))
     }
 
     @Test("prepended X-Forwarded-For entries do not escape the rate limit", arguments: Backend.allCases)

@@ -17,11 +17,13 @@ struct PushCrashTests {
     static let pushCount = 300
 
     /// The environment of a `pass-server serve` child sending to `fake`, with a short lease so the
-    /// second process reclaims the dead one's rows quickly.
+    /// second process reclaims the dead one's rows quickly. Not shorter: on a loaded machine the
+    /// first process's slow (3 s) answers must not time out, and its rows must still be claimed (in
+    /// flight) when they reach the fake, or their re-sends would not count as in flight at the kill.
     static func environment(_ certificates: TestCertificates, databaseURL: String, fake: FakeAPNs) -> [String: String] {
         ServerProcess.environment(certificates: certificates, databaseURL: databaseURL).merging([
             "APNS_MODE": "live", "APNS_URL": fake.url, "APNS_CA_FILE": certificates.rootCertificate,
-            "APNS_REQUEST_TIMEOUT": "4", "PUSH_LEASE": "6", "LOG_LEVEL": "warning",
+            "APNS_REQUEST_TIMEOUT": "10", "PUSH_LEASE": "25", "LOG_LEVEL": "warning",
         ]) { _, override in override }
     }
 
@@ -48,7 +50,9 @@ struct PushCrashTests {
         let first = try ServerProcess(["serve"], environment: environment, directory: directory)
         // The first round (200 rows, the default concurrency) has been answered and recorded once the
         // second round is being sent; kill while that one waits for its slow answers.
-        try await eventually("first process sending its second round", timeout: 60) { fake.pushes.count > 200 }
+        let pid = first.process.processIdentifier
+        let killed = await ServerProcess.killAsSoonAs { fake.pushes.count > 200 ? pid : nil }
+        #expect(killed == pid, "first process sending its second round")
         first.forceKill()
         let counts = try store.outboxCounts(now: Date())
         let inFlight = counts.inFlight

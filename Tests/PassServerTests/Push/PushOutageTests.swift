@@ -83,6 +83,9 @@ struct PushOutageTests {
         })
         #expect(metricsDuringOutage.contains("passserver_apns_unreachable 1"))
         #expect(metricsDuringOutage.contains("passserver_apns_halted 0"), "an outage is not a halt")
+        // Refused connects count as pushes APNs never answered: each waiting push failed at least once.
+        let transportFailures = MetricsFamiliesTests.value("passserver_push_transport_failures_total", in: metricsDuringOutage) ?? 0
+        #expect(transportFailures >= Double(Self.tokens), "\(transportFailures)")
         #expect(app.application.dispatcher.statistics.halted == 0)
         #expect(try app.request("GET", "/metrics").text.contains("passserver_apns_unreachable 0"))
         #expect(app.logs.lines.contains { $0.contains("APNs unreachable") })

@@ -37,9 +37,11 @@ final class TestApp: Sendable {
     var passTypeIdentifier: String { application.passes.passTypeIdentifier }
 
     /// Starts an application. `apns` nil logs pushes instead of sending; otherwise pushes go to that fake.
+    /// `frozenAt` stops the application's wall clock for certificate checks and retention at that
+    /// instant (real time by default).
     static func start(
         _ backend: Backend, apns: FakeAPNs? = nil, databaseURL: String? = nil, certificates: TestCertificates? = nil,
-        configure: (inout Configuration) -> Void = { _ in }
+        frozenAt: Date? = nil, configure: (inout Configuration) -> Void = { _ in }
     ) throws -> TestApp {
         let directory = try TestCertificates.temporaryDirectory(prefix: "passserver-app")
         let certificates = try certificates ?? TestCertificates.make(in: directory)
@@ -65,7 +67,9 @@ final class TestApp: Sendable {
         }
         configure(&configuration)
         let logs = MemorySink()
-        let application = try Application(configuration: configuration, logSink: logs)
+        var now: @Sendable () -> Date = Date.init
+        if let frozenAt { now = { frozenAt } }
+        let application = try Application(configuration: configuration, logSink: logs, now: now)
         try application.start()
         let token = AdminAuthentication.newToken()
         _ = try application.store.createAdminToken(name: "test-\(UUID().uuidString.prefix(8))", tokenHash: TokenVault.hash(token), now: Date())

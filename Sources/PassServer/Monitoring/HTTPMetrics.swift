@@ -1,0 +1,67 @@
+import HTTPServer
+import Synchronization
+
+/// Counts answered requests by method, route pattern and status class, and their latency by route
+/// pattern. Labels come only from the router's patterns and a fixed method list, so the number of
+/// series stays bounded whatever clients send.
+final class HTTPMetrics: Sendable {
+    /// Upper bounds of the latency histogram, in seconds.
+    static let buckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    /// The route label of requests no route matched.
+    static let unmatched = "unmatched"
+    private static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+    struct RequestKey: Hashable, Comparable {
+        var method: String
+        var route: String
+        var status: String
+
+        static func < (lhs: RequestKey, rhs: RequestKey) -> Bool {
+            (lhs.route, lhs.method, lhs.status) < (rhs.route, rhs.method, rhs.status)
+        }
+    }
+
+    struct Histogram: Sendable {
+        /// Observations at or below each bucket's bound (not cumulative).
+        var counts = [Int](repeating: 0, count: HTTPMetrics.buckets.count)
+        var sum = 0.0
+        var count = 0
+    }
+
+    private struct State {
+        var requests: [RequestKey: Int] = [:]
+        var latency: [String: Histogram] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// The observer to give the HTTP server.
+    var observer: RequestObserver {
+        { [self] request in observe(request) }
+    }
+
+    func observe(_ request: CompletedRequest) {
+        let route = request.route ?? Self.unmatched
+        let method = Self.methods.contains(request.method.rawValue) ? request.method.rawValue : "other"
+        let key = RequestKey(method: method, route: route, status: "\(request.status / 100)xx")
+        let seconds = Double(request.duration.components.seconds) + Double(request.duration.components.attoseconds) / 1e18
+        state.withLock { state in
+            state.requests[key, default: 0] += 1
+            var histogram = state.latency[route] ?? Histogram()
+            if let bucket = Self.buckets.firstIndex(where: { seconds <= $0 }) { histogram.counts[bucket] += 1 }
+            histogram.sum += seconds
+            histogram.count += 1
+            state.latency[route] = histogram
+        }
+    }
+
+    /// Request counts, sorted by route, method and status.
+    var requests: [(key: RequestKey, count: Int)] {
+        state.withLock { $0.requests.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+    }
+
+    /// Latency histograms by route, sorted by route.
+    var latency: [(route: String, histogram: Histogram)] {
+        state.withLock { $0.latency.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import Storage
+
+/// Deletes what is past its retention: push log entries and failed outbox rows older than
+/// `PUSH_LOG_RETENTION`, jobs finished longer than `JOB_RETENTION` ago, and registrations of passes
+/// whose event ended more than `REGISTRATION_RETENTION` ago (with the devices left without any).
+///
+/// Every delete is a bounded batch in its own short statement or transaction, so a sweep never
+/// holds locks for long. One process at a time sweeps: the sweep holds the `retention` lease,
+/// renewed between batches; a process that finds it held skips the sweep. Each sweep logs what it
+/// removed, per table. Run by the server every `RETENTION_INTERVAL` and by `pass-server prune`.
+struct RetentionSweep: Sendable {
+    /// Rows removed by one sweep.
+    struct Removed: Sendable, Equatable {
+        var pushLog = 0
+        var failedPushes = 0
+        var jobs = 0
+        var registrations = 0
+        var devices = 0
+
+        /// Table (`push_outbox_failed`: failed rows of `push_outbox`) and count, in sweep order.
+        var tables: [(name: String, count: Int)] {
+            [("push_log", pushLog), ("push_outbox_failed", failedPushes), ("jobs", jobs),
+             ("registrations", registrations), ("devices", devices)]
+        }
+    }
+
+    static let leaseName = "retention"
+
+    let store: any Store
+    let retention: Configuration.Retention
+    let logger: Logger
+    /// Who holds the lease while this sweep runs: unique per process.
+    let holder: String
+    var batchSize = 1_000
+    /// Longer than any one batch takes; renewed after each.
+    var lease: Duration = .seconds(600)
+    var now: @Sendable () -> Date = Date.init
+
+    /// Thrown inside a sweep that lost its lease (it ran longer than the lease and another process
+    /// took over) or was asked to stop: the sweep ends early, keeping what it removed.
+    private struct Interrupted: Error {}
+
+    /// Runs one sweep and returns what it removed, or nil when another process is sweeping.
+    /// `shouldStop` is checked between batches (server shutdown).
+    func run(shouldStop: () -> Bool = { false }) throws -> Removed? {
+        let start = now()
+        let acquired = try store.withSession(.write) {
+            try $0.acquireLease(Self.leaseName, holder: holder, now: start, duration: lease)
+        }
+        guard acquired else {
+            logger.info("retention sweep skipped: another process is sweeping")
+            return nil
+        }
+        defer { _ = try? store.withSession(.write) { try $0.releaseLease(Self.leaseName, holder: holder) } }
+
+        var removed = Removed()
+        let pushLogCutoff = start.addingTimeInterval(-TimeInterval(retention.pushLog))
+        let jobCutoff = start.addingTimeInterval(-TimeInterval(retention.jobs))
+        let eventCutoff = start.addingTimeInterval(-TimeInterval(retention.registrations))
+        var devices = 0
+        do {
+            try drain(shouldStop, into: &removed.pushLog) { try $0.deletePushLog(before: pushLogCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.failedPushes) { try $0.deleteFailedOutbox(before: pushLogCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.jobs) { try $0.deleteFinishedJobs(before: jobCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.registrations) { session in
+                let batch = try session.deleteRegistrations(ofEventsEndedBefore: eventCutoff, limit: batchSize)
+                devices += batch.devices
+                return batch.registrations
+            }
+        } catch is Interrupted {
+            logger.warning("retention sweep interrupted; the next sweep goes on", ["reason": shouldStop() ? "stopping" : "lease lost"])
+        }
+        removed.devices = devices
+        var metadata: Logger.Metadata = ["duration_ms": "\(Int(now().timeIntervalSince(start) * 1_000))"]
+        for table in removed.tables { metadata[table.name] = "\(table.count)" }
+        let total = removed.tables.reduce(0) { $0 + $1.count }
+        logger.log(total > 0 ? .notice : .info, "retention sweep removed old rows", metadata)
+        return removed
+    }
+
+    /// Runs `batch` until it removes fewer than a full batch, adding each count to `total` and
+    /// renewing the lease in between.
+    private func drain(_ shouldStop: () -> Bool, into total: inout Int, _ batch: (StoreSession) throws -> Int) throws {
+        while true {
+            let count = try store.withSession(.write, batch)
+            total += count
+            guard count >= batchSize else { return }
+            let renewed = try store.withSession(.write) {
+                try $0.acquireLease(Self.leaseName, holder: holder, now: now(), duration: lease)
+            }
+            guard renewed, !shouldStop() else { throw Interrupted() }
+        }
+    }
+}

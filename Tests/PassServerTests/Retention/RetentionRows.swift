@@ -1,0 +1,108 @@
+import Foundation
+import Storage
+
+@testable import PassServer
+
+/// Rows on both sides of every retention boundary: for each table one row `margin` past its
+/// retention (a sweep at `now` removes it) and one `margin` short of it (it stays), plus a few
+/// that never go (a pending push however old, a running job, a pass without an event).
+struct RetentionRows {
+    /// What a sweep at `now` must remove.
+    static func expected(extraPushLog: Int) -> RetentionSweep.Removed {
+        RetentionSweep.Removed(pushLog: 1 + extraPushLog, failedPushes: 1, jobs: 1, registrations: 2, devices: 1)
+    }
+
+    /// What is left afterwards, by table. A sweep at `now` keeps the push log entry exactly as old
+    /// as its retention; a sweep by the real clock, moments later, removes it.
+    static func survivors(exactEdge: Bool = true) -> [String: [String]] {
+        var survivors = survivorsAtNow
+        if !exactEdge { survivors["push_log"] = ["young"] }
+        return survivors
+    }
+
+    private static let survivorsAtNow: [String: [String]] = [
+        "push_log": ["edge", "young"],
+        "push_outbox": ["failed-young", "pending-old"],
+        "jobs": ["done-young", "running"],
+        "registrations": ["dev-mixed/young-no-end", "dev-young/no-event", "dev-young/young-ended"],
+        "devices": ["dev-mixed", "dev-young"],
+    ]
+
+    static let passType = "pass.test.retention"
+
+    /// Writes the rows; `extraPushLog` more push log rows past their retention test batching.
+    static func populate(_ store: any Store, now: Date, retention: Configuration.Retention = .init(), margin: TimeInterval, extraPushLog: Int = 0) throws {
+        func ago(_ seconds: Int, _ offset: TimeInterval) -> Date { now.addingTimeInterval(-TimeInterval(seconds) + offset) }
+        func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+        for (name, time) in [("old", ago(retention.pushLog, -margin)), ("edge", ago(retention.pushLog, 0)), ("young", ago(retention.pushLog, margin))] {
+            try store.recordPush(PushLogEntry(tokenHash: name, passTypeIdentifier: passType, status: 200, latencyMilliseconds: 1, createdAt: time))
+        }
+        try store.transaction { session in
+            for index in 0..<extraPushLog {
+                try session.recordPush(PushLogEntry(
+                    tokenHash: "extra\(index)", passTypeIdentifier: passType, status: 410, latencyMilliseconds: 1,
+                    createdAt: ago(retention.pushLog, -margin - TimeInterval(index))
+                ))
+            }
+        }
+        // The pending row backs off until tomorrow, so a running dispatcher leaves it alone.
+        let tomorrow = now.addingTimeInterval(86_400)
+        for (token, state, time, next) in [("failed-old", "failed", ago(retention.pushLog, -margin), ago(retention.pushLog, -margin)),
+                                           ("failed-young", "failed", ago(retention.pushLog, margin), ago(retention.pushLog, margin)),
+                                           ("pending-old", "pending", ago(retention.pushLog, -margin * 2), tomorrow)] {
+            try store.execute("""
+                INSERT INTO push_outbox (push_token, pass_type_identifier, next_attempt_at, first_enqueued_at, state)
+                VALUES (\(token), \(passType), \(millis(next)), \(millis(time)), \(state))
+                """)
+        }
+
+        func event(_ name: String, starts: Date, ends: Date?) throws -> String {
+            try store.createEvent(NewEvent(name: name, venue: "Hall", startsAt: starts, endsAt: ends, timeZone: "UTC", template: "event-ticket"), now: now).id
+        }
+        let endedOld = try event("ended-old", starts: ago(retention.registrations, -margin - 3_600), ends: ago(retention.registrations, -margin))
+        let endedYoung = try event("ended-young", starts: ago(retention.registrations, -margin - 3_600), ends: ago(retention.registrations, margin))
+        let noEndOld = try event("no-end-old", starts: ago(retention.registrations, -margin), ends: nil)
+        let noEndYoung = try event("no-end-young", starts: ago(retention.registrations, margin), ends: nil)
+        for (serial, eventID) in [("old-ended", endedOld), ("young-ended", endedYoung), ("old-no-end", noEndOld),
+                                  ("young-no-end", noEndYoung), ("no-event", nil)] as [(String, String?)] {
+            _ = try store.insertPass(NewPass(
+                passTypeIdentifier: passType, serialNumber: serial, authenticationTokenHash: Array("a-\(serial)".utf8),
+                downloadTokenHash: Array("d-\(serial)".utf8), eventID: eventID, attendeeName: "Ada", attendeeEmail: nil, seat: nil
+            ), now: now)
+        }
+        for (device, serial) in [("dev-old", "old-ended"), ("dev-mixed", "old-no-end"), ("dev-mixed", "young-no-end"),
+                                 ("dev-young", "young-ended"), ("dev-young", "no-event")] {
+            _ = try store.upsertRegistration(
+                deviceLibraryIdentifier: device, pushToken: "token-\(device)", passTypeIdentifier: passType, serialNumber: serial, now: now
+            )
+        }
+
+        // The running job belongs to another process's runner for the next day, so a running
+        // server leaves it alone.
+        for (id, state, finished, claimed) in [("done-old", "done", ago(retention.jobs, -margin) as Date?, nil as Date?),
+                                               ("done-young", "done", ago(retention.jobs, margin), nil), ("running", "running", nil, tomorrow)] {
+            try store.execute("""
+                INSERT INTO jobs (id, kind, event_id, state, created_at, finished_at, claimed_until)
+                VALUES (\(id), 'repush', \(endedYoung), \(state), \(millis(ago(retention.jobs, -margin * 3))), \(finished.map(millis)),
+                    \(claimed.map(millis)))
+                """)
+        }
+    }
+
+    /// The rows left, by table, in the form of `survivors`.
+    static func remaining(_ store: any Store) throws -> [String: [String]] {
+        // Sorted here, not by SQL: the two backends collate differently.
+        func column(_ sql: String, _ name: String = "v") throws -> [String] {
+            try store.execute(SQLQuery(unsafeRaw: sql)).map { try $0.string(name) }.sorted()
+        }
+        return [
+            "push_log": try column("SELECT token_hash AS v FROM push_log"),
+            "push_outbox": try column("SELECT push_token AS v FROM push_outbox"),
+            "jobs": try column("SELECT id AS v FROM jobs"),
+            "registrations": try store.execute("SELECT device_library_identifier AS d, serial_number AS s FROM registrations")
+                .map { "\(try $0.string("d"))/\(try $0.string("s"))" }.sorted(),
+            "devices": try column("SELECT device_library_identifier AS v FROM devices"),
+        ]
+    }
+}
