@@ -8,7 +8,6 @@ extension AdminController {
     /// or a CSV text, all or none. Every invalid row is reported and then nothing is issued; a row
     /// whose `externalId` the event already has returns that ticket instead of a new one.
     func importTickets(_ request: Request) throws -> Response {
-        let t0 = Date()
         let event = try existingEvent(request)
         let declared = templateFields(of: event)
         let format = try TicketImport.Format(contentType: request.headers["Content-Type"])
@@ -16,7 +15,6 @@ extension AdminController {
         case .json: try TicketImport.rows(json: request.body)
         case .csv: try TicketImport.rows(csv: request.body, declared: declared)
         }
-        let t1 = Date()
         var problems: [InvalidRowsBody.Problem] = []
         var tickets: [(row: Int, input: TicketInput)] = []
         var rowOfExternalID: [String: Int] = [:]
@@ -47,9 +45,7 @@ extension AdminController {
             let message = "\(count) \(count == 1 ? "row is" : "rows are") invalid; no ticket was issued."
             return .json(InvalidRowsBody(error: .init(code: "invalid_rows", message: message, problems: problems)), status: 400, encoder: .api)
         }
-        let t2 = Date()
         let newPasses = try tickets.map { try newPass($0.input, event: event) }
-        let t3 = Date()
         let imported = try store.withSession(.write) { session in
             try session.importPasses(newPasses, eventID: event.id, now: now())
         }
@@ -58,8 +54,6 @@ extension AdminController {
                 row: ticket.row, outcome: result.created ? "created" : "existing", pass: result.pass, downloadURL: downloadURL(for: result.pass)
             )
         }
-        let t4 = Date()
-        defer { print("TIMING parse \(t1.timeIntervalSince(t0)) validate \(t2.timeIntervalSince(t1)) tokens \(t3.timeIntervalSince(t2)) db \(t4.timeIntervalSince(t3)) respond \(Date().timeIntervalSince(t4))") }
         let created = imported.count { $0.created }
         logger.info("tickets imported", [
             "event.id": event.id, "created": "\(created)", "existing": "\(imported.count - created)", "request.id": request.requestID,

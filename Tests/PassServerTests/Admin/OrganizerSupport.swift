@@ -6,8 +6,9 @@ import Testing
 
 /// Helpers of the events-list, batch, search, archive and extras suites.
 enum OrganizerSupport {
-    /// A `Passes` directory with the default template and `noted-ticket`: the default plus a
-    /// multiline `note` (shown on the back) and an integer `table` from 1 to 40.
+    /// A `Passes` directory with the default template; `noted-ticket`: the default plus a
+    /// multiline `note` (shown on the back) and an integer `table` from 1 to 40; `seated-ticket`:
+    /// the same pass with `table` required and no other field but `note`.
     static func passesDirectory() throws -> String {
         let root = try TestCertificates.temporaryDirectory(prefix: "organizer-passes") + "/Passes"
         let manager = FileManager.default
@@ -30,6 +31,12 @@ enum OrganizerSupport {
                   {"key": "table", "label": "SEAT", "value": "{{extra.table}}"},
             """)
         try pass.write(toFile: root + "/noted-ticket/pass.json", atomically: true, encoding: .utf8)
+        // `seated-ticket`: a required table number.
+        try manager.copyItem(atPath: root + "/noted-ticket", toPath: root + "/seated-ticket")
+        try """
+            {"fields": [{"name": "table", "type": "integer", "minimum": 1, "maximum": 40, "required": true},
+                        {"name": "note", "type": "string"}]}
+            """.write(toFile: root + "/seated-ticket/fields.json", atomically: true, encoding: .utf8)
         return root
     }
 

@@ -70,7 +70,11 @@ struct TicketBatchTests {
 
         // A few tickets read back one by one.
         for index in [0, 1, 2, 3, 4_999, 9_999] {
-            let serial = try #require((entries[index]["ticket"] as? [String: Any])?["serialNumber"] as? String)
+            let serial = try #require(entries[index]["serialNumber"] as? String)
+            #expect(entries[index]["externalId"] as? String == attendees[index].externalID)
+            #expect(entries[index]["attendeeName"] as? String == attendees[index].name)
+            #expect(entries[index]["status"] as? String == "active")
+            #expect(entries[index]["downloadURL"] as? String != nil)
             let ticket = try #require(try app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject)
             let attendee = attendees[index]
             #expect(ticket["attendeeName"] as? String == attendee.name)
@@ -92,8 +96,8 @@ struct TicketBatchTests {
         #expect(again.jsonObject?["existing"] as? Int == 10_000)
         let againEntries = try #require(again.jsonObject?["tickets"] as? [[String: Any]])
         for index in [0, 5_000, 9_999] {
-            #expect((againEntries[index]["ticket"] as? [String: Any])?["serialNumber"] as? String
-                == (entries[index]["ticket"] as? [String: Any])?["serialNumber"] as? String)
+            #expect(againEntries[index]["serialNumber"] as? String == entries[index]["serialNumber"] as? String)
+            #expect(againEntries[index]["downloadURL"] as? String == entries[index]["downloadURL"] as? String)
             #expect(againEntries[index]["outcome"] as? String == "existing")
         }
         #expect(try OrganizerSupport.ticketCount(app, event: event) == 10_000)
