@@ -65,6 +65,19 @@ for part, start in enumerate(range(0, total, per)):
 PY
 
 rss() { awk '/VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$SERVER_PID/status"; }
+# CPU seconds (user + system) of a process and of PostgreSQL's processes: on a shared machine
+# wall-clock time depends on everyone else, CPU time much less.
+cpu_of() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+postgres_cpu() {
+    local total=0 pid
+    local postmaster
+    postmaster=$(head -n1 "${PASS_SERVER_TEST_PG_DATA:-/nonexistent}/postmaster.pid" 2>/dev/null || true)
+    [ -n "$postmaster" ] || { echo 0; return; }
+    for pid in $postmaster $(pgrep -P "$postmaster"); do total=$(awk -v a="$total" -v b="$(cpu_of "$pid")" 'BEGIN { print a + b }'); done
+    echo "$total"
+}
+server_cpu0=$(cpu_of "$SERVER_PID")
+postgres_cpu0=$(postgres_cpu)
 start=$(date +%s.%N)
 requests=""
 for file in "$WORK"/part-*.csv; do
@@ -76,17 +89,22 @@ for file in "$WORK"/part-*.csv; do
     requests="$requests $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')/$(rss)"
 done
 end=$(date +%s.%N)
+server_cpu=$(awk -v a="$server_cpu0" -v b="$(cpu_of "$SERVER_PID")" 'BEGIN { printf "%.1f", b - a }')
+postgres_cpu=$(awk -v a="$postgres_cpu0" -v b="$(postgres_cpu)" 'BEGIN { printf "%.1f", b - a }')
 issued=$(psql -qtA "$DATABASE_URL" -c "SELECT count(*) FROM passes WHERE event_id = '$EVENT'")
 peak=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$SERVER_PID/status")
 body=$(stat -c %s "$WORK/part-000.csv")
 
-echo "| Bulk import (PostgreSQL) | tickets | requests × rows | body per request | total (s) | tickets/s | peak RSS (MiB) |"
-echo "|---|---|---|---|---|---|---|"
-awk -v n="$issued" -v r="$(ls "$WORK"/part-*.csv | wc -l)" -v per="$ROWS" -v b="$body" -v s="$start" -v e="$end" -v p="$peak" 'BEGIN {
-    t = e - s; printf "| CSV, one request after another | %d | %d × %d | %.2f MiB | %.1f | %.0f | %d |\n", n, r, per, b / 1048576, t, n / t, p
+echo "| Bulk import (PostgreSQL) | tickets | requests × rows | body per request | total (s) | tickets/s | CPU s: pass-server / PostgreSQL | peak RSS (MiB) |"
+echo "|---|---|---|---|---|---|---|---|"
+awk -v n="$issued" -v r="$(ls "$WORK"/part-*.csv | wc -l)" -v per="$ROWS" -v b="$body" -v s="$start" -v e="$end" -v p="$peak" \
+    -v sc="$server_cpu" -v pc="$postgres_cpu" 'BEGIN {
+    t = e - s; printf "| CSV, one request after another | %d | %d × %d | %.2f MiB | %.1f | %.0f | %s / %s | %d |\n", n, r, per, b / 1048576, t, n / t, sc, pc, p
 }'
 echo
 echo "Each request: seconds / server RSS after it (MiB):$requests"
+echo
+echo "Load average after the import: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
 # The ticket list's filters on the event of 100,000 tickets: median of 5 requests each.

@@ -45,7 +45,8 @@ extension AdminController {
             let message = "\(count) \(count == 1 ? "row is" : "rows are") invalid; no ticket was issued."
             return .json(InvalidRowsBody(error: .init(code: "invalid_rows", message: message, problems: problems)), status: 400, encoder: .api)
         }
-        let newPasses = try tickets.map { try newPass($0.input, event: event) }
+        guard let passType = PassTypeIdentifier(passes.passTypeIdentifier) else { throw HTTPError.internalError }
+        let newPasses = try tickets.map { try newPass($0.input, event: event, passType: passType) }
         let imported = try store.withSession(.write) { session in
             try session.importPasses(newPasses, eventID: event.id, now: now())
         }
@@ -67,11 +68,9 @@ extension AdminController {
     }
 
     /// A new pass for `ticket`: a random serial number and the tokens derived from it.
-    func newPass(_ ticket: TicketInput, event: Event) throws -> NewPass {
+    func newPass(_ ticket: TicketInput, event: Event, passType: PassTypeIdentifier) throws -> NewPass {
         // 120 random bits: unguessable, and valid in URLs and pass.json as is.
-        guard let passType = PassTypeIdentifier(passes.passTypeIdentifier), let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else {
-            throw HTTPError.internalError
-        }
+        guard let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else { throw HTTPError.internalError }
         return NewPass(
             passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue,
             authenticationTokenHash: TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),

@@ -11,7 +11,8 @@ extension AdminController {
         let ticket = TicketInput.read(&input, declared: templateFields(of: event))
         try input.validate()
         guard let ticket else { throw HTTPError.badRequest("attendeeName is required.", code: "invalid_fields") }
-        let new = try newPass(ticket, event: event)
+        guard let passType = PassTypeIdentifier(passes.passTypeIdentifier) else { throw HTTPError.internalError }
+        let new = try newPass(ticket, event: event, passType: passType)
         let imported = try store.withSession(.write) { session in
             // The import path locks the event, so two requests with one external id issue one ticket.
             ticket.externalID == nil

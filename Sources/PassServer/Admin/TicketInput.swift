@@ -33,8 +33,12 @@ struct TicketInput {
     /// `attendeeEmail`: `local@domain.tld`, without spaces.
     static func email(_ input: inout AdminInput) -> String? {
         guard case .value(let email) = input.text("attendeeEmail", maxLength: 254) else { return nil }
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !email.contains(" ") else {
+        // On UTF-8 bytes: one `@` with something before it, a dot after it, no space.
+        let bytes = email.utf8
+        let at = bytes.firstIndex(of: UInt8(ascii: "@"))
+        guard let at, at != bytes.startIndex, !bytes[bytes.index(after: at)...].contains(UInt8(ascii: "@")),
+            bytes[at...].contains(UInt8(ascii: ".")), !bytes.contains(UInt8(ascii: " "))
+        else {
             input.problem("attendeeEmail", "is not an email address")
             return nil
         }

@@ -96,7 +96,8 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation, CustomString
                     throw StorageError(.invalidValue, "text values must not contain NUL characters (parameter \(binds.count + 1))")
                 }
                 binds.append(value)
-                sql += dialect == .postgres ? "$\(binds.count)" : "?\(binds.count)"
+                sql.append(dialect == .postgres ? "$" : "?")
+                sql.append(String(binds.count))
             }
         }
         return (sql, binds)
