@@ -35,7 +35,7 @@ let package = Package(
         // MARK: The application
         .target(
             name: "PassServer",
-            dependencies: ["Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage", "COpenSSL"],
+            dependencies: ["Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "pass-server", dependencies: ["PassServer"], swiftSettings: swiftSettings),
@@ -43,7 +43,7 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PassServerTesting",
-            dependencies: ["APNs", "Certificates", "CNGHTTP2", "COpenSSL", "Logging", "Storage"],
+            dependencies: ["APNs", "Certificates", "Logging", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),

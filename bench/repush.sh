@@ -60,7 +60,8 @@ ANALYZE;
 SQL
 seed_seconds=$(awk -v a="$seed_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 
-"$FAKE" --cert "$WORK/certs/server-certificate.pem" --key "$WORK/certs/server-key.pem" --no-client-auth --print-port > "$WORK/fake-port" &
+"$FAKE" --cert "$WORK/certs/server-certificate.pem" --key "$WORK/certs/server-key.pem" --no-client-auth --print-port \
+    --log-level warning > "$WORK/fake-port" &
 FAKE_PID=$!
 for _ in $(seq 100); do [ -s "$WORK/fake-port" ] && break; sleep 0.1; done
 FAKE_PORT=$(head -n1 "$WORK/fake-port")

@@ -64,7 +64,7 @@ public struct Template: Sendable {
         compiled = TemplateNode.compile(passJSON)
         // fields.json describes the admin API's input; it is no part of the pass.
         let staticFiles = files.filter { $0.key != "pass.json" && $0.key != TemplateField.fileName }.sorted { $0.key < $1.key }
-        self.files = staticFiles.map { File(path: $0.key, sha1: SHA1.hex($0.value)) }
+        self.files = try staticFiles.map { (path, bytes) throws(PassBundleError) in File(path: path, sha1: try SHA1.hex(bytes)) }
         compressedFiles = try ZipWriter.compress(staticFiles.map { ($0.key, $0.value) })
     }
 

@@ -14,6 +14,10 @@ extension FakeAPNsLoop {
             var answer = FakeAPNs.validate(method: method, path: path, headers: request.headers, body: request.body)
             if answer == nil { answer = shared.nextAnswer(for: token) ?? configuration.defaultAnswer }
             let chosen = answer ?? .success
+            logger.info("push received", [
+                "apns.token": String(token.prefix(8)) + "…", "apns.topic": request.headers["apns-topic"] ?? "",
+                "connection": String(connection.id), "status": String(chosen.settled.status),
+            ])
             let push = FakeAPNs.Push(
                 token: token, topic: request.headers["apns-topic"], method: method, path: path,
                 headers: request.headers, body: request.body, receivedAt: Date(), connectionID: connection.id,

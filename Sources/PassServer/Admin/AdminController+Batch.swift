@@ -50,9 +50,10 @@ extension AdminController {
         let imported = try store.withSession(.write) { session in
             try session.importPasses(newPasses, eventID: event.id, now: now())
         }
-        let entries = zip(tickets, imported).map { ticket, result in
+        let entries = try zip(tickets, imported).map { ticket, result in
             TicketBatchBody.Entry(
-                row: ticket.row, outcome: result.created ? "created" : "existing", pass: result.pass, downloadURL: downloadURL(for: result.pass)
+                row: ticket.row, outcome: result.created ? "created" : "existing", pass: result.pass,
+                downloadURL: try downloadURL(for: result.pass)
             )
         }
         let created = imported.count { $0.created }
@@ -73,8 +74,8 @@ extension AdminController {
         guard let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else { throw HTTPError.internalError }
         return NewPass(
             passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue,
-            authenticationTokenHash: TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
-            downloadTokenHash: TokenVault.hash(passes.vault.downloadToken(passType: passType, serial: serial)),
+            authenticationTokenHash: try TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
+            downloadTokenHash: try TokenVault.hash(passes.vault.downloadToken(passType: passType, serial: serial)),
             eventID: event.id, attendeeName: ticket.attendeeName, attendeeEmail: ticket.attendeeEmail, seat: ticket.seat,
             externalID: ticket.externalID, extra: ticket.extra
         )

@@ -23,7 +23,7 @@ extension AdminController {
         if imported.created {
             logger.info("ticket issued", ["event.id": event.id, "pass.serial": pass.serialNumber, "request.id": request.requestID])
         }
-        return .json(TicketBody(pass, downloadURL: downloadURL(for: pass)), status: imported.created ? 201 : 200, encoder: .api)
+        return .json(TicketBody(pass, downloadURL: try downloadURL(for: pass)), status: imported.created ? 201 : 200, encoder: .api)
     }
 
     /// The event's tickets in issue order, filtered by `status`, `q` (a case-insensitive
@@ -51,12 +51,12 @@ extension AdminController {
         }
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { String($0.id) } : nil
-        return .json(TicketPage(tickets: shown.map { TicketBody($0, downloadURL: downloadURL(for: $0)) }, nextCursor: next), encoder: .api)
+        return .json(TicketPage(tickets: try shown.map { TicketBody($0, downloadURL: try downloadURL(for: $0)) }, nextCursor: next), encoder: .api)
     }
 
     func showTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
-        var body = TicketBody(pass, downloadURL: downloadURL(for: pass))
+        var body = TicketBody(pass, downloadURL: try downloadURL(for: pass))
         try store.withSession(.read) { session in
             body.registeredDevices = try session.registrationCount(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
             let tokens = try session.pushTokens(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
@@ -135,7 +135,7 @@ extension AdminController {
             ])
             if enqueued > 0 { pushesEnqueued() }
         }
-        return .json(TicketBody(update.pass, downloadURL: downloadURL(for: update.pass)), encoder: .api)
+        return .json(TicketBody(update.pass, downloadURL: try downloadURL(for: update.pass)), encoder: .api)
     }
 
     private func existingTicket(_ request: Request) throws -> StoredPass {
@@ -145,8 +145,8 @@ extension AdminController {
         return pass
     }
 
-    func downloadURL(for pass: StoredPass) -> String? {
+    func downloadURL(for pass: StoredPass) throws -> String? {
         guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { return nil }
-        return passes.webServiceURL + "/download/" + passes.vault.downloadToken(passType: passType, serial: serial)
+        return passes.webServiceURL + "/download/" + (try passes.vault.downloadToken(passType: passType, serial: serial))
     }
 }

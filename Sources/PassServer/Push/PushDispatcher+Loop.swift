@@ -1,4 +1,5 @@
 import APNs
+import Certificates
 import Foundation
 import Logging
 import Storage
@@ -97,7 +98,7 @@ extension PushDispatcher {
                         try session.completeOutbox(row, now: time)
                         statistics.logged += 1
                     case .prune(let why, let cutoff):
-                        let prune = RegistrationPrune(tokenHash: Self.tokenHash(row.pushToken), status: status, reason: why.rawValue, prunedAt: time)
+                        let prune = RegistrationPrune(tokenHash: try Self.tokenHash(row.pushToken), status: status, reason: why.rawValue, prunedAt: time)
                         let removed = try session.pruneRegistrations(
                             pushToken: row.pushToken, passTypeIdentifier: row.passTypeIdentifier, unlessUpdatedAfter: cutoff, record: prune
                         )
@@ -209,8 +210,8 @@ extension PushDispatcher {
     }
 
     /// What the push log keeps of a token: its SHA-256, never the token.
-    static func tokenHash(_ pushToken: String) -> String {
-        Crypto.hex(Crypto.sha256(Array(pushToken.utf8)))
+    static func tokenHash(_ pushToken: String) throws -> String {
+        Hex.encode(try Digest.sha256().hash(Array(pushToken.utf8)))
     }
 }
 
