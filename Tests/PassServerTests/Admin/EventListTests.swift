@@ -9,19 +9,7 @@ import Testing
 struct EventListTests {
     /// Every event the list gives, following `nextCursor` with pages of `limit`.
     static func all(_ app: TestApp, query: String = "", limit: Int = 2, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
-        var events: [[String: Any]] = []
-        var cursor: String?
-        var pages = 0
-        repeat {
-            let target = "/admin/v1/events?limit=\(limit)" + (query.isEmpty ? "" : "&\(query)") + (cursor.map { "&cursor=\($0)" } ?? "")
-            let response = try app.admin("GET", target)
-            #expect(response.status == 200, "\(response.text)", sourceLocation: sourceLocation)
-            let page = try #require(response.jsonObject, sourceLocation: sourceLocation)
-            events += page["events"] as? [[String: Any]] ?? []
-            cursor = page["nextCursor"] as? String
-            pages += 1
-        } while cursor != nil && pages < 100
-        return events
+        try OrganizerSupport.allPages(app, "/admin/v1/events", key: "events", query: query, limit: limit, sourceLocation: sourceLocation)
     }
 
     static func names(_ events: [[String: Any]]) -> [String] { events.map { $0["name"] as? String ?? "?" } }

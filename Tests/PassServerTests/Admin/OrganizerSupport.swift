@@ -76,6 +76,28 @@ enum OrganizerSupport {
         return try #require(counts?["tickets"] as? Int, sourceLocation: sourceLocation)
     }
 
+    /// Every element of `key` over all pages of a list (`path?limit=…&query`), following
+    /// `nextCursor`; each page is checked to answer 200 and to hold at most `limit`.
+    static func allPages(
+        _ app: TestApp, _ path: String, key: String, query: String, limit: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [[String: Any]] {
+        var items: [[String: Any]] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let target = "\(path)?limit=\(limit)" + (query.isEmpty ? "" : "&\(query)") + (cursor.map { "&cursor=\($0)" } ?? "")
+            let response = try app.admin("GET", target)
+            #expect(response.status == 200, "\(response.text)", sourceLocation: sourceLocation)
+            let page = try #require(response.jsonObject, sourceLocation: sourceLocation)
+            let found = page[key] as? [[String: Any]] ?? []
+            #expect(found.count <= limit, sourceLocation: sourceLocation)
+            items += found
+            cursor = page["nextCursor"] as? String
+            pages += 1
+        } while cursor != nil && pages < 100
+        return items
+    }
+
     /// The `{"error": …}` object of a response.
     static func error(_ response: TestResponse) -> [String: Any]? {
         response.jsonObject?["error"] as? [String: Any]

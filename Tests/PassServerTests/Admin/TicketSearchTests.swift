@@ -7,23 +7,10 @@ import Testing
 /// The ticket list's filters over real HTTP, each against a set whose answer is known exactly.
 @Suite("Admin API: ticket search and filters")
 struct TicketSearchTests {
-    /// Every ticket a list gives, following `nextCursor` with pages of `limit`.
+    /// The attendee names of every ticket the list gives, following `nextCursor` with pages of `limit`.
     static func all(_ app: TestApp, event: String, query: String, limit: Int = 2, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
-        var names: [String] = []
-        var cursor: String?
-        var pages = 0
-        repeat {
-            let target = "/admin/v1/events/\(event)/tickets?limit=\(limit)" + (query.isEmpty ? "" : "&\(query)") + (cursor.map { "&cursor=\($0)" } ?? "")
-            let response = try app.admin("GET", target)
-            #expect(response.status == 200, "\(response.text)", sourceLocation: sourceLocation)
-            let page = try #require(response.jsonObject, sourceLocation: sourceLocation)
-            let tickets = page["tickets"] as? [[String: Any]] ?? []
-            #expect(tickets.count <= limit, sourceLocation: sourceLocation)
-            names += tickets.map { $0["attendeeName"] as? String ?? "?" }
-            cursor = page["nextCursor"] as? String
-            pages += 1
-        } while cursor != nil && pages < 100
-        return names
+        try OrganizerSupport.allPages(app, "/admin/v1/events/\(event)/tickets", key: "tickets", query: query, limit: limit, sourceLocation: sourceLocation)
+            .map { $0["attendeeName"] as? String ?? "?" }
     }
 
     @Test("status, q, updatedSince and their combinations return exactly the matching tickets, paged without gaps", arguments: Backend.allCases)
