@@ -30,7 +30,7 @@ extension AdminController {
         }
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { EventCursor.encode(EventListPosition(after: $0)) } : nil
-        let events = shown.map { EventBody($0, counts: counts[$0.id] ?? EventCounts(tickets: 0, voided: 0, registeredDevices: 0, pendingPushes: 0, failedPushes: 0)) }
+        let events = shown.map { EventBody($0, counts: counts[$0.id] ?? .zero) }
         return .json(EventPage(events: events, nextCursor: next), encoder: .api)
     }
 
@@ -55,23 +55,5 @@ extension AdminController {
             logger.info(archived ? "event archived" : "event unarchived", ["event.id": event.id, "request.id": request.requestID])
         }
         return .json(EventBody(event), encoder: .api)
-    }
-}
-
-/// The opaque `nextCursor` of the events list: base64url of `<startsAt ms>.<id>`.
-enum EventCursor {
-    static func encode(_ position: EventListPosition) -> String {
-        Crypto.base64URL(Array("\(position.startsAtMillis).\(position.id)".utf8))
-    }
-
-    static func decode(_ cursor: String) -> EventListPosition? {
-        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard cursor.utf8.count <= 200, let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
-            let dot = text.firstIndex(of: "."), let millis = Int64(text[..<dot])
-        else { return nil }
-        let id = String(text[text.index(after: dot)...])
-        guard AdminIdentifiers.isPlausible(id) else { return nil }
-        return EventListPosition(startsAtMillis: millis, id: id)
     }
 }

@@ -121,13 +121,13 @@ enum TicketImport {
         var seen = Set<String>()
         for raw in record.fields {
             let name = raw.trimmingCharacters(in: .whitespaces)
-            if !seen.insert(name).inserted { problems.append("\(name): appears twice") }
+            if !seen.insert(name).inserted { problems.append("\(shown(name)): appears twice") }
             if Self.columns.contains(name) {
                 columns.append(.base(name))
             } else if let field = declared.first(where: { $0.name == name }) {
                 columns.append(.extra(field))
             } else {
-                problems.append("\(name.isEmpty ? "(empty)" : name): unknown column")
+                problems.append("\(shown(name)): unknown column")
             }
         }
         if !seen.contains("attendeeName") { problems.append("attendeeName: the column is required") }
@@ -141,6 +141,15 @@ enum TicketImport {
             )
         }
         return columns
+    }
+
+    /// A column name as the answer quotes it: at most 64 characters, control characters as `?`.
+    private static func shown(_ name: String) -> String {
+        guard !name.isEmpty else { return "(empty)" }
+        let scalars = name.unicodeScalars
+        var text = String(String.UnicodeScalarView(scalars.prefix(64).map { $0.properties.generalCategory == .control ? "?" : $0 }))
+        if scalars.count > 64 { text += "…" }
+        return text
     }
 
     /// A row as a ticket body.

@@ -86,6 +86,9 @@ public struct EventCounts: Sendable, Equatable {
     public var pendingPushes: Int
     public var failedPushes: Int
 
+    /// The counts of an event without passes.
+    public static let zero = EventCounts(tickets: 0, voided: 0, registeredDevices: 0, pendingPushes: 0, failedPushes: 0)
+
     public init(tickets: Int, voided: Int, registeredDevices: Int, pendingPushes: Int, failedPushes: Int) {
         self.tickets = tickets
         self.voided = voided

@@ -68,7 +68,7 @@ extension StoreSession {
         var counts: [String: EventCounts] = [:]
         for row in rows {
             let id = try row.string("event_id")
-            var entry = counts[id] ?? EventCounts(tickets: 0, voided: 0, registeredDevices: 0, pendingPushes: 0, failedPushes: 0)
+            var entry = counts[id] ?? EventCounts.zero
             let n = try row.int("n")
             switch try row.string("kind") {
             case "tickets": entry.tickets = n

@@ -70,6 +70,6 @@ extension StoreSession {
 
     /// Counts for an event's admin page (see `eventCounts(ids:)`).
     public func eventCounts(id: String) throws -> EventCounts {
-        try eventCounts(ids: [id])[id] ?? EventCounts(tickets: 0, voided: 0, registeredDevices: 0, pendingPushes: 0, failedPushes: 0)
+        try eventCounts(ids: [id])[id] ?? .zero
     }
 }
