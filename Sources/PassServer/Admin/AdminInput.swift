@@ -41,8 +41,11 @@ struct AdminInput {
     init(object: [String: Any], allowed: Set<String>, prefix: String = "") {
         self.object = object
         self.prefix = prefix
-        for key in object.keys.sorted() where !allowed.contains(key) {
-            problem(key, "unknown field")
+        // Sorted only when there is something to report (a batch reads 10,000 objects).
+        if object.keys.contains(where: { !allowed.contains($0) }) {
+            for key in object.keys.sorted() where !allowed.contains(key) {
+                problem(key, "unknown field")
+            }
         }
     }
 
