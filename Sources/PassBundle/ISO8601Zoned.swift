@@ -7,7 +7,9 @@ public import Foundation
 /// so daylight saving time is honoured.
 public enum ISO8601Zoned {
     public static func format(_ date: Date, in zone: TimeZone) -> String {
-        let offset = zone.secondsFromGMT(for: date)
+        // Whole minutes: an offset with seconds (local mean time, Africa/Monrovia until 1972) has
+        // no ISO 8601 form, and the local time must be written with the offset that is shown.
+        let offset = zone.secondsFromGMT(for: date) / 60 * 60
         let local = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(offset)
         let days = floorDivide(local, 86400)
         let secondsOfDay = local - days * 86400

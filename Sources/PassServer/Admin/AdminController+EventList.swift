@@ -18,8 +18,8 @@ extension AdminController {
         default: break
         }
         var position: EventListPosition?
-        if let raw = query.value("cursor") as? String {
-            position = EventCursor.decode(raw)
+        if let raw = query.value("cursor") {
+            if case .string(let text) = raw { position = EventCursor.decode(text) }
             if position == nil { query.problem("cursor", "must be a cursor from a previous page") }
         }
         let limit = query.integer("limit", in: 1...100, default: 20)
@@ -47,7 +47,7 @@ extension AdminController {
 
     private func setArchived(_ archived: Bool, _ request: Request) throws -> Response {
         let existing = try existingEvent(request)
-        try AdminInput(request, allowed: []).validate()
+        try AdminInput(request, allowed: [], bodyRequired: false).validate()
         let event = try store.withSession(.write) { session in
             try session.setArchived(eventID: existing.id, archived: archived, now: now())
         }

@@ -13,11 +13,13 @@ extension AdminController {
         guard let ticket else { throw HTTPError.badRequest("attendeeName is required.", code: "invalid_fields") }
         guard let passType = PassTypeIdentifier(passes.passTypeIdentifier) else { throw HTTPError.internalError }
         let new = try newPass(ticket, event: event, passType: passType)
-        let imported = try store.withSession(.write) { session in
+        let imported = try store.transaction { session in
             // The import path locks the event, so two requests with one external id issue one ticket.
-            ticket.externalID == nil
+            let imported = ticket.externalID == nil
                 ? ImportedPass(pass: try session.insertPass(new, now: now()), created: true)
                 : try session.importPasses([new], eventID: event.id, now: now())[0]
+            if imported.created { try requireBuildable { try passes.validate(imported.pass, event: event) } }
+            return imported
         }
         let pass = imported.pass
         if imported.created {
@@ -40,10 +42,7 @@ extension AdminController {
         }
         if case .value(let term) = query.text("q", maxLength: 200) { filter.search = term }
         filter.modifiedSince = query.instant("updatedSince")
-        var cursor: Int64 = 0
-        if let raw = query.value("cursor") as? String {
-            if let value = Int64(raw), value >= 0 { cursor = value } else { query.problem("cursor", "must be a cursor from a previous page") }
-        }
+        let cursor = query.decimal("cursor", maxDigits: 18, problem: "must be a cursor from a previous page") ?? 0
         let limit = query.integer("limit", in: 1...500, default: 50)
         try query.validate()
         let page = try store.withSession(.read) { session in
@@ -71,27 +70,23 @@ extension AdminController {
         let pass = try existingTicket(request)
         var input = try AdminInput(request, allowed: TicketInput.fields)
         var change = PassChange()
-        switch input.text("attendeeName") {
-        case .value(let name): change.attendeeName = name
-        case .null: input.problem("attendeeName", "must not be null")
-        case .absent: break
-        }
-        switch input.text("seat", maxLength: 64) {
+        if case .value(let name) = input.text("attendeeName") { change.attendeeName = name }
+        switch input.text("seat", maxLength: 64, nullable: true) {
         case .value(let seat): change.seat = .some(seat)
         case .null: change.seat = .some(nil)
         case .absent: break
         }
-        if input.isNull("attendeeEmail") {
-            change.attendeeEmail = .some(nil)
-        } else if let email = TicketInput.email(&input) {
-            change.attendeeEmail = .some(email)
+        switch input.email("attendeeEmail", nullable: true) {
+        case .value(let email): change.attendeeEmail = .some(email)
+        case .null: change.attendeeEmail = .some(nil)
+        case .absent: break
         }
-        switch input.text("externalId", maxLength: TicketInput.externalIDMaxLength) {
+        switch input.text("externalId", maxLength: TicketInput.externalIDMaxLength, nullable: true) {
         case .value(let externalID): change.externalID = .some(externalID)
         case .null: change.externalID = .some(nil)
         case .absent: break
         }
-        if input.value("extra") != nil {
+        if input.isPresent("extra") {
             let event = try pass.eventID.flatMap { try store.event(id: $0) }
             change.extra = input.extras(declared: event.map(templateFields(of:)) ?? [], creating: false)
         }
@@ -106,7 +101,7 @@ extension AdminController {
 
     func cancelTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
-        var input = try AdminInput(request, allowed: ["reason"])
+        var input = try AdminInput(request, allowed: ["reason"], bodyRequired: false)
         var reason: String?
         if case .value(let text) = input.text("reason", maxLength: 500) { reason = text }
         try input.validate()
@@ -118,12 +113,17 @@ extension AdminController {
 
     /// Applies the change `decide` makes of the ticket as it is inside the update's transaction,
     /// under its row lock, so that a status check there cannot be overtaken by a concurrent change
-    /// (a rename and a cancel racing never both win).
+    /// (a rename and a cancel racing never both win). The changed pass is rendered and validated
+    /// in the same transaction (`requireBuildable`).
     private func apply(to pass: StoredPass, request: Request, _ decide: (StoredPass) throws -> PassChange) throws -> Response {
         let update: PassUpdate
         do {
-            update = try store.withSession(.write) { session in
-                try session.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(), decide)
+            update = try store.transaction { session in
+                let update = try session.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(), decide)
+                if case .updated(let updated, _) = update, let eventID = updated.eventID, let event = try session.event(id: eventID) {
+                    try requireBuildable { try passes.validate(updated, event: event) }
+                }
+                return update
             }
         } catch let error as StorageError where error.code == .conflict {
             // The only unique value a change can set is the external id.
@@ -138,15 +138,10 @@ extension AdminController {
         return .json(TicketBody(update.pass, downloadURL: try downloadURL(for: update.pass)), encoder: .api)
     }
 
-    private func existingTicket(_ request: Request) throws -> StoredPass {
+    func existingTicket(_ request: Request) throws -> StoredPass {
         guard let serial = request.parameters["serialNumber"].flatMap(SerialNumber.init),
             let pass = try store.pass(passTypeIdentifier: passes.passTypeIdentifier, serialNumber: serial.rawValue)
         else { throw HTTPError.notFound("No such ticket.") }
         return pass
-    }
-
-    func downloadURL(for pass: StoredPass) throws -> String? {
-        guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { return nil }
-        return passes.webServiceURL + "/download/" + (try passes.vault.downloadToken(passType: passType, serial: serial))
     }
 }

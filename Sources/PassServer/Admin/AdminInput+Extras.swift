@@ -9,24 +9,29 @@ extension AdminInput {
     /// `creating`: a new ticket, so every required field must have a value. Otherwise (a change)
     /// only the fields named are returned, and `null` removes an optional field's value.
     mutating func extras(declared: [TemplateField], creating: Bool) -> [String: ExtraValue?] {
-        let raw = value("extra")
-        if raw == nil || (creating && raw is NSNull) {
+        let members: [String: JSONValue]
+        switch value("extra") {
+        case nil:
             if creating {
                 for field in declared where field.required { problem("extra.\(field.name)", "is required") }
             }
             return [:]
-        }
-        guard let object = raw as? [String: Any] else {
+        case .object(let object)?:
+            members = object
+        case .null?:
+            problem("extra", "must not be null")
+            return [:]
+        default:
             problem("extra", "must be an object")
             return [:]
         }
-        var nested = AdminInput(object: object, allowed: Set(declared.map(\.name)), prefix: "extra.")
+        var nested = AdminInput(object: members, allowed: Set(declared.map(\.name)), prefix: "extra.")
         var values: [String: ExtraValue?] = [:]
         for field in declared {
-            switch object[field.name] {
+            switch members[field.name] {
             case nil:
                 if creating && field.required { nested.problem(field.name, "is required") }
-            case is NSNull:
+            case .null?:
                 if creating || field.required { nested.problem(field.name, "must not be null") } else { values[field.name] = .some(nil) }
             case let value?:
                 if let checked = nested.check(value, for: field) { values[field.name] = .some(checked) }
@@ -37,20 +42,20 @@ extension AdminInput {
     }
 
     /// `value` as the declared field takes it, or nil after naming the problem.
-    private mutating func check(_ value: Any, for field: TemplateField) -> ExtraValue? {
+    private mutating func check(_ value: JSONValue, for field: TemplateField) -> ExtraValue? {
         switch field.kind {
         case .integer(let minimum, let maximum):
-            guard !(value is Bool), !(value is String), let number = value as? Int64 else {
+            guard case .number(let number) = value, number == number.rounded(), abs(number) <= Double(TemplateField.largestInteger) else {
                 problem(field.name, "must be a whole number")
                 return nil
             }
-            guard (minimum...maximum).contains(number) else {
+            guard (Double(minimum)...Double(maximum)).contains(number) else {
                 problem(field.name, "must be \(minimum) to \(maximum)")
                 return nil
             }
-            return .integer(number)
+            return .integer(Int64(number))
         case .enumeration(let allowed):
-            guard let text = value as? String else {
+            guard case .string(let text) = value else {
                 problem(field.name, "must be a string")
                 return nil
             }
@@ -60,23 +65,28 @@ extension AdminInput {
             }
             return .string(text)
         case .string(let maxLength, let multiline):
-            guard let raw = value as? String else {
+            guard case .string(let raw) = value else {
                 problem(field.name, "must be a string")
                 return nil
             }
-            // Line breaks are kept as LF, whatever the client's platform wrote.
-            let text = multiline ? raw.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n") : raw
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.isEmpty {
-                problem(field.name, "must not be empty")
-            } else if trimmed.unicodeScalars.count > maxLength {
-                problem(field.name, "must be at most \(maxLength) characters")
-            } else if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !(multiline && $0 == "\n") }) {
-                problem(field.name, multiline ? "must not contain control characters other than line breaks" : "must not contain control characters")
-            } else {
-                return .string(trimmed)
+            // As every admin text: the length as sent, in Unicode scalars; no control characters
+            // (but line breaks where the field allows them, kept as LF); not blank; trimmed.
+            guard raw.unicodeScalars.count <= maxLength else {
+                problem(field.name, "must be at most \(maxLength) characters (Unicode scalars)")
+                return nil
             }
-            return nil
+            let isLineBreak: (Unicode.Scalar) -> Bool = { $0 == "\n" || $0 == "\r" }
+            if raw.unicodeScalars.contains(where: { AdminText.isControl($0) && !(multiline && isLineBreak($0)) }) {
+                problem(field.name, multiline ? "must not contain control characters other than line breaks" : "must not contain control characters")
+                return nil
+            }
+            let text = multiline ? raw.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n") : raw
+            let trimmed = AdminText.trimmed(text).trimmingCharacters(in: .newlines)
+            guard !trimmed.isEmpty else {
+                problem(field.name, "must not be empty")
+                return nil
+            }
+            return .string(trimmed)
         }
     }
 }

@@ -10,12 +10,12 @@ import PassBundle
 enum TicketImport {
     struct Row {
         var number: Int
-        var object: [String: Any]
+        var object: [String: JSONValue]
         /// What makes the whole row unreadable (not an object; a cell count other than the
         /// header's), checked before its fields.
         var problem: String?
 
-        init(number: Int, object: [String: Any], problem: String? = nil) {
+        init(number: Int, object: [String: JSONValue], problem: String? = nil) {
             self.number = number
             self.object = object
             self.problem = problem
@@ -62,13 +62,15 @@ enum TicketImport {
 
     /// The elements of a JSON array (each checked later as a ticket body).
     static func rows(json body: [UInt8]) throws(HTTPError) -> [Row] {
-        guard let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: []), let array = parsed as? [Any] else {
+        // JSONDecoder, as for every admin body (JSONSerialization drops a byte order mark that
+        // starts a string).
+        guard case .array(let array)? = try? JSONDecoder().decode(JSONValue.self, from: Data(body)) else {
             throw HTTPError.badRequest("The body must be a JSON array of ticket objects.", code: "malformed_json")
         }
         guard array.count <= maxRows else { throw tooManyRows }
         guard !array.isEmpty else { throw noRows }
         return array.enumerated().map { index, element in
-            guard let object = element as? [String: Any] else { return Row(number: index, object: [:], problem: "must be an object") }
+            guard case .object(let object) = element else { return Row(number: index, object: [:], problem: "must be an object") }
             return Row(number: index, object: object)
         }
     }
@@ -153,23 +155,25 @@ enum TicketImport {
     }
 
     /// A row as a ticket body.
-    private static func object(_ record: CSV.Record, columns: [Column]) -> [String: Any] {
-        var object: [String: Any] = [:]
-        var extra: [String: Any] = [:]
+    private static func object(_ record: CSV.Record, columns: [Column]) -> [String: JSONValue] {
+        var object: [String: JSONValue] = [:]
+        var extra: [String: JSONValue] = [:]
         for (column, cell) in zip(columns, record.fields) where !cell.isEmpty {
             switch column {
             case .base(let name):
-                object[name] = cell
+                object[name] = .string(cell)
             case .extra(let field):
                 // Cells are text: a whole number becomes a number for an integer field.
-                if case .integer = field.kind, let number = Int64(cell.trimmingCharacters(in: .whitespaces)) {
-                    extra[field.name] = number
+                if case .integer = field.kind, let number = Int64(cell.trimmingCharacters(in: .whitespaces)),
+                    abs(number) <= TemplateField.largestInteger
+                {
+                    extra[field.name] = .number(Double(number))
                 } else {
-                    extra[field.name] = cell
+                    extra[field.name] = .string(cell)
                 }
             }
         }
-        if !extra.isEmpty { object["extra"] = extra }
+        if !extra.isEmpty { object["extra"] = .object(extra) }
         return object
     }
 }

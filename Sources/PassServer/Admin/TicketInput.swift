@@ -17,7 +17,8 @@ struct TicketInput {
     /// problem in `input`.
     static func read(_ input: inout AdminInput, declared: [TemplateField]) -> TicketInput? {
         let name = input.requiredText("attendeeName")
-        let email = email(&input)
+        var email: String?
+        if case .value(let value) = input.email("attendeeEmail") { email = value }
         var seat: String?
         if case .value(let value) = input.text("seat", maxLength: 64) { seat = value }
         var externalID: String?
@@ -29,19 +30,4 @@ struct TicketInput {
 
     /// The longest external id, in characters.
     static let externalIDMaxLength = 128
-
-    /// `attendeeEmail`: `local@domain.tld`, without spaces.
-    static func email(_ input: inout AdminInput) -> String? {
-        guard case .value(let email) = input.text("attendeeEmail", maxLength: 254) else { return nil }
-        // On UTF-8 bytes: one `@` with something before it, a dot after it, no space.
-        let bytes = email.utf8
-        let at = bytes.firstIndex(of: UInt8(ascii: "@"))
-        guard let at, at != bytes.startIndex, !bytes[bytes.index(after: at)...].contains(UInt8(ascii: "@")),
-            bytes[at...].contains(UInt8(ascii: ".")), !bytes.contains(UInt8(ascii: " "))
-        else {
-            input.problem("attendeeEmail", "is not an email address")
-            return nil
-        }
-        return email
-    }
 }
