@@ -8,7 +8,8 @@ import Testing
 enum OrganizerSupport {
     /// A `Passes` directory with the default template; `noted-ticket`: the default plus a
     /// multiline `note` (shown on the back) and an integer `table` from 1 to 40; `seated-ticket`:
-    /// the same pass with `table` required and no other field but `note`.
+    /// the same pass with `table` required and `note`, `gate`, `ticketType` optional texts; `colour-ticket`: the
+    /// background colour from an extra field.
     static func passesDirectory() throws -> String {
         let root = try TestCertificates.temporaryDirectory(prefix: "organizer-passes") + "/Passes"
         let manager = FileManager.default
@@ -35,8 +36,18 @@ enum OrganizerSupport {
         try manager.copyItem(atPath: root + "/noted-ticket", toPath: root + "/seated-ticket")
         try """
             {"fields": [{"name": "table", "type": "integer", "minimum": 1, "maximum": 40, "required": true},
-                        {"name": "note", "type": "string"}]}
+                        {"name": "note", "type": "string"}, {"name": "gate", "type": "string"}, {"name": "ticketType", "type": "string"}]}
             """.write(toFile: root + "/seated-ticket/fields.json", atomically: true, encoding: .utf8)
+        // `colour-ticket`: an extra value becomes the background colour, so a value that is not
+        // `rgb(…)` makes a pass that cannot be built.
+        try manager.copyItem(atPath: original, toPath: root + "/colour-ticket")
+        try #"{"fields": [{"name": "colour", "type": "string", "maxLength": 32, "default": "rgb(0, 0, 0)"}]}"#
+            .write(toFile: root + "/colour-ticket/fields.json", atomically: true, encoding: .utf8)
+        let colourPass = try String(contentsOfFile: root + "/colour-ticket/pass.json", encoding: .utf8)
+            .replacingOccurrences(of: #""backgroundColor": "rgb(28, 36, 64)""#, with: #""backgroundColor": "{{extra.colour}}""#)
+            .replacingOccurrences(of: #""value": "{{extra.gate}}""#, with: #""value": "GENERAL_ADMISSION""#)
+            .replacingOccurrences(of: #""value": "{{extra.ticketType}}""#, with: #""value": "GENERAL_ADMISSION""#)
+        try colourPass.write(toFile: root + "/colour-ticket/pass.json", atomically: true, encoding: .utf8)
         return root
     }
 

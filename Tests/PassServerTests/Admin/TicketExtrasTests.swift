@@ -59,7 +59,7 @@ struct TicketExtrasTests {
             #expect(OrganizerSupport.error(response)?["message"] as? String == expected, sourceLocation: sourceLocation)
         }
         try refused(event, #"{"gate":5}"#, "extra.gate: must be a string")
-        try refused(event, #"{"gate":"\#(String(repeating: "x", count: 17))"}"#, "extra.gate: must be at most 16 characters")
+        try refused(event, #"{"gate":"\#(String(repeating: "x", count: 17))"}"#, "extra.gate: must be at most 16 characters (Unicode scalars)")
         try refused(event, #"{"gate":"a\nb"}"#, "extra.gate: must not contain control characters")
         try refused(event, #"{"colour":"red"}"#, "extra.colour: unknown field")
         try refused(event, #"{"ticketType":"Gold"}"#, "extra.ticketType: must be one of General, VIP, Student, Staff")
@@ -99,5 +99,26 @@ struct TicketExtrasTests {
         #expect(OrganizerSupport.error(cleared)?["message"] as? String == "extra.table: must not be null")
         let ticket = try app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject
         #expect((ticket?["extra"] as? [String: Any])?["table"] as? Int == 7)
+    }
+
+    @Test("a batch whose extra values make a pass that cannot be built is refused naming those rows; nothing is issued", arguments: Backend.allCases)
+    func unbuildablePasses(backend: Backend) throws {
+        let app = try OrganizerSupport.start(backend)
+        defer { app.stop() }
+        let event = try OrganizerSupport.createEvent(app, template: "colour-ticket")
+        let single = try app.admin("POST", "/admin/v1/events/\(event)/tickets", json: #"{"attendeeName":"Ada","extra":{"colour":"red"}}"#)
+        #expect(single.status == 400)
+        #expect((OrganizerSupport.error(single)?["message"] as? String)?.hasPrefix("pass: ") == true)
+        let rows = #"[{"attendeeName":"A","extra":{"colour":"rgb(1, 2, 3)"}},{"attendeeName":"B","extra":{"colour":"red"}},"#
+            + #"{"attendeeName":"C","extra":{"colour":"rgb(1, 2, 3)"}},{"attendeeName":"D","extra":{"colour":"blue"}},{"attendeeName":"E"}]"#
+        let refused = try OrganizerSupport.upload(app, event: event, body: Array(rows.utf8), contentType: "application/json")
+        #expect(refused.status == 400)
+        let problems = try #require(OrganizerSupport.error(refused)?["problems"] as? [[String: Any]])
+        #expect(problems.map { $0["row"] as? Int ?? -1 } == [1, 3])
+        #expect(problems.allSatisfy { $0["field"] as? String == "pass" && ($0["problem"] as? String)?.contains("backgroundColor") == true })
+        #expect(try OrganizerSupport.ticketCount(app, event: event) == 0, "the whole import was rolled back")
+        let fixed = rows.replacingOccurrences(of: #""red""#, with: #""rgb(9, 9, 9)""#).replacingOccurrences(of: #""blue""#, with: #""rgb(0, 0, 255)""#)
+        #expect(try OrganizerSupport.upload(app, event: event, body: Array(fixed.utf8), contentType: "application/json").status == 200)
+        #expect(try OrganizerSupport.ticketCount(app, event: event) == 5)
     }
 }
