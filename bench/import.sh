@@ -9,7 +9,8 @@
 # ticket (the worst case: every row of the event is read), a status filter and updatedSince.
 #
 # Assumes `swift build -c release` and PASS_SERVER_TEST_DATABASE_URL (scripts/with-postgres.sh).
-# Knobs: IMPORT_BENCH_TICKETS (100000), IMPORT_BENCH_ROWS (10000 per request).
+# Knobs: IMPORT_BENCH_TICKETS (100000), IMPORT_BENCH_ROWS (10000 per request),
+# IMPORT_BENCH_SERVER_ENV (extra environment for the server, e.g. MALLOC_ARENA_MAX=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,7 +41,7 @@ HTTP_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)
 env DATABASE_URL="$DATABASE_URL" HTTP_PORT="$HTTP_PORT" PUBLIC_URL="https://passes.example.test" \
     TOKEN_SECRET="$(openssl rand -hex 32)" PASS_CERTIFICATE="$WORK/certs/pass-certificate.pem" \
     PASS_PRIVATE_KEY="$WORK/certs/pass-key.pem" WWDR_CERTIFICATE="$WORK/certs/wwdr.pem" \
-    APNS_MODE=log LOG_LEVEL=warning PASSES_DIR="$PWD/Passes" \
+    APNS_MODE=log LOG_LEVEL=warning PASSES_DIR="$PWD/Passes" ${IMPORT_BENCH_SERVER_ENV:-} \
     "$SERVER" serve > "$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 200); do curl -sf "http://127.0.0.1:$HTTP_PORT/healthz" >/dev/null && break; sleep 0.1; done
