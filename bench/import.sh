@@ -13,6 +13,7 @@
 # IMPORT_BENCH_SERVER_ENV (extra environment for the server, e.g. MALLOC_ARENA_MAX=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/live-server.sh
 
 SERVER=${PASS_SERVER:-.build/release/pass-server}
 TICKETS=${IMPORT_BENCH_TICKETS:-100000}
@@ -30,14 +31,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "CREATE DATABASE $DB" >/dev/null
-DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' \
-    "$PASS_SERVER_TEST_DATABASE_URL" "$DB")
+DATABASE_URL=$(scratch_database "$DB")
 
 "$SERVER" certs dev --dir "$WORK/certs" >/dev/null
 DATABASE_URL="$DATABASE_URL" "$SERVER" migrate >/dev/null
 TOKEN=$(DATABASE_URL="$DATABASE_URL" "$SERVER" token create --name bench 2>/dev/null)
-HTTP_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+HTTP_PORT=$(free_port)
 env DATABASE_URL="$DATABASE_URL" HTTP_PORT="$HTTP_PORT" PUBLIC_URL="https://passes.example.test" \
     TOKEN_SECRET="$(openssl rand -hex 32)" PASS_CERTIFICATE="$WORK/certs/pass-certificate.pem" \
     PASS_PRIVATE_KEY="$WORK/certs/pass-key.pem" WWDR_CERTIFICATE="$WORK/certs/wwdr.pem" \
