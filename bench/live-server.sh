@@ -1,8 +1,15 @@
-# Sourced by the benchmarks that run the release pass-server against a fake APNs, with the
-# development certificates of `pass-server certs dev --dir CERTS`.
+# Sourced by the benchmarks that run the release pass-server (against a fake APNs, with the
+# development certificates of `pass-server certs dev --dir CERTS`, or logging pushes).
 
 # A free TCP port on 127.0.0.1.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+# scratch_database NAME: creates database NAME next to PASS_SERVER_TEST_DATABASE_URL and prints its URL.
+scratch_database() {
+    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "CREATE DATABASE $1" >/dev/null
+    python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' \
+        "$PASS_SERVER_TEST_DATABASE_URL" "$1"
+}
 
 # start_live_server SERVER DATABASE_URL HTTP_PORT APNS_PORT CERTS LOG: starts `serve` in the
 # background pushing to https://127.0.0.1:APNS_PORT, sets SERVER_PID and waits for /healthz.

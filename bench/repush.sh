@@ -8,6 +8,7 @@
 # Knobs: REPUSH_BENCH_TICKETS (100000), JOB_BATCH_SIZE (500), APNS_CONNECTIONS (2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/live-server.sh
 
 SERVER=${PASS_SERVER:-.build/release/pass-server}
 FAKE=${FAKE_APNS:-.build/release/fake-apns}
@@ -29,9 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "CREATE DATABASE $DB" >/dev/null
-DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' \
-    "$PASS_SERVER_TEST_DATABASE_URL" "$DB")
+DATABASE_URL=$(scratch_database "$DB")
 sql() { psql -qtA "$DATABASE_URL" -c "$1"; }
 
 "$SERVER" certs dev --dir "$WORK/certs" >/dev/null
@@ -68,7 +67,6 @@ FAKE_PORT=$(head -n1 "$WORK/fake-port")
 
 HTTP_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 TOKEN=$(DATABASE_URL="$DATABASE_URL" "$SERVER" token create --name bench 2>/dev/null)
-source bench/live-server.sh
 start_live_server "$SERVER" "$DATABASE_URL" "$HTTP_PORT" "$FAKE_PORT" "$WORK/certs" "$WORK/server.log"
 
 now_ms() { date +%s%3N; }

@@ -18,18 +18,30 @@ struct AdminController: Sendable {
 
     func register(in router: inout Router) {
         // The bearer token is checked from the headers alone, before any body is read; the
-        // router runs a handler only after its preflight passed.
+        // router runs a handler only after its preflight passed. Every route declares its query
+        // parameters: any other is refused with 400 naming it.
         let authenticate: Preflight = { try AdminAuthentication.check($0, store: store) }
-        router.post("/admin/v1/events", preflight: authenticate, createEvent)
-        router.get("/admin/v1/events/:eventId", preflight: authenticate, showEvent)
-        router.patch("/admin/v1/events/:eventId", preflight: authenticate, updateEvent)
-        router.post("/admin/v1/events/:eventId/tickets", preflight: authenticate, createTicket)
-        router.get("/admin/v1/events/:eventId/tickets", preflight: authenticate, listTickets)
-        router.get("/admin/v1/tickets/:serialNumber", preflight: authenticate, showTicket)
-        router.patch("/admin/v1/tickets/:serialNumber", preflight: authenticate, updateTicket)
-        router.post("/admin/v1/tickets/:serialNumber/cancel", preflight: authenticate, cancelTicket)
-        router.post("/admin/v1/tickets/:serialNumber/download-link", preflight: authenticate, rotateDownloadLink)
-        router.get("/admin/v1/jobs/:jobId", preflight: authenticate, showJob)
+        let none: Set<String> = []
+        router.get("/admin/v1/events", query: ["q", "from", "to", "archived", "cursor", "limit"], preflight: authenticate, listEvents)
+        router.post("/admin/v1/events", query: none, preflight: authenticate, createEvent)
+        router.get("/admin/v1/events/:eventId", query: none, preflight: authenticate, showEvent)
+        router.patch("/admin/v1/events/:eventId", query: none, preflight: authenticate, updateEvent)
+        router.post("/admin/v1/events/:eventId/archive", query: none, preflight: authenticate, archiveEvent)
+        router.post("/admin/v1/events/:eventId/unarchive", query: none, preflight: authenticate, unarchiveEvent)
+        router.post("/admin/v1/events/:eventId/tickets", query: none, preflight: authenticate, createTicket)
+        router.post(
+            "/admin/v1/events/:eventId/tickets:batch", maxBodySize: TicketImport.maxBodySize, query: none, preflight: authenticate,
+            importTickets
+        )
+        router.get(
+            "/admin/v1/events/:eventId/tickets", query: ["status", "q", "updatedSince", "cursor", "limit"], preflight: authenticate,
+            listTickets
+        )
+        router.get("/admin/v1/tickets/:serialNumber", query: none, preflight: authenticate, showTicket)
+        router.patch("/admin/v1/tickets/:serialNumber", query: none, preflight: authenticate, updateTicket)
+        router.post("/admin/v1/tickets/:serialNumber/cancel", query: none, preflight: authenticate, cancelTicket)
+        router.post("/admin/v1/tickets/:serialNumber/download-link", query: none, preflight: authenticate, rotateDownloadLink)
+        router.get("/admin/v1/jobs/:jobId", query: none, preflight: authenticate, showJob)
     }
 
     func showJob(_ request: Request) throws -> Response {

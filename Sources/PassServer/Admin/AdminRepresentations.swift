@@ -13,6 +13,9 @@ struct EventBody: Encodable {
     var revision: Int64
     var createdAt: String
     var updatedAt: String
+    /// Whether changes of the event's tickets enqueue no pushes (see `archivedAt`).
+    var archived: Bool
+    var archivedAt: String?
     var counts: EventCountsBody?
 
     init(_ event: Event, counts: EventCounts? = nil) {
@@ -26,12 +29,17 @@ struct EventBody: Encodable {
         revision = event.revision
         createdAt = ISODate.format(event.createdAt)
         updatedAt = ISODate.format(event.updatedAt)
+        archived = event.archivedAt != nil
+        archivedAt = event.archivedAt.map { ISODate.format($0) }
         self.counts = counts.map(EventCountsBody.init)
     }
 }
 
 struct EventCountsBody: Encodable {
     var tickets: Int
+    var active: Int
+    var cancelled: Int
+    /// The same number as `cancelled` (the name the first API version used).
     var voided: Int
     var registeredDevices: Int
     var pendingPushes: Int
@@ -39,6 +47,8 @@ struct EventCountsBody: Encodable {
 
     init(_ counts: EventCounts) {
         tickets = counts.tickets
+        active = counts.tickets - counts.voided
+        cancelled = counts.voided
         voided = counts.voided
         registeredDevices = counts.registeredDevices
         pendingPushes = counts.pendingPushes
@@ -79,6 +89,9 @@ struct TicketBody: Encodable {
     var attendeeName: String
     var attendeeEmail: String?
     var seat: String?
+    var externalId: String?
+    /// The values of the template's extra fields.
+    var extra: [String: ExtraValue]
     var status: String
     var voidReason: String?
     var revision: Int64
@@ -96,12 +109,21 @@ struct TicketBody: Encodable {
         attendeeName = pass.attendeeName
         attendeeEmail = pass.attendeeEmail
         seat = pass.seat
-        status = pass.status == .voided ? "cancelled" : "active"
+        externalId = pass.externalID
+        extra = pass.extra
+        status = Self.status(of: pass)
         voidReason = pass.voidReason
         revision = pass.revision
         lastModified = ISODate.format(pass.modifiedDate)
         createdAt = ISODate.format(pass.createdAt)
         self.downloadURL = downloadURL
+    }
+}
+
+extension TicketBody {
+    /// A ticket's `status` as the API names it.
+    static func status(of pass: StoredPass) -> String {
+        pass.status == .voided ? "cancelled" : "active"
     }
 }
 

@@ -15,6 +15,9 @@ public struct Event: Sendable, Equatable {
     public var revision: Int64
     public var createdAt: Date
     public var updatedAt: Date
+    /// When the event was archived; nil while it is not. Changes to an archived event's passes
+    /// are stored and served but enqueue no pushes.
+    public var archivedAt: Date?
 
     init(row: SQLRow) throws {
         id = try row.string("id")
@@ -27,6 +30,7 @@ public struct Event: Sendable, Equatable {
         revision = try row.int64("revision")
         createdAt = try row.date("created_at")
         updatedAt = try row.date("updated_at")
+        archivedAt = try row.optionalDate("archived_at")
     }
 }
 
@@ -81,6 +85,9 @@ public struct EventCounts: Sendable, Equatable {
     /// for passes of several events counts for each, so this is approximate.
     public var pendingPushes: Int
     public var failedPushes: Int
+
+    /// The counts of an event without passes.
+    public static let zero = EventCounts(tickets: 0, voided: 0, registeredDevices: 0, pendingPushes: 0, failedPushes: 0)
 
     public init(tickets: Int, voided: Int, registeredDevices: Int, pendingPushes: Int, failedPushes: Int) {
         self.tickets = tickets

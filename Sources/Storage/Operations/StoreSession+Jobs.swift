@@ -46,9 +46,9 @@ extension StoreSession {
     /// Runs the next batch of a re-push job in one transaction: the next `batchSize` passes of
     /// the event after the job's cursor all get one new revision (they changed together) and
     /// `modified_at = max(now, previous + 1)`; their push tokens are enqueued with one
-    /// `INSERT … SELECT … ON CONFLICT`; the cursor, `done` and the lease advance; and the job is
-    /// marked done when no pass remains. A crash between batches resumes at the cursor, so no
-    /// pass is bumped twice.
+    /// `INSERT … SELECT … ON CONFLICT` (none while the event is archived); the cursor, `done` and
+    /// the lease advance; and the job is marked done when no pass remains. A crash between batches
+    /// resumes at the cursor, so no pass is bumped twice.
     public func runRepushBatch(jobID: String, batchSize: Int, now: Date, lease: Duration = .seconds(60)) throws -> RepushBatch {
         try transaction {
             guard let job = try first("SELECT \(Self.jobColumns) FROM jobs WHERE id = \(jobID)\(unsafeRaw: forUpdate)")
@@ -77,7 +77,9 @@ extension StoreSession {
                 UPDATE passes SET revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
                 WHERE event_id = \(eventID) AND id > \(job.cursor) AND id <= \(last)
                 """)
-            let enqueued = try enqueuePushes(where: range, joinPasses: true, now: now)
+            // An archived event's passes still move to the new revision (a phone that asks gets
+            // the new pass), but no push is enqueued for them.
+            let enqueued = try isArchived(eventID: eventID) ? 0 : enqueuePushes(where: range, joinPasses: true, now: now)
             // Fewer passes than asked means the event is exhausted: finish now, saving a round.
             let finished = ids.count < batchSize
             guard let row = try first("""

@@ -1,16 +1,17 @@
 public import Foundation
 
 extension StoreSession {
-    /// Creates a pass with a fresh revision; `.conflict` if the serial or download token exists,
-    /// `.notFound` if its event does not.
+    /// Creates a pass with a fresh revision; `.conflict` if the serial, the download token or the
+    /// external id within the event exists, `.notFound` if its event does not.
     public func insertPass(_ pass: NewPass, now: Date) throws -> StoredPass {
         try transaction {
             let revision = try nextRevision()
             let rows = try execute("""
                 INSERT INTO passes (pass_type_identifier, serial_number, authentication_token_hash, download_token_hash,
-                    event_id, attendee_name, attendee_email, seat, status, revision, modified_at, created_at)
+                    event_id, attendee_name, attendee_email, seat, external_id, extra, search_text, status, revision, modified_at, created_at)
                 VALUES (\(pass.passTypeIdentifier), \(pass.serialNumber), \(pass.authenticationTokenHash), \(pass.downloadTokenHash),
-                    \(pass.eventID), \(pass.attendeeName), \(pass.attendeeEmail), \(pass.seat), 'active', \(revision),
+                    \(pass.eventID), \(pass.attendeeName), \(pass.attendeeEmail), \(pass.seat), \(pass.externalID),
+                    \(ExtraColumn.encode(pass.extra)), \(pass.searchText), 'active', \(revision),
                     \(now.storageSeconds), \(now.storageMillis))
                 RETURNING \(StoredPass.columns)
                 """)
@@ -62,7 +63,7 @@ extension StoreSession {
 
     /// Applies `change` in one transaction: takes a new revision, sets
     /// `modified_at = max(now, previous + 1)` and enqueues a push for every token registered to
-    /// the pass. A change that alters nothing returns `.unchanged` without taking a revision.
+    /// the pass, unless its event is archived. A change that alters nothing returns `.unchanged` without taking a revision.
     /// Throws `.notFound` if the pass does not exist.
     public func updatePass(passTypeIdentifier: String, serialNumber: String, change: PassChange, now: Date) throws -> PassUpdate {
         try updatePass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now) { _ in change }
@@ -90,7 +91,8 @@ extension StoreSession {
             let revision = try nextRevision()
             guard let row = try first("""
                 UPDATE passes SET attendee_name = \(target.attendeeName), attendee_email = \(target.attendeeEmail),
-                    seat = \(target.seat), status = \(target.status.rawValue), void_reason = \(target.voidReason),
+                    seat = \(target.seat), external_id = \(target.externalID), extra = \(ExtraColumn.encode(target.extra)),
+                    search_text = \(target.searchText), status = \(target.status.rawValue), void_reason = \(target.voidReason),
                     revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
                 WHERE id = \(current.id)
                 RETURNING \(StoredPass.columns)
@@ -99,7 +101,9 @@ extension StoreSession {
                 throw StorageError(.notFound, "no such pass")
             }
             let updated = try StoredPass(row: row)
-            let enqueued = try enqueuePushes(
+            // An archived event's passes change without telling phones (they see it when they ask).
+            let archived = try current.eventID.map(isArchived(eventID:)) ?? false
+            let enqueued = archived ? 0 : try enqueuePushes(
                 where: "r.pass_type_identifier = \(passTypeIdentifier) AND r.serial_number = \(serialNumber)",
                 now: now
             )

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Bulk ticket import on PostgreSQL: 100,000 attendees as CSV through
+# POST /admin/v1/events/{id}/tickets:batch. The route takes at most 10,000 rows per request, so the
+# import is 10 requests of 10,000 rows, sent one after another. Prints Markdown: tickets/s over
+# the whole import, each request's time, and the server's resident memory after each request and
+# at its peak (VmHWM), to show whether memory grows with the total imported.
+#
+# Then, on the event of 100,000 tickets, the ticket list's filters: a search that matches one
+# ticket (the worst case: every row of the event is read), a status filter and updatedSince.
+#
+# Assumes `swift build -c release` and PASS_SERVER_TEST_DATABASE_URL (scripts/with-postgres.sh).
+# Knobs: IMPORT_BENCH_TICKETS (100000), IMPORT_BENCH_ROWS (10000 per request),
+# IMPORT_BENCH_SERVER_ENV (extra environment for the server, e.g. MALLOC_ARENA_MAX=1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/live-server.sh
+
+SERVER=${PASS_SERVER:-.build/release/pass-server}
+TICKETS=${IMPORT_BENCH_TICKETS:-100000}
+ROWS=${IMPORT_BENCH_ROWS:-10000}
+: "${PASS_SERVER_TEST_DATABASE_URL:?run inside scripts/with-postgres.sh}"
+[ -x "$SERVER" ] || { echo "missing $SERVER: run swift build -c release first" >&2; exit 1; }
+
+WORK=$(mktemp -d)
+DB="bench_import_$$"
+SERVER_PID=
+cleanup() {
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+DATABASE_URL=$(scratch_database "$DB")
+
+"$SERVER" certs dev --dir "$WORK/certs" >/dev/null
+DATABASE_URL="$DATABASE_URL" "$SERVER" migrate >/dev/null
+TOKEN=$(DATABASE_URL="$DATABASE_URL" "$SERVER" token create --name bench 2>/dev/null)
+HTTP_PORT=$(free_port)
+env DATABASE_URL="$DATABASE_URL" HTTP_PORT="$HTTP_PORT" PUBLIC_URL="https://passes.example.test" \
+    TOKEN_SECRET="$(openssl rand -hex 32)" PASS_CERTIFICATE="$WORK/certs/pass-certificate.pem" \
+    PASS_PRIVATE_KEY="$WORK/certs/pass-key.pem" WWDR_CERTIFICATE="$WORK/certs/wwdr.pem" \
+    APNS_MODE=log LOG_LEVEL=warning PASSES_DIR="$PWD/Passes" ${IMPORT_BENCH_SERVER_ENV:-} \
+    "$SERVER" serve > "$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 200); do curl -sf "http://127.0.0.1:$HTTP_PORT/healthz" >/dev/null && break; sleep 0.1; done
+
+api() { curl -sf -H "Authorization: Bearer $TOKEN" "$@"; }
+EVENT=$(api -X POST -H 'Content-Type: application/json' \
+    -d '{"name":"Import Night","venue":"Hall A","startsAt":"2027-03-01T19:00:00+09:00","timeZone":"Asia/Tokyo"}' \
+    "http://127.0.0.1:$HTTP_PORT/admin/v1/events" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+
+# The attendee list, one CSV file per request: a byte order mark, CRLF, quoted names with commas
+# and quotes, Japanese names, emails, seats, the template's two extra fields.
+python3 - "$WORK" "$TICKETS" "$ROWS" <<'PY'
+import sys
+work, total, per = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+names = ['山田 太郎 {}', '"O\'Brien, ""Bob"" {}"', 'Ada Lovelace {}', '"Zoë, Ünal {}"']
+types = ['General', 'VIP', 'Student', 'Staff']
+for part, start in enumerate(range(0, total, per)):
+    with open(f"{work}/part-{part:03d}.csv", "w", encoding="utf-8", newline="") as f:
+        f.write("\ufeffexternalId,attendeeName,attendeeEmail,seat,ticketType,gate\r\n")
+        for i in range(start, min(start + per, total)):
+            f.write(f"EXT-{i},{names[i % 4].format(i)},user{i}@example.com,R{i // 100}-{i % 100},{types[i % 4]},G{i % 7}\r\n")
+PY
+
+rss() { awk '/VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$SERVER_PID/status"; }
+# CPU seconds (user + system) of a process and of PostgreSQL's processes: on a shared machine
+# wall-clock time depends on everyone else, CPU time much less.
+cpu_of() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+postgres_cpu() {
+    local total=0 pid
+    local postmaster
+    postmaster=$(head -n1 "${PASS_SERVER_TEST_PG_DATA:-/nonexistent}/postmaster.pid" 2>/dev/null || true)
+    [ -n "$postmaster" ] || { echo 0; return; }
+    for pid in $postmaster $(pgrep -P "$postmaster"); do total=$(awk -v a="$total" -v b="$(cpu_of "$pid")" 'BEGIN { print a + b }'); done
+    echo "$total"
+}
+server_cpu0=$(cpu_of "$SERVER_PID")
+postgres_cpu0=$(postgres_cpu)
+start=$(date +%s.%N)
+requests=""
+for file in "$WORK"/part-*.csv; do
+    t0=$(date +%s.%N)
+    code=$(api -o "$WORK/answer.json" -w '%{http_code}' -X POST -H 'Content-Type: text/csv' --data-binary @"$file" \
+        "http://127.0.0.1:$HTTP_PORT/admin/v1/events/$EVENT/tickets:batch")
+    t1=$(date +%s.%N)
+    [ "$code" = 200 ] || { echo "import request failed with $code: $(head -c 300 "$WORK/answer.json")" >&2; exit 1; }
+    requests="$requests $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')/$(rss)"
+done
+end=$(date +%s.%N)
+server_cpu=$(awk -v a="$server_cpu0" -v b="$(cpu_of "$SERVER_PID")" 'BEGIN { printf "%.1f", b - a }')
+postgres_cpu=$(awk -v a="$postgres_cpu0" -v b="$(postgres_cpu)" 'BEGIN { printf "%.1f", b - a }')
+issued=$(psql -qtA "$DATABASE_URL" -c "SELECT count(*) FROM passes WHERE event_id = '$EVENT'")
+peak=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$SERVER_PID/status")
+body=$(stat -c %s "$WORK/part-000.csv")
+
+echo "| Bulk import (PostgreSQL) | tickets | requests × rows | body per request | total (s) | tickets/s | CPU s: pass-server / PostgreSQL | peak RSS (MiB) |"
+echo "|---|---|---|---|---|---|---|---|"
+awk -v n="$issued" -v r="$(ls "$WORK"/part-*.csv | wc -l)" -v per="$ROWS" -v b="$body" -v s="$start" -v e="$end" -v p="$peak" \
+    -v sc="$server_cpu" -v pc="$postgres_cpu" 'BEGIN {
+    t = e - s; printf "| CSV, one request after another | %d | %d × %d | %.2f MiB | %.1f | %.0f | %s / %s | %d |\n", n, r, per, b / 1048576, t, n / t, sc, pc, p
+}'
+echo
+echo "Each request: seconds / server RSS after it (MiB):$requests"
+echo
+echo "Load average after the import: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+# The ticket list's filters on the event of 100,000 tickets: median of 5 requests each.
+psql -q "$DATABASE_URL" -c "ANALYZE" >/dev/null
+since=$(python3 -c 'import datetime; print((datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=5)).strftime("%Y-%m-%dT%H:%M:%SZ"))')
+echo "| Ticket list on 100,000 tickets (limit 50) | median of 5 (ms) |"
+echo "|---|---|"
+for query in "q=user77777%40example.com" "q=zo%C3%AB" "q=nobody-matches-this" "status=cancelled" "updatedSince=$since" ""; do
+    times=""
+    for _ in 1 2 3 4 5; do
+        times="$times $(api -o /dev/null -w '%{time_total}' "http://127.0.0.1:$HTTP_PORT/admin/v1/events/$EVENT/tickets?limit=50${query:+&$query}")"
+    done
+    median=$(echo "$times" | tr ' ' '\n' | grep . | sort -n | sed -n 3p)
+    awk -v q="${query:-(no filter)}" -v m="$median" 'BEGIN { printf "| `%s` | %.1f |\n", q, m * 1000 }'
+done
