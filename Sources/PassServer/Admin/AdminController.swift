@@ -4,7 +4,7 @@ import Logging
 import Storage
 
 /// The organizers' API under `/admin/v1`: events, tickets, jobs. Every route needs
-/// `Authorization: Bearer <admin token>`.
+/// `Authorization: Bearer <admin token>` of a role that permits it (`AdminController.routes`).
 struct AdminController: Sendable {
     let store: any Store
     let passes: PassService
@@ -14,21 +14,6 @@ struct AdminController: Sendable {
     /// Called after a job was created (wakes the job runner).
     let jobCreated: @Sendable () -> Void
     var now: @Sendable () -> Date = Date.init
-
-    func register(in router: inout Router) {
-        // The bearer token is checked from the headers alone, before any body is read; the
-        // router runs a handler only after its preflight passed.
-        let authenticate: Preflight = { try AdminAuthentication.check($0, store: store) }
-        router.post("/admin/v1/events", preflight: authenticate, createEvent)
-        router.get("/admin/v1/events/:eventId", preflight: authenticate, showEvent)
-        router.patch("/admin/v1/events/:eventId", preflight: authenticate, updateEvent)
-        router.post("/admin/v1/events/:eventId/tickets", preflight: authenticate, createTicket)
-        router.get("/admin/v1/events/:eventId/tickets", preflight: authenticate, listTickets)
-        router.get("/admin/v1/tickets/:serialNumber", preflight: authenticate, showTicket)
-        router.patch("/admin/v1/tickets/:serialNumber", preflight: authenticate, updateTicket)
-        router.post("/admin/v1/tickets/:serialNumber/cancel", preflight: authenticate, cancelTicket)
-        router.get("/admin/v1/jobs/:jobId", preflight: authenticate, showJob)
-    }
 
     // MARK: Events
 
@@ -58,7 +43,8 @@ struct AdminController: Sendable {
 
     func showEvent(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
-        return .json(EventBody(event, counts: try store.eventCounts(id: event.id)), encoder: .api)
+        let tally = try store.withSession(.read) { try $0.eventTally(eventID: event.id) }
+        return .json(EventBody(event, counts: EventCounts(tally.total), reach: ReachBody(tally.total)), encoder: .api)
     }
 
     func updateEvent(_ request: Request) throws -> Response {
@@ -103,10 +89,13 @@ struct AdminController: Sendable {
     }
 
     func showJob(_ request: Request) throws -> Response {
-        guard let id = request.parameters["jobId"], AdminIdentifiers.isPlausible(id), let job = try store.job(id: id) else {
-            throw HTTPError.notFound("No such job.")
+        guard let id = request.parameters["jobId"], AdminIdentifiers.isPlausible(id) else { throw HTTPError.notFound("No such job.") }
+        let (job, reach) = try store.withSession(.read) { session -> (Job?, Tally?) in
+            guard let job = try session.job(id: id) else { return (nil, nil) }
+            return (job, try job.eventID.map { try session.eventTally(eventID: $0).share(of: job) })
         }
-        return .json(JobBody(job), encoder: .api)
+        guard let job else { throw HTTPError.notFound("No such job.") }
+        return .json(JobBody(job, reach: reach.map(ReachBody.init)), encoder: .api)
     }
 
     // MARK: Helpers

@@ -14,8 +14,9 @@ struct EventBody: Encodable {
     var createdAt: String
     var updatedAt: String
     var counts: EventCountsBody?
+    var reach: ReachBody?
 
-    init(_ event: Event, counts: EventCounts? = nil) {
+    init(_ event: Event, counts: EventCounts? = nil, reach: ReachBody? = nil) {
         id = event.id
         name = event.name
         venue = event.venue
@@ -27,6 +28,7 @@ struct EventBody: Encodable {
         createdAt = ISODate.format(event.createdAt)
         updatedAt = ISODate.format(event.updatedAt)
         self.counts = counts.map(EventCountsBody.init)
+        self.reach = reach
     }
 }
 
@@ -57,8 +59,9 @@ struct JobBody: Encodable {
     var startedAt: String?
     var finishedAt: String?
     var error: String?
+    var reach: ReachBody?
 
-    init(_ job: Job) {
+    init(_ job: Job, reach: ReachBody? = nil) {
         id = job.id
         kind = job.kind
         eventId = job.eventID
@@ -69,6 +72,7 @@ struct JobBody: Encodable {
         startedAt = job.startedAt.map { ISODate.format($0) }
         finishedAt = job.finishedAt.map { ISODate.format($0) }
         error = job.error
+        self.reach = reach
     }
 }
 
@@ -86,6 +90,9 @@ struct TicketBody: Encodable {
     var createdAt: String
     var downloadURL: String?
     var registeredDevices: Int?
+    var devices: [DeviceBody]?
+    var servedRevision: Int64?
+    var servedAt: String?
     var latestPushes: [PushBody]?
     var prunedRegistrations: [PruneBody]?
 

@@ -72,13 +72,16 @@ extension CommandLineInterface {
                 throw UsageError("\(dataPath) is not a valid attendee file: \(error)")
             }
             guard let startsAt = ISODate.parse(attendee.startsAt) else { throw UsageError("startsAt must be ISO 8601 with a time zone") }
+            guard let organizationName = attendee.organizationName ?? configuration.signing.organizationName else {
+                throw UsageError("give organizationName in \(dataPath) or set ORGANIZATION_NAME (--organization-name)")
+            }
             let identity = try Application.signingIdentity(configuration, logger: .init(label: "pass", level: .warning), now: Date())
             let template = try TemplateStore(root: configuration.passesDirectory).template(named: templateName)
             let data = TicketData(
                 serialNumber: attendee.serialNumber,
                 authenticationToken: attendee.authenticationToken ?? Crypto.randomToken(bytes: 24),
                 webServiceURL: configuration.http.publicURL?.absoluteString ?? "https://example.invalid",
-                organizationName: attendee.organizationName ?? configuration.signing.organizationName,
+                organizationName: organizationName,
                 description: attendee.description ?? "Ticket for \(attendee.eventName)",
                 eventName: attendee.eventName, venue: attendee.venue, startsAt: startsAt,
                 endsAt: attendee.endsAt.flatMap(ISODate.parse), timeZone: attendee.timeZone ?? "UTC",

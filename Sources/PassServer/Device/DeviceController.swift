@@ -76,6 +76,15 @@ struct DeviceController: Sendable {
             deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: passType.rawValue, updatedAfter: since
         )
         guard let last = changed.lastRevision, !changed.serialNumbers.isEmpty else { return Response(status: 204) }
+        // Reach: the device is told `last` for the passes listed. Written only when a listed
+        // registration has not been told it yet, so a phone asking again costs no write.
+        if changed.needsTelling {
+            _ = try store.withSession(.write) { session in
+                try session.recordTold(
+                    deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: passType.rawValue, listedAfter: since, tag: last, now: now()
+                )
+            }
+        }
         return .json(SerialsBody(serialNumbers: changed.serialNumbers, lastUpdated: String(last)), encoder: .api)
     }
 
@@ -87,14 +96,28 @@ struct DeviceController: Sendable {
         ]
         let current = Int64(now().timeIntervalSince1970)
         if PassFreshness.isNotModified(modifiedAt: pass.modifiedAt, ifModifiedSince: request.headers["If-Modified-Since"], now: current) {
+            // The phone confirms it holds the current revision.
+            try recordServed(pass)
             return Response(status: 304, headers: headers)
         }
         let bundle = try passes.bundle(for: pass) {
             guard let eventID = pass.eventID else { return nil }
             return try store.event(id: eventID)
         }
+        if request.method == .GET { try recordServed(pass) }
         headers.replace(name: "Content-Type", value: "application/vnd.apple.pkpass")
         return Response(status: 200, headers: headers, body: bundle)
+    }
+
+    /// Reach: the pass's current revision reached a device. Written once per revision (the row
+    /// read to authenticate tells whether it is known already), so repeated fetches cost no write.
+    private func recordServed(_ pass: StoredPass) throws {
+        guard (pass.servedRevision ?? -1) < pass.revision else { return }
+        try store.withSession(.write) { session in
+            _ = try session.recordServed(
+                passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision, now: now()
+            )
+        }
     }
 
     // MARK: Logs

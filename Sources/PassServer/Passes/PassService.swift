@@ -68,6 +68,7 @@ final class PassService: Sendable {
             attendeeName: pass.attendeeName,
             seat: pass.seat,
             voided: voided,
+            voidReason: pass.voidReason,
             extra: ["voidReason": pass.voidReason ?? ""]
         )
     }

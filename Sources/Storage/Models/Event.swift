@@ -71,15 +71,15 @@ public struct EventChange: Sendable, Equatable {
     }
 }
 
-/// Counts shown on an event's admin page.
+/// Counts shown on an event's admin page (from `Tally`).
 public struct EventCounts: Sendable, Equatable {
     public var tickets: Int
     public var voided: Int
-    /// Distinct devices registered for at least one pass of the event.
+    /// Registrations of the event's passes (a phone holding two of its tickets counts twice).
     public var registeredDevices: Int
-    /// Outbox rows waiting for the push tokens of the event's registrations. A token registered
-    /// for passes of several events counts for each, so this is approximate.
+    /// Pushes enqueued for changes of the event's passes that still wait in the outbox.
     public var pendingPushes: Int
+    /// Pushes for the event's changes given up on since the event was created.
     public var failedPushes: Int
 
     public init(tickets: Int, voided: Int, registeredDevices: Int, pendingPushes: Int, failedPushes: Int) {
@@ -88,5 +88,12 @@ public struct EventCounts: Sendable, Equatable {
         self.registeredDevices = registeredDevices
         self.pendingPushes = pendingPushes
         self.failedPushes = failedPushes
+    }
+
+    public init(_ total: Tally) {
+        self.init(
+            tickets: Int(total.tickets), voided: Int(total.voided), registeredDevices: Int(total.devices),
+            pendingPushes: Int(total.pushesPending), failedPushes: Int(total.pushesFailed)
+        )
     }
 }

@@ -24,13 +24,17 @@ public struct StoredPass: Sendable, Equatable {
     /// Whole seconds since 1970, strictly increasing per pass: the `Last-Modified` value.
     public var modifiedAt: Int64
     public var createdAt: Date
+    /// The highest revision of this pass served to a device (200, or 304 confirming it), and
+    /// when; nil before the first such fetch.
+    public var servedRevision: Int64?
+    public var servedAt: Date?
 
     /// `modifiedAt` as a date.
     public var modifiedDate: Date { Date(timeIntervalSince1970: Double(modifiedAt)) }
 
     static let columns = SQLQuery(unsafeRaw: """
         id, pass_type_identifier, serial_number, authentication_token_hash, download_token_hash, event_id, \
-        attendee_name, attendee_email, seat, status, void_reason, revision, modified_at, created_at
+        attendee_name, attendee_email, seat, status, void_reason, revision, modified_at, created_at, served_revision, served_at
         """)
 
     init(row: SQLRow) throws {
@@ -48,6 +52,8 @@ public struct StoredPass: Sendable, Equatable {
         revision = try row.int64("revision")
         modifiedAt = try row.int64("modified_at")
         createdAt = try row.date("created_at")
+        servedRevision = try row.optionalInt64("served_revision")
+        servedAt = try row.optionalDate("served_at")
     }
 }
 

@@ -65,32 +65,8 @@ extension StoreSession {
         }
     }
 
-    /// Counts for an event's admin page, in one query. Push counts join outbox rows on the push
-    /// tokens of the event's registrations, so a token shared with another event counts for both.
+    /// Counts for an event's admin page, from its tallies: a few rows whatever the event's size.
     public func eventCounts(id: String) throws -> EventCounts {
-        func pushes(_ state: String) -> SQLQuery {
-            """
-            (SELECT count(*) FROM push_outbox o WHERE o.state = \(state) AND EXISTS (
-                SELECT 1 FROM passes p
-                JOIN registrations r ON r.pass_type_identifier = p.pass_type_identifier AND r.serial_number = p.serial_number
-                JOIN devices d ON d.device_library_identifier = r.device_library_identifier
-                WHERE p.event_id = \(id) AND d.push_token = o.push_token AND r.pass_type_identifier = o.pass_type_identifier))
-            """
-        }
-        guard let row = try first("""
-            SELECT
-                (SELECT count(*) FROM passes WHERE event_id = \(id)) AS tickets,
-                (SELECT count(*) FROM passes WHERE event_id = \(id) AND status = 'voided') AS voided,
-                (SELECT count(DISTINCT r.device_library_identifier) FROM passes p
-                    JOIN registrations r ON r.pass_type_identifier = p.pass_type_identifier AND r.serial_number = p.serial_number
-                    WHERE p.event_id = \(id)) AS devices,
-                \(pushes("pending")) AS pending,
-                \(pushes("failed")) AS failed
-            """)
-        else { throw StorageError(.backend, "count query returned no row") }
-        return EventCounts(
-            tickets: try row.int("tickets"), voided: try row.int("voided"), registeredDevices: try row.int("devices"),
-            pendingPushes: try row.int("pending"), failedPushes: try row.int("failed")
-        )
+        EventCounts(try eventTally(eventID: id).total)
     }
 }

@@ -21,6 +21,7 @@ final class ServerProcess {
         [
             "DATABASE_URL": databaseURL,
             "PUBLIC_URL": "https://passes.example.test",
+            "ORGANIZATION_NAME": "Example Events",
             "TOKEN_SECRET": tokenSecret.map { String(format: "%02x", $0) }.joined(),
             "PASS_CERTIFICATE": certificates.passCertificate,
             "PASS_PRIVATE_KEY": certificates.passKey,

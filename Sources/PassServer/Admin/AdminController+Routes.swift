@@ -1,0 +1,32 @@
+import HTTPServer
+import Storage
+
+extension AdminController {
+    /// Every route of the admin API with the role it needs: reading needs a viewer token,
+    /// changing anything an admin token (admins may use every route). Check-in routes, the only
+    /// ones scanner tokens may use, will declare `.scanner`; until then a scanner token is refused
+    /// everywhere.
+    static let routes: [AdminRoute] = [
+        AdminRoute(.POST, "/admin/v1/events", role: .admin) { admin in { try admin.createEvent($0) } },
+        AdminRoute(.GET, "/admin/v1/events/:eventId", role: .viewer) { admin in { try admin.showEvent($0) } },
+        AdminRoute(.PATCH, "/admin/v1/events/:eventId", role: .admin) { admin in { try admin.updateEvent($0) } },
+        AdminRoute(.POST, "/admin/v1/events/:eventId/tickets", role: .admin) { admin in { try admin.createTicket($0) } },
+        AdminRoute(.GET, "/admin/v1/events/:eventId/tickets", role: .viewer) { admin in { try admin.listTickets($0) } },
+        AdminRoute(.GET, "/admin/v1/tickets/:serialNumber", role: .viewer) { admin in { try admin.showTicket($0) } },
+        AdminRoute(.PATCH, "/admin/v1/tickets/:serialNumber", role: .admin) { admin in { try admin.updateTicket($0) } },
+        AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/cancel", role: .admin) { admin in { try admin.cancelTicket($0) } },
+        AdminRoute(.GET, "/admin/v1/jobs/:jobId", role: .viewer) { admin in { try admin.showJob($0) } },
+    ]
+
+    /// Registers every route of `routes`; each one's preflight checks the bearer token and its role.
+    func register(in router: inout Router) {
+        for route in Self.routes {
+            let role = route.role
+            let store = self.store
+            router.add(
+                route.method, route.pattern, maxBodySize: route.maxBodySize,
+                preflight: { try AdminAuthentication.check($0, role: role, store: store) }, route.handler(self)
+            )
+        }
+    }
+}
