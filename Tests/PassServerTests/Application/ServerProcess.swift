@@ -34,7 +34,8 @@ final class ServerProcess {
         ]
     }
 
-    init(_ arguments: [String], environment: [String: String], directory: String) throws {
+    /// Runs in the package root unless `currentDirectory` is given.
+    init(_ arguments: [String], environment: [String: String], directory: String, currentDirectory: URL? = nil) throws {
         let name = UUID().uuidString.prefix(8)
         outputPath = "\(directory)/server-\(name).out"
         errorPath = "\(directory)/server-\(name).err"
@@ -46,7 +47,7 @@ final class ServerProcess {
         var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         for (key, value) in environment { base[key] = value }
         process.environment = base
-        process.currentDirectoryURL = PassServerExecutable.packageRoot
+        process.currentDirectoryURL = currentDirectory ?? PassServerExecutable.packageRoot
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
         try process.run()
