@@ -12,6 +12,7 @@ extension AdminController {
         AdminRoute(.PATCH, "/admin/v1/events/:eventId", role: .admin) { admin in { try admin.updateEvent($0) } },
         AdminRoute(.POST, "/admin/v1/events/:eventId/tickets", role: .admin) { admin in { try admin.createTicket($0) } },
         AdminRoute(.GET, "/admin/v1/events/:eventId/tickets", role: .viewer) { admin in { try admin.listTickets($0) } },
+        AdminRoute(.GET, "/admin/v1/events/:eventId/tickets.csv", role: .viewer) { admin in { try admin.exportTickets($0) } },
         AdminRoute(.GET, "/admin/v1/tickets/:serialNumber", role: .viewer) { admin in { try admin.showTicket($0) } },
         AdminRoute(.PATCH, "/admin/v1/tickets/:serialNumber", role: .admin) { admin in { try admin.updateTicket($0) } },
         AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/cancel", role: .admin) { admin in { try admin.cancelTicket($0) } },

@@ -103,12 +103,19 @@ struct TicketBody: Encodable {
         attendeeName = pass.attendeeName
         attendeeEmail = pass.attendeeEmail
         seat = pass.seat
-        status = pass.status == .voided ? "cancelled" : "active"
+        status = Self.status(of: pass)
         voidReason = pass.voidReason
         revision = pass.revision
         lastModified = ISODate.format(pass.modifiedDate)
         createdAt = ISODate.format(pass.createdAt)
         self.downloadURL = downloadURL
+    }
+}
+
+extension TicketBody {
+    /// How the admin API names a ticket's status.
+    static func status(of pass: StoredPass) -> String {
+        pass.status == .voided ? "cancelled" : "active"
     }
 }
 

@@ -57,6 +57,22 @@ extension StoreSession {
         }
     }
 
+    /// For the passes of an event with ids in `passIDs`: how many registrations each has and how
+    /// many of them are up to date. Passes without registrations are absent. One indexed query.
+    public func deviceCounts(eventID: String, passIDs: ClosedRange<Int64>) throws -> [Int64: (devices: Int, upToDate: Int)] {
+        var counts: [Int64: (devices: Int, upToDate: Int)] = [:]
+        for row in try execute("""
+            SELECT pass_id, count(*) AS devices,
+                sum(CASE WHEN told_revision >= pass_revision AND served_revision >= pass_revision THEN 1 ELSE 0 END) AS up_to_date
+            FROM registrations
+            WHERE event_id = \(eventID) AND pass_id >= \(passIDs.lowerBound) AND pass_id <= \(passIDs.upperBound)
+            GROUP BY pass_id
+            """) {
+            counts[try row.int64("pass_id")] = (try row.int("devices"), try row.int("up_to_date"))
+        }
+        return counts
+    }
+
     /// The tallies of an event: its total and each job's share, from the folded tallies plus the
     /// changes not folded yet, read in one statement (one snapshot).
     public func eventTally(eventID: String) throws -> EventTally {

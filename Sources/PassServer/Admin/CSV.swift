@@ -1,0 +1,2 @@
+/// RFC 4180 comma-separated values: parsing and writing.
+enum CSV {}

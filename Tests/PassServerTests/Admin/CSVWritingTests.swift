@@ -1,0 +1,49 @@
+import Testing
+
+@testable import PassServer
+
+/// The CSV writer and its formula guard, checked against an independent strict RFC 4180 reader.
+@Suite("CSV writing and the formula guard")
+struct CSVWritingTests {
+    @Test func quotesOnlyWhatNeedsIt() throws {
+        let record = CSV.record(["plain", "a,b", #"say "hi""#, "line\r\nbreak", "lf\nonly", " lead", "trail ", "", "日本語"])
+        #expect(String(decoding: record, as: UTF8.self) == #"plain,"a,b","say ""hi""","line"# + "\r\n" + #"break","lf"# + "\n" + #"only"," lead","trail ",,日本語"# + "\r\n")
+    }
+
+    @Test(arguments: [
+        ("=1+1", "'=1+1"), ("+81 90", "'+81 90"), ("-5", "'-5"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"), ("\rx", "'\rx"),
+        ("'=x", "''=x"), ("''-x", "'''-x"), ("'quoted", "'quoted"), ("'", "'"), ("''", "''"), ("a=b", "a=b"), ("", ""), ("O'Neil", "O'Neil"),
+    ])
+    func formulaGuard(value: String, written: String) {
+        #expect(CSV.formulaSafe(value) == written)
+        #expect(CSV.removingFormulaGuard(written) == value)
+    }
+
+    @Test("any value survives writing, strict reading and removing the guard")
+    func roundTrip() throws {
+        var random = SplitMix64(seed: 14)
+        let alphabet: [Character] = ["=", "+", "-", "@", "'", "\t", "\r", "\n", ",", "\"", " ", "a", "Z", "0", "あ", "é", "😀"]
+        for _ in 0..<2_000 {
+            let fields = (0..<Int(random.next() % 4 + 1)).map { _ in
+                String((0..<Int(random.next() % 7)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
+            }
+            let records = try StrictCSV.records(CSV.record(fields))
+            #expect(records.count == 1)
+            #expect(records.first?.map(CSV.removingFormulaGuard) == fields, "\(fields)")
+            #expect(records.first?.allSatisfy { cell in cell.first.map { !CSV.formulaStarts.contains($0) } ?? true } == true)
+        }
+    }
+}
+
+/// A small deterministic generator, so a failure reproduces.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
