@@ -32,7 +32,8 @@ trap cleanup EXIT
     printf '{}' > body.json
 )
 
-"$BIN" --cert "$WORK/server.pem" --key "$WORK/server.key" --no-client-auth --max-streams "$CONCURRENCY" --print-port > "$WORK/port" &
+"$BIN" --cert "$WORK/server.pem" --key "$WORK/server.key" --no-client-auth --max-streams "$CONCURRENCY" --print-port \
+    --log-level warning > "$WORK/port" &
 FAKE_PID=$!
 for _ in $(seq 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 PORT=$(head -n1 "$WORK/port")

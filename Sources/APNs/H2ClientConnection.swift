@@ -1,11 +1,10 @@
 // One TLS + HTTP/2 connection to APNs, driven by the client's I/O thread only.
 //
 // State machine: TCP connect (non-blocking) → TLS handshake (SSL_connect, WANT_READ/WANT_WRITE) →
-// open (nghttp2 session over SSL_read/SSL_write on the non-blocking socket) → closed. nghttp2
-// callbacks reach this object through `Unmanaged` user data and append `Event`s that the I/O loop
-// consumes after each `handle(revents:)`.
+// open (nghttp2 session over SSL_read/SSL_write on the non-blocking socket) → closed. The session's
+// events reach this object as its `H2SessionDelegate` (H2ClientConnection+Session.swift) and become
+// `Event`s that the I/O loop consumes after each `handle(revents:)`.
 
-import CNGHTTP2
 import COpenSSL
 import Foundation
 
@@ -97,8 +96,8 @@ final class H2ClientConnection {
     }
 
     private func startTLS(_ tls: TLSContext) throws(APNSError) {
-        guard channel.startTLS(context: tls.context), let ssl = channel.ssl else {
-            throw APNSError(code: .tls, message: "SSL_new failed" + openSSLErrors())
+        guard channel.startTLS(context: tls), let ssl = channel.ssl else {
+            throw APNSError.drainingOpenSSL(code: .tls, "create the TLS session")
         }
         try TLSContext.expectPeer(ssl, host: host)
         state = .handshaking
@@ -116,7 +115,7 @@ final class H2ClientConnection {
                 let reason = String(cString: X509_verify_cert_error_string(verify))
                 throw APNSError(code: .tls, message: "server certificate rejected: \(reason)")
             }
-            throw APNSError(code: .tls, message: "TLS handshake failed" + openSSLErrors())
+            throw APNSError.drainingOpenSSL(code: .tls, "complete the TLS handshake")
         }
         writeBlocked = false
         var alpn: UnsafePointer<UInt8>? = nil
@@ -131,14 +130,10 @@ final class H2ClientConnection {
     }
 
     private func startSession() throws(APNSError) {
-        guard channel.startSession(callbacks: h2ClientCallbacks, owner: self) else {
+        guard channel.startSession(delegate: self) else {
             throw APNSError(code: .protocolError, message: "cannot create an HTTP/2 session")
         }
-        let settings: [(id: Int32, value: UInt32)] = [
-            (Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), 0),
-            (Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), 1 << 20),
-        ]
-        guard channel.submitSettings(settings) else {
+        guard channel.submitSettings([.enablePush(false), .initialWindowSize(1 << 20)]) else {
             throw APNSError(code: .protocolError, message: "cannot send SETTINGS")
         }
     }
@@ -146,7 +141,7 @@ final class H2ClientConnection {
     /// Queues one push on a new stream; the bytes go out on the next `flush()`. `pushHeaders` are
     /// the configured `apns-push-type` and `apns-priority` fields.
     func submit(path: String, topic: String, expiration: Int64, pushHeaders: [(String, String)]) throws(APNSError) -> Int32 {
-        guard state == .open, channel.session != nil else { throw APNSError(code: .connectionLost, message: "connection not open") }
+        guard state == .open, channel.hasSession else { throw APNSError(code: .connectionLost, message: "connection not open") }
         let headers: [(String, String)] = [
             (":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", path), ("apns-topic", topic),
         ] + pushHeaders + [
@@ -163,20 +158,19 @@ final class H2ClientConnection {
     /// Cancels a stream (request timed out); its close is ignored by the loop.
     func reset(stream: Int32) {
         streams[stream] = nil
-        guard let session = channel.session else { return }
-        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, NGHTTP2_CANCEL.rawValue)
+        channel.resetStream(stream, error: .cancel)
     }
 
     func ping(now: Double) {
-        guard let session = channel.session else { return }
-        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+        guard channel.hasSession else { return }
+        channel.ping()
         pingSentAt = now
     }
 
     /// Whether nghttp2 has nothing left to do (after GOAWAY, all streams finished).
     var isFinished: Bool {
-        guard let session = channel.session else { return state == .closed }
-        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+        guard channel.hasSession else { return state == .closed }
+        return channel.sessionIsFinished
     }
 
     func close() {

@@ -1,5 +1,6 @@
 // Moving bytes between the socket, OpenSSL and nghttp2 for `H2TLSChannel` (owning thread only).
 
+import Certificates
 import CNGHTTP2
 import COpenSSL
 import Foundation
@@ -46,7 +47,7 @@ extension H2TLSChannel {
         guard let ssl else { return .notOpen }
         var buffer = [UInt8](repeating: 0, count: 32 * 1024)
         while true {
-            ERR_clear_error()
+            OpenSSLErrorQueue.clear()
             let count = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
                 guard feedingSession, let session else { continue }
@@ -79,7 +80,7 @@ extension H2TLSChannel {
                 }
                 if pending.isEmpty { return .sent }
             }
-            ERR_clear_error()
+            OpenSSLErrorQueue.clear()
             let written = pending.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
             if written > 0 {
                 pending.removeFirst(Int(written))

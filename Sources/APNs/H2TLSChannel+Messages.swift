@@ -1,5 +1,5 @@
-// Submitting HTTP/2 requests and responses on an `H2TLSChannel`; the frames go out on the next
-// `write()`. Bodies wait in the channel until nghttp2 asks for them (owning thread only).
+// Submitting HTTP/2 requests, responses and control frames on an `H2TLSChannel`; the frames go out
+// on the next `write()`. Bodies wait in the channel until nghttp2 asks for them (owning thread only).
 
 import CNGHTTP2
 
@@ -35,6 +35,44 @@ extension H2TLSChannel {
     /// Forgets what is left of a stream's body (the stream closed or was reset).
     package func discardBody(stream: Int32) {
         outgoingBodies[stream] = nil
+    }
+
+    /// Queues RST_STREAM for `stream` with `error` (`.cancel` for a request nobody waits for any
+    /// more, `.refusedStream` for one the server will not process).
+    package func resetStream(_ stream: Int32, error: H2ErrorCode) {
+        guard let session else { return }
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, error.rawValue)
+    }
+
+    /// Queues GOAWAY: streams above `lastStream` will not be processed.
+    package func submitGoAway(lastStream: Int32) {
+        guard let session else { return }
+        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStream, H2ErrorCode.noError.rawValue, nil, 0)
+    }
+
+    /// Queues a PING; its acknowledgement arrives as a frame with `isAcknowledgement`.
+    package func ping() {
+        guard let session else { return }
+        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+    }
+
+    /// True when nghttp2 has frames to send that `write()` has not taken yet.
+    package var sessionWantsWrite: Bool {
+        guard let session else { return false }
+        return nghttp2_session_want_write(session) != 0
+    }
+
+    /// True when nghttp2 has nothing left to do (after GOAWAY, every stream finished), or there is
+    /// no session.
+    package var sessionIsFinished: Bool {
+        guard let session else { return true }
+        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+    }
+
+    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS (nghttp2's default until the peer sends one).
+    var remoteMaxConcurrentStreams: UInt32 {
+        guard let session else { return 0 }
+        return nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
     }
 
     /// A data provider whose source is this channel (unretained: the session dies with the channel).

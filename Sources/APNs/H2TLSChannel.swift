@@ -1,11 +1,13 @@
 // One non-blocking socket carrying TLS (OpenSSL) and HTTP/2 (nghttp2): the socket-level part that
 // the client's `H2ClientConnection` and the fake APNs server's connections (PassServerTesting, through
-// `package` access) have in common. Each side keeps its own state machine, error type and nghttp2
-// callbacks; the channel moves bytes and reports outcomes, which the side turns into its errors.
+// `package` access) have in common. Each side keeps its own state machine and error type and
+// implements `H2SessionDelegate`; the channel moves bytes, owns the C handles, and reports outcomes
+// as Swift values, which the side turns into its errors.
 //
 // Threading: a channel belongs to the one thread that polls its socket (the client's I/O thread or
-// the fake's thread); nghttp2 callbacks run on that thread inside `read`/`write`.
+// the fake's thread); delegate calls run on that thread inside `read`/`write`.
 
+import Certificates
 import CNGHTTP2
 import COpenSSL
 import Foundation
@@ -31,9 +33,11 @@ package final class H2TLSChannel {
     /// The socket; -1 once closed.
     package private(set) var fd: Int32
     /// The `SSL *` once `startTLS` succeeded.
-    package private(set) var ssl: OpaquePointer?
+    private(set) var ssl: OpaquePointer?
     /// The `nghttp2_session *` once `startSession` succeeded.
-    package private(set) var session: OpaquePointer?
+    private(set) var session: OpaquePointer?
+    /// Receives the session's events; the owner holds the channel, so this reference is weak.
+    private(set) weak var delegate: (any H2SessionDelegate)?
     /// Bytes nghttp2 produced that the socket has not taken yet.
     var pending: [UInt8] = []
     /// Bodies of submitted messages not yet handed to nghttp2, by stream.
@@ -47,12 +51,16 @@ package final class H2TLSChannel {
 
     deinit { close() }
 
+    /// True once `startTLS` succeeded and until `close()`.
+    package var hasTLS: Bool { ssl != nil }
+    /// True once `startSession` succeeded and until `close()`.
+    package var hasSession: Bool { session != nil }
     /// True while nghttp2 output is waiting for the socket.
     package var hasPendingOutput: Bool { !pending.isEmpty }
 
     /// Creates the `SSL` object on the socket; false when OpenSSL could not (see its error queue).
-    package func startTLS(context: OpaquePointer) -> Bool {
-        guard let ssl = SSL_new(context) else { return false }
+    package func startTLS(context: TLSContext) -> Bool {
+        guard let ssl = SSL_new(context.context) else { return false }
         self.ssl = ssl
         SSL_set_fd(ssl, fd)
         if role == .server { SSL_set_accept_state(ssl) }
@@ -62,7 +70,7 @@ package final class H2TLSChannel {
     /// Advances the TLS handshake as far as the socket allows.
     package func handshake() -> HandshakeStep {
         guard let ssl else { return .failed }
-        ERR_clear_error()
+        OpenSSLErrorQueue.clear()
         let result = role == .client ? SSL_connect(ssl) : SSL_accept(ssl)
         if result == 1 { return .done }
         switch SSL_get_error(ssl, result) {
@@ -72,24 +80,42 @@ package final class H2TLSChannel {
         }
     }
 
-    /// Creates the nghttp2 session; its callbacks get `owner` (unretained) as user data, so the
-    /// owner must outlive the channel's session (it does: the owner holds the channel).
-    package func startSession(callbacks: H2SessionCallbacks, owner: AnyObject) -> Bool {
+    /// Sends TLS close_notify (without waiting for the peer's); OpenSSL's complaints are dropped,
+    /// as the connection is ending either way.
+    package func sendCloseNotify() {
+        guard let ssl else { return }
+        _ = SSL_shutdown(ssl)
+        OpenSSLErrorQueue.clear()
+    }
+
+    /// Creates the nghttp2 session, reporting to `delegate`; false when nghttp2 could not.
+    package func startSession(delegate: any H2SessionDelegate) -> Bool {
         var newSession: OpaquePointer? = nil
-        let user = Unmanaged.passUnretained(owner).toOpaque()
+        let user = Unmanaged.passUnretained(self).toOpaque()
+        let callbacks = H2SessionCallbacks.shared.pointer
         let status = role == .client
-            ? nghttp2_session_client_new(&newSession, callbacks.pointer, user)
-            : nghttp2_session_server_new(&newSession, callbacks.pointer, user)
+            ? nghttp2_session_client_new(&newSession, callbacks, user)
+            : nghttp2_session_server_new(&newSession, callbacks, user)
         guard status == 0, let newSession else { return false }
+        self.delegate = delegate
         session = newSession
         return true
     }
 
-    /// Queues a SETTINGS frame (`id` is an `NGHTTP2_SETTINGS_*` value); false when nghttp2 refused it.
+    /// Queues a SETTINGS frame; false when nghttp2 refused it.
     @discardableResult
-    package func submitSettings(_ entries: [(id: Int32, value: UInt32)]) -> Bool {
+    package func submitSettings(_ entries: [H2Setting]) -> Bool {
         guard let session else { return false }
-        var settings = entries.map { nghttp2_settings_entry(settings_id: $0.id, value: $0.value) }
+        var settings = entries.map { entry in
+            switch entry {
+            case .enablePush(let enabled):
+                nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: enabled ? 1 : 0)
+            case .initialWindowSize(let size):
+                nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: size)
+            case .maxConcurrentStreams(let limit):
+                nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limit)
+            }
+        }
         return nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0
     }
 

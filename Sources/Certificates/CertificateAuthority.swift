@@ -18,12 +18,16 @@ public struct CertificateAuthority: Sendable, CustomStringConvertible {
         notBefore: Date = Date(timeIntervalSinceNow: -3600),
         notAfter: Date = Date(timeIntervalSinceNow: 10 * 365 * 86400)
     ) throws(CertificateError) -> CertificateAuthority {
-        let key = try PrivateKey.generateRSA()
-        let certificate = try CertificateBuilder.build(
-            subject: subject, publicKey: key, issuer: nil, issuerKey: key,
-            usage: .certificateAuthority, subjectAlternativeNames: [], notBefore: notBefore, notAfter: notAfter
-        )
-        return CertificateAuthority(certificate: IssuedCertificate(certificateDER: certificate.der, privateKeyDER: key.pkcs8DER))
+        do throws(OpenSSLError) {
+            let key = try PrivateKey.generateRSA()
+            let certificate = try CertificateBuilder.build(
+                subject: subject, publicKey: key, issuer: nil, issuerKey: key,
+                usage: .certificateAuthority, subjectAlternativeNames: [], notBefore: notBefore, notAfter: notAfter
+            )
+            return CertificateAuthority(certificate: IssuedCertificate(certificateDER: try certificate.der(), privateKeyDER: try key.pkcs8DER()))
+        } catch {
+            throw CertificateError(.generationFailed, error.message, openSSL: error)
+        }
     }
 
     /// Issues an intermediate CA (for example a WWDR-like intermediate) signed by this CA.
@@ -47,12 +51,16 @@ public struct CertificateAuthority: Sendable, CustomStringConvertible {
     ) throws(CertificateError) -> IssuedCertificate {
         let issuer = try X509Certificate(der: certificate.certificateDER, path: nil, what: "CA certificate")
         let issuerKey = try PrivateKey(der: certificate.privateKeyDER)
-        let key = try PrivateKey.generateRSA()
-        let issued = try CertificateBuilder.build(
-            subject: subject, publicKey: key, issuer: issuer, issuerKey: issuerKey,
-            usage: usage, subjectAlternativeNames: subjectAlternativeNames, notBefore: notBefore, notAfter: notAfter
-        )
-        return IssuedCertificate(certificateDER: issued.der, privateKeyDER: key.pkcs8DER)
+        do throws(OpenSSLError) {
+            let key = try PrivateKey.generateRSA()
+            let issued = try CertificateBuilder.build(
+                subject: subject, publicKey: key, issuer: issuer, issuerKey: issuerKey,
+                usage: usage, subjectAlternativeNames: subjectAlternativeNames, notBefore: notBefore, notAfter: notAfter
+            )
+            return IssuedCertificate(certificateDER: try issued.der(), privateKeyDER: try key.pkcs8DER())
+        } catch {
+            throw CertificateError(.generationFailed, error.message, openSSL: error)
+        }
     }
 
     public var description: String { "CertificateAuthority(\(certificate.subject))" }
@@ -69,11 +77,11 @@ enum CertificateBuilder {
         subjectAlternativeNames: [String],
         notBefore: Date,
         notAfter: Date
-    ) throws(CertificateError) -> X509Certificate {
+    ) throws(OpenSSLError) -> X509Certificate {
         OpenSSLErrorQueue.clear()
-        guard let raw = X509_new() else { throw failure("cannot allocate a certificate") }
-        let certificate = X509Certificate(owning: raw)
-        guard let name = X509_NAME_new() else { throw failure("cannot allocate a name") }
+        let certificate = X509Certificate(owning: try check(X509_new(), "allocate a certificate"))
+        let raw = certificate.pointer
+        let name = try check(X509_NAME_new(), "allocate a name")
         defer { X509_NAME_free(name) }
         for attribute in subject.attributes {
             let added = attribute.value.withCString { value in
@@ -81,17 +89,16 @@ enum CertificateBuilder {
                     X509_NAME_add_entry_by_txt(name, attribute.name, MBSTRING_UTF8, $0, -1, -1, 0)
                 }
             }
-            guard added == 1 else { throw failure("bad subject attribute \(attribute.name)") }
+            try check(added == 1, "add subject attribute \(attribute.name)")
         }
         let serial = UInt64.random(in: 1...UInt64(Int64.max))
-        guard X509_set_version(raw, 2) == 1,
-              ASN1_INTEGER_set_uint64(X509_get_serialNumber(raw), serial) == 1,
-              X509_set_subject_name(raw, name) == 1,
-              X509_set_issuer_name(raw, issuer.map { X509_get_subject_name($0.pointer) } ?? name) == 1,
-              ASN1_TIME_set(X509_getm_notBefore(raw), time_t(notBefore.timeIntervalSince1970)) != nil,
-              ASN1_TIME_set(X509_getm_notAfter(raw), time_t(notAfter.timeIntervalSince1970)) != nil,
-              X509_set_pubkey(raw, publicKey.pointer) == 1
-        else { throw failure("cannot fill in the certificate") }
+        try check(X509_set_version(raw, 2) == 1, "set the certificate version")
+        try check(ASN1_INTEGER_set_uint64(X509_get_serialNumber(raw), serial) == 1, "set the serial number")
+        try check(X509_set_subject_name(raw, name) == 1, "set the subject")
+        try check(X509_set_issuer_name(raw, issuer.map { X509_get_subject_name($0.pointer) } ?? name) == 1, "set the issuer")
+        try check(ASN1_TIME_set(X509_getm_notBefore(raw), time_t(notBefore.timeIntervalSince1970)), "set notBefore")
+        try check(ASN1_TIME_set(X509_getm_notAfter(raw), time_t(notAfter.timeIntervalSince1970)), "set notAfter")
+        try check(X509_set_pubkey(raw, publicKey.pointer) == 1, "set the public key")
 
         var context = X509V3_CTX()
         X509V3_set_ctx(&context, issuer?.pointer ?? raw, raw, nil, nil, 0)
@@ -100,17 +107,11 @@ enum CertificateBuilder {
         extensions.append(("authorityKeyIdentifier", "keyid:always"))
         if !subjectAlternativeNames.isEmpty { extensions.append(("subjectAltName", subjectAlternativeNames.joined(separator: ","))) }
         for (extensionName, value) in extensions {
-            guard let ext = X509V3_EXT_conf_nid(nil, &context, OBJ_sn2nid(extensionName), value) else {
-                throw failure("bad extension \(extensionName)=\(value)")
-            }
+            let ext = try check(X509V3_EXT_conf_nid(nil, &context, OBJ_sn2nid(extensionName), value), "make extension \(extensionName)=\(value)")
             defer { X509_EXTENSION_free(ext) }
-            guard X509_add_ext(raw, ext, -1) == 1 else { throw failure("cannot add extension \(extensionName)") }
+            try check(X509_add_ext(raw, ext, -1) == 1, "add extension \(extensionName)")
         }
-        guard X509_sign(raw, issuerKey.pointer, EVP_sha256()) > 0 else { throw failure("cannot sign the certificate") }
+        try check(X509_sign(raw, issuerKey.pointer, EVP_sha256()) > 0, "sign the certificate")
         return certificate
-    }
-
-    private static func failure(_ message: String) -> CertificateError {
-        CertificateError(.generationFailed, message, openSSLErrors: OpenSSLErrorQueue.drain())
     }
 }

@@ -42,7 +42,7 @@ public struct CertificateError: Error, Sendable, CustomStringConvertible, Custom
     /// A lower-level error (for example a file system error), if any.
     public let underlying: (any Error & Sendable)?
 
-    /// Creates an error; `openSSLErrors` is usually `OpenSSLErrorQueue.drain()`.
+    /// Creates an error; `openSSLErrors` are OpenSSL's reasons, if OpenSSL failed.
     public init(
         _ code: Code,
         _ message: String,
@@ -55,6 +55,11 @@ public struct CertificateError: Error, Sendable, CustomStringConvertible, Custom
         self.path = path
         self.openSSLErrors = openSSLErrors
         self.underlying = underlying
+    }
+
+    /// An error whose cause is a failed OpenSSL call: its queue becomes `openSSLErrors`.
+    package init(_ code: Code, _ message: String, path: String? = nil, openSSL error: OpenSSLError) {
+        self.init(code, message, path: path, openSSLErrors: error.queue, underlying: error)
     }
 
     public var description: String { "\(code): \(message)" }

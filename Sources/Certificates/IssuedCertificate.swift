@@ -15,40 +15,47 @@ public struct IssuedCertificate: Sendable, CustomStringConvertible {
 
     /// The certificate as PEM text.
     public func certificatePEM() throws(CertificateError) -> String {
-        String(decoding: try X509Certificate(der: certificateDER, path: nil, what: "certificate").pem, as: UTF8.self)
+        let certificate = try X509Certificate(der: certificateDER)
+        do {
+            return String(decoding: try certificate.pem(), as: UTF8.self)
+        } catch {
+            throw CertificateError(.generationFailed, error.message, openSSL: error)
+        }
     }
 
     /// The key as PKCS#8 PEM, encrypted with AES-256-CBC when `password` is given.
     public func privateKeyPEM(password: String? = nil) throws(CertificateError) -> String {
-        let pem = try PrivateKey(der: privateKeyDER).pkcs8PEM(password: password)
-        guard !pem.isEmpty else { throw CertificateError(.generationFailed, "cannot encode the private key as PEM", openSSLErrors: OpenSSLErrorQueue.drain()) }
-        return String(decoding: pem, as: UTF8.self)
+        let key = try PrivateKey(der: privateKeyDER)
+        do {
+            return String(decoding: try key.pkcs8PEM(password: password), as: UTF8.self)
+        } catch {
+            throw CertificateError(.generationFailed, error.message, openSSL: error)
+        }
     }
 
     /// A PKCS#12 file holding the certificate, its key and `chain` (DER certificates).
     /// `legacy` uses RC2-40/3DES like older Keychain exports; otherwise OpenSSL 3's AES default.
     public func pkcs12(password: String, chain: [[UInt8]] = [], legacy: Bool = false, friendlyName: String = "PassServer") throws(CertificateError) -> [UInt8] {
         OpenSSLProviders.ensureLoaded()
-        let certificate = try X509Certificate(der: certificateDER, path: nil, what: "certificate")
+        let certificate = try X509Certificate(der: certificateDER)
         let key = try PrivateKey(der: privateKeyDER)
-        let extras = try chain.map { der throws(CertificateError) in try X509Certificate(der: der, path: nil, what: "chain certificate") }
-        guard let stack = shim_sk_X509_new_null() else { throw CertificateError(.generationFailed, "cannot allocate a certificate stack") }
-        defer { shim_sk_X509_free(stack) }
-        for extra in extras { _ = shim_sk_X509_push(stack, extra.pointer) }
-        OpenSSLErrorQueue.clear()
-        let keyNID = legacy ? Int32(NID_pbe_WithSHA1And3_Key_TripleDES_CBC) : 0
-        let certificateNID = legacy ? Int32(NID_pbe_WithSHA1And40BitRC2_CBC) : 0
-        let p12 = withExtendedLifetime(extras) {
-            PKCS12_create(password, friendlyName, key.pointer, certificate.pointer, stack, keyNID, certificateNID, 0, 0, 0)
+        let extras = try chain.map { der throws(CertificateError) in try X509Certificate(der: der, what: "chain certificate") }
+        do throws(OpenSSLError) {
+            let stack = try CertificateStack(extras)
+            OpenSSLErrorQueue.clear()
+            let keyNID = legacy ? Int32(NID_pbe_WithSHA1And3_Key_TripleDES_CBC) : 0
+            let certificateNID = legacy ? Int32(NID_pbe_WithSHA1And40BitRC2_CBC) : 0
+            let p12 = try check(
+                PKCS12_create(password, friendlyName, key.pointer, certificate.pointer, stack.pointer, keyNID, certificateNID, 0, 0, 0),
+                "create the PKCS#12 file"
+            )
+            defer { PKCS12_free(p12) }
+            let bio = try MemoryBIO()
+            try check(i2d_PKCS12_bio(bio.pointer, p12) == 1, "encode the PKCS#12 file")
+            return bio.contents
+        } catch {
+            throw CertificateError(.generationFailed, error.message, openSSL: error)
         }
-        guard let p12 else {
-            throw CertificateError(.generationFailed, "cannot create the PKCS#12 file", openSSLErrors: OpenSSLErrorQueue.drain())
-        }
-        defer { PKCS12_free(p12) }
-        guard let bio = MemoryBIO(), i2d_PKCS12_bio(bio.bio, p12) == 1 else {
-            throw CertificateError(.generationFailed, "cannot encode the PKCS#12 file", openSSLErrors: OpenSSLErrorQueue.drain())
-        }
-        return bio.contents
     }
 
     /// Writes the certificate PEM to `certificatePath` and the key PEM to `keyPath` (mode 0600).
@@ -64,7 +71,7 @@ public struct IssuedCertificate: Sendable, CustomStringConvertible {
 
     /// The subject of the certificate (`CN=…, OU=…`).
     public var subject: String {
-        (try? X509Certificate(der: certificateDER, path: nil, what: "certificate").subject) ?? "?"
+        (try? X509Certificate(der: certificateDER).subject) ?? "?"
     }
 
     public var description: String { "IssuedCertificate(\(subject), key redacted)" }

@@ -32,8 +32,12 @@ extension SigningIdentity {
         let bytes = try readFileBytes(path, what: ".p12")
         OpenSSLProviders.ensureLoaded()
         OpenSSLErrorQueue.clear()
-        guard let bio = MemoryBIO(bytes: bytes), let p12 = d2i_PKCS12_bio(bio.bio, nil) else {
-            throw CertificateError(.unreadable, "\(path) is not a PKCS#12 (.p12) file", path: path, openSSLErrors: OpenSSLErrorQueue.drain())
+        let p12: OpaquePointer
+        do throws(OpenSSLError) {
+            let bio = try MemoryBIO(bytes: bytes)
+            p12 = try check(d2i_PKCS12_bio(bio.pointer, nil), "read a PKCS#12 structure")
+        } catch {
+            throw CertificateError(.unreadable, "\(path) is not a PKCS#12 (.p12) file", path: path, openSSL: error)
         }
         defer { PKCS12_free(p12) }
 
@@ -44,23 +48,12 @@ extension SigningIdentity {
             throw CertificateError(.badPassword, "\(path) \(problem)", path: path, openSSLErrors: OpenSSLErrorQueue.drain())
         }
 
-        var keyPointer: OpaquePointer?
-        var certificatePointer: OpaquePointer?
-        var extra: OpaquePointer?
-        let parsed = withOptionalCString(chosen) { PKCS12_parse(p12, $0, &keyPointer, &certificatePointer, &extra) }
-        let key = keyPointer.map(PrivateKey.init(owning:))
-        let certificate = certificatePointer.map(X509Certificate.init(owning:))
-        var extras: [X509Certificate] = []
-        if let extra {
-            for index in 0..<shim_sk_X509_num(extra) {
-                if let item = shim_sk_X509_value(extra, index), X509_up_ref(item) == 1 { extras.append(X509Certificate(owning: item)) }
-            }
-            shim_sk_X509_pop_free(extra)
-        }
-        guard parsed == 1, let key, let certificate else {
-            let errors = OpenSSLErrorQueue.drain()
-            let hint = errors.contains { $0.contains("unsupported") } ? " (legacy cipher: OpenSSL's legacy provider is missing)" : ""
-            throw CertificateError(.unreadable, "\(path) holds no certificate and key\(hint)", path: path, openSSLErrors: errors)
+        let (certificate, key, extras): (X509Certificate, PrivateKey, [X509Certificate])
+        do throws(OpenSSLError) {
+            (certificate, key, extras) = try parse(p12, password: chosen)
+        } catch {
+            let hint = error.queue.contains { $0.contains("unsupported") } ? " (legacy cipher: OpenSSL's legacy provider is missing)" : ""
+            throw CertificateError(.unreadable, "\(path) holds no certificate and key\(hint)", path: path, openSSL: error)
         }
 
         let intermediate: X509Certificate?
@@ -70,6 +63,20 @@ extension SigningIdentity {
             intermediate = extras.first { certificate.isIssued(by: $0) }
         }
         return try SigningIdentity(certificate: certificate, key: key, intermediate: intermediate, now: now, certificatePath: path, intermediatePath: wwdr ?? path)
+    }
+
+    /// The leaf, its key and the extra certificates of an opened PKCS#12 structure.
+    private static func parse(_ p12: OpaquePointer, password: String?) throws(OpenSSLError) -> (X509Certificate, PrivateKey, [X509Certificate]) {
+        var keyPointer: OpaquePointer?
+        var certificatePointer: OpaquePointer?
+        var extraPointer: OpaquePointer?
+        let parsed = withOptionalCString(password) { PKCS12_parse(p12, $0, &keyPointer, &certificatePointer, &extraPointer) }
+        // Take ownership of whatever PKCS12_parse handed out before deciding whether it succeeded.
+        let key = keyPointer.map(PrivateKey.init(owning:))
+        let certificate = certificatePointer.map(X509Certificate.init(owning:))
+        let extras = try extraPointer.map(CertificateStack.init(owning:))?.certificates() ?? []
+        try check(parsed == 1, "parse the PKCS#12 structure")
+        return (try check(certificate, "find the certificate"), try check(key, "find the private key"), extras)
     }
 
     private static func macMatches(_ p12: OpaquePointer, _ password: String?) -> Bool {

@@ -32,7 +32,7 @@ public struct SigningIdentity: Sendable, CustomStringConvertible {
         now: Date = Date(),
         source: String = "certificate"
     ) throws(CertificateError) {
-        let certificate = try X509Certificate(der: certificateDER, path: source, what: "certificate")
+        let certificate = try X509Certificate(der: certificateDER, path: source)
         let key = try PrivateKey(der: privateKeyDER)
         let intermediate: X509Certificate? = if let intermediateDER {
             try X509Certificate(der: intermediateDER, path: source, what: "WWDR intermediate")
@@ -72,9 +72,13 @@ public struct SigningIdentity: Sendable, CustomStringConvertible {
                 )
             }
         }
-        self.certificateDER = certificate.der
-        self.privateKeyDER = key.pkcs8DER
-        self.intermediateDER = intermediate?.der
+        do throws(OpenSSLError) {
+            self.certificateDER = try certificate.der()
+            self.privateKeyDER = try key.pkcs8DER()
+            self.intermediateDER = try intermediate?.der()
+        } catch {
+            throw CertificateError(.unreadable, "\(error.message) of \(certificatePath)", path: certificatePath, openSSL: error)
+        }
         self.passTypeIdentifier = uid
         self.teamIdentifier = team
         self.notBefore = validity.notBefore

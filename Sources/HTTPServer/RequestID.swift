@@ -24,16 +24,9 @@ enum RequestID {
     /// 128 random bits as 32 lowercase hex digits.
     static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(32)
-        for _ in 0..<2 {
-            var word = generator.next() as UInt64
-            for _ in 0..<16 {
-                out.append(digits[Int(word & 0xF)])
-                word >>= 4
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        return (0..<2).map { _ in
+            let digits = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
     }
 }

@@ -1,3 +1,5 @@
+import Certificates
+
 /// A JSON document as a value: how templates hold pass.json before and after rendering.
 ///
 /// Serialization is deterministic (object keys sorted, no whitespace) and keeps non-ASCII text
@@ -101,7 +103,6 @@ public enum JSONValue: Sendable, Equatable, Codable {
             out.append(UInt8(ascii: "\""))
             return
         }
-        let hex = Array("0123456789abcdef".utf8)
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
@@ -111,8 +112,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
             case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0..<0x20:
                 out.append(contentsOf: Array("\\u00".utf8))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
+                Hex.append(byte, to: &out)
             default: out.append(byte)
             }
         }

@@ -53,7 +53,7 @@ public enum PassBundle {
     /// Signs and zips already-rendered pass.json bytes together with the template's files.
     public static func assemble(template: Template, passJSON: [UInt8], signer: PassSigner, signingTime: Date = Date()) throws(PassBundleError) -> [UInt8] {
         var hashes = template.files.map { ($0.path, $0.sha1) }
-        hashes.append(("pass.json", SHA1.hex(passJSON)))
+        hashes.append(("pass.json", try SHA1.hex(passJSON)))
         let manifest = JSONValue.object(Dictionary(uniqueKeysWithValues: hashes.map { ($0.0, JSONValue.string($0.1)) })).serialized
         let signature = try signer.sign(manifest, signingTime: signingTime)
 

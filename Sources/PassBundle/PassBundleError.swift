@@ -1,3 +1,5 @@
+import Certificates
+
 /// What went wrong while loading a template, rendering, validating, signing or zipping a pass.
 ///
 /// `description` names the template file or pass.json key and the problem; it never shows key
@@ -52,6 +54,11 @@ public struct PassBundleError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.issues = issues
         self.underlying = underlying
+    }
+
+    /// OpenSSL failed while hashing or signing; its reasons are part of the message.
+    init(signing error: OpenSSLError) {
+        self.init(.signingFailed, error.description, underlying: error)
     }
 
     /// A validation failure listing every issue.

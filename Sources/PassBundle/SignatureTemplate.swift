@@ -13,12 +13,12 @@
 // reproduce OpenSSL's CMS output byte for byte (PKCS#1 v1.5 is deterministic). A key for which that
 // fails (not RSA, for instance) gets no template and every signature goes through CMS_sign.
 //
-// Threading: the DER and the offsets are immutable. An EVP_PKEY_CTX may serve one thread at a
-// time, so initialised contexts wait in a pool behind a Mutex; each signature borrows one, which
-// costs a lock instead of an algorithm fetch, and a thread that finds the pool empty makes another.
+// Threading: the DER and the offsets are immutable. A signing context (EVP_PKEY_CTX) may serve one
+// thread at a time, so initialised contexts wait in a pool behind a Mutex; each signature borrows
+// one, which costs a lock instead of an algorithm fetch, and a thread that finds the pool empty
+// makes another.
 
 import Certificates
-import COpenSSL
 import Foundation
 import Synchronization
 
@@ -30,9 +30,9 @@ final class SignatureTemplate: Sendable {
     private let signingTime: Range<Int>
     private let messageDigest: Range<Int>
     private let signature: Range<Int>
-    private let key: SendablePointer
-    private let digest: SendablePointer
-    private let idle = Mutex<[SendablePointer]>([])
+    private let key: PrivateKey
+    private let digest: Digest
+    private let idle = Mutex<[RSASigningContext]>([])
 
     /// The time the probe is signed at: any instant that encodes as UTCTime works.
     static let probeTime = Date(timeIntervalSince1970: 1_577_880_000)
@@ -41,75 +41,48 @@ final class SignatureTemplate: Sendable {
 
     /// Locates the fields of `probe` (the CMS signature of `probeContent` at `probeTime` made with
     /// `key`) and checks that re-signing reproduces it; nil when either fails.
-    init?(probe: [UInt8], key: OpaquePointer, digest: OpaquePointer) {
-        guard let fields = Self.locateFields(in: probe) else { return nil }
+    init?(probe: [UInt8], key: PrivateKey, digest: Digest) {
+        guard let fields = Self.locateFields(in: probe), fields.messageDigest.count == digest.size else { return nil }
         der = probe
         signedAttributes = fields.signedAttributes
         signingTime = fields.signingTime
         messageDigest = fields.messageDigest
         signature = fields.signature
-        // Own references: the template may outlive the signer that made it.
-        EVP_PKEY_up_ref(key)
-        EVP_MD_up_ref(digest)
-        self.key = SendablePointer(key)
-        self.digest = SendablePointer(digest)
+        // The template holds its own references: it may outlive the signer that made it.
+        self.key = key
+        self.digest = digest
         guard (try? sign(Self.probeContent, signingTime: Self.probeTime)) == probe else { return nil }
-    }
-
-    deinit {
-        for context in idle.withLock({ $0 }) { EVP_PKEY_CTX_free(context.pointer) }
-        EVP_PKEY_free(key.pointer)
-        EVP_MD_free(digest.pointer)
     }
 
     /// The signature of `content` at `signingTime`, or nil when the time has no UTCTime form
     /// (before 1950 or from 2050 on): the caller then builds the CMS structure in full.
     func sign(_ content: [UInt8], signingTime time: Date) throws(PassBundleError) -> [UInt8]? {
         guard let utcTime = Self.utcTime(time) else { return nil }
-        var output = der
-        try output.withUnsafeMutableBufferPointer { (buffer) throws(PassBundleError) in
-            guard let base = buffer.baseAddress else { throw PassBundleError(.signingFailed, "empty signature template") }
-            for (index, byte) in utcTime.enumerated() { base[signingTime.lowerBound + index] = byte }
-            let hashed = content.withUnsafeBytes { raw in
-                EVP_Digest(raw.baseAddress, raw.count, base + messageDigest.lowerBound, nil, digest.pointer, nil)
-            }
-            guard hashed == 1 else { throw failure("cannot hash the content") }
-
+        do throws(OpenSSLError) {
+            var output = der
+            output.replaceSubrange(signingTime, with: utcTime)
+            output.replaceSubrange(messageDigest, with: try digest.hash(content))
             // The signature covers the attributes DER-encoded as a SET (tag 0x31), not as the
             // [0] IMPLICIT field they are stored in (RFC 5652 §5.4).
-            let original = base[signedAttributes.lowerBound]
-            base[signedAttributes.lowerBound] = 0x31
-            var attributesHash = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-            var hashLength: UInt32 = 0
-            let attributesHashed = EVP_Digest(base + signedAttributes.lowerBound, signedAttributes.count, &attributesHash, &hashLength, digest.pointer, nil)
-            base[signedAttributes.lowerBound] = original
-            guard attributesHashed == 1 else { throw failure("cannot hash the signed attributes") }
+            var attributes = Array(output[signedAttributes])
+            attributes[0] = 0x31
+            let attributesHash = try digest.hash(attributes)
 
             let context = try borrowContext()
             defer { idle.withLock { $0.append(context) } }
-            var length = signature.count
-            guard EVP_PKEY_sign(context.pointer, base + signature.lowerBound, &length, attributesHash, Int(hashLength)) == 1,
-                  length == signature.count else {
-                throw failure("RSA signing failed")
+            try output.withUnsafeMutableBufferPointer { (buffer) throws(OpenSSLError) in
+                let field = UnsafeMutableBufferPointer(rebasing: buffer[signature])
+                try context.sign(digest: attributesHash, into: UnsafeMutableRawBufferPointer(field))
             }
+            return output
+        } catch {
+            throw PassBundleError(signing: error)
         }
-        return output
     }
 
-    private func borrowContext() throws(PassBundleError) -> SendablePointer {
+    private func borrowContext() throws(OpenSSLError) -> RSASigningContext {
         if let context = idle.withLock({ $0.popLast() }) { return context }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { throw failure("cannot create a signing context") }
-        guard EVP_PKEY_sign_init(context) == 1,
-              EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1,
-              EVP_PKEY_CTX_set_signature_md(context, digest.pointer) == 1 else {
-            EVP_PKEY_CTX_free(context)
-            throw failure("cannot set up RSA PKCS#1 signing with SHA-256")
-        }
-        return SendablePointer(context)
-    }
-
-    private func failure(_ message: String) -> PassBundleError {
-        PassBundleError(.signingFailed, OpenSSLErrorQueue.describe(message))
+        return try RSASigningContext(key: key, digest: digest)
     }
 
     /// `YYMMDDHHMMSSZ` in UTC, or nil outside 1950...2049 where DER requires GeneralizedTime.
@@ -167,13 +140,4 @@ final class SignatureTemplate: Sendable {
         guard let signingTime, let messageDigest else { return nil }
         return Fields(signedAttributes: attributes.range, signingTime: signingTime, messageDigest: messageDigest, signature: signatureElement.contents)
     }
-}
-
-/// An OpenSSL handle passed between threads under a lock or in immutable storage.
-struct SendablePointer: @unchecked Sendable {
-    // Safe because every holder either never mutates the object (keys, digests) or hands it to
-    // one thread at a time through a Mutex (signing contexts).
-    let pointer: OpaquePointer
-
-    init(_ pointer: OpaquePointer) { self.pointer = pointer }
 }

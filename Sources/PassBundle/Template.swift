@@ -60,7 +60,7 @@ public struct Template: Sendable {
         self.name = name
         compiled = TemplateNode.compile(passJSON)
         let staticFiles = files.filter { $0.key != "pass.json" }.sorted { $0.key < $1.key }
-        self.files = staticFiles.map { File(path: $0.key, sha1: SHA1.hex($0.value)) }
+        self.files = try staticFiles.map { (path, bytes) throws(PassBundleError) in File(path: path, sha1: try SHA1.hex(bytes)) }
         compressedFiles = try ZipWriter.compress(staticFiles.map { ($0.key, $0.value) })
     }
 

@@ -25,7 +25,15 @@ public final class FakeAPNs: Sendable {
     /// Binds 127.0.0.1 (`configuration.port`, 0 = any free port) and starts serving on its own thread.
     public init(configuration: Configuration, logger: Logger = Logger(label: "fake-apns", level: .warning)) throws {
         self.configuration = configuration
-        let tls = try FakeAPNsTLS(configuration: configuration)
+        let tls: TLSContext
+        do throws(APNSError) {
+            tls = try TLSContext.server(
+                certificateChainFile: configuration.certificatePath, privateKeyFile: configuration.privateKeyPath,
+                clientCAFile: configuration.clientCAPath
+            )
+        } catch {
+            throw FakeAPNsError(error.message)
+        }
         let (listener, port) = try FakeAPNsListener.bind(port: configuration.port)
         self.port = port
         do throws(APNSError) { self.wake = try WakePipe() } catch { throw FakeAPNsError(error.message) }

@@ -1,8 +1,7 @@
 // One accepted TLS + HTTP/2 connection of the fake (fake's thread only; see FakeAPNs.swift).
 
 import APNs
-import CNGHTTP2
-import COpenSSL
+import Certificates
 import Foundation
 
 final class FakeAPNsConnection {
@@ -31,11 +30,14 @@ final class FakeAPNsConnection {
     private var handshakeFailed = false
     private var writeBlocked = false
 
-    init(id: Int, fd: Int32, tls: FakeAPNsTLS, goAwayAfter: Int?) throws(FakeAPNsError) {
+    init(id: Int, fd: Int32, tls: TLSContext, goAwayAfter: Int?) throws(FakeAPNsError) {
         self.id = id
         self.channel = H2TLSChannel(fd: fd, role: .server)
         self.goAwayAfter = goAwayAfter
-        guard channel.startTLS(context: tls.context) else { throw FakeAPNsError("SSL_new failed") }
+        guard channel.startTLS(context: tls) else {
+            OpenSSLErrorQueue.clear()
+            throw FakeAPNsError("SSL_new failed")
+        }
     }
 
     deinit { close() }
@@ -51,13 +53,13 @@ final class FakeAPNsConnection {
 
     /// Continues the TLS handshake; starts the HTTP/2 session when done. False when the client was refused.
     func handshake(maxConcurrentStreams: UInt32) -> Bool {
-        guard channel.ssl != nil else { return false }
+        guard channel.hasTLS else { return false }
         switch channel.handshake() {
         case .done: break
         case .wantRead: writeBlocked = false; return true
         case .wantWrite: writeBlocked = true; return true
         case .failed:
-            ERR_clear_error()
+            OpenSSLErrorQueue.clear()
             // Let the alert reach the client before the socket closes: FIN, then drain what it sent
             // (closing with unread bytes would send a RST that can discard the alert).
             Foundation.shutdown(fd, Int32(SHUT_WR))
@@ -67,28 +69,28 @@ final class FakeAPNsConnection {
             return true
         }
         writeBlocked = false
-        guard channel.startSession(callbacks: fakeAPNsCallbacks, owner: self) else { return false }
+        guard channel.startSession(delegate: self) else { return false }
         state = .open
         sendSettings(maxConcurrentStreams: maxConcurrentStreams)
         return (try? flush()) != nil
     }
 
     func sendSettings(maxConcurrentStreams: UInt32) {
-        guard channel.session != nil else { return }
+        guard channel.hasSession else { return }
         advertisedLimit = maxConcurrentStreams
-        channel.submitSettings([(Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), maxConcurrentStreams)])
+        channel.submitSettings([.maxConcurrentStreams(maxConcurrentStreams)])
     }
 
     /// Reads and feeds nghttp2 until the socket is empty. Throws when the connection is over.
     func readAvailable() throws(FakeAPNsError) {
         if handshakeFailed { return try drainRaw() }
-        guard channel.ssl != nil else { throw FakeAPNsError("closed") }
+        guard channel.hasTLS else { throw FakeAPNsError("closed") }
         switch channel.read(feedingSession: state == .open) {  // closing: discard
         case .wantRead: return
         case .wantWrite: writeBlocked = true
         case .http2Error(let code): throw FakeAPNsError("HTTP/2 error \(code)")
         case .notOpen, .closedByPeer, .tlsFailure, .socketFailure:
-            ERR_clear_error()
+            OpenSSLErrorQueue.clear()
             throw FakeAPNsError("connection ended")
         }
     }
@@ -113,33 +115,34 @@ final class FakeAPNsConnection {
         case .wantWrite: writeBlocked = true
         case .http2Error(let code): throw FakeAPNsError("HTTP/2 error \(code)")
         case .failed:
-            ERR_clear_error()
+            OpenSSLErrorQueue.clear()
             throw FakeAPNsError("write failed")
         }
     }
 
     /// After a GOAWAY: true once every accepted stream was answered and written out.
     var isDrained: Bool {
-        guard goAwayLastStreamID != nil, let session = channel.session, state == .open else { return false }
-        return streams.isEmpty && !channel.hasPendingOutput && nghttp2_session_want_write(session) == 0
+        guard goAwayLastStreamID != nil, channel.hasSession, state == .open else { return false }
+        return streams.isEmpty && !channel.hasPendingOutput && !channel.sessionWantsWrite
     }
 
     /// Sends close_notify and FIN, then keeps reading until the client closes (so no RST eats answers).
     func beginClosing(now: Double) {
-        guard let ssl = channel.ssl else { return }
-        _ = SSL_shutdown(ssl)
-        ERR_clear_error()
+        guard channel.hasTLS else { return }
+        channel.sendCloseNotify()
         Foundation.shutdown(channel.fd, Int32(SHUT_WR))
         state = .closing
         closingDeadline = now + 2
     }
 
-    /// Sends a response with an optional JSON body.
-    func respond(stream: Int32, status: Int, body: String?) {
-        guard channel.session != nil, streams[stream] != nil else { return }
+    /// Sends a response with an optional JSON body; false when the stream is gone (nothing sent).
+    @discardableResult
+    func respond(stream: Int32, status: Int, body: String?) -> Bool {
+        guard channel.hasSession, streams[stream] != nil else { return false }
         var headers: [(String, String)] = [(":status", String(status)), ("apns-id", UUID().uuidString)]
         if body != nil { headers.append(("content-type", "application/json")) }
         channel.submitResponse(stream: stream, headers: headers, body: body.map { Array($0.utf8) })
+        return true
     }
 
     func close() {

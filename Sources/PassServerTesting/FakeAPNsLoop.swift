@@ -11,11 +11,12 @@ final class FakeAPNsLoop: @unchecked Sendable {
         var due: Double
         var connection: Int
         var stream: Int32
+        var token: String
         var answer: FakeAPNs.Answer
     }
 
     let configuration: FakeAPNs.Configuration
-    let tls: FakeAPNsTLS
+    let tls: TLSContext
     var listener: Int32
     let shared: FakeAPNsShared
     let wake: WakePipe
@@ -26,7 +27,7 @@ final class FakeAPNsLoop: @unchecked Sendable {
     var raised = false
     var delayed: [Delayed] = []
 
-    init(configuration: FakeAPNs.Configuration, tls: FakeAPNsTLS, listener: Int32, shared: FakeAPNsShared, wake: WakePipe, logger: Logger) {
+    init(configuration: FakeAPNs.Configuration, tls: TLSContext, listener: Int32, shared: FakeAPNsShared, wake: WakePipe, logger: Logger) {
         self.configuration = configuration
         self.tls = tls
         self.listener = listener

@@ -1,16 +1,27 @@
 // fake-apns: the FakeAPNs server as a process (for h2load and benchmarks), plus a `bench-client`
-// mode that drives APNSClient against it and prints pushes per second.
-//
-//   fake-apns --cert server.pem --key server.key [--client-ca ca.pem | --no-client-auth] [--port N]
-//             [--max-streams N] [--goaway-after N] [--answer 200|STATUS:Reason] [--print-port]
-//             [--push-log FILE]   (appends "<unix ms> <status> <token>" per answered push)
-//   fake-apns bench-client --url https://127.0.0.1:PORT --ca-file ca.pem --count N --connections C
-//             --concurrency M [--cert-der client.der --key-der client.pk8.der]
+// mode that drives APNSClient against it and prints pushes per second. `usage` below lists the flags.
 
 import APNs
 import Foundation
 import Logging
 import PassServerTesting
+
+let usage = """
+    fake-apns: a local stand-in for Apple's push service (HTTP/2 over TLS), for tests, benchmarks and trying things out.
+
+    Usage:
+      fake-apns --cert server.pem --key server.key (--client-ca ca.pem | --no-client-auth) [--port N]
+                [--max-streams N] [--goaway-after N] [--answer 200|STATUS:Reason] [--print-port] [--log-level LEVEL]
+                [--push-log FILE]
+      fake-apns bench-client --url https://127.0.0.1:PORT --ca-file ca.pem --count N --connections C
+                --concurrency M [--cert-der client.der --key-der client.pk8.der]
+      fake-apns --help
+
+    The server listens on 127.0.0.1 (--port 0, the default, picks a free port; --print-port prints it) and answers
+    every valid push with --answer (200 by default). Each push it receives is logged at info level with its token
+    truncated (--log-level warning keeps quiet, as the benchmarks do). --push-log FILE appends
+    "<unix ms> <status> <token>" per answered push.
+    """
 
 struct Usage: Error, CustomStringConvertible {
     var description: String
@@ -58,7 +69,9 @@ func serve(_ flags: [String: String]) throws {
         guard let status = Int(parts[0]) else { throw Usage(description: "--answer is STATUS or STATUS:Reason") }
         configuration.defaultAnswer = .error(status: status, reason: parts.count > 1 ? String(parts[1]) : "")
     }
-    let fake = try FakeAPNs(configuration: configuration, logger: Logger(label: "fake-apns", level: .warning))
+    let levelName = flags["--log-level"] ?? "info"
+    guard let level = LogLevel(name: levelName) else { throw Usage(description: "--log-level must be one of trace, debug, info, notice, warning, error") }
+    let fake = try FakeAPNs(configuration: configuration, logger: Logger(label: "fake-apns", level: level))
     if flags["--print-port"] != nil {
         print(fake.port)
     } else {
@@ -104,6 +117,10 @@ func benchClient(_ flags: [String: String]) async throws {
 }
 
 let arguments = CommandLine.arguments.dropFirst()
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage)
+    exit(0)
+}
 do {
     if arguments.first == "bench-client" {
         try await benchClient(try parseFlags(arguments.dropFirst()))
@@ -111,6 +128,6 @@ do {
         try serve(try parseFlags(arguments))
     }
 } catch {
-    FileHandle.standardError.write(Data("fake-apns: \(error)\n".utf8))
+    FileHandle.standardError.write(Data("fake-apns: \(error)\nRun 'fake-apns --help' for usage.\n".utf8))
     exit(2)
 }

@@ -18,17 +18,17 @@ extension AdminController {
         }
         // 120 random bits: unguessable, and valid in URLs and pass.json as is.
         guard let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else { throw HTTPError.internalError }
-        let downloadToken = passes.vault.downloadToken(passType: passType, serial: serial)
+        let downloadToken = try passes.vault.downloadToken(passType: passType, serial: serial)
         let pass = try store.insertPass(
             NewPass(
                 passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue,
-                authenticationTokenHash: TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
+                authenticationTokenHash: try TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
                 downloadTokenHash: TokenVault.hash(downloadToken), eventID: event.id, attendeeName: name, attendeeEmail: email, seat: seat
             ),
             now: now()
         )
         logger.info("ticket issued", ["event.id": event.id, "pass.serial": serial.rawValue, "request.id": request.requestID])
-        return .json(TicketBody(pass, downloadURL: downloadURL(for: pass)), status: 201, encoder: .api)
+        return .json(TicketBody(pass, downloadURL: try downloadURL(for: pass)), status: 201, encoder: .api)
     }
 
     func listTickets(_ request: Request) throws -> Response {
@@ -46,18 +46,18 @@ extension AdminController {
         let page = try store.passes(eventID: event.id, after: cursor, limit: limit + 1)
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { String($0.id) } : nil
-        return .json(TicketPage(tickets: shown.map { TicketBody($0, downloadURL: downloadURL(for: $0)) }, nextCursor: next), encoder: .api)
+        return .json(TicketPage(tickets: try shown.map { TicketBody($0, downloadURL: try downloadURL(for: $0)) }, nextCursor: next), encoder: .api)
     }
 
     func showTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
-        var body = TicketBody(pass, downloadURL: downloadURL(for: pass))
+        var body = TicketBody(pass, downloadURL: try downloadURL(for: pass))
         body.servedRevision = pass.servedRevision
         body.servedAt = pass.servedAt.map { ISODate.format($0) }
         try store.withSession(.read) { session in
             let devices = try session.registeredDevices(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
             body.registeredDevices = devices.count
-            body.devices = devices.map(DeviceBody.init)
+            body.devices = try devices.map(DeviceBody.init)
             let tokens = try session.pushTokens(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
             body.latestPushes = try session.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 20).map(PushBody.init)
             body.prunedRegistrations = try session.recentPrunes(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
@@ -119,7 +119,7 @@ extension AdminController {
             ])
             if enqueued > 0 { pushesEnqueued() }
         }
-        return .json(TicketBody(update.pass, downloadURL: downloadURL(for: update.pass)), encoder: .api)
+        return .json(TicketBody(update.pass, downloadURL: try downloadURL(for: update.pass)), encoder: .api)
     }
 
     private func existingTicket(_ request: Request) throws -> StoredPass {
@@ -129,9 +129,9 @@ extension AdminController {
         return pass
     }
 
-    func downloadURL(for pass: StoredPass) -> String? {
+    func downloadURL(for pass: StoredPass) throws -> String? {
         guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { return nil }
-        return passes.webServiceURL + "/download/" + passes.vault.downloadToken(passType: passType, serial: serial)
+        return passes.webServiceURL + "/download/" + (try passes.vault.downloadToken(passType: passType, serial: serial))
     }
 
     private static func email(_ input: inout AdminInput) -> String? {

@@ -1,3 +1,4 @@
+import Certificates
 import Foundation
 import Storage
 
@@ -31,15 +32,15 @@ struct DeviceBody: Encodable {
     var toldAt: String?
     var upToDate: Bool
 
-    init(_ device: RegisteredDevice) {
-        id = Self.id(of: device.deviceLibraryIdentifier)
+    init(_ device: RegisteredDevice) throws {
+        id = try Self.id(of: device.deviceLibraryIdentifier)
         registeredAt = ISODate.format(device.registeredAt)
         toldTag = device.toldRevision.map { String($0) }
         toldAt = device.toldAt.map { ISODate.format($0) }
         upToDate = device.upToDate
     }
 
-    static func id(of deviceLibraryIdentifier: String) -> String {
-        String(Crypto.hex(Crypto.sha256(Array(deviceLibraryIdentifier.utf8))).prefix(16))
+    static func id(of deviceLibraryIdentifier: String) throws -> String {
+        String(Hex.encode(try Digest.sha256().hash(Array(deviceLibraryIdentifier.utf8))).prefix(16))
     }
 }

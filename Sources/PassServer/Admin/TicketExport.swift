@@ -69,16 +69,16 @@ final class TicketExport: Sendable {
         cursor.finished = page.count < Self.pageSize
         var bytes: [UInt8] = []
         for pass in page {
-            bytes += CSV.record(row(pass, devices: devices[pass.id] ?? (0, 0)))
+            bytes += CSV.record(try row(pass, devices: devices[pass.id] ?? (0, 0)))
         }
         return bytes
     }
 
     /// One ticket's cells, in `columns` order.
-    private func row(_ pass: StoredPass, devices: (devices: Int, upToDate: Int)) -> [String] {
+    private func row(_ pass: StoredPass, devices: (devices: Int, upToDate: Int)) throws -> [String] {
         [
             pass.attendeeName, pass.attendeeEmail ?? "", pass.seat ?? "",
-            pass.serialNumber, TicketBody.status(of: pass), pass.voidReason ?? "", admin.downloadURL(for: pass) ?? "",
+            pass.serialNumber, TicketBody.status(of: pass), pass.voidReason ?? "", try admin.downloadURL(for: pass) ?? "",
             String(devices.devices), String(devices.upToDate),
         ]
     }

@@ -12,8 +12,8 @@ extension Application {
         guard configuration.development else { throw ConfigurationError(problems: ["TOKEN_SECRET: required"]) }
         let path = ".data/token-secret"
         try FileManager.default.createDirectory(atPath: ".data", withIntermediateDirectories: true)
-        let fresh = Crypto.randomBytes(32)
-        if try PrivateFile.create(path, bytes: Array(Crypto.hex(fresh).utf8)) { return fresh }
+        let fresh = SecureRandom.bytes(32)
+        if try PrivateFile.create(path, bytes: Array(Hex.encode(fresh).utf8)) { return fresh }
         let text = try String(contentsOfFile: path, encoding: .utf8)
         do {
             return try Parse.secret(text)

@@ -52,7 +52,8 @@ extension CommandLineInterface {
                         let page = try store.passes(eventID: eventID, after: cursor, limit: 500)
                         for pass in page {
                             guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { continue }
-                            context.standardOutput("\(serial.rawValue)\t\(vault.authenticationToken(passType: passType, serial: serial).rawValue)")
+                            let token = try vault.authenticationToken(passType: passType, serial: serial)
+                            context.standardOutput("\(serial.rawValue)\t\(token.rawValue)")
                         }
                         guard let last = page.last, page.count == 500 else { break }
                         cursor = last.id

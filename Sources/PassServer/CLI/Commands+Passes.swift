@@ -31,62 +31,33 @@ extension CommandLineInterface {
         Command("pass", summary: "Build pass files without running the server.", subcommands: [passBuildCommand])
     }
 
-    /// The attendee file of `pass build`.
-    struct AttendeeFile: Decodable {
-        var serialNumber: String
-        var authenticationToken: String?
-        var eventName: String
-        var venue: String
-        var startsAt: String
-        var endsAt: String?
-        var timeZone: String?
-        var attendeeName: String
-        var seat: String?
-        var voided: Bool?
-        var organizationName: String?
-        var description: String?
-    }
-
     static var passBuildCommand: Command {
         Command(
             "build",
             summary: "Sign one .pkpass from a template and an attendee JSON file.",
-            usage: "--template NAME --data attendee.json --out ticket.pkpass [signing options]",
+            usage: "--template NAME --data attendee.json --out ticket.pkpass [--development | signing options]",
             details: """
-                attendee.json: {"serialNumber", "eventName", "venue", "startsAt" (ISO 8601 with zone), "attendeeName",
-                optional "endsAt", "timeZone", "seat", "voided", "authenticationToken", "organizationName", "description"}.
-                Signing uses PASS_CERTIFICATE/PASS_PRIVATE_KEY or PASS_P12, WWDR_CERTIFICATE, PUBLIC_URL (or --development).
+                attendee.json: \(AttendeeFile.summary).
+                Templates come from PASSES_DIR (--passes-dir, default ./Passes). Signing uses PASS_CERTIFICATE/PASS_PRIVATE_KEY
+                or PASS_P12, WWDR_CERTIFICATE and PUBLIC_URL; --development instead signs with throwaway certificates made in
+                ./Certificates/dev (openssl verifies them, phones refuse them).
+
+                Example (from the repository's top directory):
+                  pass-server pass build --development --template event-ticket --data attendee.json --out ticket.pkpass
                 """
         ) { arguments, context in
-            let (options, configuration) = try commandOptions(
-                arguments, context: context, valued: ["template", "data", "out"], requirements: [.signing]
-            )
+            let (options, configuration) = try passBuildOptions(arguments, context: context)
             let templateName = try options.required("template")
             let dataPath = try options.required("data")
             let outPath = try options.required("out")
-            guard let bytes = FileManager.default.contents(atPath: dataPath) else { throw UsageError("cannot read \(dataPath)") }
-            let attendee: AttendeeFile
-            do {
-                attendee = try JSONDecoder().decode(AttendeeFile.self, from: bytes)
-            } catch {
-                throw UsageError("\(dataPath) is not a valid attendee file: \(error)")
-            }
-            guard let startsAt = ISODate.parse(attendee.startsAt) else { throw UsageError("startsAt must be ISO 8601 with a time zone") }
-            guard let organizationName = attendee.organizationName ?? configuration.signing.organizationName else {
-                throw UsageError("give organizationName in \(dataPath) or set ORGANIZATION_NAME (--organization-name)")
-            }
-            let identity = try Application.signingIdentity(configuration, logger: .init(label: "pass", level: .warning), now: Date())
-            let template = try TemplateStore(root: configuration.passesDirectory).template(named: templateName)
-            let data = TicketData(
-                serialNumber: attendee.serialNumber,
-                authenticationToken: attendee.authenticationToken ?? Crypto.randomToken(bytes: 24),
+            // Inputs first: a run that cannot succeed stops before it makes development certificates.
+            let data = try readAttendeeFile(dataPath, defaults: AttendeeFile.Defaults(
                 webServiceURL: configuration.http.publicURL?.absoluteString ?? "https://example.invalid",
-                organizationName: organizationName,
-                description: attendee.description ?? "Ticket for \(attendee.eventName)",
-                eventName: attendee.eventName, venue: attendee.venue, startsAt: startsAt,
-                endsAt: attendee.endsAt.flatMap(ISODate.parse), timeZone: attendee.timeZone ?? "UTC",
-                attendeeName: attendee.attendeeName, seat: attendee.seat, voided: attendee.voided ?? false
-            )
+                organizationName: configuration.signing.organizationName,
+                authenticationToken: { Crypto.randomToken(bytes: 24) }
+            ))
+            let template = try buildTemplate(named: templateName, in: configuration.passesDirectory)
+            let identity = try Application.signingIdentity(configuration, logger: .init(label: "pass", level: .notice), now: Date())
             let bundle = try PassBundle.build(
                 template: template, data: data, identity: identity,
                 options: ValidationOptions(allowHTTPWebService: configuration.http.allowInsecurePublicURL)
@@ -95,5 +66,45 @@ extension CommandLineInterface {
             context.standardOutput("wrote \(outPath) (\(bundle.count) bytes)")
             return ExitCode.success
         }
+    }
+
+    /// The options and configuration of `pass build`; when signing is not configured, the error
+    /// points at `--development`.
+    private static func passBuildOptions(_ arguments: [String], context: CommandContext) throws -> (OptionParser, Configuration) {
+        do {
+            return try commandOptions(arguments, context: context, valued: ["template", "data", "out"], requirements: [.signing])
+        } catch let error as ConfigurationError where error.problems.contains(where: { $0.hasPrefix("PASS_") || $0.hasPrefix("WWDR_") }) {
+            throw UsageError("\(error)\nhint: to try it without Apple's certificates, add --development (throwaway certificates in ./Certificates/dev)")
+        }
+    }
+
+    /// The ticket the attendee file describes, or a usage error listing every problem in it.
+    private static func readAttendeeFile(_ path: String, defaults: AttendeeFile.Defaults) throws(UsageError) -> TicketData {
+        guard let bytes = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read the attendee file \(path)") }
+        do {
+            return try AttendeeFile.ticket(from: Array(bytes), defaults: defaults)
+        } catch {
+            let count = error.list.count == 1 ? "1 problem" : "\(error.list.count) problems"
+            throw UsageError("\(path) has \(count):\n" + error.list.map { "  - \($0)" }.joined(separator: "\n"))
+        }
+    }
+
+    /// The template to build with, or a usage error that names the directory searched.
+    private static func buildTemplate(named name: String, in root: String) throws -> Template {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+            let directory = FileManager.default.currentDirectoryPath
+            throw UsageError(
+                "templates directory '\(root)' not found (looked in \(directory)): run pass build from the repository's top "
+                    + "directory, or set PASSES_DIR (--passes-dir) to the folder that holds \(name)/"
+            )
+        }
+        let available = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
+            .filter { FileManager.default.fileExists(atPath: root + "/" + $0 + "/pass.json") }.sorted()
+        guard available.contains(name) else {
+            let listed = available.isEmpty ? "none" : available.joined(separator: ", ")
+            throw UsageError("no template '\(name)' in \(root) (templates there: \(listed))")
+        }
+        return try TemplateStore(root: root).template(named: name)
     }
 }

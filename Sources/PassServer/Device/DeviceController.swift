@@ -161,7 +161,7 @@ struct DeviceController: Sendable {
         let serial = try DeviceRequest.serial(request)
         let stored = try store.pass(passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue)
         // Hash even when the pass is unknown so both paths cost the same.
-        let matches = TokenVault.matches(token.rawValue, storedHash: stored?.authenticationTokenHash ?? [UInt8](repeating: 0, count: 32))
+        let matches = try TokenVault.matches(token.rawValue, storedHash: stored?.authenticationTokenHash ?? [UInt8](repeating: 0, count: 32))
         guard let stored, matches else { throw DeviceRequest.unauthorized }
         authentication.remember(stored.authenticationTokenHash, passType: passType, serial: serial)
         return stored
@@ -177,7 +177,7 @@ struct DeviceController: Sendable {
             let pass = try authenticatedPass(request)
             return (pass.passTypeIdentifier, pass.serialNumber)
         }
-        guard TokenVault.matches(token.rawValue, storedHash: cached) else { throw DeviceRequest.unauthorized }
+        guard try TokenVault.matches(token.rawValue, storedHash: cached) else { throw DeviceRequest.unauthorized }
         return (passType.rawValue, serial.rawValue)
     }
 }

@@ -56,7 +56,7 @@ final class PassService: Sendable {
         let voided = pass.status == .voided
         return TicketData(
             serialNumber: pass.serialNumber,
-            authenticationToken: vault.authenticationToken(passType: passType, serial: serial).rawValue,
+            authenticationToken: try vault.authenticationToken(passType: passType, serial: serial).rawValue,
             webServiceURL: webServiceURL,
             organizationName: organizationName,
             description: "Ticket for \(event.name)",

@@ -1,4 +1,5 @@
 import APNs
+import Certificates
 import Foundation
 import Logging
 import Storage
@@ -121,7 +122,7 @@ extension PushDispatcher {
                         if case .rejected = failure { rejected["\(status) \(reason ?? "without a reason")", default: 0] += 1 }
                     }
                     entries.append(PushLogEntry(
-                        tokenHash: Self.tokenHash(row.pushToken), passTypeIdentifier: row.passTypeIdentifier,
+                        tokenHash: try Self.tokenHash(row.pushToken), passTypeIdentifier: row.passTypeIdentifier,
                         status: status, reason: reason, apnsID: completion.delivery.apnsID,
                         latencyMilliseconds: Self.milliseconds(completion.latency), createdAt: time, outcome: action.name
                     ))
@@ -131,7 +132,7 @@ extension PushDispatcher {
                 }
                 for prune in prunes {
                     let record = RegistrationPrune(
-                        tokenHash: Self.tokenHash(prune.row.pushToken), status: prune.status, reason: prune.why.rawValue, prunedAt: time
+                        tokenHash: try Self.tokenHash(prune.row.pushToken), status: prune.status, reason: prune.why.rawValue, prunedAt: time
                     )
                     let removed = try session.pruneRegistrations(
                         pushToken: prune.row.pushToken, passTypeIdentifier: prune.row.passTypeIdentifier, unlessUpdatedAfter: prune.cutoff,
@@ -228,8 +229,8 @@ extension PushDispatcher {
     }
 
     /// What the push log keeps of a token: its SHA-256, never the token.
-    static func tokenHash(_ pushToken: String) -> String {
-        Crypto.hex(Crypto.sha256(Array(pushToken.utf8)))
+    static func tokenHash(_ pushToken: String) throws -> String {
+        Hex.encode(try Digest.sha256().hash(Array(pushToken.utf8)))
     }
 }
 

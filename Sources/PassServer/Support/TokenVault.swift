@@ -1,9 +1,12 @@
+import Certificates
+
 /// Derives each pass's secrets from `TOKEN_SECRET`, so the database stores only their hashes.
 ///
 /// A pass needs its authentication token in plain text every time it is re-signed, yet the token is
 /// a credential: a database leak must not hand out working tokens. Deriving it with HMAC from a
 /// secret that lives only in the configuration gives both. The download token uses another label,
-/// so one never reveals the other.
+/// so one never reveals the other. Every function throws when OpenSSL cannot hash (it never
+/// returns an empty or partial value instead).
 public struct TokenVault: Sendable {
     private let secret: [UInt8]
 
@@ -12,24 +15,24 @@ public struct TokenVault: Sendable {
     }
 
     /// The `authenticationToken` of a pass (43 URL-safe characters).
-    public func authenticationToken(passType: PassTypeIdentifier, serial: SerialNumber) -> AuthenticationToken {
-        let mac = Crypto.hmacSHA256(key: secret, message: Array("auth\u{0}\(passType.rawValue)\u{0}\(serial.rawValue)".utf8))
+    public func authenticationToken(passType: PassTypeIdentifier, serial: SerialNumber) throws -> AuthenticationToken {
+        let mac = try Digest.sha256().authenticationCode(key: secret, message: Array("auth\u{0}\(passType.rawValue)\u{0}\(serial.rawValue)".utf8))
         // Base64url of 32 bytes is 43 printable characters: always a valid token.
         return AuthenticationToken(Crypto.base64URL(mac)) ?? AuthenticationToken("invalid-token-never-used")!
     }
 
     /// The secret of a pass's `/download/{token}` link.
-    public func downloadToken(passType: PassTypeIdentifier, serial: SerialNumber) -> String {
-        Crypto.base64URL(Crypto.hmacSHA256(key: secret, message: Array("download\u{0}\(passType.rawValue)\u{0}\(serial.rawValue)".utf8)))
+    public func downloadToken(passType: PassTypeIdentifier, serial: SerialNumber) throws -> String {
+        Crypto.base64URL(try Digest.sha256().authenticationCode(key: secret, message: Array("download\u{0}\(passType.rawValue)\u{0}\(serial.rawValue)".utf8)))
     }
 
     /// What the database stores for any token.
-    public static func hash(_ token: String) -> [UInt8] {
-        Crypto.sha256(Array(token.utf8))
+    public static func hash(_ token: String) throws -> [UInt8] {
+        try Digest.sha256().hash(Array(token.utf8))
     }
 
     /// Checks a presented token against a stored hash in constant time.
-    public static func matches(_ presented: String, storedHash: [UInt8]) -> Bool {
-        Crypto.constantTimeEqual(hash(presented), storedHash)
+    public static func matches(_ presented: String, storedHash: [UInt8]) throws -> Bool {
+        ConstantTime.equal(try hash(presented), storedHash)
     }
 }

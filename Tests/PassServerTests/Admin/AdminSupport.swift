@@ -71,7 +71,7 @@ enum AdminSupport {
         guard let type = PassTypeIdentifier(passType), let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else {
             throw Failure(description: "invalid identifiers")
         }
-        return NewPass(
+        return try NewPass(
             passTypeIdentifier: passType, serialNumber: serial.rawValue,
             authenticationTokenHash: TokenVault.hash(vault.authenticationToken(passType: type, serial: serial).rawValue),
             downloadTokenHash: TokenVault.hash(vault.downloadToken(passType: type, serial: serial)),

@@ -16,7 +16,7 @@ struct GracefulShutdownTests {
         let pass = try #require(passes.first)
         let serial = try #require(SerialNumber(pass.serialNumber))
         let passType = try #require(PassTypeIdentifier(pass.passTypeIdentifier))
-        let token = fixture.vault.downloadToken(passType: passType, serial: serial)
+        let token = try fixture.vault.downloadToken(passType: passType, serial: serial)
 
         let server = try fixture.launch(extra: ["SHUTDOWN_DRAIN_TIMEOUT": "10s"])
         defer { server.forceKill() }

@@ -104,8 +104,10 @@ final class TestApp: Sendable {
 
     /// The `ApplePass` token of a pass (derived from the configured secret, as the server does).
     func authenticationToken(serial: String) -> String {
-        guard let passType = PassTypeIdentifier(passTypeIdentifier), let serialNumber = SerialNumber(serial) else { return "" }
-        return application.passes.vault.authenticationToken(passType: passType, serial: serialNumber).rawValue
+        guard let passType = PassTypeIdentifier(passTypeIdentifier), let serialNumber = SerialNumber(serial),
+            let token = try? application.passes.vault.authenticationToken(passType: passType, serial: serialNumber)
+        else { return "" }
+        return token.rawValue
     }
 
     /// Creates an event through the admin API and returns its id.

@@ -14,16 +14,21 @@ private let passwordCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int3
     return length
 }
 
-/// One private key; frees its EVP_PKEY in deinit.
-final class PrivateKey {
-    let pointer: OpaquePointer
+/// One private key; frees its `EVP_PKEY` in deinit.
+package final class PrivateKey: @unchecked Sendable {
+    // Safe because the key is never modified after init, and OpenSSL 3 documents concurrent
+    // read-only use of one EVP_PKEY (signing makes its own EVP_PKEY_CTX; RSA blinding is locked).
 
-    init(owning pointer: OpaquePointer) { self.pointer = pointer }
+    /// The `EVP_PKEY *`, valid while this object lives.
+    package let pointer: OpaquePointer
+
+    /// Takes ownership of an EVP_PKEY the caller allocated or up-referenced.
+    package init(owning pointer: OpaquePointer) { self.pointer = pointer }
 
     deinit { EVP_PKEY_free(pointer) }
 
     /// Parses PKCS#8 (or traditional) DER.
-    convenience init(der: [UInt8]) throws(CertificateError) {
+    package convenience init(der: [UInt8]) throws(CertificateError) {
         OpenSSLErrorQueue.clear()
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
@@ -46,13 +51,12 @@ final class PrivateKey {
         let encrypted = String(decoding: bytes, as: UTF8.self).contains("ENCRYPTED")
         OpenSSLProviders.ensureLoaded()
         OpenSSLErrorQueue.clear()
-        guard let bio = MemoryBIO(bytes: bytes) else {
-            throw CertificateError(.unreadable, "cannot buffer private key file \(path)", path: path)
+        let bio: MemoryBIO
+        do { bio = try MemoryBIO(bytes: bytes) } catch {
+            throw CertificateError(.unreadable, "cannot buffer private key file \(path)", path: path, openSSL: error)
         }
-        let parsed: OpaquePointer? = if let password {
-            password.withCString { PEM_read_bio_PrivateKey(bio.bio, nil, passwordCallback, UnsafeMutableRawPointer(mutating: $0)) }
-        } else {
-            PEM_read_bio_PrivateKey(bio.bio, nil, passwordCallback, nil)
+        let parsed: OpaquePointer? = withOptionalCString(password) {
+            PEM_read_bio_PrivateKey(bio.pointer, nil, passwordCallback, $0.map { UnsafeMutableRawPointer(mutating: $0) })
         }
         guard let parsed else {
             let errors = OpenSSLErrorQueue.drain()
@@ -66,22 +70,24 @@ final class PrivateKey {
     }
 
     /// Unencrypted PKCS#8 DER.
-    var pkcs8DER: [UInt8] {
-        guard let bio = MemoryBIO(), i2d_PKCS8PrivateKey_bio(bio.bio, pointer, nil, nil, 0, nil, nil) == 1 else { return [] }
+    package func pkcs8DER() throws(OpenSSLError) -> [UInt8] {
+        let bio = try MemoryBIO()
+        try check(i2d_PKCS8PrivateKey_bio(bio.pointer, pointer, nil, nil, 0, nil, nil) == 1, "encode the private key as PKCS#8")
         return bio.contents
     }
 
     /// PKCS#8 PEM, encrypted with AES-256-CBC when a password is given.
-    func pkcs8PEM(password: String?) -> [UInt8] {
-        guard let bio = MemoryBIO() else { return [] }
-        let ok: Int32 = if let password {
+    func pkcs8PEM(password: String?) throws(OpenSSLError) -> [UInt8] {
+        let bio = try MemoryBIO()
+        let written: Int32 = if let password {
             password.withCString { cString in
-                PEM_write_bio_PKCS8PrivateKey(bio.bio, pointer, EVP_aes_256_cbc(), cString, Int32(strlen(cString)), nil, nil)
+                PEM_write_bio_PKCS8PrivateKey(bio.pointer, pointer, EVP_aes_256_cbc(), cString, Int32(strlen(cString)), nil, nil)
             }
         } else {
-            PEM_write_bio_PKCS8PrivateKey(bio.bio, pointer, nil, nil, 0, nil, nil)
+            PEM_write_bio_PKCS8PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil)
         }
-        return ok == 1 ? bio.contents : []
+        try check(written == 1, "write the private key as PEM")
+        return bio.contents
     }
 
     /// True when this key is the private half of the certificate's public key.
@@ -93,17 +99,14 @@ final class PrivateKey {
     }
 
     /// A fresh RSA key.
-    static func generateRSA(bits: Int32 = 2048) throws(CertificateError) -> PrivateKey {
+    static func generateRSA(bits: Int32 = 2048) throws(OpenSSLError) -> PrivateKey {
         OpenSSLErrorQueue.clear()
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
-            throw CertificateError(.generationFailed, "cannot create an RSA key context", openSSLErrors: OpenSSLErrorQueue.drain())
-        }
+        let context = try check(EVP_PKEY_CTX_new_from_name(nil, "RSA", nil), "create an RSA key context")
         defer { EVP_PKEY_CTX_free(context) }
+        try check(EVP_PKEY_keygen_init(context) > 0, "start RSA key generation")
+        try check(EVP_PKEY_CTX_set_rsa_keygen_bits(context, bits) > 0, "set the RSA key size")
         var key: OpaquePointer?
-        guard EVP_PKEY_keygen_init(context) > 0, EVP_PKEY_CTX_set_rsa_keygen_bits(context, bits) > 0,
-              EVP_PKEY_generate(context, &key) > 0, let key else {
-            throw CertificateError(.generationFailed, "RSA key generation failed", openSSLErrors: OpenSSLErrorQueue.drain())
-        }
-        return PrivateKey(owning: key)
+        try check(EVP_PKEY_generate(context, &key) > 0, "generate an RSA key")
+        return PrivateKey(owning: try check(key, "generate an RSA key"))
     }
 }

@@ -1,35 +1,10 @@
-// Small helpers shared by every file that talks to OpenSSL: the error queue, ASN.1 time,
-// PEM detection, file reading and writing, NIDs.
+// Small helpers shared by the files that talk to OpenSSL: ASN.1 time, PEM detection, file reading
+// and writing, NIDs.
 //
 // Threading: everything here is re-entrant; OpenSSL 3 keeps its error queue per thread.
 
 import COpenSSL
 import Foundation
-
-/// Reads OpenSSL's per-thread error queue.
-package enum OpenSSLErrorQueue {
-    /// Returns every queued error string and empties the queue.
-    package static func drain() -> [String] {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return messages
-    }
-
-    /// Empties the queue before an operation whose failure we want to attribute precisely.
-    package static func clear() { ERR_clear_error() }
-
-    /// `message`, followed by the drained queue in parentheses when it holds anything.
-    package static func describe(_ message: String) -> String {
-        let errors = drain()
-        return errors.isEmpty ? message : "\(message) (\(errors.joined(separator: "; ")))"
-    }
-}
 
 /// Converts between OpenSSL's ASN1_TIME and Date.
 enum ASN1Time {

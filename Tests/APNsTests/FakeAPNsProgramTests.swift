@@ -1,0 +1,110 @@
+import APNs
+import Foundation
+import Logging
+import PassServerTesting
+import Testing
+
+/// The fake as people run it: its log of received pushes, and the `fake-apns` program's help.
+@Suite("fake-apns: push log and command line")
+struct FakeAPNsProgramTests {
+    @Test("each push received is logged at info level, its token cut to 8 characters")
+    func logsEachPush() async throws {
+        let certificates = try APNsTestHarness.sharedCertificates()
+        let sink = MemorySink()
+        let fake = try FakeAPNs(
+            configuration: FakeAPNs.Configuration(
+                certificatePath: certificates.serverCertificate, privateKeyPath: certificates.serverKey,
+                clientCAPath: certificates.rootCertificate
+            ),
+            logger: Logger(label: "fake-apns", level: .info, sink: sink)
+        )
+        defer { fake.shutdown() }
+        fake.script(token: APNsTestHarness.token(2), [.error(status: 400, reason: "BadDeviceToken")])
+        let client = try APNSClient(configuration: APNsTestHarness.clientConfiguration(certificates, url: fake.url), logger: Logger(label: "t", level: .error))
+        defer { client.shutdown() }
+        for index in 1...2 {
+            _ = try await client.send(APNSRequest(pushToken: APNsTestHarness.token(index), topic: APNsTestHarness.topic))
+        }
+
+        let lines = sink.lines.filter { $0.contains("push received") }
+        #expect(lines.count == 2, "\(sink.lines)")
+        for (index, status) in [(1, 200), (2, 400)] {
+            let token = APNsTestHarness.token(index)
+            let line = lines.first { $0.contains("apns.token=\(token.prefix(8))…") && $0.contains("status=\(status)") }
+            #expect(line != nil, "no line for push \(index) in \(lines)")
+            #expect(line?.contains("apns.topic=\(APNsTestHarness.topic)") == true)
+            #expect(!sink.lines.contains { $0.contains(token) }, "a full token was logged")
+            #expect(line.map { $0.hasPrefix("20") && $0.contains(" info fake-apns: ") } == true)
+        }
+    }
+
+    @Test("fake-apns --help prints the usage and exits 0; a bad flag points at --help")
+    func help() throws {
+        for flag in ["--help", "-h"] {
+            let result = try Self.runProgram([flag])
+            #expect(result.status == 0, "\(flag): \(result.error)")
+            #expect(result.output.contains("Usage:"))
+            #expect(result.output.contains("--cert server.pem --key server.key"))
+            #expect(result.output.contains("bench-client"))
+            #expect(result.output.contains("--log-level"))
+        }
+        let bad = try Self.runProgram(["--cert"])
+        #expect(bad.status == 2)
+        #expect(bad.error.contains("--cert needs a value"))
+        #expect(bad.error.contains("Run 'fake-apns --help' for usage."))
+    }
+
+    @Test("the program logs the pushes it serves on standard error", .timeLimit(.minutes(1)))
+    func programLogsPushes() async throws {
+        let certificates = try APNsTestHarness.sharedCertificates()
+        let process = Process()
+        process.executableURL = try Self.program()
+        process.arguments = ["--cert", certificates.serverCertificate, "--key", certificates.serverKey, "--no-client-auth", "--print-port"]
+        let output = Pipe()
+        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("fake-apns-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        try process.run()
+        defer {
+            // SIGKILL: a child of the test runner may inherit a signal mask that blocks SIGTERM.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(at: errorFile)
+        }
+        // The first line is the port; the program flushes it at once.
+        var portText = ""
+        while !portText.contains("\n") {
+            let chunk = output.fileHandleForReading.availableData
+            try #require(!chunk.isEmpty, "fake-apns ended before printing its port")
+            portText += String(decoding: chunk, as: UTF8.self)
+        }
+        let port = try #require(Int(portText.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let client = try APNSClient(
+            configuration: APNsTestHarness.clientConfiguration(certificates, url: "https://127.0.0.1:\(port)"),
+            logger: Logger(label: "t", level: .error)
+        )
+        defer { client.shutdown() }
+        let token = APNsTestHarness.token(41)
+        let response = try await client.send(APNSRequest(pushToken: token, topic: APNsTestHarness.topic))
+        #expect(response.status == 200)
+
+        // The log line is written before the answer is sent, so it is there by now.
+        let log = try String(contentsOf: errorFile, encoding: .utf8)
+        #expect(log.contains("push received") && log.contains("apns.token=\(token.prefix(8))…"), "\(log)")
+        #expect(!log.contains(token))
+    }
+
+    /// Runs `fake-apns` with `arguments` and waits for it.
+    static func runProgram(_ arguments: [String]) throws -> CommandResult {
+        try run(try program().path, arguments)
+    }
+
+    /// The `fake-apns` binary next to the test bundle (`swift build` builds it with the tests).
+    static func program() throws -> URL {
+        let runner = try #require(Bundle.main.executableURL, "cannot locate the test runner")
+        let binary = runner.deletingLastPathComponent().appendingPathComponent("fake-apns")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build fake-apns first: \(binary.path)")
+        return binary
+    }
+}
