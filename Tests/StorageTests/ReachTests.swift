@@ -22,6 +22,13 @@ struct ReachTests {
             add("", Tally(tickets: try row.int64("tickets"), voided: try row.int64("voided")))
         }
         for row in try store.execute("""
+            SELECT count(DISTINCT r.device_library_identifier) AS phones FROM registrations r
+            JOIN passes p ON p.pass_type_identifier = r.pass_type_identifier AND p.serial_number = r.serial_number
+            WHERE p.event_id = \(event)
+            """) {
+            add("", Tally(registeredDevices: try row.int64("phones")))
+        }
+        for row in try store.execute("""
             SELECT COALESCE(p.job_id, '') AS job, count(*) AS devices,
                 sum(CASE WHEN r.told_revision >= p.revision AND p.served_revision >= p.revision THEN 1 ELSE 0 END) AS current
             FROM registrations r JOIN passes p ON p.pass_type_identifier = r.pass_type_identifier AND p.serial_number = r.serial_number
@@ -121,6 +128,12 @@ struct ReachTests {
         try Self.expectTallyMatches(fixture, event: event.id, "issuing and registering")
         #expect(try Self.tally(fixture.store, event: event.id).total.tickets == 10)
         #expect(try Self.tally(fixture.store, event: event.id).total.devices == 13)
+        #expect(try Self.tally(fixture.store, event: event.id).total.registeredDevices == 13)
+        // A phone holding two tickets of the event is one registered device and two registrations.
+        _ = try fixture.register(device: "dev0", token: "tok0", serial: "T4")
+        try Self.expectTallyMatches(fixture, event: event.id, "a second ticket on one phone")
+        #expect(try Self.tally(fixture.store, event: event.id).total.registeredDevices == 13)
+        #expect(try Self.tally(fixture.store, event: event.id).total.devices == 14)
 
         // Phones list and fetch: some up to date.
         for index in 0..<6 {
@@ -138,7 +151,8 @@ struct ReachTests {
             }
         }
         try Self.expectTallyMatches(fixture, event: event.id, "lists and fetches")
-        #expect(try Self.tally(fixture.store, event: event.id).total.devicesUpToDate == 3)
+        // dev0, dev2 and dev4 hold served passes; dev0 also holds T4, which dev4's fetch served.
+        #expect(try Self.tally(fixture.store, event: event.id).total.devicesUpToDate == 4)
 
         // Single-ticket changes, a cancel, and a fold in between.
         _ = try fixture.store.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T0", change: PassChange(status: .voided), now: now)
@@ -155,7 +169,7 @@ struct ReachTests {
         while try fixture.store.runRepushBatch(jobID: job.id, batchSize: 4, now: now).job.state != .done {}
         try Self.expectTallyMatches(fixture, event: event.id, "the whole job")
         let afterJob = try Self.tally(fixture.store, event: event.id)
-        #expect(afterJob.byJob[job.id]?.devices == 13)
+        #expect(afterJob.byJob[job.id]?.devices == 14)
         #expect(afterJob.byJob[job.id]?.devicesUpToDate == 0, "a bump leaves nobody up to date")
         #expect(afterJob.byJob[job.id]?.pushesPending ?? 0 > 0)
 

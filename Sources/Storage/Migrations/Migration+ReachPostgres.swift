@@ -33,19 +33,25 @@ extension Migration {
         CREATE TABLE event_tallies (
             event_id TEXT NOT NULL, job_id TEXT NOT NULL,
             tickets BIGINT NOT NULL DEFAULT 0, voided BIGINT NOT NULL DEFAULT 0,
-            devices BIGINT NOT NULL DEFAULT 0, devices_current BIGINT NOT NULL DEFAULT 0,
+            registered_devices BIGINT NOT NULL DEFAULT 0, devices BIGINT NOT NULL DEFAULT 0, devices_current BIGINT NOT NULL DEFAULT 0,
             pushes_pending BIGINT NOT NULL DEFAULT 0, pushes_delivered BIGINT NOT NULL DEFAULT 0, pushes_failed BIGINT NOT NULL DEFAULT 0,
             PRIMARY KEY (event_id, job_id));
         CREATE TABLE event_tally_changes (
             id BIGSERIAL PRIMARY KEY, event_id TEXT NOT NULL, job_id TEXT NOT NULL,
             tickets BIGINT NOT NULL DEFAULT 0, voided BIGINT NOT NULL DEFAULT 0,
-            devices BIGINT NOT NULL DEFAULT 0, devices_current BIGINT NOT NULL DEFAULT 0,
+            registered_devices BIGINT NOT NULL DEFAULT 0, devices BIGINT NOT NULL DEFAULT 0, devices_current BIGINT NOT NULL DEFAULT 0,
             pushes_pending BIGINT NOT NULL DEFAULT 0, pushes_delivered BIGINT NOT NULL DEFAULT 0, pushes_failed BIGINT NOT NULL DEFAULT 0);
         CREATE INDEX event_tally_changes_event ON event_tally_changes (event_id, job_id);
-        INSERT INTO event_tallies (event_id, job_id, tickets, voided, devices)
+        CREATE TABLE event_devices (
+            event_id TEXT NOT NULL, device_library_identifier TEXT NOT NULL, registrations BIGINT NOT NULL,
+            PRIMARY KEY (event_id, device_library_identifier));
+        INSERT INTO event_devices (event_id, device_library_identifier, registrations)
+        SELECT event_id, device_library_identifier, count(*) FROM registrations WHERE event_id IS NOT NULL GROUP BY 1, 2;
+        INSERT INTO event_tallies (event_id, job_id, tickets, voided, registered_devices, devices)
         SELECT e.id, '',
             (SELECT count(*) FROM passes p WHERE p.event_id = e.id),
             (SELECT count(*) FROM passes p WHERE p.event_id = e.id AND p.status = 'voided'),
+            (SELECT count(*) FROM event_devices d WHERE d.event_id = e.id),
             (SELECT count(*) FROM registrations r WHERE r.event_id = e.id)
         FROM events e;
 
@@ -66,6 +72,15 @@ extension Migration {
             SELECT event_id, COALESCE(job_id, ''), count(*),
                 count(*) FILTER (WHERE told_revision >= pass_revision AND served_revision >= pass_revision)
             FROM inserted WHERE event_id IS NOT NULL GROUP BY 1, 2;
+            WITH added AS (
+                INSERT INTO event_devices (event_id, device_library_identifier, registrations)
+                SELECT event_id, device_library_identifier, count(*) FROM inserted WHERE event_id IS NOT NULL
+                GROUP BY 1, 2 ORDER BY 1, 2
+                ON CONFLICT (event_id, device_library_identifier)
+                    DO UPDATE SET registrations = event_devices.registrations + excluded.registrations
+                RETURNING event_id, (xmax = 0) AS created)
+            INSERT INTO event_tally_changes (event_id, job_id, registered_devices)
+            SELECT event_id, '', count(*) FROM added WHERE created GROUP BY event_id;
             RETURN NULL;
         END $$;
         CREATE TRIGGER registrations_tally_insert AFTER INSERT ON registrations REFERENCING NEW TABLE AS inserted
@@ -94,6 +109,17 @@ extension Migration {
             SELECT event_id, COALESCE(job_id, ''), -count(*),
                 -count(*) FILTER (WHERE told_revision >= pass_revision AND served_revision >= pass_revision)
             FROM removed WHERE event_id IS NOT NULL GROUP BY 1, 2;
+            WITH gone AS (
+                DELETE FROM event_devices USING (
+                    SELECT event_id, device_library_identifier, count(*) AS n FROM removed WHERE event_id IS NOT NULL GROUP BY 1, 2) r
+                WHERE event_devices.event_id = r.event_id AND event_devices.device_library_identifier = r.device_library_identifier
+                  AND event_devices.registrations <= r.n
+                RETURNING event_devices.event_id)
+            INSERT INTO event_tally_changes (event_id, job_id, registered_devices)
+            SELECT event_id, '', -count(*) FROM gone GROUP BY event_id;
+            UPDATE event_devices SET registrations = event_devices.registrations - r.n FROM (
+                SELECT event_id, device_library_identifier, count(*) AS n FROM removed WHERE event_id IS NOT NULL GROUP BY 1, 2) r
+            WHERE event_devices.event_id = r.event_id AND event_devices.device_library_identifier = r.device_library_identifier;
             RETURN NULL;
         END $$;
         CREATE TRIGGER registrations_tally_delete AFTER DELETE ON registrations REFERENCING OLD TABLE AS removed

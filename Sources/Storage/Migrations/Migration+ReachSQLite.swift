@@ -30,19 +30,25 @@ extension Migration {
         CREATE TABLE event_tallies (
             event_id TEXT NOT NULL, job_id TEXT NOT NULL,
             tickets INTEGER NOT NULL DEFAULT 0, voided INTEGER NOT NULL DEFAULT 0,
-            devices INTEGER NOT NULL DEFAULT 0, devices_current INTEGER NOT NULL DEFAULT 0,
+            registered_devices INTEGER NOT NULL DEFAULT 0, devices INTEGER NOT NULL DEFAULT 0, devices_current INTEGER NOT NULL DEFAULT 0,
             pushes_pending INTEGER NOT NULL DEFAULT 0, pushes_delivered INTEGER NOT NULL DEFAULT 0, pushes_failed INTEGER NOT NULL DEFAULT 0,
             PRIMARY KEY (event_id, job_id));
         CREATE TABLE event_tally_changes (
             id INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL, job_id TEXT NOT NULL,
             tickets INTEGER NOT NULL DEFAULT 0, voided INTEGER NOT NULL DEFAULT 0,
-            devices INTEGER NOT NULL DEFAULT 0, devices_current INTEGER NOT NULL DEFAULT 0,
+            registered_devices INTEGER NOT NULL DEFAULT 0, devices INTEGER NOT NULL DEFAULT 0, devices_current INTEGER NOT NULL DEFAULT 0,
             pushes_pending INTEGER NOT NULL DEFAULT 0, pushes_delivered INTEGER NOT NULL DEFAULT 0, pushes_failed INTEGER NOT NULL DEFAULT 0);
         CREATE INDEX event_tally_changes_event ON event_tally_changes (event_id, job_id);
-        INSERT INTO event_tallies (event_id, job_id, tickets, voided, devices)
+        CREATE TABLE event_devices (
+            event_id TEXT NOT NULL, device_library_identifier TEXT NOT NULL, registrations INTEGER NOT NULL,
+            PRIMARY KEY (event_id, device_library_identifier));
+        INSERT INTO event_devices (event_id, device_library_identifier, registrations)
+        SELECT event_id, device_library_identifier, count(*) FROM registrations WHERE event_id IS NOT NULL GROUP BY 1, 2;
+        INSERT INTO event_tallies (event_id, job_id, tickets, voided, registered_devices, devices)
         SELECT e.id, '',
             (SELECT count(*) FROM passes p WHERE p.event_id = e.id),
             (SELECT count(*) FROM passes p WHERE p.event_id = e.id AND p.status = 'voided'),
+            (SELECT count(*) FROM event_devices d WHERE d.event_id = e.id),
             (SELECT count(*) FROM registrations r WHERE r.event_id = e.id)
         FROM events e;
 
@@ -52,6 +58,15 @@ extension Migration {
                 WHERE p.pass_type_identifier = NEW.pass_type_identifier AND p.serial_number = NEW.serial_number)
             WHERE device_library_identifier = NEW.device_library_identifier
               AND pass_type_identifier = NEW.pass_type_identifier AND serial_number = NEW.serial_number;
+            INSERT INTO event_tally_changes (event_id, job_id, registered_devices)
+            SELECT p.event_id, '', 1 FROM passes p
+            WHERE p.pass_type_identifier = NEW.pass_type_identifier AND p.serial_number = NEW.serial_number AND p.event_id IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM event_devices d
+                  WHERE d.event_id = p.event_id AND d.device_library_identifier = NEW.device_library_identifier);
+            INSERT INTO event_devices (event_id, device_library_identifier, registrations)
+            SELECT p.event_id, NEW.device_library_identifier, 1 FROM passes p
+            WHERE p.pass_type_identifier = NEW.pass_type_identifier AND p.serial_number = NEW.serial_number AND p.event_id IS NOT NULL
+            ON CONFLICT (event_id, device_library_identifier) DO UPDATE SET registrations = registrations + 1;
         END;
         CREATE TRIGGER registrations_tally_update AFTER UPDATE ON registrations BEGIN
             INSERT INTO event_tally_changes (event_id, job_id, devices, devices_current)
@@ -69,6 +84,13 @@ extension Migration {
             INSERT INTO event_tally_changes (event_id, job_id, devices, devices_current)
             VALUES (OLD.event_id, COALESCE(OLD.job_id, ''), -1,
                 CASE WHEN OLD.told_revision >= OLD.pass_revision AND OLD.served_revision >= OLD.pass_revision THEN -1 ELSE 0 END);
+            UPDATE event_devices SET registrations = registrations - 1
+            WHERE event_id = OLD.event_id AND device_library_identifier = OLD.device_library_identifier;
+            INSERT INTO event_tally_changes (event_id, job_id, registered_devices)
+            SELECT OLD.event_id, '', -1 FROM event_devices
+            WHERE event_id = OLD.event_id AND device_library_identifier = OLD.device_library_identifier AND registrations <= 0;
+            DELETE FROM event_devices
+            WHERE event_id = OLD.event_id AND device_library_identifier = OLD.device_library_identifier AND registrations <= 0;
         END;
         CREATE TRIGGER passes_tally_insert AFTER INSERT ON passes WHEN NEW.event_id IS NOT NULL BEGIN
             INSERT INTO event_tally_changes (event_id, job_id, tickets, voided)

@@ -75,7 +75,7 @@ public struct EventChange: Sendable, Equatable {
 public struct EventCounts: Sendable, Equatable {
     public var tickets: Int
     public var voided: Int
-    /// Registrations of the event's passes (a phone holding two of its tickets counts twice).
+    /// Distinct phones registered for at least one pass of the event.
     public var registeredDevices: Int
     /// Pushes enqueued for changes of the event's passes that still wait in the outbox.
     public var pendingPushes: Int
@@ -92,7 +92,7 @@ public struct EventCounts: Sendable, Equatable {
 
     public init(_ total: Tally) {
         self.init(
-            tickets: Int(total.tickets), voided: Int(total.voided), registeredDevices: Int(total.devices),
+            tickets: Int(total.tickets), voided: Int(total.voided), registeredDevices: Int(total.registeredDevices),
             pendingPushes: Int(total.pushesPending), failedPushes: Int(total.pushesFailed)
         )
     }

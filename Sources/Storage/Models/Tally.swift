@@ -1,8 +1,10 @@
 /// Running counts of an event, or of the part of it a re-push job owns (see `event_tallies`).
 public struct Tally: Sendable, Equatable {
-    /// Tickets issued, and of them cancelled (event totals only; jobs own none).
+    /// Tickets issued, and of them cancelled, and the distinct phones registered for at least one
+    /// of them (event totals only; jobs own none).
     public var tickets: Int64 = 0
     public var voided: Int64 = 0
+    public var registeredDevices: Int64 = 0
     /// Registrations of the passes (a phone holding two tickets counts twice).
     public var devices: Int64 = 0
     /// Of those, the ones up to date: told the pass's current revision and served it since.
@@ -14,11 +16,12 @@ public struct Tally: Sendable, Equatable {
     public var pushesDelivered: Int64 = 0
 
     public init(
-        tickets: Int64 = 0, voided: Int64 = 0, devices: Int64 = 0, devicesUpToDate: Int64 = 0,
+        tickets: Int64 = 0, voided: Int64 = 0, registeredDevices: Int64 = 0, devices: Int64 = 0, devicesUpToDate: Int64 = 0,
         pushesPending: Int64 = 0, pushesFailed: Int64 = 0, pushesDelivered: Int64 = 0
     ) {
         self.tickets = tickets
         self.voided = voided
+        self.registeredDevices = registeredDevices
         self.devices = devices
         self.devicesUpToDate = devicesUpToDate
         self.pushesPending = pushesPending
@@ -28,7 +31,8 @@ public struct Tally: Sendable, Equatable {
 
     public static func + (lhs: Tally, rhs: Tally) -> Tally {
         Tally(
-            tickets: lhs.tickets + rhs.tickets, voided: lhs.voided + rhs.voided, devices: lhs.devices + rhs.devices,
+            tickets: lhs.tickets + rhs.tickets, voided: lhs.voided + rhs.voided,
+            registeredDevices: lhs.registeredDevices + rhs.registeredDevices, devices: lhs.devices + rhs.devices,
             devicesUpToDate: lhs.devicesUpToDate + rhs.devicesUpToDate, pushesPending: lhs.pushesPending + rhs.pushesPending,
             pushesFailed: lhs.pushesFailed + rhs.pushesFailed, pushesDelivered: lhs.pushesDelivered + rhs.pushesDelivered
         )
@@ -58,6 +62,7 @@ extension EventTally {
         var share = byJob[job.id] ?? Tally()
         share.tickets = 0
         share.voided = 0
+        share.registeredDevices = 0
         if job.state == .pending || job.state == .running { share.devices = total.devices }
         return share
     }

@@ -114,8 +114,8 @@ extension StoreSession {
         let values = SQLQuery.joined(rows.map { row in
             let change = row.change
             return """
-                (\(row.eventID), \(row.jobID ?? ""), \(change.tickets), \(change.voided), \(change.devices), \(change.devicesUpToDate),
-                \(change.pushesPending), \(change.pushesDelivered), \(change.pushesFailed))
+                (\(row.eventID), \(row.jobID ?? ""), \(change.tickets), \(change.voided), \(change.registeredDevices), \(change.devices),
+                \(change.devicesUpToDate), \(change.pushesPending), \(change.pushesDelivered), \(change.pushesFailed))
                 """
         }, separator: ", ")
         try execute("INSERT INTO event_tally_changes (\(Self.tallyColumns)) VALUES \(values)")
@@ -159,14 +159,15 @@ extension StoreSession {
     }
 
     private static let counterColumns = [
-        "tickets", "voided", "devices", "devices_current", "pushes_pending", "pushes_delivered", "pushes_failed",
+        "tickets", "voided", "registered_devices", "devices", "devices_current", "pushes_pending", "pushes_delivered", "pushes_failed",
     ]
     private static let tallyColumns = SQLQuery(unsafeRaw: (["event_id", "job_id"] + counterColumns).joined(separator: ", "))
     private static let tallySums = SQLQuery(unsafeRaw: counterColumns.map { "CAST(sum(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
 
     private static func tally(_ row: SQLRow) throws -> Tally {
         Tally(
-            tickets: try row.int64("tickets"), voided: try row.int64("voided"), devices: try row.int64("devices"),
+            tickets: try row.int64("tickets"), voided: try row.int64("voided"), registeredDevices: try row.int64("registered_devices"),
+            devices: try row.int64("devices"),
             devicesUpToDate: try row.int64("devices_current"), pushesPending: try row.int64("pushes_pending"),
             pushesFailed: try row.int64("pushes_failed"), pushesDelivered: try row.int64("pushes_delivered")
         )

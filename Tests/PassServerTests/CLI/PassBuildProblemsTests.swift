@@ -153,6 +153,7 @@ struct PassBuildProblemsTests {
         let result = try workspace.build(environment: [
             "PASS_P12": p12, "PASS_P12_PASSWORD": "exported",
             "WWDR_CERTIFICATE": workspace.certificates.wwdrCertificate, "PUBLIC_URL": "https://passes.example.test",
+            "ORGANIZATION_NAME": "Example Events",
         ])
         #expect(result.status == 0, "stderr: \(result.standardError)")
         #expect(FileManager.default.fileExists(atPath: workspace.out))
