@@ -38,6 +38,32 @@ struct AdminRoleTests {
         }
     }
 
+    @Test("openapi.yaml states each admin route's role, as the server enforces it")
+    func rolesInOpenAPI() throws {
+        let script = """
+            import sys, yaml
+            doc = yaml.safe_load(open(sys.argv[1]))
+            for path, item in doc["paths"].items():
+                for method, operation in item.items():
+                    if path.startswith("/admin/") and isinstance(operation, dict) and "responses" in operation:
+                        role = operation.get("x-required-role", "-")
+                        described = "token" in operation.get("description", "") and role in operation.get("description", "")
+                        print(method.upper(), path, role, "403" in operation["responses"], described)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, OpenAPITests.documentPath]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let documented = Set(text.split(separator: "\n").map(String.init))
+        let enforced = Set(AdminController.routes.map { "\($0.method.rawValue) \(OpenAPITests.openAPIPath($0.pattern)) \($0.role.rawValue) True True" })
+        #expect(documented == enforced)
+    }
+
     @Test("viewer: 403 on every write, never on a read; scanner: 403 everywhere; admin: never 403", arguments: Backend.allCases)
     func rolesOnEveryRoute(backend: Backend) throws {
         let app = try TestApp.start(backend)
