@@ -16,6 +16,7 @@ extension AdminController {
         AdminRoute(.GET, "/admin/v1/tickets/:serialNumber", role: .viewer) { admin in { try admin.showTicket($0) } },
         AdminRoute(.PATCH, "/admin/v1/tickets/:serialNumber", role: .admin) { admin in { try admin.updateTicket($0) } },
         AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/cancel", role: .admin) { admin in { try admin.cancelTicket($0) } },
+        AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/download-link", role: .admin) { admin in { try admin.rotateDownloadLink($0) } },
         AdminRoute(.GET, "/admin/v1/jobs/:jobId", role: .viewer) { admin in { try admin.showJob($0) } },
     ]
 
