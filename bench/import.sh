@@ -37,7 +37,7 @@ DATABASE_URL=$(scratch_database "$DB")
 DATABASE_URL="$DATABASE_URL" "$SERVER" migrate >/dev/null
 TOKEN=$(DATABASE_URL="$DATABASE_URL" "$SERVER" token create --name bench 2>/dev/null)
 HTTP_PORT=$(free_port)
-env DATABASE_URL="$DATABASE_URL" HTTP_PORT="$HTTP_PORT" PUBLIC_URL="https://passes.example.test" \
+env DATABASE_URL="$DATABASE_URL" HTTP_PORT="$HTTP_PORT" PUBLIC_URL="https://passes.example.test" ORGANIZATION_NAME="Bench Events" \
     TOKEN_SECRET="$(openssl rand -hex 32)" PASS_CERTIFICATE="$WORK/certs/pass-certificate.pem" \
     PASS_PRIVATE_KEY="$WORK/certs/pass-key.pem" WWDR_CERTIFICATE="$WORK/certs/wwdr.pem" \
     APNS_MODE=log LOG_LEVEL=warning PASSES_DIR="$PWD/Passes" ${IMPORT_BENCH_SERVER_ENV:-} \

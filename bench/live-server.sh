@@ -1,6 +1,8 @@
 # Sourced by the benchmarks that run the release pass-server (against a fake APNs, with the
 # development certificates of `pass-server certs dev --dir CERTS`, or logging pushes).
 
+PASS_TYPE=pass.dev.passserver.event
+
 # A free TCP port on 127.0.0.1.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
@@ -15,11 +17,72 @@ scratch_database() {
 # background pushing to https://127.0.0.1:APNS_PORT, sets SERVER_PID and waits for /healthz.
 start_live_server() {
     local server="$1" database_url="$2" http_port="$3" apns_port="$4" certs="$5" log="$6"
-    env DATABASE_URL="$database_url" HTTP_PORT="$http_port" PUBLIC_URL="https://passes.example.test" \
+    env DATABASE_URL="$database_url" HTTP_PORT="$http_port" PUBLIC_URL="https://passes.example.test" ORGANIZATION_NAME="Bench Events" \
         TOKEN_SECRET="$(openssl rand -hex 32)" PASS_CERTIFICATE="$certs/pass-certificate.pem" \
         PASS_PRIVATE_KEY="$certs/pass-key.pem" WWDR_CERTIFICATE="$certs/wwdr.pem" \
         APNS_URL="https://127.0.0.1:$apns_port" APNS_CA_FILE="$certs/root-ca.pem" LOG_LEVEL=warning \
         "$server" serve > "$log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 200); do curl -sf "http://127.0.0.1:$http_port/healthz" >/dev/null && break; sleep 0.1; done
+}
+
+# scratch_event_bench NAME: what the event benchmarks (repush, reach) share. Checks that SERVER
+# and FAKE are built, makes WORK, a migrated scratch database NAME_<pid> (DATABASE_URL, `sql`),
+# the development certificates in WORK/certs and starts FAKE (FAKE_PID, FAKE_PORT). Everything
+# is stopped and removed on exit (also the server started by start_live_server).
+scratch_event_bench() {
+    : "${PASS_SERVER_TEST_DATABASE_URL:?run inside scripts/with-postgres.sh}"
+    for binary in "$SERVER" "$FAKE"; do
+        [ -x "$binary" ] || { echo "missing $binary: run swift build -c release first" >&2; exit 1; }
+    done
+    WORK=$(mktemp -d)
+    DB="$1_$$"
+    FAKE_PID=
+    SERVER_PID=
+    trap scratch_cleanup EXIT
+    DATABASE_URL=$(scratch_database "$DB")
+    "$SERVER" certs dev --dir "$WORK/certs" >/dev/null
+    DATABASE_URL="$DATABASE_URL" "$SERVER" migrate >/dev/null
+    "$FAKE" --cert "$WORK/certs/server-certificate.pem" --key "$WORK/certs/server-key.pem" --no-client-auth --print-port \
+        --log-level warning > "$WORK/fake-port" &
+    FAKE_PID=$!
+    for _ in $(seq 100); do [ -s "$WORK/fake-port" ] && break; sleep 0.1; done
+    FAKE_PORT=$(head -n1 "$WORK/fake-port")
+}
+
+scratch_cleanup() {
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+    [ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null
+    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
+    rm -rf "$WORK"
+}
+
+# One statement on the scratch database, unaligned output.
+sql() { psql -qtA "$DATABASE_URL" -c "$1"; }
+
+# seed_bench_event N: one event `bench-event`, N passes of PASS_TYPE (attendee, e-mail, seat), N
+# devices with distinct push tokens and one registration each, written with generate_series (the
+# schema of Sources/Storage/Migrations; the registration trigger fills in what reach counts by).
+# Sets seed_seconds.
+seed_bench_event() {
+    local tickets="$1" start
+    start=$(date +%s.%N)
+    psql -q "$DATABASE_URL" >/dev/null <<SQL
+BEGIN;
+INSERT INTO events (id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at)
+VALUES ('bench-event', 'Bench Night', 'Hall A', 1800000000000, NULL, 'UTC', 'event-ticket', 1, 0, 0);
+INSERT INTO passes (pass_type_identifier, serial_number, authentication_token_hash, download_token_hash, event_id,
+    attendee_name, attendee_email, seat, revision, modified_at, created_at)
+SELECT '$PASS_TYPE', 'S' || i, sha256(('a' || i)::bytea), sha256(('d' || i)::bytea), 'bench-event',
+    'Attendee ' || i, 'guest' || i || '@example.com', 'R' || (i % 40) || '-' || (i % 30), 1, 1700000000, 0
+FROM generate_series(1, $tickets) AS i;
+INSERT INTO devices (device_library_identifier, push_token, updated_at)
+SELECT 'device' || i, lpad(to_hex(i), 64, '0'), 0 FROM generate_series(1, $tickets) AS i;
+INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
+SELECT 'device' || i, '$PASS_TYPE', 'S' || i, 0, 0 FROM generate_series(1, $tickets) AS i;
+UPDATE counters SET value = 1 WHERE name = 'revision';
+COMMIT;
+ANALYZE;
+SQL
+    seed_seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 }

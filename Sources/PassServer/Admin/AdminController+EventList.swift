@@ -3,7 +3,8 @@ import HTTPServer
 import Storage
 
 extension AdminController {
-    /// `GET /admin/v1/events`: newest first (start time descending, then id), each with its counts,
+    /// `GET /admin/v1/events`: newest first (start time descending, then id), each with its counts
+    /// and reach (read from the tallies of the whole page in one statement),
     /// filtered by `q` (a case-insensitive substring of name or venue), `from` (starting at or
     /// after), `to` (starting before) and `archived`, paged with `cursor` and `limit`.
     func listEvents(_ request: Request) throws -> Response {
@@ -24,13 +25,13 @@ extension AdminController {
         }
         let limit = query.integer("limit", in: 1...100, default: 20)
         try query.validate()
-        let (page, counts) = try store.withSession(.read) { session in
+        let (page, totals) = try store.withSession(.read) { session in
             let page = try session.events(matching: filter, after: position, limit: limit + 1)
-            return (page, try session.eventCounts(ids: page.prefix(limit).map(\.id)))
+            return (page, try session.eventTotals(eventIDs: page.prefix(limit).map(\.id)))
         }
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { EventCursor.encode(EventListPosition(after: $0)) } : nil
-        let events = shown.map { EventBody($0, counts: counts[$0.id] ?? .zero) }
+        let events = shown.map { EventBody($0, tally: totals[$0.id] ?? Tally()) }
         return .json(EventPage(events: events, nextCursor: next), encoder: .api)
     }
 

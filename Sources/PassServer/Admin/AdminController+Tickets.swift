@@ -56,8 +56,12 @@ extension AdminController {
     func showTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
         var body = TicketBody(pass, downloadURL: try downloadURL(for: pass))
+        body.servedRevision = pass.servedRevision
+        body.servedAt = pass.servedAt.map { ISODate.format($0) }
         try store.withSession(.read) { session in
-            body.registeredDevices = try session.registrationCount(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
+            let devices = try session.registeredDevices(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
+            body.registeredDevices = devices.count
+            body.devices = try devices.map(DeviceBody.init)
             let tokens = try session.pushTokens(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
             body.latestPushes = try session.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 20).map(PushBody.init)
             body.prunedRegistrations = try session.recentPrunes(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)

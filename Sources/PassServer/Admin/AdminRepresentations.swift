@@ -17,8 +17,9 @@ struct EventBody: Encodable {
     var archived: Bool
     var archivedAt: String?
     var counts: EventCountsBody?
+    var reach: ReachBody?
 
-    init(_ event: Event, counts: EventCounts? = nil) {
+    init(_ event: Event, counts: EventCounts? = nil, reach: ReachBody? = nil) {
         id = event.id
         name = event.name
         venue = event.venue
@@ -32,6 +33,12 @@ struct EventBody: Encodable {
         archived = event.archivedAt != nil
         archivedAt = event.archivedAt.map { ISODate.format($0) }
         self.counts = counts.map(EventCountsBody.init)
+        self.reach = reach
+    }
+
+    /// The event with the counts and reach of its tallies' total.
+    init(_ event: Event, tally: Tally) {
+        self.init(event, counts: EventCounts(tally), reach: ReachBody(tally))
     }
 }
 
@@ -67,8 +74,9 @@ struct JobBody: Encodable {
     var startedAt: String?
     var finishedAt: String?
     var error: String?
+    var reach: ReachBody?
 
-    init(_ job: Job) {
+    init(_ job: Job, reach: ReachBody? = nil) {
         id = job.id
         kind = job.kind
         eventId = job.eventID
@@ -79,6 +87,7 @@ struct JobBody: Encodable {
         startedAt = job.startedAt.map { ISODate.format($0) }
         finishedAt = job.finishedAt.map { ISODate.format($0) }
         error = job.error
+        self.reach = reach
     }
 }
 
@@ -99,6 +108,9 @@ struct TicketBody: Encodable {
     var createdAt: String
     var downloadURL: String?
     var registeredDevices: Int?
+    var devices: [DeviceBody]?
+    var servedRevision: Int64?
+    var servedAt: String?
     var latestPushes: [PushBody]?
     var prunedRegistrations: [PruneBody]?
 

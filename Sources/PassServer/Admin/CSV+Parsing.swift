@@ -43,8 +43,6 @@ extension CSV {
             case fieldStart, unquoted, quoted, quoteInQuoted, afterCR
         }
 
-        private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
-
         private var state = State.fieldStart
         private var field: [UInt8] = []
         private var fields: [String] = []
@@ -63,7 +61,7 @@ extension CSV {
                     continue
                 }
                 leading.append(byte)
-                if leading.count < Self.byteOrderMark.count, Self.byteOrderMark.starts(with: leading) { continue }
+                if leading.count < CSV.byteOrderMark.count, CSV.byteOrderMark.starts(with: leading) { continue }
                 try replayLeading(emit)
             }
         }
@@ -86,7 +84,7 @@ extension CSV {
 
         private mutating func replayLeading(_ emit: (Record) throws -> Void) throws {
             pastLeading = true
-            let bytes = leading == Self.byteOrderMark ? [] : leading
+            let bytes = leading == CSV.byteOrderMark ? [] : leading
             leading = []
             for byte in bytes { try step(byte, emit) }
         }
@@ -95,33 +93,33 @@ extension CSV {
             switch state {
             case .afterCR:
                 state = .fieldStart
-                if byte == Self.lineFeed { return }
+                if byte == CSV.lineFeed { return }
                 try step(byte, emit)
             case .fieldStart:
                 switch byte {
-                case Self.quote: state = .quoted
-                case Self.comma: try endField()
-                case Self.carriageReturn: try endRecord(emit); state = .afterCR
-                case Self.lineFeed: try endRecord(emit)
+                case CSV.quote: state = .quoted
+                case CSV.comma: try endField()
+                case CSV.carriageReturn: try endRecord(emit); state = .afterCR
+                case CSV.lineFeed: try endRecord(emit)
                 default: field.append(byte); state = .unquoted
                 }
             case .unquoted:
                 switch byte {
-                case Self.comma: try endField(); state = .fieldStart
-                case Self.carriageReturn: try endRecord(emit); state = .afterCR
-                case Self.lineFeed: try endRecord(emit); state = .fieldStart
-                case Self.quote:
+                case CSV.comma: try endField(); state = .fieldStart
+                case CSV.carriageReturn: try endRecord(emit); state = .afterCR
+                case CSV.lineFeed: try endRecord(emit); state = .fieldStart
+                case CSV.quote:
                     throw ParseError(row: record, message: "a \" inside an unquoted field (quote the whole field and double the \")")
                 default: field.append(byte)
                 }
             case .quoted:
-                if byte == Self.quote { state = .quoteInQuoted } else { field.append(byte) }
+                if byte == CSV.quote { state = .quoteInQuoted } else { field.append(byte) }
             case .quoteInQuoted:
                 switch byte {
-                case Self.quote: field.append(byte); state = .quoted
-                case Self.comma: try endField(); state = .fieldStart
-                case Self.carriageReturn: try endRecord(emit); state = .afterCR
-                case Self.lineFeed: try endRecord(emit); state = .fieldStart
+                case CSV.quote: field.append(byte); state = .quoted
+                case CSV.comma: try endField(); state = .fieldStart
+                case CSV.carriageReturn: try endRecord(emit); state = .afterCR
+                case CSV.lineFeed: try endRecord(emit); state = .fieldStart
                 default:
                     throw ParseError(row: record, message: "a closing \" must be followed by a comma or a line break")
                 }
@@ -143,10 +141,5 @@ extension CSV {
             record += 1
             try emit(complete)
         }
-
-        private static let quote = UInt8(ascii: "\"")
-        private static let comma = UInt8(ascii: ",")
-        private static let carriageReturn = UInt8(ascii: "\r")
-        private static let lineFeed = UInt8(ascii: "\n")
     }
 }

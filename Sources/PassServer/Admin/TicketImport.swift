@@ -76,8 +76,9 @@ enum TicketImport {
     }
 
     /// The data rows of a CSV text whose header names the columns (in any order): the template's
-    /// columns, the declared extra fields', and nothing else. Blank rows are skipped; an empty
-    /// cell is an absent field.
+    /// columns, the declared extra fields', the columns an export reports (skipped), and nothing
+    /// else. Blank rows are skipped; an empty cell is an absent field; a cell's formula guard (an
+    /// apostrophe an export wrote before `=`, `+`, `-`, `@`…) is removed.
     static func rows(csv body: [UInt8], declared: [TemplateField]) throws(HTTPError) -> [Row] {
         var parser = CSV.Parser()
         var header: [Column]?
@@ -115,6 +116,9 @@ enum TicketImport {
     private enum Column {
         case base(String)
         case extra(TemplateField)
+        /// What an export reports (`TicketExport.reportedColumns`): read past, so an export
+        /// imports again as it is.
+        case reported
     }
 
     private static func header(_ record: CSV.Record, declared: [TemplateField]) throws(HTTPError) -> [Column] {
@@ -128,6 +132,8 @@ enum TicketImport {
                 columns.append(.base(name))
             } else if let field = declared.first(where: { $0.name == name }) {
                 columns.append(.extra(field))
+            } else if TicketExport.reportedColumns.contains(name) {
+                columns.append(.reported)
             } else {
                 problems.append("\(shown(name)): unknown column")
             }
@@ -158,7 +164,8 @@ enum TicketImport {
     private static func object(_ record: CSV.Record, columns: [Column]) -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         var extra: [String: JSONValue] = [:]
-        for (column, cell) in zip(columns, record.fields) where !cell.isEmpty {
+        for (column, guarded) in zip(columns, record.fields) where !guarded.isEmpty {
+            let cell = CSV.removingFormulaGuard(guarded)
             switch column {
             case .base(let name):
                 object[name] = .string(cell)
@@ -171,6 +178,8 @@ enum TicketImport {
                 } else {
                     extra[field.name] = .string(cell)
                 }
+            case .reported:
+                continue
             }
         }
         if !extra.isEmpty { object["extra"] = .object(extra) }

@@ -78,6 +78,7 @@ final class PassService: Sendable {
             attendeeName: attendeeName,
             seat: seat,
             voided: voided,
+            voidReason: voidReason,
             // The ticket's values of the template's extra fields; PassBundle fills in the defaults
             // of those it has none for.
             extra: extra.mapValues(\.text).merging(["voidReason": voidReason ?? ""]) { _, fixed in fixed }

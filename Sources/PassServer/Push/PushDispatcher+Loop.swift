@@ -70,6 +70,10 @@ extension PushDispatcher {
 
     /// Applies the reply table to answered pushes in one transaction. Returns false when the
     /// database is unavailable: the caller keeps the answers and tries again later.
+    ///
+    /// Lock order: every outbox row first (in `OutboxRow.locksBefore` order, as enqueueing locks
+    /// them), then the registrations to prune (in primary-key order, as a re-push batch locks the
+    /// registrations it gives a new revision), then appends only (push log, tally changes).
     private func record(_ completions: [Completion]) -> Bool {
         let time = now()
         // A send APNs never answered happened whatever becomes of the transaction below.
@@ -80,7 +84,9 @@ extension PushDispatcher {
         var rejected: [String: Int] = [:]
         do {
             try store.transaction { session in
-                // In lock order: a change enqueueing pushes for some of these rows locks them in the same order.
+                var prunes: [(row: OutboxRow, why: APNSReason, cutoff: Date?, status: Int)] = []
+                var entries: [PushLogEntry] = []
+                var tallies = PushTallies()
                 for completion in completions.sorted(by: { OutboxRow.locksBefore($0.row, $1.row) }) {
                     let row = completion.row
                     let outcome = completion.delivery.outcome
@@ -91,20 +97,16 @@ extension PushDispatcher {
                     let (status, reason) = outcome.recorded
                     switch action {
                     case .delivered:
-                        try session.completeOutbox(row, now: time)
+                        tallies.finished(row, removed: try session.completeOutbox(row, now: time), delivered: true)
                         statistics.delivered += 1
                         delivered = true
                     case .logged:
-                        try session.completeOutbox(row, now: time)
+                        tallies.finished(row, removed: try session.completeOutbox(row, now: time))
                         statistics.logged += 1
                     case .prune(let why, let cutoff):
-                        let prune = RegistrationPrune(tokenHash: try Self.tokenHash(row.pushToken), status: status, reason: why.rawValue, prunedAt: time)
-                        let removed = try session.pruneRegistrations(
-                            pushToken: row.pushToken, passTypeIdentifier: row.passTypeIdentifier, unlessUpdatedAfter: cutoff, record: prune
-                        )
-                        try session.completeOutbox(row, now: time)
+                        tallies.finished(row, removed: try session.completeOutbox(row, now: time), failed: true)
+                        prunes.append((row, why, cutoff, status))
                         statistics.pruned += 1
-                        if removed > 0 { statistics.registrationsPruned[why.metricLabel, default: 0] += removed }
                     case .halt(let haltStatus, let haltReason):
                         try session.rescheduleOutbox(row, nextAttempt: time.addingTimeInterval(settings.haltPause), status: status, reason: reason)
                         statistics.halted += 1
@@ -113,16 +115,33 @@ extension PushDispatcher {
                         try session.rescheduleOutbox(row, nextAttempt: time.addingTimeInterval(delay), status: status, reason: reason)
                         statistics.retried += 1
                     case .fail(let failure):
+                        // The row's own move from pending to failed is tallied by the database.
                         try session.failOutbox(row, status: status, reason: String(failure.description.prefix(200)), now: time)
+                        tallies.finished(row, removed: false, failed: true)
                         statistics.failedByReason[failure.metricLabel, default: 0] += 1
                         if case .rejected = failure { rejected["\(status) \(reason ?? "without a reason")", default: 0] += 1 }
                     }
-                    try session.recordPush(PushLogEntry(
-                        tokenHash: Self.tokenHash(row.pushToken), passTypeIdentifier: row.passTypeIdentifier,
+                    entries.append(PushLogEntry(
+                        tokenHash: try Self.tokenHash(row.pushToken), passTypeIdentifier: row.passTypeIdentifier,
                         status: status, reason: reason, apnsID: completion.delivery.apnsID,
                         latencyMilliseconds: Self.milliseconds(completion.latency), createdAt: time, outcome: action.name
                     ))
                 }
+                if !prunes.isEmpty {
+                    try session.lockRegistrations(pushTokens: prunes.map(\.row.pushToken))
+                }
+                for prune in prunes {
+                    let record = RegistrationPrune(
+                        tokenHash: try Self.tokenHash(prune.row.pushToken), status: prune.status, reason: prune.why.rawValue, prunedAt: time
+                    )
+                    let removed = try session.pruneRegistrations(
+                        pushToken: prune.row.pushToken, passTypeIdentifier: prune.row.passTypeIdentifier, unlessUpdatedAfter: prune.cutoff,
+                        record: record
+                    )
+                    if removed > 0 { statistics.registrationsPruned[prune.why.metricLabel, default: 0] += removed }
+                }
+                for entry in entries { try session.recordPush(entry) }
+                try session.appendTallyChanges(tallies.changes)
             }
             databaseAnswered()
         } catch where DatabaseOutage.isOutage(error) {

@@ -75,19 +75,16 @@ public struct EventChange: Sendable, Equatable {
     }
 }
 
-/// Counts shown on an event's admin page.
+/// Counts shown on an event's admin page (from `Tally`).
 public struct EventCounts: Sendable, Equatable {
     public var tickets: Int
     public var voided: Int
-    /// Distinct devices registered for at least one pass of the event.
+    /// Distinct phones registered for at least one pass of the event.
     public var registeredDevices: Int
-    /// Outbox rows waiting for the push tokens of the event's registrations. A token registered
-    /// for passes of several events counts for each, so this is approximate.
+    /// Pushes enqueued for changes of the event's passes that still wait in the outbox.
     public var pendingPushes: Int
+    /// Pushes for the event's changes given up on since the event was created.
     public var failedPushes: Int
-
-    /// The counts of an event without passes.
-    public static let zero = EventCounts(tickets: 0, voided: 0, registeredDevices: 0, pendingPushes: 0, failedPushes: 0)
 
     public init(tickets: Int, voided: Int, registeredDevices: Int, pendingPushes: Int, failedPushes: Int) {
         self.tickets = tickets
@@ -95,5 +92,12 @@ public struct EventCounts: Sendable, Equatable {
         self.registeredDevices = registeredDevices
         self.pendingPushes = pendingPushes
         self.failedPushes = failedPushes
+    }
+
+    public init(_ total: Tally) {
+        self.init(
+            tickets: Int(total.tickets), voided: Int(total.voided), registeredDevices: Int(total.registeredDevices),
+            pendingPushes: Int(total.pushesPending), failedPushes: Int(total.pushesFailed)
+        )
     }
 }

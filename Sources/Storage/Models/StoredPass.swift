@@ -30,6 +30,10 @@ public struct StoredPass: Sendable, Equatable {
     /// Whole seconds since 1970, strictly increasing per pass: the `Last-Modified` value.
     public var modifiedAt: Int64
     public var createdAt: Date
+    /// The highest revision of this pass served to a device (200, or 304 confirming it), and
+    /// when; nil before the first such fetch.
+    public var servedRevision: Int64?
+    public var servedAt: Date?
 
     /// The stored `search_text` of this pass.
     var searchText: String {
@@ -42,6 +46,7 @@ public struct StoredPass: Sendable, Equatable {
     static let columnNames = [
         "id", "pass_type_identifier", "serial_number", "authentication_token_hash", "download_token_hash", "download_nonce", "event_id",
         "attendee_name", "attendee_email", "seat", "external_id", "extra", "status", "void_reason", "revision", "modified_at", "created_at",
+        "served_revision", "served_at",
     ]
 
     static let columns = SQLQuery(unsafeRaw: columnNames.joined(separator: ", "))
@@ -70,6 +75,8 @@ public struct StoredPass: Sendable, Equatable {
         self.revision = revision
         modifiedAt = now.storageSeconds
         createdAt = Date(storageMillis: now.storageMillis)
+        servedRevision = nil
+        servedAt = nil
     }
 
     init(row: SQLRow) throws {
@@ -90,6 +97,8 @@ public struct StoredPass: Sendable, Equatable {
         revision = try row.int64("revision")
         modifiedAt = try row.int64("modified_at")
         createdAt = try row.date("created_at")
+        servedRevision = try row.optionalInt64("served_revision")
+        servedAt = try row.optionalDate("served_at")
     }
 }
 

@@ -55,15 +55,14 @@ extension StoreSession {
 
     /// One page of an event's passes in id order, starting after pass id `after`.
     public func passes(eventID: String, after: Int64 = 0, limit: Int) throws -> [StoredPass] {
-        try execute("""
-            SELECT \(StoredPass.columns) FROM passes WHERE event_id = \(eventID) AND id > \(after)
-            ORDER BY id LIMIT \(limit)
-            """).map(StoredPass.init(row:))
+        try passes(eventID: eventID, matching: PassFilter(), after: after, limit: limit)
     }
 
     /// Applies `change` in one transaction: takes a new revision, sets
-    /// `modified_at = max(now, previous + 1)` and enqueues a push for every token registered to
-    /// the pass, unless its event is archived. A change that alters nothing returns `.unchanged` without taking a revision.
+    /// `modified_at = max(now, previous + 1)`, enqueues a push for every token registered to
+    /// the pass (owned by its event; none while its event is archived) and gives its registrations
+    /// the new revision (none of them is up to date until told and served it). A change that
+    /// alters nothing returns `.unchanged` without taking a revision.
     /// Throws `.notFound` if the pass does not exist.
     public func updatePass(passTypeIdentifier: String, serialNumber: String, change: PassChange, now: Date) throws -> PassUpdate {
         try updatePass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now) { _ in change }
@@ -105,8 +104,13 @@ extension StoreSession {
             let archived = try current.eventID.map(isArchived(eventID:)) ?? false
             let enqueued = archived ? 0 : try enqueuePushes(
                 where: "r.pass_type_identifier = \(passTypeIdentifier) AND r.serial_number = \(serialNumber)",
-                now: now
+                owner: PushOwner(eventID: updated.eventID, jobID: nil), now: now
             )
+            // After the outbox rows: the dispatcher locks outbox rows, then registrations.
+            try execute("""
+                UPDATE registrations SET pass_revision = \(revision)
+                WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+                """)
             return .updated(updated, pushTokensEnqueued: enqueued)
         }
     }
@@ -117,19 +121,21 @@ extension StoreSession {
     ///
     /// A pair that already has a row gets its `generation` bumped; a row backing off keeps its
     /// next attempt time (the retry will carry the new change anyway, and resetting it would defeat
-    /// the backoff), while a failed row is re-armed as pending and due now.
+    /// the backoff), while a failed row is re-armed as pending and due now. Every row enqueued
+    /// belongs to `owner` from now on: its outcome is tallied for that event and job.
     ///
     /// Existing rows are locked in `OutboxRow.locksBefore` order, the order the dispatcher records
     /// outcomes in, so an enqueue and a recording that touch the same rows cannot deadlock.
-    func enqueuePushes(where filter: SQLQuery, joinPasses: Bool = false, now: Date) throws -> Int {
+    func enqueuePushes(where filter: SQLQuery, joinPasses: Bool = false, owner: PushOwner, now: Date) throws -> Int {
         let join: SQLQuery = joinPasses
             ? " JOIN passes p ON p.pass_type_identifier = r.pass_type_identifier AND p.serial_number = r.serial_number"
             : ""
         let millis = now.storageMillis
         // `WHERE true`: SQLite needs a WHERE before an upsert's ON CONFLICT (parsing ambiguity).
         return try execute("""
-            INSERT INTO push_outbox (push_token, pass_type_identifier, generation, attempts, next_attempt_at, first_enqueued_at, state)
-            SELECT pairs.push_token, pairs.pass_type_identifier, 1, 0, \(millis), \(millis), 'pending'
+            INSERT INTO push_outbox (push_token, pass_type_identifier, generation, attempts, next_attempt_at, first_enqueued_at, state,
+                event_id, job_id)
+            SELECT pairs.push_token, pairs.pass_type_identifier, 1, 0, \(millis), \(millis), 'pending', \(owner.eventID), \(owner.jobID)
             FROM (SELECT DISTINCT d.push_token, r.pass_type_identifier
                 FROM registrations r JOIN devices d ON d.device_library_identifier = r.device_library_identifier\(join)
                 WHERE \(filter)) pairs
@@ -142,8 +148,15 @@ extension StoreSession {
                     ELSE push_outbox.next_attempt_at END,
                 first_enqueued_at = CASE WHEN push_outbox.state = 'failed' THEN excluded.first_enqueued_at
                     ELSE push_outbox.first_enqueued_at END,
-                state = 'pending'
+                state = 'pending', event_id = excluded.event_id, job_id = excluded.job_id
             RETURNING id
             """).count
     }
+}
+
+/// Who a push belongs to: the event whose pass changed and the re-push job that changed it (nil
+/// for a single ticket's change).
+struct PushOwner {
+    var eventID: String?
+    var jobID: String?
 }

@@ -50,6 +50,8 @@ struct SQLiteBusyTests {
             #expect(response.header("Retry-After") == "5")
         }
         #expect(during["list"]?.status == 200, "reads are not blocked by a writer")
+        // The list would have recorded what the phone was told: that write waited and gave up, the answer did not.
+        #expect(app.logs.lines.contains { $0.contains("reach not recorded; the phone's answer goes out anyway") })
 
         #expect(try newcomer.register(serial).status == 201)
         #expect(try app.admin("PATCH", "/admin/v1/tickets/\(serial)", json: #"{"seat":"B2"}"#).status == 200)
