@@ -48,7 +48,7 @@ struct TicketBatchTests {
         return Array(text.utf8)
     }
 
-    @Test("10,000 CSV rows become 10,000 tickets; the same file again issues none; three broken rows are listed and stop everything", arguments: Backend.allCases)
+    @Test("10,000 CSV rows become 10,000 tickets; the same file again issues none; its export imports again; three broken rows are listed and stop everything", arguments: Backend.allCases)
     func csvOfTenThousandRows(backend: Backend) throws {
         let app = try OrganizerSupport.start(backend)
         defer { app.stop() }
@@ -102,6 +102,8 @@ struct TicketBatchTests {
         }
         #expect(try OrganizerSupport.ticketCount(app, event: event) == 10_000)
 
+        try Self.exportRoundTrips(app, event: event, attendees: attendees)
+
         // Three broken rows, and five rows that would be new: a 400 naming exactly those three, and nothing issued.
         var broken = attendees
         for index in 10..<15 { broken[index].externalID = "NEW-\(index)" }
@@ -121,5 +123,47 @@ struct TicketBatchTests {
         let fresh = try OrganizerSupport.createEvent(app, name: "Fresh", template: "noted-ticket")
         #expect(try OrganizerSupport.upload(app, event: fresh, body: Self.csv(broken)).status == 400)
         #expect(try OrganizerSupport.ticketCount(app, event: fresh) == 0, "all or nothing on an empty event too")
+    }
+
+    /// The event's CSV export uploads as it is: into the same event it issues nothing, into
+    /// another it issues the same tickets, whose own export holds the same imported columns.
+    static func exportRoundTrips(_ app: TestApp, event: String, attendees: [Attendee], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let exported = try TestClient(port: app.port, timeout: 120).request(
+            "GET", "/admin/v1/events/\(event)/tickets.csv", headers: [("Authorization", "Bearer \(app.adminToken)")]
+        )
+        #expect(exported.status == 200, sourceLocation: sourceLocation)
+        let records = try CSV.records(exported.body).map(\.fields)
+        let header = try #require(records.first, sourceLocation: sourceLocation)
+        let imported = TicketImport.columns + ["ticketType", "gate", "note", "table"]
+        #expect(Array(header.prefix(imported.count)) == imported, sourceLocation: sourceLocation)
+        #expect(records.count == attendees.count + 1, sourceLocation: sourceLocation)
+        // What the export says of each attendee, in issue order, is what the upload held.
+        for (attendee, record) in zip(attendees, records.dropFirst()) {
+            let cells = record.prefix(imported.count).map(CSV.removingFormulaGuard)
+            let expected = [
+                attendee.name, attendee.email, attendee.seat, attendee.externalID, attendee.ticketType, attendee.gate,
+                attendee.note?.replacingOccurrences(of: "\r\n", with: "\n"), attendee.table,
+            ].map { $0 ?? "" }
+            #expect(cells == expected, sourceLocation: sourceLocation)
+        }
+
+        let again = try OrganizerSupport.upload(app, event: event, body: exported.body)
+        #expect(again.status == 200, "\(again.text.prefix(500))", sourceLocation: sourceLocation)
+        #expect(again.jsonObject?["created"] as? Int == 0, sourceLocation: sourceLocation)
+        #expect(again.jsonObject?["existing"] as? Int == attendees.count, sourceLocation: sourceLocation)
+
+        let copy = try OrganizerSupport.createEvent(app, name: "Copy", template: "noted-ticket")
+        let copied = try OrganizerSupport.upload(app, event: copy, body: exported.body)
+        #expect(copied.status == 200, "\(copied.text.prefix(500))", sourceLocation: sourceLocation)
+        #expect(copied.jsonObject?["created"] as? Int == attendees.count, sourceLocation: sourceLocation)
+        let copyExport = try TestClient(port: app.port, timeout: 120).request(
+            "GET", "/admin/v1/events/\(copy)/tickets.csv", headers: [("Authorization", "Bearer \(app.adminToken)")]
+        )
+        let copyRecords = try CSV.records(copyExport.body).map(\.fields)
+        #expect(copyRecords.map { Array($0.prefix(imported.count)) } == records.map { Array($0.prefix(imported.count)) }, sourceLocation: sourceLocation)
+        let serial = try #require(header.firstIndex(of: "serialNumber"), sourceLocation: sourceLocation)
+        let serials = Set(records.dropFirst().map { $0[serial] })
+        #expect(serials.count == attendees.count, sourceLocation: sourceLocation)
+        #expect(serials.isDisjoint(with: copyRecords.dropFirst().map { $0[serial] }), "new tickets, new serial numbers", sourceLocation: sourceLocation)
     }
 }

@@ -105,4 +105,66 @@ struct TicketExportTests {
         #expect(whole == pieces.flatMap { $0 })
         #expect(try app.admin("GET", "/admin/v1/events/nonexistent/tickets.csv").status == 404)
     }
+
+    /// Names and values a spreadsheet would run as formulas or that need quoting, all accepted by
+    /// the admin API.
+    static let roundTripNames = [
+        #"=HYPERLINK("http://attacker.example","open me")"#, "+81 90 1234 5678", "-2+3", "@SUM(A1:A9)", "'=already guarded",
+        "''+twice", "Smith, John", #"The "Boss""#, "山田 太郎", "Zoë Ångström", "O'Neil", "'quoted",
+    ]
+
+    @Test("export → import: the same tickets into another event, none new into its own", arguments: Backend.allCases)
+    func exportImportsAgain(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let event = try app.createEvent()
+        var rows: [[String: Any]] = Self.roundTripNames.enumerated().map { index, name in
+            [
+                "attendeeName": name, "attendeeEmail": "guest\(index)@example.com", "seat": index % 2 == 0 ? "=1+1" : "A\(index)",
+                "externalId": index % 3 == 0 ? "-ORD-\(index)" : "ORD,\(index)",
+                "extra": ["ticketType": ["General", "VIP", "Student", "Staff"][index % 4], "gate": index % 2 == 0 ? "-3" : "North, \"B\""],
+            ]
+        }
+        rows.append(["attendeeName": "No External Id"])
+        let body = Array(try JSONSerialization.data(withJSONObject: rows))
+        let issued = try app.request(
+            "POST", "/admin/v1/events/\(event)/tickets:batch",
+            headers: [("Authorization", "Bearer \(app.adminToken)"), ("Content-Type", "application/json")], body: body
+        )
+        #expect(issued.status == 200, "\(issued.text.prefix(500))")
+        let serials = try #require(issued.jsonObject?["tickets"] as? [[String: Any]]).compactMap { $0["serialNumber"] as? String }
+        #expect(try app.admin("POST", "/admin/v1/tickets/\(serials[1])/cancel", json: #"{"reason":"=refund"}"#).status == 200)
+
+        let exported = try app.admin("GET", "/admin/v1/events/\(event)/tickets.csv")
+        #expect(exported.status == 200)
+        let upload = { (target: String) in
+            try app.request(
+                "POST", "/admin/v1/events/\(target)/tickets:batch",
+                headers: [("Authorization", "Bearer \(app.adminToken)"), ("Content-Type", "text/csv")], body: exported.body
+            )
+        }
+        let other = try app.createEvent(name: "Encore")
+        let copied = try upload(other)
+        #expect(copied.status == 200, "\(copied.text.prefix(500))")
+        #expect(copied.jsonObject?["created"] as? Int == rows.count)
+        let copies = try #require(copied.jsonObject?["tickets"] as? [[String: Any]]).compactMap { $0["serialNumber"] as? String }
+        #expect(copies.count == rows.count)
+        for (original, copy) in zip(serials, copies) {
+            let before = try #require(try app.admin("GET", "/admin/v1/tickets/\(original)").jsonObject)
+            let after = try #require(try app.admin("GET", "/admin/v1/tickets/\(copy)").jsonObject)
+            for key in ["attendeeName", "attendeeEmail", "seat", "externalId"] {
+                #expect(after[key] as? String == before[key] as? String, "\(key) of \(before["attendeeName"] ?? "")")
+            }
+            #expect(after["extra"] as? [String: String] == before["extra"] as? [String: String])
+            #expect(after["status"] as? String == "active", "the status is reported, not imported")
+        }
+
+        // Into its own event: the rows with an external id are the tickets it has.
+        let again = try upload(event)
+        #expect(again.status == 200, "\(again.text.prefix(500))")
+        #expect(again.jsonObject?["existing"] as? Int == rows.count - 1)
+        #expect(again.jsonObject?["created"] as? Int == 1, "a row without externalId has nothing to be recognised by")
+        let entries = try #require(again.jsonObject?["tickets"] as? [[String: Any]])
+        #expect(entries.prefix(rows.count - 1).compactMap { $0["serialNumber"] as? String } == Array(serials.prefix(rows.count - 1)))
+    }
 }
