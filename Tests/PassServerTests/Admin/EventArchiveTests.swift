@@ -32,6 +32,11 @@ struct EventArchiveTests {
         #expect(await AdminSupport.waitUntil(timeout: 60) { (try? app.admin("GET", "/admin/v1/jobs/\(job)").jsonObject?["state"] as? String) == "done" })
         let renamed = try app.admin("PATCH", "/admin/v1/tickets/\(serial)", json: #"{"attendeeName":"Grace Hopper"}"#)
         #expect(renamed.status == 200)
+        // The job bumped the pass and enqueued nothing (its reach counts no push of any kind), and
+        // the rename enqueued nothing either (the event's pending pushes stay 0).
+        let jobReach = try ReachEndToEndTests.reach(app, "/admin/v1/jobs/\(job)")
+        #expect(jobReach["pushesPending"] == 0 && jobReach["pushesDelivered"] == 0 && jobReach["pushesFailed"] == 0, "\(jobReach)")
+        #expect(try ReachEndToEndTests.reach(app, "/admin/v1/events/\(event)")["pushesPending"] == 0)
         // Long enough for a push to have arrived had one been sent: three times the measured delay, at least 5 s.
         await AdminSupport.pause(max(5, 3 * pushDelay))
         #expect(fake.count(token: phone.pushToken) == 1, "nothing was pushed while archived")
@@ -44,6 +49,7 @@ struct EventArchiveTests {
         let pass = try PassArchive.passJSON(fetched.body)
         #expect(AdminSupport.field("venue", in: pass)?["value"] as? String == "Hall 3")
         #expect(AdminSupport.field("attendee", in: pass)?["value"] as? String == "Grace Hopper")
+        #expect(try ReachEndToEndTests.reach(app, "/admin/v1/events/\(event)")["devicesUpToDate"] == 1, "a phone that asks is up to date")
         let ticket = try #require(try app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject)
         #expect(try app.request("GET", try AdminSupport.path(of: ticket["downloadURL"] as? String)).status == 200)
 
