@@ -18,32 +18,11 @@ source bench/live-server.sh
 SERVER=${PASS_SERVER:-.build/release/pass-server}
 TICKETS=${IMPORT_BENCH_TICKETS:-100000}
 ROWS=${IMPORT_BENCH_ROWS:-10000}
-: "${PASS_SERVER_TEST_DATABASE_URL:?run inside scripts/with-postgres.sh}"
-[ -x "$SERVER" ] || { echo "missing $SERVER: run swift build -c release first" >&2; exit 1; }
-
-WORK=$(mktemp -d)
-DB="bench_import_$$"
-SERVER_PID=
-cleanup() {
-    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-DATABASE_URL=$(scratch_database "$DB")
-
-"$SERVER" certs dev --dir "$WORK/certs" >/dev/null
-DATABASE_URL="$DATABASE_URL" "$SERVER" migrate >/dev/null
+scratch_bench bench_import
 TOKEN=$(DATABASE_URL="$DATABASE_URL" "$SERVER" token create --name bench 2>/dev/null)
 HTTP_PORT=$(free_port)
-env DATABASE_URL="$DATABASE_URL" HTTP_PORT="$HTTP_PORT" PUBLIC_URL="https://passes.example.test" ORGANIZATION_NAME="Bench Events" \
-    TOKEN_SECRET="$(openssl rand -hex 32)" PASS_CERTIFICATE="$WORK/certs/pass-certificate.pem" \
-    PASS_PRIVATE_KEY="$WORK/certs/pass-key.pem" WWDR_CERTIFICATE="$WORK/certs/wwdr.pem" \
-    APNS_MODE=log LOG_LEVEL=warning PASSES_DIR="$PWD/Passes" ${IMPORT_BENCH_SERVER_ENV:-} \
-    "$SERVER" serve > "$WORK/server.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 200); do curl -sf "http://127.0.0.1:$HTTP_PORT/healthz" >/dev/null && break; sleep 0.1; done
+# shellcheck disable=SC2086 # IMPORT_BENCH_SERVER_ENV is a list of NAME=VALUE words
+start_live_server "$SERVER" "$DATABASE_URL" "$HTTP_PORT" log "$WORK/certs" "$WORK/server.log" PASSES_DIR="$PWD/Passes" ${IMPORT_BENCH_SERVER_ENV:-}
 
 api() { curl -sf -H "Authorization: Bearer $TOKEN" "$@"; }
 EVENT=$(api -X POST -H 'Content-Type: application/json' \

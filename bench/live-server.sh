@@ -13,28 +13,33 @@ scratch_database() {
         "$PASS_SERVER_TEST_DATABASE_URL" "$1"
 }
 
-# start_live_server SERVER DATABASE_URL HTTP_PORT APNS_PORT CERTS LOG: starts `serve` in the
-# background pushing to https://127.0.0.1:APNS_PORT, sets SERVER_PID and waits for /healthz.
+# start_live_server SERVER DATABASE_URL HTTP_PORT APNS_PORT CERTS LOG [NAME=VALUE...]: starts `serve`
+# in the background pushing to https://127.0.0.1:APNS_PORT (APNS_PORT `log`: pushes are only
+# logged), with any further settings given, sets SERVER_PID and waits for /healthz.
 start_live_server() {
-    local server="$1" database_url="$2" http_port="$3" apns_port="$4" certs="$5" log="$6"
+    local server="$1" database_url="$2" http_port="$3" apns_port="$4" certs="$5" log="$6" apns
+    shift 6
+    if [ "$apns_port" = log ]; then
+        apns=(APNS_MODE=log)
+    else
+        apns=(APNS_URL="https://127.0.0.1:$apns_port" APNS_CA_FILE="$certs/root-ca.pem")
+    fi
     env DATABASE_URL="$database_url" HTTP_PORT="$http_port" PUBLIC_URL="https://passes.example.test" ORGANIZATION_NAME="Bench Events" \
         TOKEN_SECRET="$(openssl rand -hex 32)" PASS_CERTIFICATE="$certs/pass-certificate.pem" \
         PASS_PRIVATE_KEY="$certs/pass-key.pem" WWDR_CERTIFICATE="$certs/wwdr.pem" \
-        APNS_URL="https://127.0.0.1:$apns_port" APNS_CA_FILE="$certs/root-ca.pem" LOG_LEVEL=warning \
+        "${apns[@]}" LOG_LEVEL=warning "$@" \
         "$server" serve > "$log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 200); do curl -sf "http://127.0.0.1:$http_port/healthz" >/dev/null && break; sleep 0.1; done
 }
 
-# scratch_event_bench NAME: what the event benchmarks (repush, reach) share. Checks that SERVER
-# and FAKE are built, makes WORK, a migrated scratch database NAME_<pid> (DATABASE_URL, `sql`),
-# the development certificates in WORK/certs and starts FAKE (FAKE_PID, FAKE_PORT). Everything
-# is stopped and removed on exit (also the server started by start_live_server).
-scratch_event_bench() {
+# scratch_bench NAME: what every benchmark on a live server shares. Checks that SERVER is built,
+# makes WORK, a migrated scratch database NAME_<pid> (DATABASE_URL, `sql`) and the development
+# certificates in WORK/certs. Everything is stopped and removed on exit (also the server started
+# by start_live_server and the fake APNs of scratch_event_bench).
+scratch_bench() {
     : "${PASS_SERVER_TEST_DATABASE_URL:?run inside scripts/with-postgres.sh}"
-    for binary in "$SERVER" "$FAKE"; do
-        [ -x "$binary" ] || { echo "missing $binary: run swift build -c release first" >&2; exit 1; }
-    done
+    [ -x "$SERVER" ] || { echo "missing $SERVER: run swift build -c release first" >&2; exit 1; }
     WORK=$(mktemp -d)
     DB="$1_$$"
     FAKE_PID=
@@ -43,6 +48,13 @@ scratch_event_bench() {
     DATABASE_URL=$(scratch_database "$DB")
     "$SERVER" certs dev --dir "$WORK/certs" >/dev/null
     DATABASE_URL="$DATABASE_URL" "$SERVER" migrate >/dev/null
+}
+
+# scratch_event_bench NAME: scratch_bench, and FAKE (checked to be built) started on the
+# development certificates (FAKE_PID, FAKE_PORT). What the event benchmarks (repush, reach) share.
+scratch_event_bench() {
+    [ -x "$FAKE" ] || { echo "missing $FAKE: run swift build -c release first" >&2; exit 1; }
+    scratch_bench "$1"
     "$FAKE" --cert "$WORK/certs/server-certificate.pem" --key "$WORK/certs/server-key.pem" --no-client-auth --print-port \
         --log-level warning > "$WORK/fake-port" &
     FAKE_PID=$!
@@ -53,7 +65,7 @@ scratch_event_bench() {
 scratch_cleanup() {
     [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
     [ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null
-    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
+    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
     rm -rf "$WORK"
 }
 

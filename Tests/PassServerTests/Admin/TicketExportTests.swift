@@ -106,12 +106,10 @@ struct TicketExportTests {
         #expect(try app.admin("GET", "/admin/v1/events/nonexistent/tickets.csv").status == 404)
     }
 
-    /// Names and values a spreadsheet would run as formulas or that need quoting, all accepted by
-    /// the admin API.
-    static let roundTripNames = [
-        #"=HYPERLINK("http://attacker.example","open me")"#, "+81 90 1234 5678", "-2+3", "@SUM(A1:A9)", "'=already guarded",
-        "''+twice", "Smith, John", #"The "Boss""#, "山田 太郎", "Zoë Ångström", "O'Neil", "'quoted",
-    ]
+    /// The hostile names the admin API accepts (it refuses line breaks and trims surrounding
+    /// spaces), and names whose apostrophes must be kept.
+    static let roundTripNames = hostileNames.filter { !$0.contains("\r\n") && $0 == $0.trimmingCharacters(in: .whitespaces) }
+        + ["O'Neil", "'quoted"]
 
     @Test("export → import: the same tickets into another event, none new into its own", arguments: Backend.allCases)
     func exportImportsAgain(backend: Backend) throws {
