@@ -84,7 +84,7 @@ struct EventListTests {
         #expect(rest == ["Day 3b", "Day 3", "Day 2", "Day 1"])
     }
 
-    @Test("each event's counts are correct, computed for the page at once", arguments: Backend.allCases)
+    @Test("each event's counts and reach are correct, read for the page at once", arguments: Backend.allCases)
     func counts(backend: Backend) throws {
         let app = try OrganizerSupport.start(backend)
         defer { app.stop() }
@@ -111,8 +111,16 @@ struct EventListTests {
         #expect(counts[small]?["cancelled"] as? Int == 0)
         #expect(counts[empty]?["tickets"] as? Int == 0)
         #expect(counts[empty]?["registeredDevices"] as? Int == 0)
-        let single = try app.admin("GET", "/admin/v1/events/\(big)").jsonObject?["counts"] as? [String: Any]
+        let shown = try app.admin("GET", "/admin/v1/events/\(big)").jsonObject
+        let single = shown?["counts"] as? [String: Any]
         #expect(single?["tickets"] as? Int == 7)
         #expect(single?["cancelled"] as? Int == 3)
+
+        // Reach too, for every event of the page, as the event itself shows it.
+        let reach = Dictionary(uniqueKeysWithValues: events.map { ($0["id"] as? String ?? "", $0["reach"] as? [String: Int] ?? [:]) })
+        #expect(reach[big] == shown?["reach"] as? [String: Int])
+        #expect(reach[big]?["devices"] == 3, "three registrations")
+        #expect(reach[big]?["devicesUpToDate"] == 0, "no phone has asked yet")
+        #expect(reach[empty] == ["devices": 0, "devicesUpToDate": 0, "pushesPending": 0, "pushesFailed": 0, "pushesDelivered": 0])
     }
 }
