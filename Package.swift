@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // glibc's posix_spawn extensions (part of libc: nothing to install).
         .systemLibrary(name: "CSpawn"),
 
@@ -34,11 +35,12 @@ let package = Package(
         .target(name: "PassBundle", dependencies: ["Certificates", "COpenSSL", "CZip"], swiftSettings: swiftSettings),
         .target(name: "APNs", dependencies: ["Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Storage", dependencies: ["CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
+        .target(name: "Mail", dependencies: ["CCurl"], swiftSettings: swiftSettings),
 
         // MARK: The application
         .target(
             name: "PassServer",
-            dependencies: ["Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage"],
+            dependencies: ["Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage", "Mail"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "pass-server", dependencies: ["PassServer"], swiftSettings: swiftSettings),
@@ -69,6 +71,7 @@ let package = Package(
         ),
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassServerTestingTests", dependencies: ["PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "MailTests", dependencies: ["Mail", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FleetTests",

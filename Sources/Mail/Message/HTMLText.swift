@@ -1,0 +1,19 @@
+/// Text made safe inside HTML, as element content or a quoted attribute value.
+public enum HTMLText {
+    /// `&`, `<`, `>`, `"` and `'` as character references.
+    public static func escape(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}
