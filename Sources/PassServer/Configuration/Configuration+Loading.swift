@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Mail
 
 /// Every problem found while reading the configuration, reported together.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
@@ -133,6 +134,23 @@ extension Configuration {
         }
         if requirements.contains(.signing) {
             problems += validateSigning()
+        }
+        problems += validateMail()
+        return problems
+    }
+
+    /// SMTP_URL with SMTP_PASSWORD and SMTP_ALLOW_PLAINTEXT, and the MAIL_FROM it needs.
+    private func validateMail() -> [String] {
+        guard mail.isEnabled else { return [] }
+        var problems: [String] = []
+        do {
+            _ = try mail.smtp()
+        } catch {
+            problems.append("SMTP_URL: \(error.message)")
+        }
+        if mail.from == nil { problems.append("MAIL_FROM: required with SMTP_URL (the From of every email)") }
+        if let caFile = mail.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            problems.append("SMTP_CA_FILE: cannot read '\(caFile)'")
         }
         return problems
     }

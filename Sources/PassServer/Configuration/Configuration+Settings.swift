@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Logging
+import Mail
 
 extension Configuration {
     /// Every configuration key, in the order of the README table.
@@ -216,6 +217,34 @@ extension Configuration {
         Setting("BUNDLE_CACHE_SIZE", "Bytes of signed passes cached in memory; size it to hold the passes phones fetch repeatedly", default: "67108864") {
             config, raw throws(SettingProblem) in
             config.bundleCacheSize = try Parse.integer(raw, in: 0...(64 << 30))
+        },
+        Setting("SMTP_URL", "SMTP server for email to attendees: smtp://[user[:password]@]host[:port] (STARTTLS required) or smtps://… (TLS from the start); unset turns email off", default: nil, secret: true) {
+            config, raw throws(SettingProblem) in
+            config.mail.smtpURL = try Parse.nonEmpty(raw)
+        },
+        Setting("SMTP_PASSWORD", "SMTP password, when SMTP_URL names only the user", default: nil, secret: true) { config, raw throws(SettingProblem) in
+            config.mail.smtpPassword = raw
+        },
+        Setting("SMTP_ALLOW_PLAINTEXT", "Let smtp:// go on without STARTTLS when the server offers none (passwords and tickets then cross the network in the clear)", default: "false", boolean: true) {
+            config, raw throws(SettingProblem) in
+            config.mail.allowPlaintext = try Parse.boolean(raw)
+        },
+        Setting("SMTP_CA_FILE", "Extra CA certificate (PEM) trusted for the SMTP server, besides the system store", default: nil) {
+            config, raw throws(SettingProblem) in
+            config.mail.caFile = try Parse.nonEmpty(raw)
+        },
+        Setting("MAIL_FROM", "From of every email: tickets@example.org or `Example Events <tickets@example.org>`; required with SMTP_URL", default: nil) {
+            config, raw throws(SettingProblem) in
+            config.mail.from = try Parse.mailAddress(raw)
+        },
+        Setting("MAIL_REPLY_TO", "Reply-To of every email (where attendees' answers go)", default: nil) { config, raw throws(SettingProblem) in
+            config.mail.replyTo = try Parse.mailAddress(raw)
+        },
+        Setting("MAIL_RATE", "Emails sent per second, at most (each instance)", default: "10") { config, raw throws(SettingProblem) in
+            guard let rate = Double(raw.trimmingCharacters(in: .whitespaces)), rate.isFinite, rate >= 0.01, rate <= 10_000 else {
+                throw SettingProblem("'\(raw)' is not a number of messages per second in 0.01…10000")
+            }
+            config.mail.rate = rate
         },
     ]
 }

@@ -17,6 +17,7 @@ public struct Configuration: Sendable, Equatable {
     public var push = Push()
     public var jobs = Jobs()
     public var retention = Retention()
+    public var mail = Mail()
     /// Secret from which pass authentication and download tokens are derived (HMAC-SHA256), so the
     /// database only ever holds their hashes. Never rotate it once passes are issued.
     public var tokenSecret: [UInt8]? = nil
@@ -142,5 +143,32 @@ public struct Configuration: Sendable, Equatable {
         /// Seconds between two sweeps of one server.
         public var interval = 3_600
         public init() {}
+    }
+
+    /// Email to attendees (their tickets): off while `smtpURL` is nil.
+    public struct Mail: Sendable, Equatable {
+        /// `smtp://` (STARTTLS required unless `allowPlaintext`) or `smtps://`; nil turns email off.
+        public var smtpURL: String? = nil
+        /// The SMTP password, when the URL names only the user.
+        public var smtpPassword: String? = nil
+        public var allowPlaintext = false
+        /// Extra CA certificate (PEM) trusted for the SMTP server, besides the system store.
+        public var caFile: String? = nil
+        /// `From` of every message: `tickets@example.org` or `Example Events <tickets@example.org>`.
+        public var from: String? = nil
+        public var replyTo: String? = nil
+        /// Messages per second, at most.
+        public var rate: Double = 10
+        /// First retry delay in seconds after a temporary failure (doubles per attempt, full
+        /// jitter, capped at `retryMaxDelay`).
+        public var retryBaseDelay: Double = 30
+        /// Longest retry delay in seconds.
+        public var retryMaxDelay: Double = 1_800
+        /// How long a message may keep being retried before it is marked failed.
+        public var maxRetryAge: Double = 2 * 86_400
+        public init() {}
+
+        /// Whether email is on (an SMTP server is configured).
+        public var isEnabled: Bool { smtpURL != nil }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Logging
+import Mail
 
 /// One configuration key: its environment variable, its flag, its default as shown to people, and
 /// how a raw string changes the configuration.
@@ -95,6 +96,17 @@ enum Parse {
         case "0", "false", "no", "off": return false
         default: throw SettingProblem("'\(raw)' is not true or false")
         }
+    }
+
+    /// `address` or `Name <address>`, as `MailAddress.parse` reads it.
+    static func mailAddress(_ raw: String) throws(SettingProblem) -> String {
+        let text = try nonEmpty(raw)
+        do {
+            _ = try MailAddress.parse(text)
+        } catch {
+            throw SettingProblem(error.message)
+        }
+        return text
     }
 
     static func nonEmpty(_ raw: String) throws(SettingProblem) -> String {

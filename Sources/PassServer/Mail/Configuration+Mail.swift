@@ -1,0 +1,15 @@
+import Mail
+
+extension Configuration.Mail {
+    /// The SMTP server to use; nil while email is off.
+    func smtp() throws(MailError) -> SMTPConfiguration? {
+        guard let smtpURL else { return nil }
+        return try SMTPConfiguration(url: smtpURL, password: smtpPassword, allowPlaintext: allowPlaintext, caFile: caFile)
+    }
+
+    /// `MAIL_FROM` and `MAIL_REPLY_TO` as addresses (checked when loaded).
+    func addresses() throws(MailError) -> (from: MailAddress, replyTo: MailAddress?) {
+        guard let from else { throw MailError(.invalidConfiguration, "MAIL_FROM is not set") }
+        return (try MailAddress.parse(from), try replyTo.map { text throws(MailError) in try MailAddress.parse(text) })
+    }
+}
