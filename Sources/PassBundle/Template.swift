@@ -3,7 +3,8 @@ import Foundation
 /// A pass template: pass.json with `{{placeholders}}` plus images and localizations, read once.
 ///
 /// A directory such as `Passes/event-ticket/` holds `pass.json`, `icon.png` (required) and other
-/// images, `<lang>.lproj/pass.strings`, and optionally `fields.json` (see `TemplateField`). Loading reads and hashes every file once, so building
+/// images, `<lang>.lproj/pass.strings`, and optionally `fields.json` (see `TemplateField`) and
+/// email texts under `mail/` (kept apart: `mailFiles`). Loading reads and hashes every file once, so building
 /// a bundle only renders pass.json; keep the `Template` (or a `TemplateStore`) and reuse it.
 public struct Template: Sendable {
     /// One static file of the bundle: its manifest entry. The bytes live on, deflated, in
@@ -17,6 +18,9 @@ public struct Template: Sendable {
     public let name: String
     /// The extra per-ticket fields declared in `fields.json` (none without that file), in order.
     public let fields: [TemplateField]
+    /// The files under `mail/` (the texts of the email that brings an attendee the ticket), by
+    /// path below `mail/` (`en/subject.txt`). They are no part of the pass.
+    public let mailFiles: [String: [UInt8]]
     /// pass.json as parsed, placeholders unresolved.
     public let passJSON: JSONValue
     /// pass.json compiled for fast rendering.
@@ -62,11 +66,18 @@ public struct Template: Sendable {
         self.name = name
         fields = try files[TemplateField.fileName].map { bytes throws(PassBundleError) in try TemplateField.decode(bytes, template: name) } ?? []
         compiled = TemplateNode.compile(passJSON)
-        // fields.json describes the admin API's input; it is no part of the pass.
-        let staticFiles = files.filter { $0.key != "pass.json" && $0.key != TemplateField.fileName }.sorted { $0.key < $1.key }
+        mailFiles = Dictionary(uniqueKeysWithValues: files.compactMap { path, bytes in
+            path.hasPrefix(Self.mailFolder) ? (String(path.dropFirst(Self.mailFolder.count)), bytes) : nil
+        })
+        // fields.json describes the admin API's input and mail/ holds email texts: no part of the pass.
+        let staticFiles = files.filter { $0.key != "pass.json" && $0.key != TemplateField.fileName && !$0.key.hasPrefix(Self.mailFolder) }
+            .sorted { $0.key < $1.key }
         self.files = try staticFiles.map { (path, bytes) throws(PassBundleError) in File(path: path, sha1: try SHA1.hex(bytes)) }
         compressedFiles = try ZipWriter.compress(staticFiles.map { ($0.key, $0.value) })
     }
+
+    /// The folder of email texts inside a template.
+    static let mailFolder = "mail/"
 
     /// Reads a template directory (hidden files such as `.DS_Store` are skipped).
     public static func load(directory: String) throws(PassBundleError) -> Template {
