@@ -23,8 +23,8 @@ public final class Application: Sendable {
     let dispatcher: PushDispatcher
     let jobRunner: JobRunner
     let certificates: CertificateMonitor
-    let retentionWorker: PeriodicWorker
-    let certificateWorker: PeriodicWorker
+    let retentionWorker: Worker.Periodic
+    let certificateWorker: Worker.Periodic
     /// Every route served (method and `:param` pattern), for the OpenAPI coverage test.
     let routes: [(method: String, pattern: String)]
 
@@ -97,14 +97,14 @@ public final class Application: Sendable {
             store: store, retention: configuration.retention, logger: logger.named("retention"),
             holder: "serve-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))", now: now
         )
-        retentionWorker = PeriodicWorker(name: "retention", interval: TimeInterval(configuration.retention.interval)) { shouldStop in
+        retentionWorker = Worker.periodic(name: "retention", interval: TimeInterval(configuration.retention.interval)) { shouldStop in
             do {
                 _ = try sweep.run(shouldStop: shouldStop)
             } catch {
                 sweep.logger.error("retention sweep failed; the next one retries", ["error": "\(error)"])
             }
         }
-        certificateWorker = PeriodicWorker(name: "certificates", interval: 3_600, runAtStart: false) { _ in certificates.check() }
+        certificateWorker = Worker.periodic(name: "certificates", interval: 3_600, runAtStart: false) { _ in certificates.check() }
 
         var router = Router()
         HealthController(store: store, readiness: readiness, logger: logger).register(in: &router)
