@@ -83,7 +83,8 @@ public final class Application: Sendable {
                 lease: .seconds(configuration.push.lease ?? 2 * configuration.apns.requestTimeout + 30),
                 haltPause: TimeInterval(configuration.push.haltPause), drainTimeout: TimeInterval(configuration.http.drainTimeout),
                 unreachableGrace: TimeInterval(configuration.apns.unreachableGrace)
-            )
+            ),
+            pacing: PushPacing(meter: passes.meter)
         )
         self.dispatcher = dispatcher
         readiness.addCheck { dispatcher.unreachableFinding().map { [$0] } ?? [] }

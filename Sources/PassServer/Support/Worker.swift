@@ -1,3 +1,4 @@
+import APNs
 import Foundation
 import Synchronization
 
@@ -46,6 +47,7 @@ final class Worker: Sendable {
         guard !started.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let owned = Owned(loop)
         let thread = Thread { [self] in
+            nameCurrentThread(name)
             run(owned.loop)
             finished.signal()
         }
