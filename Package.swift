@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "pass-server", targets: ["pass-server"]),
         .executable(name: "fake-apns", targets: ["fake-apns"]),
+        .executable(name: "fleet", targets: ["fleet-cli"]),
         .library(name: "PassBundle", targets: ["PassBundle"]),
     ],
     targets: [
@@ -47,6 +48,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
+        .target(
+            name: "Fleet",
+            dependencies: ["PassServerTesting", "APNs", "PassBundle", "Certificates", "COpenSSL", "CZip"],
+            swiftSettings: swiftSettings
+        ),
+        // Named apart from the `Fleet` library so their modules differ on case-insensitive file systems.
+        .executableTarget(name: "fleet-cli", dependencies: ["Fleet", "PassServerTesting"], swiftSettings: swiftSettings),
 
         // MARK: Tests
         .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: swiftSettings),
@@ -60,8 +68,13 @@ let package = Package(
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
+            name: "FleetTests",
+            dependencies: ["Fleet", "APNs", "PassBundle", "Certificates", "PassServerTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PassServerTests",
-            dependencies: ["PassServer", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates"],
+            dependencies: ["PassServer", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet"],
             swiftSettings: swiftSettings
         ),
     ]

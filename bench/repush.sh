@@ -68,13 +68,8 @@ FAKE_PORT=$(head -n1 "$WORK/fake-port")
 
 HTTP_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 TOKEN=$(DATABASE_URL="$DATABASE_URL" "$SERVER" token create --name bench 2>/dev/null)
-env DATABASE_URL="$DATABASE_URL" HTTP_PORT="$HTTP_PORT" PUBLIC_URL="https://passes.example.test" \
-    TOKEN_SECRET="$(openssl rand -hex 32)" PASS_CERTIFICATE="$WORK/certs/pass-certificate.pem" \
-    PASS_PRIVATE_KEY="$WORK/certs/pass-key.pem" WWDR_CERTIFICATE="$WORK/certs/wwdr.pem" \
-    APNS_URL="https://127.0.0.1:$FAKE_PORT" APNS_CA_FILE="$WORK/certs/root-ca.pem" LOG_LEVEL=warning \
-    "$SERVER" serve > "$WORK/server.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 200); do curl -sf "http://127.0.0.1:$HTTP_PORT/healthz" >/dev/null && break; sleep 0.1; done
+source bench/live-server.sh
+start_live_server "$SERVER" "$DATABASE_URL" "$HTTP_PORT" "$FAKE_PORT" "$WORK/certs" "$WORK/server.log"
 
 now_ms() { date +%s%3N; }
 start_ms=$(now_ms)

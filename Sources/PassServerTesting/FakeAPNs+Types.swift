@@ -26,6 +26,10 @@ extension FakeAPNs {
         /// Called on the fake's thread with every request as it is answered (`fake-apns --push-log`);
         /// it must not block.
         public var onPush: (@Sendable (Push) -> Void)? = nil
+        /// Called with the device token of every push the fake answers 200, on the fake's own
+        /// thread, as soon as the answer is queued on its connection: "APNs accepted a push for
+        /// this token". A simulator of phones uses it to wake the phone; it must return quickly.
+        public var onAccepted: (@Sendable (_ token: String) -> Void)? = nil
 
         public init(certificatePath: String, privateKeyPath: String, clientCAPath: String?) {
             self.certificatePath = certificatePath

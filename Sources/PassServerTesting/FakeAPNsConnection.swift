@@ -135,12 +135,14 @@ final class FakeAPNsConnection {
         closingDeadline = now + 2
     }
 
-    /// Sends a response with an optional JSON body.
-    func respond(stream: Int32, status: Int, body: String?) {
-        guard channel.hasSession, streams[stream] != nil else { return }
+    /// Sends a response with an optional JSON body; false when the stream is gone (nothing sent).
+    @discardableResult
+    func respond(stream: Int32, status: Int, body: String?) -> Bool {
+        guard channel.hasSession, streams[stream] != nil else { return false }
         var headers: [(String, String)] = [(":status", String(status)), ("apns-id", UUID().uuidString)]
         if body != nil { headers.append(("content-type", "application/json")) }
         channel.submitResponse(stream: stream, headers: headers, body: body.map { Array($0.utf8) })
+        return true
     }
 
     func close() {

@@ -27,9 +27,9 @@ extension FakeAPNsLoop {
             if configuration.recordPushes { shared.state.withLock { $0.pushes.append(push) } }
             configuration.onPush?(push)
             if case .delayed(let seconds, _) = chosen {
-                delayed.append(Delayed(due: now + seconds, connection: connection.id, stream: stream, answer: chosen))
+                delayed.append(Delayed(due: now + seconds, connection: connection.id, stream: stream, token: token, answer: chosen))
             } else {
-                send(chosen, on: connection, stream: stream)
+                send(chosen, token: token, on: connection, stream: stream)
             }
         }
     }
@@ -40,13 +40,15 @@ extension FakeAPNsLoop {
         delayed.removeAll { $0.due <= now }
         for item in due {
             guard let connection = connections[item.connection], connection.state == .open else { continue }
-            send(item.answer, on: connection, stream: item.stream)
+            send(item.answer, token: item.token, on: connection, stream: item.stream)
         }
     }
 
-    private func send(_ answer: FakeAPNs.Answer, on connection: FakeAPNsConnection, stream: Int32) {
+    private func send(_ answer: FakeAPNs.Answer, token: String, on connection: FakeAPNsConnection, stream: Int32) {
         let (status, body) = answer.settled
-        connection.respond(stream: stream, status: status, body: body)
+        if connection.respond(stream: stream, status: status, body: body), status == 200 {
+            configuration.onAccepted?(token)
+        }
         let first = shared.state.withLock { state -> Bool in
             state.answered += 1
             return state.answered == 1

@@ -11,6 +11,7 @@ final class FakeAPNsLoop: @unchecked Sendable {
         var due: Double
         var connection: Int
         var stream: Int32
+        var token: String
         var answer: FakeAPNs.Answer
     }
 

@@ -1,0 +1,98 @@
+import Fleet
+import Foundation
+import PassServerTesting
+
+/// The command line of `fleet`, parsed into a configuration.
+struct FleetOptions {
+    static let usage = """
+        fleet --server http://127.0.0.1:PORT --admin-token TOKEN --phones N
+              --apns-cert server.pem --apns-key server-key.pem [--apns-client-ca ca.pem] [--apns-port N]
+              [--passes-per-phone K] [--phones-per-pass M] [--connections 64] [--think-time 0-2]
+              [--content-sample 0.01] [--signature-sample 0.001 --trust-root root-ca.pem]
+              [--retry-base 1] [--retry-max 60] [--request-timeout 30] [--deadline 600]
+              [--faulty-phones N] [--failed-fetches 2] [--venue NAME] [--server-pid PID] [--database-pid PID] [--seed N]
+              [--before-edit 'SHELL COMMAND']
+
+        Starts a fake APNs (the server's APNS_URL must point at https://127.0.0.1:<apns-port>), creates
+        an event with tickets for N phones through the admin API, downloads and registers every pass,
+        PATCHes the venue and reports how soon every phone holds the new pass: human-readable lines,
+        then one JSON line. The admin token may also come from FLEET_ADMIN_TOKEN. --before-edit runs
+        a command (sh -c) between the setup and the edit, e.g. ANALYZE after a bulk setup.
+        Exit status: 0 when every phone was updated, 1 when some were left behind, 2 on errors.
+        """
+
+    struct UsageError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    var configuration: FleetConfiguration
+    var serverPort: UInt16
+    var adminToken: String
+    var beforeEdit: String?
+
+    init(_ arguments: [String], environment: [String: String]) throws {
+        var flags: [String: String] = [:]
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            guard flag.hasPrefix("--"), let value = rest.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
+            flags[flag] = value
+        }
+        func required(_ name: String) throws -> String {
+            guard let value = flags.removeValue(forKey: name) else { throw UsageError(description: "\(name) is required") }
+            return value
+        }
+        func number<T: LosslessStringConvertible>(_ name: String, _ fallback: T) throws -> T {
+            guard let text = flags.removeValue(forKey: name) else { return fallback }
+            guard let value = T(text) else { throw UsageError(description: "\(name) must be a number") }
+            return value
+        }
+        let server = try required("--server")
+        guard let url = URLComponents(string: server), url.scheme == "http", url.host == "127.0.0.1", let port = url.port,
+            let serverPort = UInt16(exactly: port)
+        else { throw UsageError(description: "--server must be http://127.0.0.1:PORT (loopback only)") }
+        self.serverPort = serverPort
+        guard let token = flags.removeValue(forKey: "--admin-token") ?? environment["FLEET_ADMIN_TOKEN"] else {
+            throw UsageError(description: "--admin-token (or FLEET_ADMIN_TOKEN) is required")
+        }
+        adminToken = token
+        beforeEdit = flags.removeValue(forKey: "--before-edit")
+
+        let layout = try FleetLayout(
+            phones: try number("--phones", 0), passesPerPhone: try number("--passes-per-phone", 1), phonesPerPass: try number("--phones-per-pass", 1)
+        )
+        var apns = FakeAPNs.Configuration(
+            certificatePath: try required("--apns-cert"), privateKeyPath: try required("--apns-key"),
+            clientCAPath: flags.removeValue(forKey: "--apns-client-ca")
+        )
+        apns.port = try number("--apns-port", 0)
+        apns.recordPushes = false
+        var configuration = FleetConfiguration(layout: layout, apns: apns)
+        configuration.connections = try number("--connections", configuration.connections)
+        if let think = flags.removeValue(forKey: "--think-time") {
+            let bounds = think.split(separator: "-").compactMap { Double($0) }
+            guard bounds.count == 2, bounds[0] <= bounds[1] else { throw UsageError(description: "--think-time is MIN-MAX seconds, e.g. 0-2") }
+            configuration.thinkTime = bounds[0]...bounds[1]
+        }
+        configuration.contentSample = try number("--content-sample", configuration.contentSample)
+        configuration.signatureSample = try number("--signature-sample", configuration.signatureSample)
+        configuration.trustRoot = flags.removeValue(forKey: "--trust-root")
+        if configuration.trustRoot == nil { configuration.signatureSample = 0 }
+        configuration.retryBase = try number("--retry-base", configuration.retryBase)
+        configuration.retryMaximum = try number("--retry-max", configuration.retryMaximum)
+        configuration.requestTimeout = try number("--request-timeout", configuration.requestTimeout)
+        configuration.deadline = try number("--deadline", configuration.deadline)
+        configuration.faultyPhones = try number("--faulty-phones", 0)
+        configuration.failedFetchesPerFaultyPhone = try number("--failed-fetches", configuration.failedFetchesPerFaultyPhone)
+        configuration.seed = try number("--seed", configuration.seed)
+        configuration.venue = flags.removeValue(forKey: "--venue")
+        func processID(_ name: String) throws -> Int32? {
+            guard let text = flags.removeValue(forKey: name) else { return nil }
+            guard let value = Int32(text), value > 0 else { throw UsageError(description: "\(name) must be a process id") }
+            return value
+        }
+        configuration.serverPID = try processID("--server-pid")
+        configuration.databasePID = try processID("--database-pid")
+        if let unknown = flags.keys.sorted().first { throw UsageError(description: "unknown option \(unknown)") }
+        self.configuration = configuration
+    }
+}

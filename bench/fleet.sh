@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Fleet: organizer edit to every phone updated. An event of N tickets on N simulated phones
+# (`fleet`, with the fake APNs inside it) against the release pass-server on PostgreSQL: the fleet
+# issues the tickets through the admin API, downloads every pass and registers every phone, then
+# PATCHes the venue and follows each phone (think time 0–2 s, list with its tag, fetch with
+# If-Modified-Since, check) until all hold the new pass. One run of 100,000 and FLEET_BENCH_REPEAT
+# runs of 10,000 (median quoted), each on a fresh database and server.
+#
+# The floor, measured in the same run: `openssl speed -elapsed -multi 2 rsa2048` sign/s (before
+# and after the runs; the faster is used), so N / rate is the least time any server could take to
+# sign the N new passes on this machine.
+#
+# Assumes `swift build -c release` and PASS_SERVER_TEST_DATABASE_URL (scripts/with-postgres.sh).
+# Knobs: FLEET_BENCH_LARGE (100000), FLEET_BENCH_SMALL (10000), FLEET_BENCH_REPEAT (3),
+#        FLEET_CONNECTIONS (64), FLEET_DEADLINE (900 s). Prints Markdown; raw JSON lines go to stderr.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SERVER=${PASS_SERVER:-.build/release/pass-server}
+FLEET=${FLEET:-.build/release/fleet}
+LARGE=${FLEET_BENCH_LARGE:-100000}
+SMALL=${FLEET_BENCH_SMALL:-10000}
+REPEAT=${FLEET_BENCH_REPEAT:-3}
+CONNECTIONS=${FLEET_CONNECTIONS:-64}
+DEADLINE=${FLEET_DEADLINE:-900}
+: "${PASS_SERVER_TEST_DATABASE_URL:?run inside scripts/with-postgres.sh}"
+for binary in "$SERVER" "$FLEET"; do
+    [ -x "$binary" ] || { echo "missing $binary: run swift build -c release first" >&2; exit 1; }
+done
+for tool in psql curl python3 openssl; do
+    command -v "$tool" >/dev/null || { echo "bench/fleet.sh: $tool is not installed" >&2; exit 1; }
+done
+
+WORK=$(mktemp -d /tmp/pass-server-fleet-bench.XXXXXX)
+SERVER_PID=
+DB=
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then kill -TERM "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+    if [ -n "$DB" ]; then psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+source bench/live-server.sh
+# The cluster's postmaster (scripts/with-postgres.sh), for the database's CPU time during the storm.
+POSTMASTER_PID=$(head -n 1 "${PASS_SERVER_TEST_PG_DATA:-/nonexistent}/postmaster.pid" 2>/dev/null || true)
+"$SERVER" certs dev --dir "$WORK/certs" >/dev/null
+signs_per_second() { openssl speed -elapsed -multi 2 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ { rate = $6 } END { print rate }'; }
+
+# run N OUTPUT: one fleet run of N phones on a fresh database and server; the JSON line goes to OUTPUT.
+run() {
+    local phones="$1" output="$2" database_url http_port apns_port token
+    DB="bench_fleet_$$_${phones}_$RANDOM"
+    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "CREATE DATABASE $DB" >/dev/null
+    database_url=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' \
+        "$PASS_SERVER_TEST_DATABASE_URL" "$DB")
+    DATABASE_URL="$database_url" "$SERVER" migrate >/dev/null
+    token=$(DATABASE_URL="$database_url" "$SERVER" token create --name fleet 2>/dev/null)
+    http_port=$(free_port)
+    apns_port=$(free_port)
+    start_live_server "$SERVER" "$database_url" "$http_port" "$apns_port" "$WORK/certs" "$WORK/server.log"
+    echo "bench/fleet.sh: $phones phones (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+    # The phones are registered in bulk just before the edit; ANALYZE gives the planner the
+    # statistics autovacuum would have gathered by the time an organizer edits a real event.
+    FLEET_ADMIN_TOKEN="$token" "$FLEET" --server "http://127.0.0.1:$http_port" --phones "$phones" \
+        --apns-cert "$WORK/certs/server-certificate.pem" --apns-key "$WORK/certs/server-key.pem" --apns-port "$apns_port" \
+        --trust-root "$WORK/certs/root-ca.pem" --connections "$CONNECTIONS" --deadline "$DEADLINE" --server-pid "$SERVER_PID" \
+        ${POSTMASTER_PID:+--database-pid "$POSTMASTER_PID"} \
+        --before-edit "psql -q '$database_url' -c ANALYZE" > "$WORK/fleet.out" || true
+    sed '$d' "$WORK/fleet.out" >&2
+    tail -n 1 "$WORK/fleet.out" > "$output"
+    tail -n 1 "$WORK/fleet.out" >&2
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=
+    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "DROP DATABASE IF EXISTS $DB" >/dev/null
+    DB=
+}
+
+echo "bench/fleet.sh: measuring the signing floor" >&2
+floor_before=$(signs_per_second)
+run "$LARGE" "$WORK/large.json"
+for index in $(seq 1 "$REPEAT"); do run "$SMALL" "$WORK/small-$index.json"; done
+floor_after=$(signs_per_second)
+
+python3 - "$floor_before" "$floor_after" "$WORK/large.json" "$WORK"/small-*.json <<'PY'
+import json, statistics, sys
+
+before, after = float(sys.argv[1] or 0), float(sys.argv[2] or 0)
+rate = max(before, after)
+runs = []
+for path in sys.argv[3:]:
+    try:
+        with open(path) as handle:
+            runs.append(json.loads(handle.read()))
+    except (OSError, ValueError):
+        runs.append(None)
+
+def cell(value, unit="s", digits=1):
+    return "—" if value is None else f"{value:,.{digits}f} {unit}".strip()
+
+print(f"Signing floor: `openssl speed -elapsed -multi 2 rsa2048` {before:,.0f} sign/s before the runs, {after:,.0f} after; "
+      f"floor = phones / {rate:,.0f}.")
+print()
+print("| phones = tickets | setup (tickets + downloads / registrations) | 50 % | 90 % | 99 % | 100 % | floor | 100 % ÷ floor "
+      "| fetch p50 | fetch p99 | 5xx | left behind | server peak RSS | CPU fleet / server / PostgreSQL |")
+print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+def row(report, label=None):
+    if report is None:
+        print("| (run failed) |" + " |" * 13)
+        return None
+    floor = report["phones"] / rate if rate else None
+    total = report.get("secondsTo100Percent")
+    ratio = total / floor if total is not None and floor else None
+    setup = report.get("setup") or {}
+    rss = report.get("serverPeakRSSKiB")
+    server_cpu = report.get("serverCPUSeconds")
+    print(f"| {label or format(report['phones'], ',')} | {cell(setup.get('ticketSeconds'))} / {cell(setup.get('registrationSeconds'))} "
+          f"| {cell(report.get('secondsTo50Percent'))} | {cell(report.get('secondsTo90Percent'))} | {cell(report.get('secondsTo99Percent'))} "
+          f"| {cell(total)} | {cell(floor)} | {cell(ratio, '×', 2)} | {cell(report.get('fetchP50Milliseconds'), 'ms', 0)} "
+          f"| {cell(report.get('fetchP99Milliseconds'), 'ms', 0)} | {report.get('serverErrors')} | {report.get('phonesLeftBehind')} "
+          f"| {cell(rss / 1024 if rss else None, 'MiB', 0)} "
+          f"| {cell(report.get('fleetCPUSeconds'))} / {cell(server_cpu)} / {cell(report.get('databaseCPUSeconds'))} |")
+    return ratio
+
+row(runs[0])
+small = runs[1:]
+for index, report in enumerate(small, 1):
+    row(report, f"{report['phones']:,} (run {index})" if report else None)
+print()
+for report in runs:
+    if not report:
+        continue
+    threads = ", ".join(f"{name} {value:.1f} s" for name, value in sorted((report.get("serverCPUByThread") or {}).items(), key=lambda item: -item[1]))
+    print(f"- {report['phones']:,} phones: last push accepted at {cell(report.get('lastPushSeconds'))}; "
+          f"phone requests waited for a fleet connection p99 {cell(report.get('queueWaitP99Milliseconds'), 'ms', 0)}; "
+          f"server CPU by thread: {threads or '—'}")
+done = [r for r in small if r and r.get("secondsTo100Percent") is not None]
+if done:
+    median = statistics.median(r["secondsTo100Percent"] for r in done)
+    phones = done[0]["phones"]
+    floor = phones / rate if rate else None
+    print()
+    print(f"{phones:,} phones, median of {len(done)} runs: 100 % in {median:.1f} s, floor {cell(floor)}, "
+          f"ratio {cell(median / floor if floor else None, '×', 2)}.")
+PY
