@@ -84,7 +84,7 @@ public final class Application: Sendable {
                 haltPause: TimeInterval(configuration.push.haltPause), drainTimeout: TimeInterval(configuration.http.drainTimeout),
                 unreachableGrace: TimeInterval(configuration.apns.unreachableGrace)
             ),
-            pacing: PushPacing(meter: passes.meter)
+            pacing: PushPacing(meter: passes.meter, logger: logger.named("push"))
         )
         self.dispatcher = dispatcher
         readiness.addCheck { dispatcher.unreachableFinding().map { [$0] } ?? [] }
