@@ -5,10 +5,10 @@
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
 BUILD_PACKAGES := pkg-config openssl libmicrohttpd-dev libpq-dev libsqlite3-dev libzip-dev libssl-dev libnghttp2-dev
-TEST_PACKAGES  := postgresql unzip docker-compose python3 python3-yaml prometheus
+TEST_PACKAGES  := postgresql unzip docker-compose python3 python3-yaml python3-venv prometheus
 BENCH_PACKAGES := wrk nghttp2-client postgresql
 
-.PHONY: all deps test-deps bench-deps build run test bench soak clean
+.PHONY: all deps test-deps bench-deps build run test fuzz bench soak clean
 
 all: build
 
@@ -32,6 +32,14 @@ run: build
 test: test-deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	scripts/with-postgres.sh $(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+# Checks the running server against openapi.yaml with schemathesis (pinned, from PyPI, in a
+# virtualenv under .build/): every check, positive and negative cases, stateful link sequences.
+# SQLite by default; FUZZ_DATABASE_URL=postgres://... for PostgreSQL. `make test` runs a bounded
+# version (APIConformanceTests).
+fuzz: test-deps
+	$(SWIFT) build $(SWIFT_FLAGS)
+	/usr/bin/python3 scripts/fuzz.py
 
 bench: bench-deps
 	$(SWIFT) build -c release

@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        // glibc's posix_spawn extensions (part of libc: nothing to install).
+        .systemLibrary(name: "CSpawn"),
 
         // MARK: Feature libraries
         .target(name: "Logging", swiftSettings: swiftSettings),
@@ -44,7 +46,7 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PassServerTesting",
-            dependencies: ["APNs", "Certificates", "Logging", "Storage"],
+            dependencies: ["APNs", "Certificates", "CSpawn", "Logging", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
@@ -66,6 +68,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "PassServerTestingTests", dependencies: ["PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FleetTests",

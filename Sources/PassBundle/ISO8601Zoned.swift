@@ -6,7 +6,9 @@ import Foundation
 /// per request; the offset comes from `TimeZone`, so daylight saving time is honoured.
 enum ISO8601Zoned {
     static func format(_ date: Date, in zone: TimeZone) -> String {
-        let offset = zone.secondsFromGMT(for: date)
+        // Whole minutes: an offset with seconds (local mean time, Africa/Monrovia until 1972) has
+        // no ISO 8601 form, and the local time must be written with the offset that is shown.
+        let offset = zone.secondsFromGMT(for: date) / 60 * 60
         let local = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(offset)
         let days = floorDivide(local, 86400)
         let secondsOfDay = local - days * 86400

@@ -7,23 +7,11 @@ public struct CommandResult: Sendable {
     public let error: String
 }
 
-/// Runs a tool (looked up on PATH) and waits; stderr goes to a file so pipes cannot deadlock.
+/// Runs a tool (looked up on PATH) and waits; both pipes are drained together so neither can stall it.
 public func run(_ tool: String, _ arguments: [String], in directory: String? = nil) throws -> CommandResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [tool] + arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let output = Pipe()
-    let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)")
-    _ = FileManager.default.createFile(atPath: errorPath.path, contents: nil)
-    let errorHandle = try FileHandle(forWritingTo: errorPath)
-    process.standardOutput = output
-    process.standardError = errorHandle
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    try errorHandle.close()
-    let errorText = (try? String(contentsOf: errorPath, encoding: .utf8)) ?? ""
-    try? FileManager.default.removeItem(at: errorPath)
-    return CommandResult(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self), error: errorText)
+    let process = try ChildProcess(tool, arguments, directory: directory, standardOutput: .pipe, standardError: .pipe)
+    let (output, error) = try process.readToEnd()
+    return CommandResult(
+        status: process.terminationStatus, output: String(decoding: output, as: UTF8.self), error: String(decoding: error, as: UTF8.self)
+    )
 }

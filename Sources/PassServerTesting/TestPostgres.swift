@@ -1,7 +1,7 @@
 // PostgreSQL for tests: a fresh database per test on the cluster `scripts/with-postgres.sh`
 // started, and a way to restart that cluster.
 //
-// Threading: everything here blocks the calling thread (libpq, `Process`); call it from a test
+// Threading: everything here blocks the calling thread (libpq, child processes); call it from a test
 // body, not from code that must not block.
 
 import Foundation
@@ -76,9 +76,8 @@ public enum TestPostgres {
 
     /// Runs a PostgreSQL program as `PASS_SERVER_TEST_PG_OWNER` (via `runuser` when we are root).
     ///
-    /// Spawned with `posix_spawn` and reaped with `waitpid`: `pg_ctl start` leaves a server
-    /// running that must not hold our output pipes open, so its standard streams go to /dev/null
-    /// (Foundation's `Process.waitUntilExit` hung here). Our other descriptors are close-on-exec.
+    /// `pg_ctl start` leaves a server running that must not hold our output pipes open, so the
+    /// program's standard streams go to /dev/null.
     static func runAsOwner(_ program: String, _ arguments: [String]) throws {
         let owner = ProcessInfo.processInfo.environment["PASS_SERVER_TEST_PG_OWNER"] ?? ""
         var argv: [String]
@@ -90,33 +89,15 @@ public enum TestPostgres {
         } else {
             argv = [program] + arguments
         }
-        let status = try spawnAndWait(argv)
-        guard status == 0 else {
-            throw TestPostgresError(description: "\((program as NSString).lastPathComponent) \(arguments.joined(separator: " ")) exited with \(status)")
+        let termination: ChildProcess.Termination
+        do {
+            termination = try ChildProcess(argv[0], Array(argv.dropFirst()), standardOutput: .nullDevice, standardError: .nullDevice)
+                .waitUntilExit()
+        } catch {
+            throw TestPostgresError(description: "could not run \(argv[0]): \(error)")
         }
-    }
-
-    /// Runs `argv` and returns its exit status (128 + signal if it was killed).
-    private static func spawnAndWait(_ argv: [String]) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let cArguments = argv.map { strdup($0) }
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        var cArgv = cArguments + [nil]
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArgv, environ)
-        guard spawned == 0 else {
-            throw TestPostgresError(description: "could not run \(argv[0]): error \(spawned)")
+        guard termination == .exited(0) else {
+            throw TestPostgresError(description: "\((program as NSString).lastPathComponent) \(arguments.joined(separator: " ")) \(termination)")
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw TestPostgresError(description: "waitpid failed: errno \(errno)") }
-        }
-        let signal = status & 0x7f
-        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 }

@@ -2,6 +2,7 @@
 
 import Fleet
 import Foundation
+import PassServerTesting
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("fleet: \(message)\n".utf8))
@@ -38,10 +39,7 @@ do {
     print(String(format: "setup: %d tickets issued and downloaded in %.1f s, %d registrations in %.1f s",
                  setup.tickets, setup.ticketSeconds, setup.registrations, setup.registrationSeconds))
     if let command = options.beforeEdit {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        try process.run()
+        let process = try ChildProcess("/bin/sh", ["-c", command], standardInput: .inherit)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { fail("--before-edit exited with status \(process.terminationStatus)") }
     }

@@ -57,25 +57,22 @@ struct FakeAPNsProgramTests {
     @Test("the program logs the pushes it serves on standard error", .timeLimit(.minutes(1)))
     func programLogsPushes() async throws {
         let certificates = try APNsTestHarness.sharedCertificates()
-        let process = Process()
-        process.executableURL = try Self.program()
-        process.arguments = ["--cert", certificates.serverCertificate, "--key", certificates.serverKey, "--no-client-auth", "--print-port"]
-        let output = Pipe()
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("fake-apns-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
+        let process = try ChildProcess(
+            try Self.program().path,
+            ["--cert", certificates.serverCertificate, "--key", certificates.serverKey, "--no-client-auth", "--print-port"],
+            standardOutput: .pipe, standardError: .file(errorFile.path)
+        )
         defer {
-            // SIGKILL: a child of the test runner may inherit a signal mask that blocks SIGTERM.
-            kill(process.processIdentifier, SIGKILL)
+            // SIGKILL: the test is done with it, and nothing it would do on the way out is under test.
+            process.signal(SIGKILL)
             process.waitUntilExit()
             try? FileManager.default.removeItem(at: errorFile)
         }
         // The first line is the port; the program flushes it at once.
         var portText = ""
         while !portText.contains("\n") {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = try process.readOutput()
             try #require(!chunk.isEmpty, "fake-apns ended before printing its port")
             portText += String(decoding: chunk, as: UTF8.self)
         }

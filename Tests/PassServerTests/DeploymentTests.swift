@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PassServerTesting
 import Testing
 
 @testable import PassServer
@@ -264,29 +265,14 @@ extension DeploymentTests {
         let files = ["in", "out", "err"].map { directory.appendingPathComponent(".run-\(id).\($0)") }
         defer { for file in files { try? FileManager.default.removeItem(at: file) } }
         try input.write(to: files[0])
-        for file in files.dropFirst() { try Data().write(to: file) }
-        let stdin = try FileHandle(forReadingFrom: files[0])
-        let stdout = try FileHandle(forWritingTo: files[1])
-        let stderr = try FileHandle(forWritingTo: files[2])
-        defer { for handle in [stdin, stdout, stderr] { try? handle.close() } }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "LANG": "C.UTF-8"]
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let process = try ChildProcess(
+            executable, arguments, environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path, "LANG": "C.UTF-8"],
+            directory: directory.path, standardInput: .file(files[0].path), standardOutput: .file(files[1].path),
+            standardError: .file(files[2].path)
+        )
+        // Waited for on a thread of its own: the child may run for minutes.
+        _ = try await onOwnThread { process.waitUntilExit() }
         return ProcessResult(
             status: process.terminationStatus,
             output: try Data(contentsOf: files[1]),

@@ -9,7 +9,8 @@ extension AdminController {
         let event = try existingEvent(request)
         var input = try AdminInput(request, allowed: Self.ticketFields)
         let name = input.requiredText("attendeeName")
-        let email = Self.email(&input)
+        var email: String?
+        if case .value(let value) = input.email("attendeeEmail") { email = value }
         var seat: String?
         if case .value(let value) = input.text("seat", maxLength: 64) { seat = value }
         try input.validate()
@@ -19,14 +20,18 @@ extension AdminController {
         // 120 random bits: unguessable, and valid in URLs and pass.json as is.
         guard let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else { throw HTTPError.internalError }
         let downloadToken = try passes.vault.downloadToken(passType: passType, serial: serial)
-        let pass = try store.insertPass(
-            NewPass(
-                passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue,
-                authenticationTokenHash: try TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
-                downloadTokenHash: TokenVault.hash(downloadToken), eventID: event.id, attendeeName: name, attendeeEmail: email, seat: seat
-            ),
-            now: now()
-        )
+        let pass = try store.transaction { session in
+            let pass = try session.insertPass(
+                NewPass(
+                    passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue,
+                    authenticationTokenHash: try TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
+                    downloadTokenHash: TokenVault.hash(downloadToken), eventID: event.id, attendeeName: name, attendeeEmail: email, seat: seat
+                ),
+                now: now()
+            )
+            try requireBuildable { try passes.validate(pass, event: event) }
+            return pass
+        }
         logger.info("ticket issued", ["event.id": event.id, "pass.serial": serial.rawValue, "request.id": request.requestID])
         return .json(TicketBody(pass, downloadURL: try downloadURL(for: pass)), status: 201, encoder: .api)
     }
@@ -35,18 +40,24 @@ extension AdminController {
         let event = try existingEvent(request)
         var problems: [String] = []
         var cursor: Int64 = 0
-        if let raw = request.query["cursor"], !raw.isEmpty {
-            if let value = Int64(raw), value >= 0 { cursor = value } else { problems.append("cursor: must be a cursor from a previous page") }
+        if let raw = request.query["cursor"] {
+            if let value = Self.decimal(raw, maxDigits: 18) { cursor = value } else { problems.append("cursor: must be a cursor from a previous page") }
         }
         var limit = 50
-        if let raw = request.query["limit"], !raw.isEmpty {
-            if let value = Int(raw), (1...500).contains(value) { limit = value } else { problems.append("limit: must be 1 to 500") }
+        if let raw = request.query["limit"] {
+            if let value = Self.decimal(raw, maxDigits: 3), (1...500).contains(value) { limit = Int(value) } else { problems.append("limit: must be 1 to 500") }
         }
         guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; "), code: "invalid_fields") }
         let page = try store.passes(eventID: event.id, after: cursor, limit: limit + 1)
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { String($0.id) } : nil
         return .json(TicketPage(tickets: try shown.map { TicketBody($0, downloadURL: try downloadURL(for: $0)) }, nextCursor: next), encoder: .api)
+    }
+
+    /// 1 to `maxDigits` ASCII digits (no sign, no spaces: what the document's pattern allows).
+    private static func decimal(_ text: String, maxDigits: Int) -> Int64? {
+        guard (1...maxDigits).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int64(text)
     }
 
     func showTicket(_ request: Request) throws -> Response {
@@ -66,20 +77,16 @@ extension AdminController {
         let pass = try existingTicket(request)
         var input = try AdminInput(request, allowed: Self.ticketFields)
         var change = PassChange()
-        switch input.text("attendeeName") {
-        case .value(let name): change.attendeeName = name
-        case .null: input.problem("attendeeName", "must not be null")
-        case .absent: break
-        }
-        switch input.text("seat", maxLength: 64) {
+        if case .value(let name) = input.text("attendeeName") { change.attendeeName = name }
+        switch input.text("seat", maxLength: 64, nullable: true) {
         case .value(let seat): change.seat = .some(seat)
         case .null: change.seat = .some(nil)
         case .absent: break
         }
-        if input.isNull("attendeeEmail") {
-            change.attendeeEmail = .some(nil)
-        } else if let email = Self.email(&input) {
-            change.attendeeEmail = .some(email)
+        switch input.email("attendeeEmail", nullable: true) {
+        case .value(let email): change.attendeeEmail = .some(email)
+        case .null: change.attendeeEmail = .some(nil)
+        case .absent: break
         }
         try input.validate()
         return try apply(to: pass, request: request) { current in
@@ -92,7 +99,7 @@ extension AdminController {
 
     func cancelTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
-        var input = try AdminInput(request, allowed: ["reason"])
+        var input = try AdminInput(request, allowed: ["reason"], bodyRequired: false)
         var reason: String?
         if case .value(let text) = input.text("reason", maxLength: 500) { reason = text }
         try input.validate()
@@ -104,10 +111,15 @@ extension AdminController {
 
     /// Applies the change `decide` makes of the ticket as it is inside the update's transaction,
     /// under its row lock, so that a status check there cannot be overtaken by a concurrent change
-    /// (a rename and a cancel racing never both win).
+    /// (a rename and a cancel racing never both win). The changed pass is rendered and validated
+    /// in the same transaction (`requireBuildable`).
     private func apply(to pass: StoredPass, request: Request, _ decide: (StoredPass) throws -> PassChange) throws -> Response {
-        let update = try store.withSession(.write) { session in
-            try session.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(), decide)
+        let update = try store.transaction { session in
+            let update = try session.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(), decide)
+            if case .updated(let updated, _) = update, let eventID = updated.eventID, let event = try session.event(id: eventID) {
+                try requireBuildable { try passes.validate(updated, event: event) }
+            }
+            return update
         }
         if case .updated(let updated, let enqueued) = update {
             logger.info("ticket changed", [
@@ -118,25 +130,10 @@ extension AdminController {
         return .json(TicketBody(update.pass, downloadURL: try downloadURL(for: update.pass)), encoder: .api)
     }
 
-    private func existingTicket(_ request: Request) throws -> StoredPass {
+    func existingTicket(_ request: Request) throws -> StoredPass {
         guard let serial = request.parameters["serialNumber"].flatMap(SerialNumber.init),
             let pass = try store.pass(passTypeIdentifier: passes.passTypeIdentifier, serialNumber: serial.rawValue)
         else { throw HTTPError.notFound("No such ticket.") }
         return pass
-    }
-
-    func downloadURL(for pass: StoredPass) throws -> String? {
-        guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { return nil }
-        return passes.webServiceURL + "/download/" + (try passes.vault.downloadToken(passType: passType, serial: serial))
-    }
-
-    private static func email(_ input: inout AdminInput) -> String? {
-        guard case .value(let email) = input.text("attendeeEmail", maxLength: 254) else { return nil }
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !email.contains(" ") else {
-            input.problem("attendeeEmail", "is not an email address")
-            return nil
-        }
-        return email
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Logging
+import PassBundle
 import Storage
 
 /// The organizers' API under `/admin/v1`: events, tickets, jobs. Every route needs
@@ -27,79 +28,8 @@ struct AdminController: Sendable {
         router.get("/admin/v1/tickets/:serialNumber", preflight: authenticate, showTicket)
         router.patch("/admin/v1/tickets/:serialNumber", preflight: authenticate, updateTicket)
         router.post("/admin/v1/tickets/:serialNumber/cancel", preflight: authenticate, cancelTicket)
+        router.post("/admin/v1/tickets/:serialNumber/download-link", preflight: authenticate, rotateDownloadLink)
         router.get("/admin/v1/jobs/:jobId", preflight: authenticate, showJob)
-    }
-
-    // MARK: Events
-
-    private static let eventFields: Set<String> = ["name", "venue", "startsAt", "endsAt", "timeZone", "template"]
-
-    func createEvent(_ request: Request) throws -> Response {
-        var input = try AdminInput(request, allowed: Self.eventFields)
-        let name = input.requiredText("name")
-        let venue = input.requiredText("venue")
-        let startsAt = input.requiredDate("startsAt")
-        var endsAt: Date?
-        if case .value(let date) = input.date("endsAt") { endsAt = date }
-        var timeZone = "UTC"
-        if case .value(let zone) = input.timeZone("timeZone") { timeZone = zone }
-        var template = "event-ticket"
-        if case .value(let name) = input.text("template", maxLength: 64) { template = name }
-        checkTemplate(template, &input)
-        if let startsAt, let endsAt, endsAt < startsAt { input.problem("endsAt", Self.endsBeforeStartProblem) }
-        try input.validate()
-        guard let name, let venue, let startsAt else { throw HTTPError.badRequest("name, venue and startsAt are required.", code: "invalid_fields") }
-        let event = try store.createEvent(
-            NewEvent(name: name, venue: venue, startsAt: startsAt, endsAt: endsAt, timeZone: timeZone, template: template), now: now()
-        )
-        logger.info("event created", ["event.id": event.id, "request.id": request.requestID])
-        return .json(EventBody(event), status: 201, encoder: .api)
-    }
-
-    func showEvent(_ request: Request) throws -> Response {
-        let event = try existingEvent(request)
-        return .json(EventBody(event, counts: try store.eventCounts(id: event.id)), encoder: .api)
-    }
-
-    func updateEvent(_ request: Request) throws -> Response {
-        let existing = try existingEvent(request)
-        var input = try AdminInput(request, allowed: Self.eventFields)
-        var change = EventChange()
-        if case .value(let name) = input.text("name") { change.name = name } else if input.isNull("name") { input.problem("name", "must not be null") }
-        if case .value(let venue) = input.text("venue") { change.venue = venue } else if input.isNull("venue") { input.problem("venue", "must not be null") }
-        switch input.date("startsAt") {
-        case .value(let date): change.startsAt = date
-        case .null: input.problem("startsAt", "must not be null")
-        case .absent: break
-        }
-        switch input.date("endsAt") {
-        case .value(let date): change.endsAt = .some(date)
-        case .null: change.endsAt = .some(nil)
-        case .absent: break
-        }
-        if case .value(let zone) = input.timeZone("timeZone") { change.timeZone = zone }
-        if case .value(let template) = input.text("template", maxLength: 64) {
-            checkTemplate(template, &input)
-            change.template = template
-        }
-        // Named with the other problems here, and checked again on the event as it is under the
-        // update's row lock: two edits (one of the start, one of the end) that are each fine alone
-        // cannot together leave the end before the start.
-        if Self.endsBeforeStart(change, existing) { input.problem("endsAt", Self.endsBeforeStartProblem) }
-        try input.validate()
-        let (event, job) = try store.withSession(.write) { session in
-            try session.updateEvent(id: existing.id, now: now()) { current in
-                if Self.endsBeforeStart(change, current) {
-                    throw HTTPError.badRequest("endsAt: \(Self.endsBeforeStartProblem)", code: "invalid_fields")
-                }
-                return change
-            }
-        }
-        if let job {
-            logger.info("event changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": request.requestID])
-            jobCreated()
-        }
-        return .json(EventUpdateBody(event: EventBody(event), job: job.map { .init(id: $0.id, state: $0.state.rawValue, total: $0.total) }), encoder: .api)
     }
 
     func showJob(_ request: Request) throws -> Response {
@@ -111,14 +41,6 @@ struct AdminController: Sendable {
 
     // MARK: Helpers
 
-    private static let endsBeforeStartProblem = "must not be before startsAt"
-
-    /// Whether `change` applied to `event` would leave its end before its start.
-    private static func endsBeforeStart(_ change: EventChange, _ event: Event) -> Bool {
-        guard let ends = change.endsAt ?? event.endsAt else { return false }
-        return ends < (change.startsAt ?? event.startsAt)
-    }
-
     func existingEvent(_ request: Request) throws -> Event {
         guard let id = request.parameters["eventId"], AdminIdentifiers.isPlausible(id), let event = try store.event(id: id) else {
             throw HTTPError.notFound("No such event.")
@@ -126,18 +48,27 @@ struct AdminController: Sendable {
         return event
     }
 
-    private func checkTemplate(_ name: String, _ input: inout AdminInput) {
-        guard AdminIdentifiers.isPlausible(name), (try? passes.templates.template(named: name)) != nil else {
-            input.problem("template", "no template named '\(name)'")
-            return
+    /// Runs a pass validation (render and validate, no signing) inside the transaction of a
+    /// change: a change after which a pass could not be built is refused with 400 and rolled
+    /// back, instead of being stored and failing every download of the pass afterwards.
+    func requireBuildable(_ validation: () throws -> Void) throws {
+        do {
+            try validation()
+        } catch let error as PassBundleError {
+            let detail = error.issues.isEmpty ? error.message : error.issues.map(\.description).joined(separator: "; ")
+            throw HTTPError.badRequest("pass: the pass cannot be built with this change (\(detail))", code: "invalid_fields")
+        } catch let error as PassServiceError {
+            throw HTTPError.badRequest("pass: the pass cannot be built with this change (\(error.description))", code: "invalid_fields")
         }
     }
 }
 
-/// Shapes of ids the admin API accepts before asking the database.
+/// Shapes of ids the admin API (and download links) accept before asking the database: the
+/// base64url alphabet, as openapi.yaml states; event and job ids are at most 64 characters, link
+/// tokens 20 to 128 (a real one is 43).
 enum AdminIdentifiers {
-    static func isPlausible(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { byte in
+    static func isPlausible(_ id: String, lengths: ClosedRange<Int> = 1...64) -> Bool {
+        lengths.contains(id.utf8.count) && id.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F
         }
     }

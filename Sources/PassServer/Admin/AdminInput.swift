@@ -1,8 +1,13 @@
 import Foundation
 import HTTPServer
+import PassBundle
 
 /// A JSON object from an admin request, read field by field. Every problem is collected, so one
 /// 400 names all invalid fields; unknown fields are refused (a typo must not be silently ignored).
+///
+/// The rules match `openapi.yaml` exactly: lengths count Unicode scalars (as JSON Schema's
+/// `maxLength` does), never grapheme clusters, and a JSON `null` is accepted only where the
+/// document allows it.
 struct AdminInput {
     /// A field that was present: a value, or an explicit JSON `null` (which clears optional fields).
     enum Presence<T> {
@@ -11,15 +16,22 @@ struct AdminInput {
         case value(T)
     }
 
-    private let object: [String: Any]
+    private let object: [String: JSONValue]
     private(set) var problems: [String] = []
 
-    init(_ request: Request, allowed: Set<String>) throws(HTTPError) {
+    /// Reads the body. `bodyRequired`: an empty body is refused (the route documents a required
+    /// body); otherwise it counts as `{}`.
+    init(_ request: Request, allowed: Set<String>, bodyRequired: Bool = true) throws(HTTPError) {
         if let contentType = request.headers["Content-Type"]?.lowercased(), !contentType.hasPrefix("application/json") {
             throw HTTPError.badRequest("Content-Type must be application/json.", code: "unsupported_content_type")
         }
+        if request.body.isEmpty && bodyRequired {
+            throw HTTPError.badRequest("A JSON object body is required.", code: "malformed_json")
+        }
         let body = request.body.isEmpty ? Array("{}".utf8) : request.body
-        guard let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: []), let object = parsed as? [String: Any] else {
+        // JSONDecoder rather than JSONSerialization: the latter drops a byte order mark that
+        // starts a string value, so what is stored would differ from what was sent and checked.
+        guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(body)) else {
             throw HTTPError.badRequest("The body must be a JSON object.", code: "malformed_json")
         }
         self.object = object
@@ -39,96 +51,87 @@ struct AdminInput {
         problems.append("\(field): \(message)")
     }
 
-    /// Whether the field is present as JSON `null`.
-    func isNull(_ field: String) -> Bool { object[field] is NSNull }
+    /// Whether the field is present (with any value, `null` included).
+    func isPresent(_ field: String) -> Bool { object[field] != nil }
 
-    /// A string field of 1…`maxLength` characters after trimming, without control characters.
-    mutating func text(_ field: String, maxLength: Int = 200) -> Presence<String> {
-        guard let raw = object[field] else { return .absent }
-        if raw is NSNull { return .null }
-        guard let string = raw as? String else {
+    /// A string field exactly as sent: at most `maxLength` Unicode scalars. A JSON `null` is
+    /// `.null` when `nullable`, otherwise a problem.
+    mutating func string(_ field: String, maxLength: Int, nullable: Bool = false) -> Presence<String> {
+        let string: String
+        switch object[field] {
+        case nil:
+            return .absent
+        case .null?:
+            if nullable { return .null }
+            problem(field, "must not be null")
+            return .absent
+        case .string(let value)?:
+            string = value
+        default:
             problem(field, "must be a string")
             return .absent
         }
-        let value = string.trimmingCharacters(in: .whitespacesAndNewlines)
-        if value.isEmpty {
-            problem(field, "must not be empty")
-        } else if value.count > maxLength {
-            problem(field, "must be at most \(maxLength) characters")
-        } else if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            problem(field, "must not contain control characters")
-        } else {
-            return .value(value)
-        }
-        return .absent
-    }
-
-    /// A required string field.
-    mutating func requiredText(_ field: String, maxLength: Int = 200) -> String? {
-        switch text(field, maxLength: maxLength) {
-        case .value(let value): return value
-        case .null: problem(field, "must not be null")
-        case .absent where object[field] == nil: problem(field, "is required")
-        case .absent: break
-        }
-        return nil
-    }
-
-    /// An ISO 8601 date-time with a zone offset (`2027-03-01T19:00:00+09:00`).
-    mutating func date(_ field: String) -> Presence<Date> {
-        switch text(field, maxLength: 64) {
-        case .absent: return .absent
-        case .null: return .null
-        case .value(let text):
-            guard let date = ISODate.parse(text) else {
-                problem(field, "must be an ISO 8601 date-time with a time zone, e.g. 2027-03-01T19:00:00+09:00")
-                return .absent
-            }
-            return .value(date)
-        }
-    }
-
-    /// A required ISO 8601 date-time: one problem if it is missing or null, none more if it is
-    /// present but invalid (`date` has named that one).
-    mutating func requiredDate(_ field: String) -> Date? {
-        switch date(field) {
-        case .value(let date): return date
-        case .null: problem(field, "must not be null")
-        case .absent where object[field] == nil: problem(field, "is required")
-        case .absent: break
-        }
-        return nil
-    }
-
-    /// An IANA time zone identifier.
-    mutating func timeZone(_ field: String) -> Presence<String> {
-        let value = text(field, maxLength: 64)
-        if case .value(let identifier) = value, TimeZone(identifier: identifier) == nil {
-            problem(field, "'\(identifier)' is not an IANA time zone (e.g. Europe/Berlin)")
+        guard string.unicodeScalars.count <= maxLength else {
+            problem(field, "must be at most \(maxLength) characters (Unicode scalars)")
             return .absent
         }
+        return .value(string)
+    }
+
+    /// A text field: at most `maxLength` Unicode scalars as sent, without control characters
+    /// (U+0000–U+001F, U+007F–U+009F), not blank; stored without surrounding spaces.
+    mutating func text(_ field: String, maxLength: Int = 200, nullable: Bool = false) -> Presence<String> {
+        let raw: String
+        switch string(field, maxLength: maxLength, nullable: nullable) {
+        case .absent: return .absent
+        case .null: return .null
+        case .value(let value): raw = value
+        }
+        if raw.unicodeScalars.contains(where: AdminText.isControl) {
+            problem(field, "must not contain control characters")
+            return .absent
+        }
+        let trimmed = AdminText.trimmed(raw)
+        guard !trimmed.isEmpty else {
+            problem(field, "must not be empty")
+            return .absent
+        }
+        return .value(trimmed)
+    }
+
+    /// A required text field.
+    mutating func requiredText(_ field: String, maxLength: Int = 200) -> String? {
+        guard object[field] != nil else {
+            problem(field, "is required")
+            return nil
+        }
+        guard case .value(let value) = text(field, maxLength: maxLength) else { return nil }
         return value
     }
 }
 
-/// ISO 8601 date-times with a zone, as the admin API reads and writes them.
-enum ISODate {
-    static func parse(_ text: String) -> Date? {
-        // A zone is required: a bare local time would be ambiguous.
-        guard text.hasSuffix("Z") || text.range(of: #"[+-]\d{2}:?\d{2}$"#, options: .regularExpression) != nil else { return nil }
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        if let date = plain.date(from: text) { return date }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text)
+/// The character classes of admin texts, shared with the patterns in openapi.yaml.
+enum AdminText {
+    /// Unicode's control characters (general category Cc): `\x00-\x1F` and `\x7F-\x9F`.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
-    /// `date` written with the offset of `timeZone` (UTC when unknown).
-    static func format(_ date: Date, timeZone: String = "UTC") -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)
-        return formatter.string(from: date)
+    /// The separators trimmed from texts (general categories Zs, Zl and Zp).
+    static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: true
+        default: false
+        }
+    }
+
+    /// `text` without leading and trailing separators, cut at Unicode scalars (a combining mark
+    /// after a space stays).
+    static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(scalars[first...last])
     }
 }

@@ -12,7 +12,7 @@ struct DownloadController: Sendable {
     }
 
     func download(_ request: Request) throws -> Response {
-        guard let token = request.parameters["downloadToken"], (20...128).contains(token.utf8.count),
+        guard let token = request.parameters["downloadToken"], AdminIdentifiers.isPlausible(token, lengths: 20...128),
             let pass = try store.pass(downloadTokenHash: TokenVault.hash(token))
         else { throw HTTPError.notFound("No ticket at this link.") }
         let bundle = try passes.bundle(for: pass) {

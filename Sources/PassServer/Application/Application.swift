@@ -111,7 +111,7 @@ public final class Application: Sendable {
         HealthController(store: store, readiness: readiness, logger: logger).register(in: &router)
         DeviceController(
             store: store, passes: passes, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device"),
-            deviceLogCapacity: configuration.deviceLogCapacity
+            deviceLogCapacity: configuration.deviceLogCapacity, maxDevicesPerPass: configuration.maxDevicesPerPass
         ).register(in: &router)
         AdminController(
             store: store, passes: passes, logger: logger.named("admin"),

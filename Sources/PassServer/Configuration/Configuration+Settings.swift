@@ -209,6 +209,10 @@ extension Configuration {
             config, raw throws(SettingProblem) in
             config.deviceLogCapacity = try Parse.integer(raw, in: 1...10_000_000)
         },
+        Setting("MAX_DEVICES_PER_PASS", "Devices registered per pass; registering one more replaces the one updated least recently", default: "10") {
+            config, raw throws(SettingProblem) in
+            config.maxDevicesPerPass = try Parse.integer(raw, in: 1...10_000)
+        },
         Setting("BUNDLE_CACHE_SIZE", "Bytes of signed passes cached in memory; size it to hold the passes phones fetch repeatedly", default: "67108864") {
             config, raw throws(SettingProblem) in
             config.bundleCacheSize = try Parse.integer(raw, in: 0...(64 << 30))

@@ -26,6 +26,9 @@ public struct Configuration: Sendable, Equatable {
     public var development = false
     /// Rows kept in the table of messages phones send to `/v1/log`; older ones are dropped.
     public var deviceLogCapacity = 10_000
+    /// Devices one pass may be registered on; one more replaces the least recently updated, so a
+    /// pass holder cannot make one ticket change fan out into thousands of pushes.
+    public var maxDevicesPerPass = 10
     /// Bytes of signed bundles kept in memory (per pass revision). A bundle with the template's strip
     /// images is about 165 KB, so the default holds a few hundred passes.
     public var bundleCacheSize = 64 << 20

@@ -15,6 +15,8 @@ struct DeviceController: Sendable {
     var authentication = AuthenticationCache()
     /// Rows kept in the device-log table; older ones are dropped.
     var deviceLogCapacity = 10_000
+    /// Registrations kept per pass; a new device replaces the least recently updated one.
+    var maxDevicesPerPass = 10
     var now: @Sendable () -> Date = Date.init
 
     /// Device endpoints accept small bodies only.
@@ -45,10 +47,13 @@ struct DeviceController: Sendable {
         guard let pushToken = PushToken(raw) else {
             throw HTTPError.badRequest("pushToken must be 64 to 200 hexadecimal digits.", code: "invalid_push_token")
         }
-        let result = try store.upsertRegistration(
-            deviceLibraryIdentifier: device.rawValue, pushToken: pushToken.rawValue,
-            passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now()
-        )
+        let result = try store.withSession(.write) { session in
+            try session.upsertRegistration(
+                deviceLibraryIdentifier: device.rawValue, pushToken: pushToken.rawValue,
+                passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(),
+                keepingAtMost: maxDevicesPerPass
+            )
+        }
         return Response(status: result == .created ? 201 : 200)
     }
 

@@ -53,13 +53,22 @@ final class PassService: Sendable {
 
     /// The template values of a pass.
     func ticketData(for pass: StoredPass, event: Event?) throws -> TicketData {
-        guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else {
+        guard let event else { throw PassServiceError("pass \(pass.serialNumber) has no event") }
+        return try ticketData(
+            passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, attendeeName: pass.attendeeName, seat: pass.seat,
+            voided: pass.status == .voided, voidReason: pass.voidReason, event: event
+        )
+    }
+
+    /// The template values of a pass with these holder fields, for `event`.
+    func ticketData(
+        passTypeIdentifier: String, serialNumber: String, attendeeName: String, seat: String?, voided: Bool, voidReason: String?, event: Event
+    ) throws -> TicketData {
+        guard let passType = PassTypeIdentifier(passTypeIdentifier), let serial = SerialNumber(serialNumber) else {
             throw PassServiceError("stored pass has an invalid identifier")
         }
-        guard let event else { throw PassServiceError("pass \(pass.serialNumber) has no event") }
-        let voided = pass.status == .voided
         return TicketData(
-            serialNumber: pass.serialNumber,
+            serialNumber: serialNumber,
             authenticationToken: try vault.authenticationToken(passType: passType, serial: serial).rawValue,
             webServiceURL: webServiceURL,
             organizationName: organizationName,
@@ -69,10 +78,10 @@ final class PassService: Sendable {
             startsAt: event.startsAt,
             endsAt: event.endsAt,
             timeZone: event.timeZone,
-            attendeeName: pass.attendeeName,
-            seat: pass.seat,
+            attendeeName: attendeeName,
+            seat: seat,
             voided: voided,
-            extra: ["voidReason": pass.voidReason ?? ""]
+            extra: ["voidReason": voidReason ?? ""]
         )
     }
 }

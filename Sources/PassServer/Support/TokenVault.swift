@@ -21,9 +21,13 @@ public struct TokenVault: Sendable {
         return AuthenticationToken(Crypto.base64URL(mac)) ?? AuthenticationToken("invalid-token-never-used")!
     }
 
-    /// The secret of a pass's `/download/{token}` link.
-    public func downloadToken(passType: PassTypeIdentifier, serial: SerialNumber) throws -> String {
-        Crypto.base64URL(try Digest.sha256().authenticationCode(key: secret, message: Array("download\u{0}\(passType.rawValue)\u{0}\(serial.rawValue)".utf8)))
+    /// The secret of a pass's `/download/{token}` link. Each rotation of the link moves the
+    /// pass to the next `nonce`; nonce 0 is the first link (derived without a nonce, as links were
+    /// before they could be rotated, so those keep working).
+    public func downloadToken(passType: PassTypeIdentifier, serial: SerialNumber, nonce: Int64 = 0) throws -> String {
+        var message = "download\u{0}\(passType.rawValue)\u{0}\(serial.rawValue)"
+        if nonce != 0 { message += "\u{0}\(nonce)" }
+        return Crypto.base64URL(try Digest.sha256().authenticationCode(key: secret, message: Array(message.utf8)))
     }
 
     /// What the database stores for any token.

@@ -12,26 +12,28 @@ struct Migration: Sendable {
     }
 
     /// Every migration, in the order they apply. Append only; never edit an applied one.
-    static let all: [Migration] = [initialSchema, retention, pushOutcomes, hotUpdates]
+    static let all: [Migration] = [initialSchema, retention, pushOutcomes, downloadNonce, hotUpdates]
 }
 
 extension StoreSession {
     /// Arbitrary constant identifying PassServer's migration lock among advisory locks.
     private static let advisoryLockKey: Int64 = 0x5041_5353_4D49_47 // "PASSMIG"
 
-    /// Applies pending migrations in order, each recorded in `schema_migrations`.
+    /// Applies pending migrations in order, each recorded in `schema_migrations`; `last` stops
+    /// after that version (tests build the schema an older release left behind).
     ///
     /// PostgreSQL: a session-level `pg_advisory_lock` serialises concurrent migrators (another
     /// process waits, then finds everything applied); each migration runs in its own transaction.
     /// SQLite: everything runs inside one `BEGIN IMMEDIATE` transaction.
-    func migrate() throws {
+    func migrate(through last: Int = .max) throws {
+        let selected = Migration.all.filter { $0.version <= last }
         do {
             switch dialect {
             case .postgres:
                 try execute("SELECT pg_advisory_lock(\(Self.advisoryLockKey))")
                 defer { _ = try? execute("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))") }
                 try connection.executeScript("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)")
-                for migration in Migration.all {
+                for migration in selected {
                     try transaction {
                         try apply(migration)
                     }
@@ -39,7 +41,7 @@ extension StoreSession {
             case .sqlite:
                 try transaction {
                     try connection.executeScript("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
-                    for migration in Migration.all {
+                    for migration in selected {
                         try apply(migration)
                     }
                 }

@@ -13,6 +13,8 @@ public struct StoredPass: Sendable, Equatable {
     public var serialNumber: String
     public var authenticationTokenHash: [UInt8]
     public var downloadTokenHash: [UInt8]
+    /// The nonce the current download link token was derived with; 0 for the first link.
+    public var downloadNonce: Int64
     public var eventID: String?
     public var attendeeName: String
     public var attendeeEmail: String?
@@ -29,7 +31,7 @@ public struct StoredPass: Sendable, Equatable {
     public var modifiedDate: Date { Date(timeIntervalSince1970: Double(modifiedAt)) }
 
     static let columns = SQLQuery(unsafeRaw: """
-        id, pass_type_identifier, serial_number, authentication_token_hash, download_token_hash, event_id, \
+        id, pass_type_identifier, serial_number, authentication_token_hash, download_token_hash, download_nonce, event_id, \
         attendee_name, attendee_email, seat, status, void_reason, revision, modified_at, created_at
         """)
 
@@ -39,6 +41,7 @@ public struct StoredPass: Sendable, Equatable {
         serialNumber = try row.string("serial_number")
         authenticationTokenHash = try row.bytes("authentication_token_hash")
         downloadTokenHash = try row.bytes("download_token_hash")
+        downloadNonce = try row.int64("download_nonce")
         eventID = try row.optionalString("event_id")
         attendeeName = try row.string("attendee_name")
         attendeeEmail = try row.optionalString("attendee_email")

@@ -31,6 +31,27 @@ extension StoreSession {
             .map(StoredPass.init(row:))
     }
 
+    /// Gives a pass its next download link: the nonce moves one up and the stored hash becomes
+    /// `tokenHash(nonce)`, in one transaction, so the previous link stops working at commit.
+    /// Returns the pass after the change, or nil if it does not exist.
+    public func rotateDownloadToken(
+        passTypeIdentifier: String, serialNumber: String, tokenHash: (Int64) throws -> [UInt8]
+    ) throws -> StoredPass? {
+        try transaction {
+            guard let row = try first("""
+                UPDATE passes SET download_nonce = download_nonce + 1
+                WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+                RETURNING id, download_nonce
+                """)
+            else { return nil }
+            let nonce = try row.int64("download_nonce")
+            return try first("""
+                UPDATE passes SET download_token_hash = \(try tokenHash(nonce)) WHERE id = \(try row.int64("id"))
+                RETURNING \(StoredPass.columns)
+                """).map(StoredPass.init(row:))
+        }
+    }
+
     /// One page of an event's passes in id order, starting after pass id `after`.
     public func passes(eventID: String, after: Int64 = 0, limit: Int) throws -> [StoredPass] {
         try execute("""

@@ -3,7 +3,42 @@ public import Foundation
 extension StoreSession {
     /// Registers a device for a pass (idempotent). The device's push token is replaced when it
     /// changed and `updated_at` is bumped either way. `.notFound` if the pass does not exist.
+    ///
+    /// With `keepingAtMost`, the pass keeps at most that many registrations: the ones updated
+    /// least recently give way to this one, in the same transaction. On PostgreSQL the pass row is
+    /// locked first, so concurrent registrations of one pass take turns and cannot overshoot.
     public func upsertRegistration(
+        deviceLibraryIdentifier: String, pushToken: String, passTypeIdentifier: String, serialNumber: String, now: Date,
+        keepingAtMost limit: Int? = nil
+    ) throws -> RegistrationResult {
+        guard let limit else {
+            return try upsertRegistrationRows(
+                deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken,
+                passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now
+            )
+        }
+        return try transaction {
+            if dialect == .postgres {
+                // NO KEY UPDATE: registrations of this pass wait for each other, while the
+                // foreign-key checks of other writers (KEY SHARE) do not wait for us.
+                guard try first("""
+                    SELECT id FROM passes WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+                    FOR NO KEY UPDATE
+                    """) != nil
+                else { throw StorageError(.notFound, "no such pass") }
+            }
+            let result = try upsertRegistrationRows(
+                deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken,
+                passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now
+            )
+            try evictRegistrations(
+                passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, keeping: deviceLibraryIdentifier, limit: max(limit, 1)
+            )
+            return result
+        }
+    }
+
+    private func upsertRegistrationRows(
         deviceLibraryIdentifier: String, pushToken: String, passTypeIdentifier: String, serialNumber: String, now: Date
     ) throws -> RegistrationResult {
         let millis = now.storageMillis
@@ -43,6 +78,30 @@ extension StoreSession {
                   AND pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
                 """)
             return .updated
+        }
+    }
+
+    /// Deletes the registrations of a pass beyond the `limit` most recently updated, never the
+    /// one of `keeping` (the device registering now); devices left with no registration go too.
+    private func evictRegistrations(passTypeIdentifier: String, serialNumber: String, keeping device: String, limit: Int) throws {
+        let evicted = try execute("""
+            DELETE FROM registrations
+            WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+              AND device_library_identifier <> \(device)
+              AND device_library_identifier NOT IN (
+                SELECT device_library_identifier FROM registrations
+                WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+                  AND device_library_identifier <> \(device)
+                ORDER BY updated_at DESC, created_at DESC, device_library_identifier DESC
+                LIMIT \(limit - 1))
+            RETURNING device_library_identifier
+            """)
+        for row in evicted {
+            let gone = try row.string("device_library_identifier")
+            try execute("""
+                DELETE FROM devices WHERE device_library_identifier = \(gone)
+                  AND NOT EXISTS (SELECT 1 FROM registrations WHERE device_library_identifier = \(gone))
+                """)
         }
     }
 

@@ -24,7 +24,7 @@ struct AdminAuthenticationTests {
         #expect(try app.store.revokeAdminToken(idOrName: "to-revoke", now: Date()) == 1)
 
         let routes = app.application.routes.filter { $0.pattern.hasPrefix("/admin/") }
-        #expect(routes.count == 9)
+        #expect(routes.count == 10)
         let credentials: [[(String, String)]] = [
             [],
             [("Authorization", "Bearer psa_" + String(repeating: "0", count: 43))],

@@ -37,7 +37,7 @@ struct GracefulShutdownTests {
 
         let status = await server.waitForExit(timeout: 20)
         #expect(status == 0, "\(server.standardError.suffix(2_000))")
-        #expect(server.process.terminationReason == .exit)
+        #expect(server.process.termination == .exited(0))
         #expect(Date().timeIntervalSince(signalled) < 20)
         #expect(server.standardError.contains("signal received, draining"))
         #expect(server.standardError.contains("stopped"))

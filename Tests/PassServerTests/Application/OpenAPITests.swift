@@ -20,18 +20,10 @@ struct OpenAPITests {
                     if method in ("get", "put", "post", "delete", "patch", "head", "options"):
                         print(method.upper(), path)
             """
-        let process = Process()
         // Debian's python3 with python3-yaml (installed by `make test`), whatever python3 is on PATH.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, documentPath]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let process = try ChildProcess("/usr/bin/python3", ["-c", script, documentPath], standardOutput: .pipe, standardError: .pipe)
+        let (data, errors) = try process.readToEnd()
+        let errorText = String(decoding: errors, as: UTF8.self)
         guard process.terminationStatus == 0 else { throw AdminSupport.Failure(description: "python3/yaml failed: \(errorText)") }
         return Set(String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init))
     }

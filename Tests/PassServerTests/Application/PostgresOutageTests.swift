@@ -24,6 +24,9 @@ struct PostgresOutageTests {
         defer { fake.shutdown() }
         let app = try TestApp.start(.postgres, apns: fake, databaseURL: cluster.url, certificates: certificates) { configuration in
             configuration.push.retryBaseDelay = 0.1
+            // The traffic registers a new device on one of eight tickets about every request; the
+            // default MAX_DEVICES_PER_PASS (10) would replace early acknowledged registrations.
+            configuration.maxDevicesPerPass = 10_000
         }
         defer { app.stop() }
         let event = try app.createEvent()

@@ -17,21 +17,18 @@ struct PrivateFilesTests {
     func developmentFilesArePrivate() async throws {
         let directory = try TestCertificates.temporaryDirectory(prefix: "private-files")
         let errorPath = "\(directory)/server.err"
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        // The probe file shows what umask 022 gives a file created the ordinary way.
-        process.arguments = ["-c", "umask 022 && touch umask-probe && exec \"$0\" serve --development", PassServerExecutable.path]
-        process.environment = [
-            "PATH": "/usr/bin:/bin", "HTTP_PORT": "0",
-            "PASSES_DIR": PassServerExecutable.packageRoot.appendingPathComponent("Passes").path,
-        ]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        try process.run()
+        let process = try ChildProcess(
+            "/bin/sh",
+            // The probe file shows what umask 022 gives a file created the ordinary way.
+            ["-c", "umask 022 && touch umask-probe && exec \"$0\" serve --development", PassServerExecutable.path],
+            environment: [
+                "PATH": "/usr/bin:/bin", "HTTP_PORT": "0",
+                "PASSES_DIR": PassServerExecutable.packageRoot.appendingPathComponent("Passes").path,
+            ],
+            directory: directory, standardOutput: .nullDevice, standardError: .file(errorPath)
+        )
         defer {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if process.isRunning { process.signal(SIGKILL) }
             process.waitUntilExit()
         }
         let listening = await AdminSupport.waitUntil(timeout: 90) {
@@ -45,7 +42,7 @@ struct PrivateFilesTests {
             let mode = Self.mode("\(directory)/.data/\(file)")
             #expect(mode == 0o600, "\(file) has mode \(mode.map { String($0, radix: 8) } ?? "missing")")
         }
-        kill(process.processIdentifier, SIGTERM)
+        process.signal(SIGTERM)
         #expect(await AdminSupport.waitUntil(timeout: 30) { !process.isRunning })
     }
 

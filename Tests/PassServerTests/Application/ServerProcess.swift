@@ -9,7 +9,7 @@ import Synchronization
 /// The built `pass-server` binary as a long-running child process. Output goes to files (a pipe
 /// nobody drains would stall a chatty server), and the port is read from the "listening" log line.
 final class ServerProcess {
-    let process: Process
+    let process: ChildProcess
     let outputPath: String
     let errorPath: String
 
@@ -37,22 +37,16 @@ final class ServerProcess {
         let name = UUID().uuidString.prefix(8)
         outputPath = "\(directory)/server-\(name).out"
         errorPath = "\(directory)/server-\(name).err"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: PassServerExecutable.path)
-        process.arguments = arguments
         var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         for (key, value) in environment { base[key] = value }
-        process.environment = base
-        process.currentDirectoryURL = PassServerExecutable.packageRoot
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        try process.run()
+        process = try ChildProcess(
+            PassServerExecutable.path, arguments, environment: base, directory: PassServerExecutable.packageRoot.path,
+            standardOutput: .file(outputPath), standardError: .file(errorPath)
+        )
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { process.signal(SIGKILL) }
     }
 
     var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
@@ -76,7 +70,7 @@ final class ServerProcess {
     }
 
     func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
+        process.signal(number)
     }
 
     /// Waits up to `timeout` seconds for the exit; returns the status, or nil if still running.

@@ -120,14 +120,3 @@ extension OutboxCounts {
     /// `[pending, inFlight, failed]`, for comparisons in tests.
     var summary: [Int] { [pending, inFlight, failed] }
 }
-
-/// Runs blocking work (an application shutdown that waits for pushes in flight) on a thread of its
-/// own, so the cooperative pool stays free to finish those pushes.
-func offPool(_ work: @escaping @Sendable () -> Void) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        Thread {
-            work()
-            continuation.resume()
-        }.start()
-    }
-}

@@ -28,7 +28,8 @@ struct PushResilienceTests {
 
     @Test("connections dropped mid-batch: every pending push is delivered once APNs is back", arguments: Backend.allCases)
     func connectionDrop(backend: Backend) async throws {
-        let fixture = try PushFixture(backend, defaultAnswer: .delayed(seconds: 0.5, then: .success))
+        // Twenty devices on one pass: above the default MAX_DEVICES_PER_PASS of 10.
+        let fixture = try PushFixture(backend, defaultAnswer: .delayed(seconds: 0.5, then: .success)) { $0.maxDevicesPerPass = 20 }
         defer { fixture.stop() }
         let serial = try fixture.app.issueTicket(event: fixture.event)
         var tokens: [String] = []

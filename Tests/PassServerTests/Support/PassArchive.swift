@@ -11,12 +11,9 @@ enum PassArchive {
         let archive = directory + "/pass.pkpass"
         try Data(bundle).write(to: URL(fileURLWithPath: archive))
         let output = directory + "/files"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
-        process.arguments = ["-q", "-o", archive, "-d", output]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            "/usr/bin/unzip", ["-q", "-o", archive, "-d", output], standardOutput: .nullDevice, standardError: .nullDevice
+        )
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw TestClient.Failure(description: "unzip failed with status \(process.terminationStatus)")

@@ -1,4 +1,5 @@
 import Foundation
+import PassServerTesting
 
 /// Runs the built `pass-server` binary as a child process.
 enum PassServerExecutable {
@@ -24,28 +25,19 @@ enum PassServerExecutable {
     }
 
     /// Starts the binary; the caller owns the process.
-    static func launch(_ arguments: [String], environment: [String: String], currentDirectory: URL? = nil) throws -> (Process, Pipe, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
+    static func launch(_ arguments: [String], environment: [String: String], currentDirectory: URL? = nil) throws -> ChildProcess {
         var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         for (key, value) in environment { base[key] = value }
-        process.environment = base
-        process.currentDirectoryURL = currentDirectory ?? packageRoot
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        return (process, out, err)
+        return try ChildProcess(
+            path, arguments, environment: base, directory: (currentDirectory ?? packageRoot).path,
+            standardOutput: .pipe, standardError: .pipe
+        )
     }
 
     /// Runs to completion and returns the exit status and output.
     static func run(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> Result {
-        let (process, out, err) = try launch(arguments, environment: environment, currentDirectory: currentDirectory)
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let error = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let process = try launch(arguments, environment: environment, currentDirectory: currentDirectory)
+        let (output, error) = try process.readToEnd()
         return Result(
             status: process.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self),
             standardError: String(decoding: error, as: UTF8.self)

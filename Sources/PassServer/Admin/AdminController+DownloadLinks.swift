@@ -1,0 +1,32 @@
+import Foundation
+import HTTPServer
+import Storage
+
+extension AdminController {
+    /// `POST /admin/v1/tickets/{serialNumber}/download-link`: the ticket gets a new download link
+    /// and the previous one answers 404 from then on (a link that leaked can be withdrawn). The
+    /// pass itself does not change, so no push is sent.
+    func rotateDownloadLink(_ request: Request) throws -> Response {
+        let pass = try existingTicket(request)
+        let input = try AdminInput(request, allowed: [], bodyRequired: false)
+        try input.validate()
+        guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else {
+            throw HTTPError.notFound("No such ticket.")
+        }
+        let vault = passes.vault
+        let rotated = try store.withSession(.write) { session in
+            try session.rotateDownloadToken(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber) { nonce in
+                try TokenVault.hash(vault.downloadToken(passType: passType, serial: serial, nonce: nonce))
+            }
+        }
+        guard let rotated else { throw HTTPError.notFound("No such ticket.") }
+        logger.info("download link rotated", ["pass.serial": rotated.serialNumber, "request.id": request.requestID])
+        return .json(TicketBody(rotated, downloadURL: try downloadURL(for: rotated)), encoder: .api)
+    }
+
+    /// `PUBLIC_URL/download/{token}` for the pass's current link.
+    func downloadURL(for pass: StoredPass) throws -> String? {
+        guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { return nil }
+        return passes.webServiceURL + "/download/" + (try passes.vault.downloadToken(passType: passType, serial: serial, nonce: pass.downloadNonce))
+    }
+}

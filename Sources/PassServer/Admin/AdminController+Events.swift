@@ -1,0 +1,98 @@
+import Foundation
+import HTTPServer
+import Storage
+
+extension AdminController {
+    private static let eventFields: Set<String> = ["name", "venue", "startsAt", "endsAt", "timeZone", "template"]
+
+    func createEvent(_ request: Request) throws -> Response {
+        var input = try AdminInput(request, allowed: Self.eventFields)
+        let name = input.requiredText("name")
+        let venue = input.requiredText("venue")
+        var startsAt: Date?
+        switch input.date("startsAt") {
+        case .value(let date): startsAt = date
+        case .null, .absent: if !input.isPresent("startsAt") { input.problem("startsAt", "is required") }
+        }
+        var endsAt: Date?
+        if case .value(let date) = input.date("endsAt") { endsAt = date }
+        var timeZone = "UTC"
+        if case .value(let zone) = input.timeZone("timeZone") { timeZone = zone }
+        var template = "event-ticket"
+        if case .value(let name) = input.string("template", maxLength: 64) {
+            template = name
+            checkTemplate(name, &input)
+        }
+        if let startsAt, let endsAt, endsAt < startsAt { input.problem("endsAt", Self.endsBeforeStartProblem) }
+        try input.validate()
+        guard let name, let venue, let startsAt else { throw HTTPError.badRequest("name, venue and startsAt are required.", code: "invalid_fields") }
+        let event = try store.transaction { session in
+            let event = try session.createEvent(
+                NewEvent(name: name, venue: venue, startsAt: startsAt, endsAt: endsAt, timeZone: timeZone, template: template), now: now()
+            )
+            try requireBuildable { try passes.validate(event: event) }
+            return event
+        }
+        logger.info("event created", ["event.id": event.id, "request.id": request.requestID])
+        return .json(EventBody(event), status: 201, encoder: .api)
+    }
+
+    func showEvent(_ request: Request) throws -> Response {
+        let event = try existingEvent(request)
+        return .json(EventBody(event, counts: try store.eventCounts(id: event.id)), encoder: .api)
+    }
+
+    func updateEvent(_ request: Request) throws -> Response {
+        let existing = try existingEvent(request)
+        var input = try AdminInput(request, allowed: Self.eventFields)
+        var change = EventChange()
+        if case .value(let name) = input.text("name") { change.name = name }
+        if case .value(let venue) = input.text("venue") { change.venue = venue }
+        if case .value(let date) = input.date("startsAt") { change.startsAt = date }
+        switch input.date("endsAt", nullable: true) {
+        case .value(let date): change.endsAt = .some(date)
+        case .null: change.endsAt = .some(nil)
+        case .absent: break
+        }
+        if case .value(let zone) = input.timeZone("timeZone") { change.timeZone = zone }
+        if case .value(let template) = input.string("template", maxLength: 64) {
+            checkTemplate(template, &input)
+            change.template = template
+        }
+        // Named with the other problems here, and checked again on the event as it is under the
+        // update's row lock: two edits (one of the start, one of the end) that are each fine alone
+        // cannot together leave the end before the start.
+        if Self.endsBeforeStart(change, existing) { input.problem("endsAt", Self.endsBeforeStartProblem) }
+        try input.validate()
+        let (event, job) = try store.transaction { session in
+            let (event, job) = try session.updateEvent(id: existing.id, now: now()) { current in
+                if Self.endsBeforeStart(change, current) {
+                    throw HTTPError.badRequest("endsAt: \(Self.endsBeforeStartProblem)", code: "invalid_fields")
+                }
+                return change
+            }
+            if job != nil { try requireBuildable { try passes.validate(event: event) } }
+            return (event, job)
+        }
+        if let job {
+            logger.info("event changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": request.requestID])
+            jobCreated()
+        }
+        return .json(EventUpdateBody(event: EventBody(event), job: job.map { .init(id: $0.id, state: $0.state.rawValue, total: $0.total) }), encoder: .api)
+    }
+
+    private static let endsBeforeStartProblem = "must not be before startsAt"
+
+    /// Whether `change` applied to `event` would leave its end before its start.
+    private static func endsBeforeStart(_ change: EventChange, _ event: Event) -> Bool {
+        guard let ends = change.endsAt ?? event.endsAt else { return false }
+        return ends < (change.startsAt ?? event.startsAt)
+    }
+
+    private func checkTemplate(_ name: String, _ input: inout AdminInput) {
+        guard AdminIdentifiers.isPlausible(name), (try? passes.templates.template(named: name)) != nil else {
+            input.problem("template", "no template named '\(name)'")
+            return
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import PassBundle
+import Storage
+
+extension PassService {
+    /// Renders and validates pass.json of `pass` with `event`, as a download would, without
+    /// signing. Throws the `PassBundleError` (or `PassServiceError`) a download would hit.
+    func validate(_ pass: StoredPass, event: Event) throws {
+        try validate(ticketData(for: pass, event: event), template: event.template)
+    }
+
+    /// Renders and validates pass.json of a sample ticket of `event`: what every ticket of the
+    /// event shares (name, venue, dates in its time zone, template) must make a valid pass.
+    func validate(event: Event) throws {
+        let sample = try ticketData(
+            passTypeIdentifier: passTypeIdentifier, serialNumber: "sample-ticket", attendeeName: "Sample Attendee",
+            seat: nil, voided: false, voidReason: nil, event: event
+        )
+        try validate(sample, template: event.template)
+    }
+
+    private func validate(_ data: TicketData, template name: String) throws {
+        let template = try templates.template(named: name)
+        _ = try PassBundle.renderPassJSON(template: template, data: data, signer: signer, options: options)
+    }
+}

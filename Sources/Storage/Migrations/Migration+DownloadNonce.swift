@@ -1,0 +1,12 @@
+// Download links can be rotated: each pass keeps the nonce its current link token was derived
+// with. Existing passes get 0, the derivation without a nonce, so every link already handed out
+// keeps working.
+
+extension Migration {
+    static let downloadNonce = Migration(
+        version: 4,
+        name: "download link nonce",
+        postgres: "ALTER TABLE passes ADD COLUMN download_nonce BIGINT NOT NULL DEFAULT 0;",
+        sqlite: "ALTER TABLE passes ADD COLUMN download_nonce INTEGER NOT NULL DEFAULT 0;"
+    )
+}
