@@ -2,6 +2,25 @@ import Foundation
 import Logging
 import Synchronization
 
+/// How an outbox engine claims and sends.
+struct OutboxSettings: Sendable {
+    var batchSize = 500
+    /// Rows sent and not yet answered, at most.
+    var maxInFlight = 1_000
+    /// How long a claimed row is ours; longer than any send can take.
+    var lease: Duration = .seconds(90)
+    /// How often the outbox is polled for rows other processes enqueued.
+    var pollInterval: TimeInterval = 1
+    /// After a halting answer (our credentials or configuration refused), how long to pause
+    /// before trying one row again.
+    var haltPause: TimeInterval = 300
+    /// On shutdown, how long answers still owed may take.
+    var drainTimeout: TimeInterval = 10
+    /// While messages wait, how long the far end may stay unreachable before `/readyz` says so
+    /// (used by the channel).
+    var unreachableGrace: TimeInterval = 60
+}
+
 /// One outbox engine for any `OutboxChannel`: claims due rows under a lease, hands them to the
 /// channel's sender, and records the answers in bulk with the channel's reply policy (retry with
 /// backoff and jitter, fail for good, halt everything on a refusal of our own credentials).
@@ -15,19 +34,7 @@ import Synchronization
 final class OutboxEngine<Channel: OutboxChannel>: Sendable {
     typealias Answer = OutboxAnswer<Channel.Row, Channel.Sender.Answer>
 
-    struct Settings: Sendable {
-        var batchSize = 500
-        /// Rows sent and not yet answered, at most.
-        var maxInFlight = 1_000
-        /// How long a claimed row is ours; longer than any send can take.
-        var lease: Duration = .seconds(90)
-        /// How often the outbox is polled for rows other processes enqueued.
-        var pollInterval: TimeInterval = 1
-        /// After a halting answer, how long to pause before trying one row again.
-        var haltPause: TimeInterval = 300
-        /// On shutdown, how long answers still owed may take.
-        var drainTimeout: TimeInterval = 10
-    }
+    typealias Settings = OutboxSettings
 
     let channel: Channel
     let settings: Settings

@@ -11,19 +11,7 @@ import Storage
 /// Threading: one worker thread claims, sends and records; the APNs client's I/O thread hands
 /// answers back through the engine's queue (see `OutboxEngine`).
 final class PushDispatcher: Sendable {
-    struct Settings: Sendable {
-        var batchSize = 500
-        var maxInFlight = 1_000
-        /// How long a claimed row is ours; longer than any send can take.
-        var lease: Duration = .seconds(90)
-        /// How often the outbox is polled for rows other processes enqueued.
-        var pollInterval: TimeInterval = 1
-        /// After a configuration or credential error, how long to pause before trying one row again.
-        var haltPause: TimeInterval = 300
-        var drainTimeout: TimeInterval = 10
-        /// While pushes are pending, how long APNs may stay unreachable before `/readyz` says so.
-        var unreachableGrace: TimeInterval = 60
-    }
+    typealias Settings = OutboxSettings
 
     /// Totals since start, for metrics and tests.
     struct Statistics: Sendable, Equatable {
@@ -75,11 +63,7 @@ final class PushDispatcher: Sendable {
         )
         engine = OutboxEngine(
             channel: channel,
-            settings: OutboxEngine.Settings(
-                batchSize: settings.batchSize, maxInFlight: settings.maxInFlight, lease: settings.lease,
-                pollInterval: settings.pollInterval, haltPause: settings.haltPause, drainTimeout: settings.drainTimeout
-            ),
-            pacing: pacing, logger: logger, name: "push-dispatcher", activity: "push dispatch", now: now
+            settings: settings, pacing: pacing, logger: logger, name: "push-dispatcher", activity: "push dispatch", now: now
         )
     }
 
