@@ -75,6 +75,56 @@ struct OutboxSettlementTests {
         #expect(again == OutboxSettlementResult(deleted: 0, updated: 0, missing: 1))
     }
 
+    @Test("settling 300 rows and logging 300 pushes take as many statements as 3: one lock, one delete, one update, one insert", arguments: Backend.allCases)
+    func fixedStatements(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let start = Date()
+        try fixture.store.transaction { session in
+            for index in 0..<303 {
+                try session.execute("""
+                    INSERT INTO push_outbox (push_token, pass_type_identifier, next_attempt_at, first_enqueued_at)
+                    VALUES (\(String(format: "%064x", index)), \(StoreFixture.passType), \(start.storageMillis), \(start.storageMillis))
+                    """)
+            }
+        }
+        let rows = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 400, now: start, lease: .seconds(600)) }
+        #expect(rows.count == 303)
+        // A third done, a third retried, a third failed: every statement kind runs in both sizes.
+        let entries = rows.enumerated().map { index, row in
+            let change: OutboxSettlement.Change = switch index % 3 {
+            case 0: .completed
+            case 1: .retry(nextAttempt: start.addingTimeInterval(60), status: 503, reason: "ServiceUnavailable")
+            default: .failed(status: 400, reason: "BadPriority")
+            }
+            return OutboxSettlement.Entry(id: row.id, generation: row.generation, change: change)
+        }
+        let log = { (count: Int) in
+            (0..<count).map { index in
+                PushLogEntry(
+                    tokenHash: "hash\(index)", passTypeIdentifier: StoreFixture.passType, status: 200, reason: nil, apnsID: nil,
+                    latencyMilliseconds: 1, createdAt: start, outcome: "delivered"
+                )
+            }
+        }
+        let statements = { (entries: [OutboxSettlement.Entry], logged: Int) throws -> (Int, OutboxSettlementResult) in
+            try fixture.store.withSession(.write) { session in
+                let before = session.statementsRun
+                let result = try session.settleOutbox(OutboxSettlement(entries: entries), now: start)
+                try session.recordPushes(log(logged))
+                return (session.statementsRun - before, result)
+            }
+        }
+        let (small, smallResult) = try statements(Array(entries.prefix(3)), 3)
+        let (large, largeResult) = try statements(Array(entries.dropFirst(3)), 300)
+        #expect(smallResult == OutboxSettlementResult(deleted: 1, updated: 2, missing: 0))
+        #expect(largeResult == OutboxSettlementResult(deleted: 100, updated: 200, missing: 0))
+        #expect(small == 4)
+        #expect(large == small)
+        #expect(try fixture.store.outboxCounts(now: start) == OutboxCounts(pending: 101, inFlight: 0, failed: 101))
+        let logged = try fixture.store.withSession(.read) { try $0.execute("SELECT count(*) AS n FROM push_log").first?.int("n") }
+        #expect(logged == 303)
+    }
+
     @Test("push log entries go in with one insert, hostile text intact", arguments: Backend.allCases)
     func recordPushes(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
