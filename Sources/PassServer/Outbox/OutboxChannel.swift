@@ -49,7 +49,7 @@ struct OutboxDecision<Effect: Sendable>: Sendable {
     }
 
     var settlement: Settlement
-    /// Done in the same transaction, before the rows are settled.
+    /// Done in the same transaction, after the rows are settled (the rows are locked first).
     var effect: Effect?
     /// The answer as recorded: a status (0 when none arrived) and a reason.
     var status: Int
@@ -81,7 +81,8 @@ protocol OutboxChannel: Sendable {
     /// What `record` learnt that the counters need (pushes: registrations pruned by reason).
     associatedtype Receipt: Sendable
 
-    /// Writes a decided batch in ONE transaction: effects, the rows' settlement, the log.
+    /// Writes a decided batch in ONE transaction: the rows' settlement first (it locks them), then
+    /// the effects, then the log.
     func record(_ batch: OutboxBatch<Self>, now: Date) throws -> Receipt
     /// After `record` committed (with its receipt), or failed for a reason other than an outage
     /// (nil: the rows are then sent again after their lease): counters, log lines, reachability.

@@ -6,8 +6,8 @@ import Storage
 import Synchronization
 
 /// Pushes as an outbox channel: `push_outbox` rows, APNs (or the log) as the sender, the APNs reply
-/// table (`PushPolicy`) as the policy. Records each batch in one transaction: the prunes of dead
-/// tokens, the rows' settlement (`StoreSession.settleOutbox`), and one multi-row insert into
+/// table (`PushPolicy`) as the policy. Records each batch in one transaction: the rows' settlement
+/// (`StoreSession.settleOutbox`), the prunes of dead tokens, and one multi-row insert into
 /// `push_log`. Keeps the counters and APNs's reachability for metrics and `/readyz`.
 final class PushChannel: OutboxChannel {
     let store: any Store
@@ -45,20 +45,20 @@ final class PushChannel: OutboxChannel {
     func record(_ batch: OutboxBatch<PushChannel>, now: Date) throws -> [String: Int] {
         var pruned: [String: Int] = [:]
         try store.transaction { session in
-            // Every statement below takes rows in lock order, as enqueueing does.
+            // Lock order: the outbox rows first (settling locks them, in the order enqueueing
+            // does), then the registrations of dead tokens, then append-only writes.
+            try session.settleOutbox(batch.settlement, now: now)
             for item in batch.items {
                 guard let prune = item.decision.effect else { continue }
                 let row = item.row
                 let removed = try session.pruneRegistrations(
                     pushToken: row.pushToken, passTypeIdentifier: row.passTypeIdentifier, unlessUpdatedAfter: prune.unlessRenewedAfter,
                     record: RegistrationPrune(
-                        tokenHash: try PushDispatcher.tokenHash(row.pushToken), status: item.decision.status,
-                        reason: prune.reason.rawValue, prunedAt: now
+                        tokenHash: try PushDispatcher.tokenHash(row.pushToken), status: item.decision.status, reason: prune.reason.rawValue, prunedAt: now
                     )
                 )
                 if removed > 0 { pruned[prune.reason.metricLabel, default: 0] += removed }
             }
-            try session.settleOutbox(batch.settlement, now: now)
             try session.recordPushes(batch.items.map { item in
                 PushLogEntry(
                     tokenHash: try PushDispatcher.tokenHash(item.row.pushToken), passTypeIdentifier: item.row.passTypeIdentifier,
