@@ -3,56 +3,64 @@
 /// statement with one parameter: one round trip, and one prepared statement whatever the count.
 struct JSONRecords: Sendable {
     private(set) var count = 0
-    private var text = "["
+    /// The JSON text so far, as UTF-8 (built byte by byte: a batch of pushes writes thousands of
+    /// strings, and escaping scalar by scalar into a `String` cost more than the statement).
+    private var bytes: [UInt8] = [UInt8(ascii: "[")]
 
     /// Appends one object; keys are fixed by the program, values are escaped here.
     mutating func append(_ fields: KeyValuePairs<String, SQLValue>) {
-        if count > 0 { text += "," }
+        if count > 0 { bytes.append(UInt8(ascii: ",")) }
         count += 1
-        text += "{"
+        bytes.append(UInt8(ascii: "{"))
         var first = true
         for (key, value) in fields {
-            if !first { text += "," }
+            if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
-            text += "\"\(key)\":"
+            Self.appendQuoted(key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
             switch value {
-            case .null: text += "null"
-            case .integer(let number): text += String(number)
-            case .real(let number): text += number.isFinite ? String(number) : "null"
-            case .text(let string): Self.appendQuoted(string, to: &text)
-            case .bytes(let bytes):
+            case .null: bytes += "null".utf8
+            case .integer(let number): bytes += String(number).utf8
+            case .real(let number): bytes += (number.isFinite ? String(number) : "null").utf8
+            case .text(let string): Self.appendQuoted(string, to: &bytes)
+            case .bytes(let data):
                 // Hex digits; the statement decodes them where it needs bytes.
-                let digits = Array("0123456789abcdef".utf8)
-                var hex = [UInt8]()
-                hex.reserveCapacity(bytes.count * 2)
-                for byte in bytes { hex += [digits[Int(byte >> 4)], digits[Int(byte & 0xf)]] }
-                text += "\"" + String(decoding: hex, as: UTF8.self) + "\""
+                bytes.append(UInt8(ascii: "\""))
+                for byte in data {
+                    bytes.append(Self.hexDigits[Int(byte >> 4)])
+                    bytes.append(Self.hexDigits[Int(byte & 0xf)])
+                }
+                bytes.append(UInt8(ascii: "\""))
             }
         }
-        text += "}"
+        bytes.append(UInt8(ascii: "}"))
     }
 
     /// The JSON text, as a bind parameter.
-    var parameter: SQLValue { .text(text + "]") }
+    var parameter: SQLValue { .text(String(decoding: bytes + [UInt8(ascii: "]")], as: UTF8.self)) }
 
-    /// A JSON string literal: quotes, backslashes and control characters escaped.
-    private static func appendQuoted(_ string: String, to text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// A JSON string literal: quotes, backslashes and control characters escaped; every other byte
+    /// of the UTF-8 (multi-byte sequences included) copied as it is.
+    private static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += #"\""#.utf8
+            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
+            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
+            case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
+            case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
+            case 0..<0x20:
+                bytes += #"\u00"#.utf8
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0xf)])
             default:
-                text.unicodeScalars.append(scalar)
+                bytes.append(byte)
             }
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 }
 
