@@ -87,7 +87,9 @@ job_ms=
 deadline=$(( $(date +%s) + 900 ))
 while [ "$(date +%s)" -lt "$deadline" ]; do
     if [ -z "$job_ms" ] && [ "$(sql "SELECT state FROM jobs WHERE id = '$job'")" = done ]; then job_ms=$(now_ms); fi
-    if [ -n "$job_ms" ] && [ "$(sql "SELECT count(*) FROM push_outbox")" = 0 ]; then break; fi
+    # An existence check, not a count: counting 100,000 rows five times a second would load the
+    # database the benchmark measures.
+    if [ -n "$job_ms" ] && [ -z "$(sql "SELECT 1 FROM push_outbox LIMIT 1")" ]; then break; fi
     sleep 0.2
 done
 pushes=$(sql "SELECT count(*) FROM push_log WHERE status = 200")
