@@ -8,67 +8,16 @@
 # Knobs: REPUSH_BENCH_TICKETS (100000), JOB_BATCH_SIZE (500), APNS_CONNECTIONS (2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/live-server.sh
 
 SERVER=${PASS_SERVER:-.build/release/pass-server}
 FAKE=${FAKE_APNS:-.build/release/fake-apns}
 TICKETS=${REPUSH_BENCH_TICKETS:-100000}
-: "${PASS_SERVER_TEST_DATABASE_URL:?run inside scripts/with-postgres.sh}"
-for binary in "$SERVER" "$FAKE"; do
-    [ -x "$binary" ] || { echo "missing $binary: run swift build -c release first" >&2; exit 1; }
-done
+scratch_event_bench bench_repush
+seed_bench_event "$TICKETS"
 
-WORK=$(mktemp -d)
-DB="bench_repush_$$"
-FAKE_PID=
-SERVER_PID=
-cleanup() {
-    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-    [ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null
-    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "CREATE DATABASE $DB" >/dev/null
-DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' \
-    "$PASS_SERVER_TEST_DATABASE_URL" "$DB")
-sql() { psql -qtA "$DATABASE_URL" -c "$1"; }
-
-"$SERVER" certs dev --dir "$WORK/certs" >/dev/null
-PASS_TYPE=pass.dev.passserver.event
-DATABASE_URL="$DATABASE_URL" "$SERVER" migrate >/dev/null
-
-# Seed with generate_series (the schema of Sources/Storage/Migrations): one event, N passes, N
-# devices with distinct push tokens, one registration each.
-seed_start=$(date +%s.%N)
-psql -q "$DATABASE_URL" >/dev/null <<SQL
-BEGIN;
-INSERT INTO events (id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at)
-VALUES ('bench-event', 'Bench Night', 'Hall A', 1800000000000, NULL, 'UTC', 'event-ticket', 1, 0, 0);
-INSERT INTO passes (pass_type_identifier, serial_number, authentication_token_hash, download_token_hash, event_id,
-    attendee_name, revision, modified_at, created_at)
-SELECT '$PASS_TYPE', 'S' || i, sha256(('a' || i)::bytea), sha256(('d' || i)::bytea), 'bench-event',
-    'Attendee ' || i, 1, 1700000000, 0
-FROM generate_series(1, $TICKETS) AS i;
-INSERT INTO devices (device_library_identifier, push_token, updated_at)
-SELECT 'device' || i, lpad(to_hex(i), 64, '0'), 0 FROM generate_series(1, $TICKETS) AS i;
-INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
-SELECT 'device' || i, '$PASS_TYPE', 'S' || i, 0, 0 FROM generate_series(1, $TICKETS) AS i;
-UPDATE counters SET value = 1 WHERE name = 'revision';
-COMMIT;
-ANALYZE;
-SQL
-seed_seconds=$(awk -v a="$seed_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-
-"$FAKE" --cert "$WORK/certs/server-certificate.pem" --key "$WORK/certs/server-key.pem" --no-client-auth --print-port \
-    --log-level warning > "$WORK/fake-port" &
-FAKE_PID=$!
-for _ in $(seq 100); do [ -s "$WORK/fake-port" ] && break; sleep 0.1; done
-FAKE_PORT=$(head -n1 "$WORK/fake-port")
-
-HTTP_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+HTTP_PORT=$(free_port)
 TOKEN=$(DATABASE_URL="$DATABASE_URL" "$SERVER" token create --name bench 2>/dev/null)
-source bench/live-server.sh
 start_live_server "$SERVER" "$DATABASE_URL" "$HTTP_PORT" "$FAKE_PORT" "$WORK/certs" "$WORK/server.log"
 
 # The cluster's postmaster (scripts/with-postgres.sh), for the database's CPU time.

@@ -79,7 +79,7 @@ start_fake() {
 declare -A PORTS=([a]=$(free_port) [b]=$(free_port))
 start_instance() {
     local name=$1
-    env HTTP_PORT="${PORTS[$name]}" PUBLIC_URL="https://passes.example.test" TOKEN_SECRET="$SECRET" \
+    env HTTP_PORT="${PORTS[$name]}" PUBLIC_URL="https://passes.example.test" ORGANIZATION_NAME="Soak Events" TOKEN_SECRET="$SECRET" \
         PASS_CERTIFICATE="$WORK/certs/pass-certificate.pem" PASS_PRIVATE_KEY="$WORK/certs/pass-key.pem" \
         WWDR_CERTIFICATE="$WORK/certs/wwdr.pem" APNS_URL="https://127.0.0.1:$FAKE_PORT" APNS_CA_FILE="$WORK/certs/root-ca.pem" \
         APNS_REQUEST_TIMEOUT=10s PUSH_LEASE=30s JOB_LEASE=20s LOG_LEVEL=info \

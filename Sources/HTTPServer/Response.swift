@@ -1,6 +1,7 @@
 public import Foundation
 
-/// An HTTP response: status, ordered headers and a complete body.
+/// An HTTP response: status, ordered headers and a complete body, or a body streamed piece by
+/// piece (`stream`).
 ///
 /// `Content-Length` is computed by the server from `body`; `Date` is added by libmicrohttpd.
 public struct Response: Sendable {
@@ -10,6 +11,9 @@ public struct Response: Sendable {
     public var headers: HTTPHeaders
     /// The complete body (not sent for HEAD requests).
     public var body: [UInt8]
+    /// When set, the body is produced by this stream while it is sent (chunked, no
+    /// `Content-Length`), and `body` is ignored.
+    public var stream: BodyStream?
 
     /// A response; by default an empty 200.
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: [UInt8] = []) {

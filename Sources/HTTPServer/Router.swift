@@ -21,6 +21,8 @@ public struct Router: Sendable {
         var pattern: String
         var segments: [Segment]
         var maxBodySize: Int?
+        /// The query parameters the route takes; nil takes any (see `add`).
+        var query: Set<String>?
         var preflight: Preflight?
         var handler: Handler
     }
@@ -36,14 +38,17 @@ public struct Router: Sendable {
     public init() {}
 
     /// Registers `handler` for `method` and `pattern`; `maxBodySize` overrides the server's body
-    /// limit for this route, and `preflight` runs before the body is read. Registering the same
-    /// method and pattern again replaces the route.
+    /// limit for this route, and `preflight` runs before the body is read. `query` declares the
+    /// query parameters the route takes: a request naming any other, or naming one twice, is
+    /// answered 400 once its preflight passed, before the body is read (nil: anything goes).
+    /// Registering the same method and pattern again replaces the route.
     public mutating func add(
-        _ method: HTTPMethod, _ pattern: String, maxBodySize: Int? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler
+        _ method: HTTPMethod, _ pattern: String, maxBodySize: Int? = nil, query: Set<String>? = nil, preflight: Preflight? = nil,
+        _ handler: @escaping Handler
     ) {
         let route = Route(
-            method: method, pattern: pattern, segments: Self.parse(pattern), maxBodySize: maxBodySize, preflight: preflight,
-            handler: handler
+            method: method, pattern: pattern, segments: Self.parse(pattern), maxBodySize: maxBodySize, query: query,
+            preflight: preflight, handler: handler
         )
         if let index = table.firstIndex(where: { $0.method == method && $0.segments == route.segments }) {
             table[index] = route
@@ -52,29 +57,39 @@ public struct Router: Sendable {
         }
     }
 
-    /// Registers a `GET` route; see `add(_:_:maxBodySize:preflight:_:)`.
-    public mutating func get(_ pattern: String, maxBodySize: Int? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler) {
-        add(.GET, pattern, maxBodySize: maxBodySize, preflight: preflight, handler)
+    /// Registers a `GET` route; see `add(_:_:maxBodySize:query:preflight:_:)`.
+    public mutating func get(
+        _ pattern: String, maxBodySize: Int? = nil, query: Set<String>? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler
+    ) {
+        add(.GET, pattern, maxBodySize: maxBodySize, query: query, preflight: preflight, handler)
     }
 
-    /// Registers a `POST` route; see `add(_:_:maxBodySize:preflight:_:)`.
-    public mutating func post(_ pattern: String, maxBodySize: Int? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler) {
-        add(.POST, pattern, maxBodySize: maxBodySize, preflight: preflight, handler)
+    /// Registers a `POST` route; see `add(_:_:maxBodySize:query:preflight:_:)`.
+    public mutating func post(
+        _ pattern: String, maxBodySize: Int? = nil, query: Set<String>? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler
+    ) {
+        add(.POST, pattern, maxBodySize: maxBodySize, query: query, preflight: preflight, handler)
     }
 
-    /// Registers a `PUT` route; see `add(_:_:maxBodySize:preflight:_:)`.
-    public mutating func put(_ pattern: String, maxBodySize: Int? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler) {
-        add(.PUT, pattern, maxBodySize: maxBodySize, preflight: preflight, handler)
+    /// Registers a `PUT` route; see `add(_:_:maxBodySize:query:preflight:_:)`.
+    public mutating func put(
+        _ pattern: String, maxBodySize: Int? = nil, query: Set<String>? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler
+    ) {
+        add(.PUT, pattern, maxBodySize: maxBodySize, query: query, preflight: preflight, handler)
     }
 
-    /// Registers a `PATCH` route; see `add(_:_:maxBodySize:preflight:_:)`.
-    public mutating func patch(_ pattern: String, maxBodySize: Int? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler) {
-        add(.PATCH, pattern, maxBodySize: maxBodySize, preflight: preflight, handler)
+    /// Registers a `PATCH` route; see `add(_:_:maxBodySize:query:preflight:_:)`.
+    public mutating func patch(
+        _ pattern: String, maxBodySize: Int? = nil, query: Set<String>? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler
+    ) {
+        add(.PATCH, pattern, maxBodySize: maxBodySize, query: query, preflight: preflight, handler)
     }
 
-    /// Registers a `DELETE` route; see `add(_:_:maxBodySize:preflight:_:)`.
-    public mutating func delete(_ pattern: String, maxBodySize: Int? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler) {
-        add(.DELETE, pattern, maxBodySize: maxBodySize, preflight: preflight, handler)
+    /// Registers a `DELETE` route; see `add(_:_:maxBodySize:query:preflight:_:)`.
+    public mutating func delete(
+        _ pattern: String, maxBodySize: Int? = nil, query: Set<String>? = nil, preflight: Preflight? = nil, _ handler: @escaping Handler
+    ) {
+        add(.DELETE, pattern, maxBodySize: maxBodySize, query: query, preflight: preflight, handler)
     }
 
     /// Every registered route in registration order (HEAD for GET routes is implicit, not listed).

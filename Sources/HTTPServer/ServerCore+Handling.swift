@@ -3,8 +3,9 @@ import Glibc
 
 /// The request lifecycle as libmicrohttpd drives it, on the connection's worker thread:
 /// 1. `prepare` (first access-handler call, headers complete): resolve the client address, refuse
-///    ambiguous framing (400, connection closed), resolve the route, run its preflight; 400, 401,
-///    404, 405 and a `Content-Length` above the limit are answered at once, without reading the body.
+///    ambiguous framing (400, connection closed), resolve the route, run its preflight, check the
+///    query against the parameters the route declares; 400, 401, 404, 405 and a `Content-Length`
+///    above the limit are answered at once, without reading the body.
 /// 2. `consume` (one call per body chunk): append within the limit; a chunked body that passes the
 ///    limit is discarded from then on and answered 413 when it ends (closed if it runs on far beyond).
 /// 3. `respond` (last call): run the handler synchronously and queue its response.
@@ -119,6 +120,9 @@ extension ServerCore {
             } catch {
                 return .answer(errorResponse(error, context: context))
             }
+        }
+        if let error = context.route?.queryError(context.queryItems) {
+            return .answer(error.response)
         }
         if let declared = context.headers["Content-Length"], let length = Int(declared.trimmingSpaces) {
             guard length <= context.bodyLimit else {

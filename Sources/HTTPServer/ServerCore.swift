@@ -35,7 +35,8 @@ final class ServerCore: Sendable {
         HTTPHeaders.equalNames(name, "Content-Length") || HTTPHeaders.equalNames(name, "Transfer-Encoding")
     }
 
-    /// Hands `response` to libmicrohttpd (which copies it) and writes the access log line.
+    /// Hands `response` to libmicrohttpd (which copies it, or pulls a streamed body while sending)
+    /// and writes the access log line.
     func queue(_ response: Response, for context: RequestContext, on connection: OpaquePointer, close: Bool = false) -> MHD_Result {
         var response = response
         if !(200...599).contains(response.status) {
@@ -46,7 +47,9 @@ final class ServerCore: Sendable {
         if close || draining.load(ordering: .relaxed) {
             response.headers.replace(name: "Connection", value: "close")
         }
-        let created = response.body.withUnsafeBytes { buffer in
+        // HEAD gets the headers only: libmicrohttpd 0.9.75 would still send a chunked body's end.
+        let stream = context.method == .HEAD ? nil : response.stream
+        let created = stream.map { streamedResponse($0, requestID: context.requestID) } ?? response.body.withUnsafeBytes { buffer in
             MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
         }
         context.responded = true
@@ -62,7 +65,11 @@ final class ServerCore: Sendable {
             }
         }
         let result = MHD_queue_response(connection, UInt32(response.status), handle)
-        logAccess(context, status: response.status, bytes: context.method == .HEAD ? 0 : response.body.count)
+        if stream != nil {
+            logAccess(context, status: response.status, bytes: 0, note: "streamed")
+        } else {
+            logAccess(context, status: response.status, bytes: context.method == .HEAD ? 0 : response.body.count)
+        }
         return result
     }
 

@@ -1,11 +1,12 @@
-import Foundation
+public import Foundation
 
 /// Formats dates as ISO 8601 with the numeric offset of a time zone: `2026-05-01T19:30:00+09:00`.
 ///
 /// Hand-written (civil-from-days) because DateFormatter is slow to create and pass rendering runs
-/// per request; the offset comes from `TimeZone`, so daylight saving time is honoured.
-enum ISO8601Zoned {
-    static func format(_ date: Date, in zone: TimeZone) -> String {
+/// per request (and the admin API writes two dates per ticket); the offset comes from `TimeZone`,
+/// so daylight saving time is honoured.
+public enum ISO8601Zoned {
+    public static func format(_ date: Date, in zone: TimeZone) -> String {
         // Whole minutes: an offset with seconds (local mean time, Africa/Monrovia until 1972) has
         // no ISO 8601 form, and the local time must be written with the offset that is shown.
         let offset = zone.secondsFromGMT(for: date) / 60 * 60

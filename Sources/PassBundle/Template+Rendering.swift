@@ -7,13 +7,19 @@ extension Template {
     ///   `.null` value removes the key, objects left empty by that are dropped from arrays, and
     ///   arrays emptied that way are removed too.
     /// - A placeholder inside longer text is replaced by the value's text (`.null` → "").
-    /// - A placeholder with no value is an error naming it and where it is.
+    /// - A placeholder with no value is an error naming it and where it is, except
+    ///   `{{extra.<name>}}` of a field the template declares (`fields`): without a value it shows
+    ///   the field's default text, or nothing.
     public func render(_ values: [String: JSONValue]) throws(PassBundleError) -> JSONValue {
         try renderWithBytes(values).tree
     }
 
     /// The rendered tree and its serialization (identical to `tree.serialized`), made in one pass.
-    func renderWithBytes(_ values: [String: JSONValue]) throws(PassBundleError) -> (tree: JSONValue, bytes: [UInt8]) {
+    func renderWithBytes(_ given: [String: JSONValue]) throws(PassBundleError) -> (tree: JSONValue, bytes: [UInt8]) {
+        var values = given
+        for field in fields where values["extra." + field.name] == nil {
+            values["extra." + field.name] = .string(field.defaultText ?? "")
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(4096)
         guard let tree = try compiled.render(values, into: &bytes) else { return (.object([:]), Array("{}".utf8)) }

@@ -3,7 +3,7 @@ import Foundation
 /// A pass template: pass.json with `{{placeholders}}` plus images and localizations, read once.
 ///
 /// A directory such as `Passes/event-ticket/` holds `pass.json`, `icon.png` (required) and other
-/// images, and `<lang>.lproj/pass.strings`. Loading reads and hashes every file once, so building
+/// images, `<lang>.lproj/pass.strings`, and optionally `fields.json` (see `TemplateField`). Loading reads and hashes every file once, so building
 /// a bundle only renders pass.json; keep the `Template` (or a `TemplateStore`) and reuse it.
 public struct Template: Sendable {
     /// One static file of the bundle: its manifest entry. The bytes live on, deflated, in
@@ -15,6 +15,8 @@ public struct Template: Sendable {
 
     /// The template's name (its directory name).
     public let name: String
+    /// The extra per-ticket fields declared in `fields.json` (none without that file), in order.
+    public let fields: [TemplateField]
     /// pass.json as parsed, placeholders unresolved.
     public let passJSON: JSONValue
     /// pass.json compiled for fast rendering.
@@ -58,8 +60,10 @@ public struct Template: Sendable {
             throw PassBundleError(.invalidTemplate, "template \(name): pass.json must be a JSON object")
         }
         self.name = name
+        fields = try files[TemplateField.fileName].map { bytes throws(PassBundleError) in try TemplateField.decode(bytes, template: name) } ?? []
         compiled = TemplateNode.compile(passJSON)
-        let staticFiles = files.filter { $0.key != "pass.json" }.sorted { $0.key < $1.key }
+        // fields.json describes the admin API's input; it is no part of the pass.
+        let staticFiles = files.filter { $0.key != "pass.json" && $0.key != TemplateField.fileName }.sorted { $0.key < $1.key }
         self.files = try staticFiles.map { (path, bytes) throws(PassBundleError) in File(path: path, sha1: try SHA1.hex(bytes)) }
         compressedFiles = try ZipWriter.compress(staticFiles.map { ($0.key, $0.value) })
     }

@@ -25,6 +25,8 @@ public struct TicketData: Sendable, Equatable {
     public var seat: String?
     /// True once the ticket is cancelled: the pass is voided and its status reads "Cancelled".
     public var voided: Bool
+    /// Why the ticket was cancelled, shown on the back of a voided pass (`CANCELLED_NO_REASON` when nil).
+    public var voidReason: String?
     /// Overrides the status text; by default `STATUS_CANCELLED` or `STATUS_VALID`.
     public var statusText: String?
     /// The lock-screen message when the status changes; `%@` is the new value.
@@ -46,6 +48,7 @@ public struct TicketData: Sendable, Equatable {
         attendeeName: String,
         seat: String? = nil,
         voided: Bool = false,
+        voidReason: String? = nil,
         statusText: String? = nil,
         changeMessage: String = "STATUS_CHANGE_MESSAGE",
         extra: [String: String] = [:]
@@ -63,6 +66,7 @@ public struct TicketData: Sendable, Equatable {
         self.attendeeName = attendeeName
         self.seat = seat
         self.voided = voided
+        self.voidReason = voidReason
         self.statusText = statusText
         self.changeMessage = changeMessage
         self.extra = extra
@@ -70,6 +74,19 @@ public struct TicketData: Sendable, Equatable {
 
     /// The status text shown on the pass.
     public var status: String { statusText ?? (voided ? "STATUS_CANCELLED" : "STATUS_VALID") }
+
+    /// How long after the event's end the pass expires (Wallet then shows it as expired).
+    public static let expiryAfterEnd: TimeInterval = 86_400
+
+    /// When the pass expires: a day after the event ends; nil without an end.
+    public var expirationDate: Date? { endsAt.map { $0.addingTimeInterval(Self.expiryAfterEnd) } }
+
+    /// The back field a voided pass shows first: why it was cancelled. Nil for a valid pass (the
+    /// `{{cancellationField}}` array element then disappears).
+    public var cancellationField: JSONValue? {
+        guard voided else { return nil }
+        return .object(["key": .string("cancellation"), "label": .string("CANCELLATION"), "value": .string(voidReason ?? "CANCELLED_NO_REASON")])
+    }
 
     /// The placeholder values for `Template.render`, including the signer's identifiers.
     public func templateValues(passTypeIdentifier: String, teamIdentifier: String) throws(PassBundleError) -> [String: JSONValue] {
@@ -88,6 +105,10 @@ public struct TicketData: Sendable, Equatable {
             "venue": .string(venue),
             "startsAt": .string(ISO8601Zoned.format(startsAt, in: zone)),
             "endsAt": endsAt.map { .string(ISO8601Zoned.format($0, in: zone)) } ?? .null,
+            // Lock-screen relevance ends with the ticket: a cancelled pass has no relevant date.
+            "relevantDate": voided ? .null : .string(ISO8601Zoned.format(startsAt, in: zone)),
+            "expirationDate": expirationDate.map { .string(ISO8601Zoned.format($0, in: zone)) } ?? .null,
+            "cancellationField": cancellationField ?? .null,
             "timeZone": .string(timeZone),
             "attendeeName": .string(attendeeName),
             "seat": seat.map(JSONValue.string) ?? .null,

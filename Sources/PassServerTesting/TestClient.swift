@@ -98,13 +98,46 @@ public final class TestClient {
             response.body = Array(buffer[..<length])
             buffer.removeSubrange(..<length)
         } else if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
-            throw Failure(description: "chunked responses are not expected from this server")
+            response.body = try readChunkedBody()
         } else {
             while try readMore() {}
             response.body = buffer
             buffer = []
         }
         return response
+    }
+
+    /// A chunked body (RFC 9112 §7.1), decoded strictly: a connection that ends before the last
+    /// (empty) chunk is an error, never a shorter body.
+    private func readChunkedBody() throws -> [UInt8] {
+        var body: [UInt8] = []
+        while true {
+            guard let lineEnd = try fill(until: { $0.firstRange(of: [13, 10]) }) else {
+                throw Failure(description: "incomplete chunked body: the connection ended after \(body.count) bytes")
+            }
+            let line = String(decoding: buffer[..<lineEnd.lowerBound], as: UTF8.self)
+            buffer.removeSubrange(..<lineEnd.upperBound)
+            guard let size = Int(line.split(separator: ";").first.map(String.init) ?? "", radix: 16), size >= 0 else {
+                throw Failure(description: "bad chunk size line: \(line)")
+            }
+            if size == 0 {
+                // Trailer fields, up to an empty line.
+                while true {
+                    guard let end = try fill(until: { $0.firstRange(of: [13, 10]) }) else {
+                        throw Failure(description: "incomplete chunked body: no end after the last chunk")
+                    }
+                    let empty = end.lowerBound == 0
+                    buffer.removeSubrange(..<end.upperBound)
+                    if empty { return body }
+                }
+            }
+            guard try fill(until: { $0.count >= size + 2 ? size : nil }) != nil else {
+                throw Failure(description: "incomplete chunked body: the connection ended inside a chunk after \(body.count) bytes")
+            }
+            body.append(contentsOf: buffer[..<size])
+            guard buffer[size] == 13, buffer[size + 1] == 10 else { throw Failure(description: "a chunk does not end with CRLF") }
+            buffer.removeSubrange(..<(size + 2))
+        }
     }
 
     /// Whether the server has closed the connection (EOF or reset), without waiting or consuming data.

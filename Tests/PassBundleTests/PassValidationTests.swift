@@ -47,7 +47,7 @@ struct PassValidationTests {
         var json = String(decoding: try Data(contentsOf: URL(fileURLWithPath: Fixture.templateDirectory + "/pass.json")), as: UTF8.self)
         json = json.replacingOccurrences(of: "\"{{passTypeIdentifier}}\"", with: "\"pass.com.other\"")
         json = json.replacingOccurrences(of: "\"{{teamIdentifier}}\"", with: "\"OTHERTEAM9\"")
-        let template = try Template(name: "mismatch", files: ["pass.json": Array(json.utf8), "icon.png": [0x89]])
+        let template = try Template(name: "mismatch", files: ["pass.json": Array(json.utf8), "icon.png": [0x89], "fields.json": try Fixture.fieldsJSON()])
         let found = issues { _ = try build(Fixture.ticket(), template: template) }
         #expect(Set(found.map(\.key)) == ["passTypeIdentifier", "teamIdentifier"])
         #expect(found.first { $0.key == "passTypeIdentifier" }?.problem.contains(TestCertificates.passTypeIdentifier) == true)
@@ -63,7 +63,7 @@ struct PassValidationTests {
         var json = String(decoding: try Data(contentsOf: URL(fileURLWithPath: Fixture.templateDirectory + "/pass.json")), as: UTF8.self)
         json = json.replacingOccurrences(of: "\"formatVersion\": 1", with: "\"formatVersion\": 2")
         json = json.replacingOccurrences(of: "PKBarcodeFormatQR", with: "PKBarcodeFormatEAN")
-        let bad = try Template(name: "v2", files: ["pass.json": Array(json.utf8), "icon.png": [1]])
+        let bad = try Template(name: "v2", files: ["pass.json": Array(json.utf8), "icon.png": [1], "fields.json": try Fixture.fieldsJSON()])
         let badIssues = issues { _ = try build(Fixture.ticket(), template: bad) }
         #expect(Set(badIssues.map(\.key)) == ["formatVersion", "barcodes[0].format"])
     }
@@ -78,7 +78,7 @@ struct PassValidationTests {
         var json = String(decoding: try Data(contentsOf: URL(fileURLWithPath: Fixture.templateDirectory + "/pass.json")), as: UTF8.self)
         #expect(json.contains(original), "the template changed: \(original) not found")
         if let range = json.range(of: original) { json.replaceSubrange(range, with: replacement) }
-        let template = try Template(name: "typed", files: ["pass.json": Array(json.utf8), "icon.png": [1]])
+        let template = try Template(name: "typed", files: ["pass.json": Array(json.utf8), "icon.png": [1], "fields.json": try Fixture.fieldsJSON()])
         let found = issues { _ = try build(Fixture.ticket(), template: template) }
         #expect(found == [.init(key: key, problem: problem)])
     }

@@ -15,6 +15,9 @@ enum Fixture {
 
     static func template() throws -> Template { try Template.load(directory: templateDirectory) }
 
+    /// The default template's `fields.json`, for templates built in memory from its pass.json.
+    static func fieldsJSON() throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: templateDirectory + "/fields.json"))) }
+
     static func certificates() throws -> TestCertificates {
         try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "passbundle"))
     }

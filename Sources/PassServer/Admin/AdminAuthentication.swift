@@ -12,12 +12,25 @@ enum AdminAuthentication {
     /// Prefix of every admin token, so a leaked one is recognisable by secret scanners.
     static let tokenPrefix = "psa_"
 
-    static func check(_ request: Request, store: any Store) throws {
+    /// The 403 for a valid token whose role does not permit the route.
+    static func forbidden(_ role: AdminRole, needs required: AdminRole) -> HTTPError {
+        let needed = required == .admin ? "an admin token" : "a \(required.rawValue) or admin token"
+        return HTTPError(
+            status: 403, code: "forbidden", message: "This route needs \(needed); this token's role is \(role.rawValue)."
+        )
+    }
+
+    /// Checks the bearer token (401 when missing, unknown or revoked) and that its role permits a
+    /// route needing `required` (403 otherwise). Returns the token.
+    @discardableResult
+    static func check(_ request: Request, role required: AdminRole, store: any Store) throws -> AdminToken {
         guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else { throw unauthorized }
         let token = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
         guard token.hasPrefix(tokenPrefix), token.utf8.count <= 128 else { throw unauthorized }
         // The lookup is by SHA-256 of a 256-bit random token: timing reveals nothing usable.
-        guard try store.adminToken(tokenHash: TokenVault.hash(token)) != nil else { throw unauthorized }
+        guard let stored = try store.adminToken(tokenHash: TokenVault.hash(token)) else { throw unauthorized }
+        guard stored.role.permits(required) else { throw forbidden(stored.role, needs: required) }
+        return stored
     }
 
     /// A new random admin token (shown once, stored hashed).

@@ -39,7 +39,8 @@ extension AdminController {
 
     func showEvent(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
-        return .json(EventBody(event, counts: try store.eventCounts(id: event.id)), encoder: .api)
+        let tally = try store.withSession(.read) { try $0.eventTally(eventID: event.id) }
+        return .json(EventBody(event, tally: tally.total), encoder: .api)
     }
 
     func updateEvent(_ request: Request) throws -> Response {

@@ -3,68 +3,65 @@ import HTTPServer
 import Storage
 
 extension AdminController {
-    private static let ticketFields: Set<String> = ["attendeeName", "attendeeEmail", "seat"]
-
+    /// Issues one ticket. With an `externalId` the event already has, the existing ticket is
+    /// returned (200) instead of a new one (201), so a retried request never issues twice.
     func createTicket(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
-        var input = try AdminInput(request, allowed: Self.ticketFields)
-        let name = input.requiredText("attendeeName")
-        var email: String?
-        if case .value(let value) = input.email("attendeeEmail") { email = value }
-        var seat: String?
-        if case .value(let value) = input.text("seat", maxLength: 64) { seat = value }
+        var input = try AdminInput(request, allowed: TicketInput.fields)
+        let ticket = TicketInput.read(&input, declared: templateFields(of: event))
         try input.validate()
-        guard let name, let passType = PassTypeIdentifier(passes.passTypeIdentifier) else {
-            throw HTTPError.badRequest("attendeeName is required.", code: "invalid_fields")
+        guard let ticket else { throw HTTPError.badRequest("attendeeName is required.", code: "invalid_fields") }
+        guard let passType = PassTypeIdentifier(passes.passTypeIdentifier) else { throw HTTPError.internalError }
+        let new = try newPass(ticket, event: event, passType: passType)
+        let imported = try store.transaction { session in
+            // The import path locks the event, so two requests with one external id issue one ticket.
+            let imported = ticket.externalID == nil
+                ? ImportedPass(pass: try session.insertPass(new, now: now()), created: true)
+                : try session.importPasses([new], eventID: event.id, now: now())[0]
+            if imported.created { try requireBuildable { try passes.validate(imported.pass, event: event) } }
+            return imported
         }
-        // 120 random bits: unguessable, and valid in URLs and pass.json as is.
-        guard let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else { throw HTTPError.internalError }
-        let downloadToken = try passes.vault.downloadToken(passType: passType, serial: serial)
-        let pass = try store.transaction { session in
-            let pass = try session.insertPass(
-                NewPass(
-                    passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue,
-                    authenticationTokenHash: try TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
-                    downloadTokenHash: TokenVault.hash(downloadToken), eventID: event.id, attendeeName: name, attendeeEmail: email, seat: seat
-                ),
-                now: now()
-            )
-            try requireBuildable { try passes.validate(pass, event: event) }
-            return pass
+        let pass = imported.pass
+        if imported.created {
+            logger.info("ticket issued", ["event.id": event.id, "pass.serial": pass.serialNumber, "request.id": request.requestID])
         }
-        logger.info("ticket issued", ["event.id": event.id, "pass.serial": serial.rawValue, "request.id": request.requestID])
-        return .json(TicketBody(pass, downloadURL: try downloadURL(for: pass)), status: 201, encoder: .api)
+        return .json(TicketBody(pass, downloadURL: try downloadURL(for: pass)), status: imported.created ? 201 : 200, encoder: .api)
     }
 
+    /// The event's tickets in issue order, filtered by `status`, `q` (a case-insensitive
+    /// substring of the attendee's name or email, the serial number or the external id) and
+    /// `updatedSince` (`lastModified` at or after it), paged with `cursor` and `limit`.
     func listTickets(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
-        var problems: [String] = []
-        var cursor: Int64 = 0
-        if let raw = request.query["cursor"] {
-            if let value = Self.decimal(raw, maxDigits: 18) { cursor = value } else { problems.append("cursor: must be a cursor from a previous page") }
+        var query = AdminInput.query(request)
+        var filter = PassFilter()
+        switch query.choice("status", ["active", "cancelled"]) {
+        case "active": filter.status = .active
+        case "cancelled": filter.status = .voided
+        default: break
         }
-        var limit = 50
-        if let raw = request.query["limit"] {
-            if let value = Self.decimal(raw, maxDigits: 3), (1...500).contains(value) { limit = Int(value) } else { problems.append("limit: must be 1 to 500") }
+        if case .value(let term) = query.text("q", maxLength: 200) { filter.search = term }
+        filter.modifiedSince = query.instant("updatedSince")
+        let cursor = query.decimal("cursor", maxDigits: 18, problem: "must be a cursor from a previous page") ?? 0
+        let limit = query.integer("limit", in: 1...500, default: 50)
+        try query.validate()
+        let page = try store.withSession(.read) { session in
+            try session.passes(eventID: event.id, matching: filter, after: cursor, limit: limit + 1)
         }
-        guard problems.isEmpty else { throw HTTPError.badRequest(problems.joined(separator: "; "), code: "invalid_fields") }
-        let page = try store.passes(eventID: event.id, after: cursor, limit: limit + 1)
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { String($0.id) } : nil
         return .json(TicketPage(tickets: try shown.map { TicketBody($0, downloadURL: try downloadURL(for: $0)) }, nextCursor: next), encoder: .api)
     }
 
-    /// 1 to `maxDigits` ASCII digits (no sign, no spaces: what the document's pattern allows).
-    private static func decimal(_ text: String, maxDigits: Int) -> Int64? {
-        guard (1...maxDigits).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return Int64(text)
-    }
-
     func showTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
         var body = TicketBody(pass, downloadURL: try downloadURL(for: pass))
+        body.servedRevision = pass.servedRevision
+        body.servedAt = pass.servedAt.map { ISODate.format($0) }
         try store.withSession(.read) { session in
-            body.registeredDevices = try session.registrationCount(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
+            let devices = try session.registeredDevices(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
+            body.registeredDevices = devices.count
+            body.devices = try devices.map(DeviceBody.init)
             let tokens = try session.pushTokens(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
             body.latestPushes = try session.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 20).map(PushBody.init)
             body.prunedRegistrations = try session.recentPrunes(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
@@ -75,7 +72,7 @@ extension AdminController {
 
     func updateTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
-        var input = try AdminInput(request, allowed: Self.ticketFields)
+        var input = try AdminInput(request, allowed: TicketInput.fields)
         var change = PassChange()
         if case .value(let name) = input.text("attendeeName") { change.attendeeName = name }
         switch input.text("seat", maxLength: 64, nullable: true) {
@@ -87,6 +84,15 @@ extension AdminController {
         case .value(let email): change.attendeeEmail = .some(email)
         case .null: change.attendeeEmail = .some(nil)
         case .absent: break
+        }
+        switch input.text("externalId", maxLength: TicketInput.externalIDMaxLength, nullable: true) {
+        case .value(let externalID): change.externalID = .some(externalID)
+        case .null: change.externalID = .some(nil)
+        case .absent: break
+        }
+        if input.isPresent("extra") {
+            let event = try pass.eventID.flatMap { try store.event(id: $0) }
+            change.extra = input.extras(declared: event.map(templateFields(of:)) ?? [], creating: false)
         }
         try input.validate()
         return try apply(to: pass, request: request) { current in
@@ -114,12 +120,18 @@ extension AdminController {
     /// (a rename and a cancel racing never both win). The changed pass is rendered and validated
     /// in the same transaction (`requireBuildable`).
     private func apply(to pass: StoredPass, request: Request, _ decide: (StoredPass) throws -> PassChange) throws -> Response {
-        let update = try store.transaction { session in
-            let update = try session.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(), decide)
-            if case .updated(let updated, _) = update, let eventID = updated.eventID, let event = try session.event(id: eventID) {
-                try requireBuildable { try passes.validate(updated, event: event) }
+        let update: PassUpdate
+        do {
+            update = try store.transaction { session in
+                let update = try session.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(), decide)
+                if case .updated(let updated, _) = update, let eventID = updated.eventID, let event = try session.event(id: eventID) {
+                    try requireBuildable { try passes.validate(updated, event: event) }
+                }
+                return update
             }
-            return update
+        } catch let error as StorageError where error.code == .conflict {
+            // The only unique value a change can set is the external id.
+            throw HTTPError(status: 409, code: "external_id_exists", message: "Another ticket of the event has this externalId.")
         }
         if case .updated(let updated, let enqueued) = update {
             logger.info("ticket changed", [

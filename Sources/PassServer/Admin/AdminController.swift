@@ -5,7 +5,7 @@ import PassBundle
 import Storage
 
 /// The organizers' API under `/admin/v1`: events, tickets, jobs. Every route needs
-/// `Authorization: Bearer <admin token>`.
+/// `Authorization: Bearer <admin token>` of a role that permits it (`AdminController.routes`).
 struct AdminController: Sendable {
     let store: any Store
     let passes: PassService
@@ -16,27 +16,14 @@ struct AdminController: Sendable {
     let jobCreated: @Sendable () -> Void
     var now: @Sendable () -> Date = Date.init
 
-    func register(in router: inout Router) {
-        // The bearer token is checked from the headers alone, before any body is read; the
-        // router runs a handler only after its preflight passed.
-        let authenticate: Preflight = { try AdminAuthentication.check($0, store: store) }
-        router.post("/admin/v1/events", preflight: authenticate, createEvent)
-        router.get("/admin/v1/events/:eventId", preflight: authenticate, showEvent)
-        router.patch("/admin/v1/events/:eventId", preflight: authenticate, updateEvent)
-        router.post("/admin/v1/events/:eventId/tickets", preflight: authenticate, createTicket)
-        router.get("/admin/v1/events/:eventId/tickets", preflight: authenticate, listTickets)
-        router.get("/admin/v1/tickets/:serialNumber", preflight: authenticate, showTicket)
-        router.patch("/admin/v1/tickets/:serialNumber", preflight: authenticate, updateTicket)
-        router.post("/admin/v1/tickets/:serialNumber/cancel", preflight: authenticate, cancelTicket)
-        router.post("/admin/v1/tickets/:serialNumber/download-link", preflight: authenticate, rotateDownloadLink)
-        router.get("/admin/v1/jobs/:jobId", preflight: authenticate, showJob)
-    }
-
     func showJob(_ request: Request) throws -> Response {
-        guard let id = request.parameters["jobId"], AdminIdentifiers.isPlausible(id), let job = try store.job(id: id) else {
-            throw HTTPError.notFound("No such job.")
+        guard let id = request.parameters["jobId"], AdminIdentifiers.isPlausible(id) else { throw HTTPError.notFound("No such job.") }
+        let (job, reach) = try store.withSession(.read) { session -> (Job?, Tally?) in
+            guard let job = try session.job(id: id) else { return (nil, nil) }
+            return (job, try job.eventID.map { try session.eventTally(eventID: $0).share(of: job) })
         }
-        return .json(JobBody(job), encoder: .api)
+        guard let job else { throw HTTPError.notFound("No such job.") }
+        return .json(JobBody(job, reach: reach.map(ReachBody.init)), encoder: .api)
     }
 
     // MARK: Helpers

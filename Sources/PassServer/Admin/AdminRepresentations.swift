@@ -13,9 +13,13 @@ struct EventBody: Encodable {
     var revision: Int64
     var createdAt: String
     var updatedAt: String
+    /// Whether changes of the event's tickets enqueue no pushes (see `archivedAt`).
+    var archived: Bool
+    var archivedAt: String?
     var counts: EventCountsBody?
+    var reach: ReachBody?
 
-    init(_ event: Event, counts: EventCounts? = nil) {
+    init(_ event: Event, counts: EventCounts? = nil, reach: ReachBody? = nil) {
         id = event.id
         name = event.name
         venue = event.venue
@@ -26,12 +30,23 @@ struct EventBody: Encodable {
         revision = event.revision
         createdAt = ISODate.format(event.createdAt)
         updatedAt = ISODate.format(event.updatedAt)
+        archived = event.archivedAt != nil
+        archivedAt = event.archivedAt.map { ISODate.format($0) }
         self.counts = counts.map(EventCountsBody.init)
+        self.reach = reach
+    }
+
+    /// The event with the counts and reach of its tallies' total.
+    init(_ event: Event, tally: Tally) {
+        self.init(event, counts: EventCounts(tally), reach: ReachBody(tally))
     }
 }
 
 struct EventCountsBody: Encodable {
     var tickets: Int
+    var active: Int
+    var cancelled: Int
+    /// The same number as `cancelled` (the name the first API version used).
     var voided: Int
     var registeredDevices: Int
     var pendingPushes: Int
@@ -39,6 +54,8 @@ struct EventCountsBody: Encodable {
 
     init(_ counts: EventCounts) {
         tickets = counts.tickets
+        active = counts.tickets - counts.voided
+        cancelled = counts.voided
         voided = counts.voided
         registeredDevices = counts.registeredDevices
         pendingPushes = counts.pendingPushes
@@ -57,8 +74,9 @@ struct JobBody: Encodable {
     var startedAt: String?
     var finishedAt: String?
     var error: String?
+    var reach: ReachBody?
 
-    init(_ job: Job) {
+    init(_ job: Job, reach: ReachBody? = nil) {
         id = job.id
         kind = job.kind
         eventId = job.eventID
@@ -69,6 +87,7 @@ struct JobBody: Encodable {
         startedAt = job.startedAt.map { ISODate.format($0) }
         finishedAt = job.finishedAt.map { ISODate.format($0) }
         error = job.error
+        self.reach = reach
     }
 }
 
@@ -79,6 +98,9 @@ struct TicketBody: Encodable {
     var attendeeName: String
     var attendeeEmail: String?
     var seat: String?
+    var externalId: String?
+    /// The values of the template's extra fields.
+    var extra: [String: ExtraValue]
     var status: String
     var voidReason: String?
     var revision: Int64
@@ -86,6 +108,9 @@ struct TicketBody: Encodable {
     var createdAt: String
     var downloadURL: String?
     var registeredDevices: Int?
+    var devices: [DeviceBody]?
+    var servedRevision: Int64?
+    var servedAt: String?
     var latestPushes: [PushBody]?
     var prunedRegistrations: [PruneBody]?
 
@@ -96,12 +121,21 @@ struct TicketBody: Encodable {
         attendeeName = pass.attendeeName
         attendeeEmail = pass.attendeeEmail
         seat = pass.seat
-        status = pass.status == .voided ? "cancelled" : "active"
+        externalId = pass.externalID
+        extra = pass.extra
+        status = Self.status(of: pass)
         voidReason = pass.voidReason
         revision = pass.revision
         lastModified = ISODate.format(pass.modifiedDate)
         createdAt = ISODate.format(pass.createdAt)
         self.downloadURL = downloadURL
+    }
+}
+
+extension TicketBody {
+    /// A ticket's `status` as the API names it.
+    static func status(of pass: StoredPass) -> String {
+        pass.status == .voided ? "cancelled" : "active"
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PassBundle
 
 /// ISO 8601 date-times with a zone, as the admin API reads and writes them.
 ///
@@ -44,12 +45,11 @@ enum ISODate {
     /// whole minutes; the local mean time some zones had before the 1970s has seconds in its
     /// offset (Africa/Monrovia: -00:44:30), so the offset is cut to the minute and the local time
     /// written with it, which still names the same instant.
+    ///
+    /// Written by `ISO8601Zoned`, not ISO8601DateFormatter: creating a formatter costs more than
+    /// the rest of a ticket's JSON, and a list or an import writes two dates per ticket.
     static func format(_ date: Date, timeZone: String = "UTC") -> String {
-        let zone = TimeZone(identifier: timeZone) ?? .gmt
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(secondsFromGMT: zone.secondsFromGMT(for: date) / 60 * 60) ?? .gmt
-        return formatter.string(from: date)
+        ISO8601Zoned.format(date, in: TimeZoneCache.zone(timeZone) ?? .gmt)
     }
 
     static func isLeapYear(_ year: Int) -> Bool {

@@ -126,12 +126,32 @@ extension Application {
 
     static let sandboxHosts: Set<String> = ["api.sandbox.push.apple.com", "api.development.push.apple.com"]
 
+    /// What a development start says about admin tokens.
+    enum DevelopmentToken: Equatable {
+        /// The first start minted this admin token (shown once).
+        case minted(String)
+        /// Tokens exist already; this command mints another.
+        case mintWith(command: String)
+    }
+
     /// In development, the first start mints an admin token named "development" and returns it
-    /// (once) so `make run` can print it; later starts return nil.
-    func developmentAdminToken() throws -> String? {
-        guard configuration.development, try store.adminTokens().isEmpty else { return nil }
+    /// (once) so `make run` can print it; later starts return the command that mints another.
+    /// Outside development nil.
+    func developmentAdminToken() throws -> DevelopmentToken? {
+        guard configuration.development else { return nil }
+        guard try store.adminTokens().isEmpty else { return .mintWith(command: Self.tokenCreateCommand(configuration)) }
         let token = AdminAuthentication.newToken()
         _ = try store.createAdminToken(name: "development", tokenHash: TokenVault.hash(token), now: Date())
-        return token
+        return .minted(token)
+    }
+
+    /// The exact command that mints an admin token for this database from a source checkout (how
+    /// `make run` runs). A PostgreSQL URL may hold a password, so it is named, not printed.
+    static func tokenCreateCommand(_ configuration: Configuration) -> String {
+        let command = "swift run pass-server token create --name NAME --role admin"
+        let url = configuration.database.url
+        if url == Configuration.Database().url { return command }
+        if url.lowercased().hasPrefix("sqlite://") { return command + " --database-url '\(url)'" }
+        return command + "   # with this server's DATABASE_URL in the environment"
     }
 }

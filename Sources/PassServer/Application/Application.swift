@@ -8,11 +8,12 @@ import PassBundle
 import Storage
 
 /// The running service: one HTTP server, the store, pass signing, the push dispatcher, the job
-/// runner, the retention sweep and the certificate expiry check, wired from one `Configuration`.
+/// runner, the retention sweep, the certificate expiry check and the tally folder, wired from one
+/// `Configuration`.
 ///
 /// Threading: HTTP handlers run synchronously on libmicrohttpd's thread pool and block on the
-/// store and on signing there. The push dispatcher, the job runner, the retention sweep and the
-/// certificate check each own a thread. Nothing blocking runs on Swift's cooperative pool.
+/// store and on signing there. The push dispatcher, the job runner, the retention sweep, the
+/// certificate check and the tally folder each own a thread. Nothing blocking runs on Swift's cooperative pool.
 public final class Application: Sendable {
     public let configuration: Configuration
     let logger: Logger
@@ -25,6 +26,7 @@ public final class Application: Sendable {
     let certificates: CertificateMonitor
     let retentionWorker: Worker.Periodic
     let certificateWorker: Worker.Periodic
+    let tallyWorker: Worker.Periodic
     /// Every route served (method and `:param` pattern), for the OpenAPI coverage test.
     let routes: [(method: String, pattern: String)]
 
@@ -59,12 +61,15 @@ public final class Application: Sendable {
         guard let publicURL = configuration.http.publicURL else {
             throw ConfigurationError(problems: ["PUBLIC_URL: required"])
         }
+        guard let organizationName = configuration.signing.organizationName else {
+            throw ConfigurationError(problems: ["ORGANIZATION_NAME: required"])
+        }
         let passes = PassService(
             signer: try PassSigner(identity: identity),
             templates: TemplateStore(root: configuration.passesDirectory),
             vault: TokenVault(secret: secret),
             publicURL: publicURL,
-            organizationName: configuration.signing.organizationName,
+            organizationName: organizationName,
             allowHTTP: configuration.http.allowInsecurePublicURL,
             cacheBytes: configuration.bundleCacheSize
         )
@@ -106,6 +111,8 @@ public final class Application: Sendable {
             }
         }
         certificateWorker = Worker.periodic(name: "certificates", interval: 3_600, runAtStart: false) { _ in certificates.check() }
+        let folder = TallyFolder(store: store, logger: logger.named("tallies"))
+        tallyWorker = Worker.periodic(name: "tallies", interval: 1) { shouldStop in folder.fold(shouldStop: shouldStop) }
 
         var router = Router()
         HealthController(store: store, readiness: readiness, logger: logger).register(in: &router)
@@ -152,6 +159,7 @@ public final class Application: Sendable {
         certificates.check()
         certificateWorker.start()
         retentionWorker.start()
+        tallyWorker.start()
         logger.notice(
             "listening",
             ["host": configuration.http.host, "port": "\(server.port)", "store": "\(store.backend)",
@@ -168,6 +176,7 @@ public final class Application: Sendable {
         retentionWorker.shutdown()
         certificateWorker.shutdown()
         dispatcher.shutdown()
+        tallyWorker.shutdown()
         store.close()
         logger.notice("stopped")
     }

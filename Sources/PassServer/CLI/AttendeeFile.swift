@@ -14,7 +14,8 @@ enum AttendeeFile {
     /// What the file may leave out and the configuration supplies.
     struct Defaults {
         var webServiceURL: String
-        var organizationName: String
+        /// ORGANIZATION_NAME, if set: a file without `organizationName` needs it.
+        var organizationName: String?
         /// Makes an authentication token when the file has none.
         var authenticationToken: () -> String
     }
@@ -57,16 +58,20 @@ enum AttendeeFile {
             token: reader.string("authenticationToken"), seat: reader.string("seat"), voided: reader.bool("voided"),
             organization: reader.string("organizationName"), description: reader.string("description")
         )
+        let organizationName = optional.organization ?? defaults.organizationName
+        if organizationName == nil {
+            reader.problems.append("organizationName: required here or as ORGANIZATION_NAME (--organization-name): Wallet shows it on the lock screen")
+        }
         for key in object.keys.sorted() where !(requiredKeys + optionalKeys).contains(key) {
             let suggestion = (requiredKeys + optionalKeys).first { $0.lowercased() == key.lowercased() }
             reader.problems.append("\(key): unknown key" + (suggestion.map { " (did you mean \($0)?)" } ?? ""))
         }
-        guard reader.problems.isEmpty, let serialNumber, let eventName, let venue, let startsAt, let attendeeName else {
+        guard reader.problems.isEmpty, let serialNumber, let eventName, let venue, let startsAt, let attendeeName, let organizationName else {
             throw Problems(list: reader.problems)
         }
         return TicketData(
             serialNumber: serialNumber, authenticationToken: optional.token ?? defaults.authenticationToken(),
-            webServiceURL: defaults.webServiceURL, organizationName: optional.organization ?? defaults.organizationName,
+            webServiceURL: defaults.webServiceURL, organizationName: organizationName,
             description: optional.description ?? "Ticket for \(eventName)", eventName: eventName, venue: venue,
             startsAt: startsAt, endsAt: endsAt, timeZone: timeZone ?? "UTC", attendeeName: attendeeName,
             seat: optional.seat, voided: optional.voided ?? false

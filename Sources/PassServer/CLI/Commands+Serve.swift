@@ -13,8 +13,13 @@ extension CommandLineInterface {
                 environment: context.environment, arguments: arguments, requirements: .serve
             )
             let application = try Application(configuration: configuration)
-            if let token = try application.developmentAdminToken() {
+            switch try application.developmentAdminToken() {
+            case .minted(let token):
                 context.standardOutput("Development admin token (shown once; create more with `pass-server token create`):\n  \(token)")
+            case .mintWith(let command):
+                context.standardOutput("Admin tokens exist already (the first was shown on the first start only). Mint another with:\n  \(command)")
+            case nil:
+                break
             }
             try application.runUntilSignalled()
             return ExitCode.success

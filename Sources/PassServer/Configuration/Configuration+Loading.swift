@@ -16,7 +16,7 @@ extension Configuration {
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// A pass signing identity (certificate + key + WWDR).
         public static let signing = Requirements(rawValue: 1)
-        /// PUBLIC_URL and TOKEN_SECRET, needed to issue and serve passes.
+        /// PUBLIC_URL, TOKEN_SECRET and ORGANIZATION_NAME, needed to issue and serve passes.
         public static let publishing = Requirements(rawValue: 2)
         public static let serve: Requirements = [.signing, .publishing]
     }
@@ -103,7 +103,12 @@ extension Configuration {
         }
         if !explicit.contains("ALLOW_HTTP_PUBLIC_URL") { http.allowInsecurePublicURL = true }
         if !explicit.contains("APNS_MODE") { apns.mode = .log }
+        if !explicit.contains("ORGANIZATION_NAME") { signing.organizationName = Self.developmentOrganizationName }
     }
+
+    /// The organization name of development passes: every attendee's lock screen would show it,
+    /// so outside development the operator must name the organization.
+    public static let developmentOrganizationName = "PassServer"
 
     /// Cross-key checks; returns every problem.
     func validate(requirements: Requirements) -> [String] {
@@ -121,6 +126,9 @@ extension Configuration {
             }
             if tokenSecret == nil && !development {
                 problems.append("TOKEN_SECRET: required (e.g. `openssl rand -hex 32`; keep it forever)")
+            }
+            if signing.organizationName == nil {
+                problems.append("ORGANIZATION_NAME: required: every pass shows it in Wallet and on the lock screen")
             }
         }
         if requirements.contains(.signing) {

@@ -118,7 +118,7 @@ extension Configuration {
         Setting("TEAM_IDENTIFIER", "Team identifier; must equal the certificate's OU", default: "certificate OU") { config, raw throws(SettingProblem) in
             config.signing.teamIdentifier = try Parse.nonEmpty(raw)
         },
-        Setting("ORGANIZATION_NAME", "organizationName shown in Wallet", default: "PassServer") { config, raw throws(SettingProblem) in
+        Setting("ORGANIZATION_NAME", "organizationName of every pass, shown in Wallet and on the lock screen; required outside development (DEVELOPMENT uses PassServer)", default: nil) { config, raw throws(SettingProblem) in
             config.signing.organizationName = try Parse.nonEmpty(raw)
         },
         Setting("APNS_MODE", "live sends pushes over HTTP/2; log only logs them", default: "live") { config, raw throws(SettingProblem) in

@@ -73,7 +73,9 @@ public struct Configuration: Sendable, Equatable {
         public var wwdrCertificate: String? = nil
         public var passTypeIdentifier: String? = nil
         public var teamIdentifier: String? = nil
-        public var organizationName = "PassServer"
+        /// `organizationName` of every pass, shown in Wallet and on the lock screen. Required
+        /// outside development (where it defaults to `developmentOrganizationName`).
+        public var organizationName: String? = nil
         public init() {}
     }
 

@@ -56,13 +56,14 @@ final class PassService: Sendable {
         guard let event else { throw PassServiceError("pass \(pass.serialNumber) has no event") }
         return try ticketData(
             passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, attendeeName: pass.attendeeName, seat: pass.seat,
-            voided: pass.status == .voided, voidReason: pass.voidReason, event: event
+            extra: pass.extra, voided: pass.status == .voided, voidReason: pass.voidReason, event: event
         )
     }
 
     /// The template values of a pass with these holder fields, for `event`.
     func ticketData(
-        passTypeIdentifier: String, serialNumber: String, attendeeName: String, seat: String?, voided: Bool, voidReason: String?, event: Event
+        passTypeIdentifier: String, serialNumber: String, attendeeName: String, seat: String?, extra: [String: ExtraValue] = [:],
+        voided: Bool, voidReason: String?, event: Event
     ) throws -> TicketData {
         guard let passType = PassTypeIdentifier(passTypeIdentifier), let serial = SerialNumber(serialNumber) else {
             throw PassServiceError("stored pass has an invalid identifier")
@@ -81,7 +82,10 @@ final class PassService: Sendable {
             attendeeName: attendeeName,
             seat: seat,
             voided: voided,
-            extra: ["voidReason": voidReason ?? ""]
+            voidReason: voidReason,
+            // The ticket's values of the template's extra fields; PassBundle fills in the defaults
+            // of those it has none for.
+            extra: extra.mapValues(\.text).merging(["voidReason": voidReason ?? ""]) { _, fixed in fixed }
         )
     }
 }

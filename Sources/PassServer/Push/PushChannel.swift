@@ -7,8 +7,8 @@ import Synchronization
 
 /// Pushes as an outbox channel: `push_outbox` rows, APNs (or the log) as the sender, the APNs reply
 /// table (`PushPolicy`) as the policy. Records each batch in one transaction: the rows' settlement
-/// (`StoreSession.settleOutbox`), the prunes of dead tokens, and one multi-row insert into
-/// `push_log`. Keeps the counters and APNs's reachability for metrics and `/readyz`.
+/// (`StoreSession.settleOutbox`), the prunes of dead tokens, one multi-row insert into `push_log`,
+/// and one into the tally changes of the pushes' events and jobs (`PushTallies`). Keeps the counters and APNs's reachability for metrics and `/readyz`.
 final class PushChannel: OutboxChannel {
     let store: any Store
     let sender: AnyPushSender
@@ -46,8 +46,13 @@ final class PushChannel: OutboxChannel {
         var pruned: [String: Int] = [:]
         try store.transaction { session in
             // Lock order: the outbox rows first (settling locks them, in the order enqueueing
-            // does), then the registrations of dead tokens, then append-only writes.
-            try session.settleOutbox(batch.settlement, now: now)
+            // does), then the registrations of dead tokens (in primary-key order, as a re-push
+            // batch locks the registrations it gives a new revision), then append-only writes.
+            let settled = try session.settleOutbox(batch.settlement, now: now)
+            let prunes = batch.effects
+            if !prunes.isEmpty {
+                try session.lockRegistrations(pushTokens: prunes.map(\.row.pushToken))
+            }
             for item in batch.items {
                 guard let prune = item.decision.effect else { continue }
                 let row = item.row
@@ -66,6 +71,8 @@ final class PushChannel: OutboxChannel {
                     latencyMilliseconds: PushDispatcher.milliseconds(item.latency), createdAt: now, outcome: item.decision.outcome
                 )
             })
+            // What the events' and jobs' tallies learn: pushes delivered, failed, and left the outbox.
+            try session.appendTallyChanges(PushTallies(batch, deleted: settled.deletedIDs).changes)
         }
         return pruned
     }

@@ -1,9 +1,20 @@
 public import Foundation
 
-/// An administrator bearer token, stored hashed.
+/// What an admin token may do.
+public enum AdminRole: String, Sendable, Equatable, CaseIterable {
+    /// Everything.
+    case admin
+    /// Read only: every `GET` of the admin API.
+    case viewer
+    /// Check-in only: the routes that declare this role, none other.
+    case scanner
+}
+
+/// An administrator bearer token, stored hashed. Names are unique among active tokens.
 public struct AdminToken: Sendable, Equatable {
     public var id: Int64
     public var name: String
+    public var role: AdminRole
     public var tokenHash: [UInt8]
     public var createdAt: Date
     public var revokedAt: Date?
@@ -11,6 +22,8 @@ public struct AdminToken: Sendable, Equatable {
     init(row: SQLRow) throws {
         id = try row.int64("id")
         name = try row.string("name")
+        // The column's CHECK admits only the known roles; anything else is read as the least powerful.
+        role = AdminRole(rawValue: try row.string("role")) ?? .scanner
         tokenHash = try row.bytes("token_hash")
         createdAt = try row.date("created_at")
         revokedAt = try row.optionalDate("revoked_at")

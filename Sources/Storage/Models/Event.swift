@@ -15,6 +15,9 @@ public struct Event: Sendable, Equatable {
     public var revision: Int64
     public var createdAt: Date
     public var updatedAt: Date
+    /// When the event was archived; nil while it is not. Changes to an archived event's passes
+    /// are stored and served but enqueue no pushes.
+    public var archivedAt: Date?
 
     init(row: SQLRow) throws {
         id = try row.string("id")
@@ -27,6 +30,7 @@ public struct Event: Sendable, Equatable {
         revision = try row.int64("revision")
         createdAt = try row.date("created_at")
         updatedAt = try row.date("updated_at")
+        archivedAt = try row.optionalDate("archived_at")
     }
 }
 
@@ -71,15 +75,15 @@ public struct EventChange: Sendable, Equatable {
     }
 }
 
-/// Counts shown on an event's admin page.
+/// Counts shown on an event's admin page (from `Tally`).
 public struct EventCounts: Sendable, Equatable {
     public var tickets: Int
     public var voided: Int
-    /// Distinct devices registered for at least one pass of the event.
+    /// Distinct phones registered for at least one pass of the event.
     public var registeredDevices: Int
-    /// Outbox rows waiting for the push tokens of the event's registrations. A token registered
-    /// for passes of several events counts for each, so this is approximate.
+    /// Pushes enqueued for changes of the event's passes that still wait in the outbox.
     public var pendingPushes: Int
+    /// Pushes for the event's changes given up on since the event was created.
     public var failedPushes: Int
 
     public init(tickets: Int, voided: Int, registeredDevices: Int, pendingPushes: Int, failedPushes: Int) {
@@ -88,5 +92,12 @@ public struct EventCounts: Sendable, Equatable {
         self.registeredDevices = registeredDevices
         self.pendingPushes = pendingPushes
         self.failedPushes = failedPushes
+    }
+
+    public init(_ total: Tally) {
+        self.init(
+            tickets: Int(total.tickets), voided: Int(total.voided), registeredDevices: Int(total.registeredDevices),
+            pendingPushes: Int(total.pushesPending), failedPushes: Int(total.pushesFailed)
+        )
     }
 }

@@ -11,8 +11,15 @@ public struct OutboxRow: Sendable, Equatable {
     public var attempts: Int
     public var firstEnqueuedAt: Date
     public var claimedUntil: Date?
+    /// The event and re-push job of the change that enqueued the push last (a later change of the
+    /// same push token takes the row over): its outcome is tallied for them. nil for rows enqueued
+    /// before events were recorded.
+    public var eventID: String?
+    public var jobID: String?
 
-    static let columns = SQLQuery(unsafeRaw: "id, push_token, pass_type_identifier, generation, attempts, first_enqueued_at, claimed_until")
+    static let columns = SQLQuery(
+        unsafeRaw: "id, push_token, pass_type_identifier, generation, attempts, first_enqueued_at, claimed_until, event_id, job_id"
+    )
 
     /// Whether `a` is locked before `b` by a transaction that changes several outbox rows: by push
     /// token, then pass type, byte by byte, the order in which enqueueing locks existing rows.
@@ -43,6 +50,8 @@ public struct OutboxRow: Sendable, Equatable {
         attempts = try row.int("attempts")
         firstEnqueuedAt = try row.date("first_enqueued_at")
         claimedUntil = try row.optionalDate("claimed_until")
+        eventID = try row.optionalString("event_id")
+        jobID = try row.optionalString("job_id")
     }
 }
 

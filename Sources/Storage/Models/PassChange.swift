@@ -3,18 +3,23 @@ public struct PassChange: Sendable, Equatable {
     public var attendeeName: String?
     public var attendeeEmail: String??
     public var seat: String??
+    public var externalID: String??
+    /// Extra field values to set; a `nil` value removes that field. Fields not named stay.
+    public var extra: [String: ExtraValue?]
     public var status: PassStatus?
     public var voidReason: String??
     /// Bump the revision and notify devices even if no field changes (the pass's look changed).
     public var touch: Bool
 
     public init(
-        attendeeName: String? = nil, attendeeEmail: String?? = nil, seat: String?? = nil,
-        status: PassStatus? = nil, voidReason: String?? = nil, touch: Bool = false
+        attendeeName: String? = nil, attendeeEmail: String?? = nil, seat: String?? = nil, externalID: String?? = nil,
+        extra: [String: ExtraValue?] = [:], status: PassStatus? = nil, voidReason: String?? = nil, touch: Bool = false
     ) {
         self.attendeeName = attendeeName
         self.attendeeEmail = attendeeEmail
         self.seat = seat
+        self.externalID = externalID
+        self.extra = extra
         self.status = status
         self.voidReason = voidReason
         self.touch = touch
@@ -26,6 +31,10 @@ public struct PassChange: Sendable, Equatable {
         if let attendeeName { result.attendeeName = attendeeName }
         if let attendeeEmail { result.attendeeEmail = attendeeEmail }
         if let seat { result.seat = seat }
+        if let externalID { result.externalID = externalID }
+        for (name, value) in extra {
+            if let value { result.extra[name] = value } else { result.extra.removeValue(forKey: name) }
+        }
         if let status { result.status = status }
         if let voidReason { result.voidReason = voidReason }
         return result

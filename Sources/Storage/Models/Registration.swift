@@ -9,4 +9,7 @@ public struct ChangedSerials: Sendable, Equatable {
     public var serialNumbers: [String]
     /// The highest revision among them; `nil` when the list is empty.
     public var lastRevision: Int64?
+    /// Whether a listed registration has not yet been told `lastRevision` (`recordTold` then has
+    /// something to write; otherwise answering costs no write).
+    public var needsTelling = false
 }

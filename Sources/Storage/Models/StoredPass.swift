@@ -19,6 +19,10 @@ public struct StoredPass: Sendable, Equatable {
     public var attendeeName: String
     public var attendeeEmail: String?
     public var seat: String?
+    /// The organizer's own id for the ticket, unique within its event.
+    public var externalID: String?
+    /// Values of the template's extra fields, by field name.
+    public var extra: [String: ExtraValue]
     public var status: PassStatus
     public var voidReason: String?
     /// The global revision of the last change: the `lastUpdated` tag devices send back.
@@ -26,14 +30,54 @@ public struct StoredPass: Sendable, Equatable {
     /// Whole seconds since 1970, strictly increasing per pass: the `Last-Modified` value.
     public var modifiedAt: Int64
     public var createdAt: Date
+    /// The highest revision of this pass served to a device (200, or 304 confirming it), and
+    /// when; nil before the first such fetch.
+    public var servedRevision: Int64?
+    public var servedAt: Date?
+
+    /// The stored `search_text` of this pass.
+    var searchText: String {
+        SearchText.pass(attendeeName: attendeeName, attendeeEmail: attendeeEmail, serialNumber: serialNumber, externalID: externalID)
+    }
 
     /// `modifiedAt` as a date.
     public var modifiedDate: Date { Date(timeIntervalSince1970: Double(modifiedAt)) }
 
-    static let columns = SQLQuery(unsafeRaw: """
-        id, pass_type_identifier, serial_number, authentication_token_hash, download_token_hash, download_nonce, event_id, \
-        attendee_name, attendee_email, seat, status, void_reason, revision, modified_at, created_at
-        """)
+    static let columnNames = [
+        "id", "pass_type_identifier", "serial_number", "authentication_token_hash", "download_token_hash", "download_nonce", "event_id",
+        "attendee_name", "attendee_email", "seat", "external_id", "extra", "status", "void_reason", "revision", "modified_at", "created_at",
+        "served_revision", "served_at",
+    ]
+
+    static let columns = SQLQuery(unsafeRaw: columnNames.joined(separator: ", "))
+
+    /// The columns qualified with a table alias (`p.id, p.serial_number, …`).
+    static func columns(prefix: String) -> SQLQuery {
+        SQLQuery(unsafeRaw: columnNames.map { "\(prefix).\($0)" }.joined(separator: ", "))
+    }
+
+    /// The row `insert` wrote for `pass` (what reading it back would give).
+    init(id: Int64, inserted pass: NewPass, revision: Int64, now: Date) {
+        self.id = id
+        passTypeIdentifier = pass.passTypeIdentifier
+        serialNumber = pass.serialNumber
+        authenticationTokenHash = pass.authenticationTokenHash
+        downloadTokenHash = pass.downloadTokenHash
+        downloadNonce = 0
+        eventID = pass.eventID
+        attendeeName = pass.attendeeName
+        attendeeEmail = pass.attendeeEmail
+        seat = pass.seat
+        externalID = pass.externalID
+        extra = pass.extra
+        status = .active
+        voidReason = nil
+        self.revision = revision
+        modifiedAt = now.storageSeconds
+        createdAt = Date(storageMillis: now.storageMillis)
+        servedRevision = nil
+        servedAt = nil
+    }
 
     init(row: SQLRow) throws {
         id = try row.int64("id")
@@ -46,11 +90,15 @@ public struct StoredPass: Sendable, Equatable {
         attendeeName = try row.string("attendee_name")
         attendeeEmail = try row.optionalString("attendee_email")
         seat = try row.optionalString("seat")
+        externalID = try row.optionalString("external_id")
+        extra = try ExtraColumn.decode(try row.optionalString("extra"))
         status = PassStatus(rawValue: try row.string("status")) ?? .active
         voidReason = try row.optionalString("void_reason")
         revision = try row.int64("revision")
         modifiedAt = try row.int64("modified_at")
         createdAt = try row.date("created_at")
+        servedRevision = try row.optionalInt64("served_revision")
+        servedAt = try row.optionalDate("served_at")
     }
 }
 
@@ -64,10 +112,13 @@ public struct NewPass: Sendable, Equatable {
     public var attendeeName: String
     public var attendeeEmail: String?
     public var seat: String?
+    public var externalID: String?
+    public var extra: [String: ExtraValue]
 
     public init(
         passTypeIdentifier: String, serialNumber: String, authenticationTokenHash: [UInt8], downloadTokenHash: [UInt8],
-        eventID: String? = nil, attendeeName: String, attendeeEmail: String? = nil, seat: String? = nil
+        eventID: String? = nil, attendeeName: String, attendeeEmail: String? = nil, seat: String? = nil,
+        externalID: String? = nil, extra: [String: ExtraValue] = [:]
     ) {
         self.passTypeIdentifier = passTypeIdentifier
         self.serialNumber = serialNumber
@@ -77,5 +128,12 @@ public struct NewPass: Sendable, Equatable {
         self.attendeeName = attendeeName
         self.attendeeEmail = attendeeEmail
         self.seat = seat
+        self.externalID = externalID
+        self.extra = extra
+    }
+
+    /// The stored `search_text` of this pass.
+    var searchText: String {
+        SearchText.pass(attendeeName: attendeeName, attendeeEmail: attendeeEmail, serialNumber: serialNumber, externalID: externalID)
     }
 }

@@ -1,12 +1,13 @@
 public import Foundation
 
 extension StoreSession {
-    private static let adminTokenColumns = SQLQuery(unsafeRaw: "id, name, token_hash, created_at, revoked_at")
+    private static let adminTokenColumns = SQLQuery(unsafeRaw: "id, name, role, token_hash, created_at, revoked_at")
 
-    /// Stores a new admin token by its hash; `.conflict` if the hash exists.
-    public func createAdminToken(name: String, tokenHash: [UInt8], now: Date) throws -> AdminToken {
+    /// Stores a new admin token by its hash; `.conflict` if the hash exists or an active token
+    /// has this name.
+    public func createAdminToken(name: String, role: AdminRole = .admin, tokenHash: [UInt8], now: Date) throws -> AdminToken {
         guard let row = try first("""
-            INSERT INTO admin_tokens (name, token_hash, created_at) VALUES (\(name), \(tokenHash), \(now.storageMillis))
+            INSERT INTO admin_tokens (name, role, token_hash, created_at) VALUES (\(name), \(role.rawValue), \(tokenHash), \(now.storageMillis))
             RETURNING \(Self.adminTokenColumns)
             """)
         else { throw StorageError(.backend, "insert returned no row") }
@@ -25,14 +26,19 @@ extension StoreSession {
         try execute("SELECT \(Self.adminTokenColumns) FROM admin_tokens ORDER BY id").map(AdminToken.init(row:))
     }
 
-    /// Revokes the token with this numeric id, or every unrevoked token with this name.
-    /// Returns how many were revoked.
+    /// Revokes one active token: the one with this numeric id if there is one, otherwise the one
+    /// with this name (names are unique among active tokens). Returns how many were revoked (0 or 1).
     @discardableResult
     public func revokeAdminToken(idOrName: String, now: Date) throws -> Int {
-        let match: SQLQuery = Int64(idOrName).map { "(id = \($0) OR name = \(idOrName))" } ?? "name = \(idOrName)"
-        return try execute("""
-            UPDATE admin_tokens SET revoked_at = \(now.storageMillis) WHERE \(match) AND revoked_at IS NULL RETURNING id
-            """).count
+        try transaction {
+            let byID = try Int64(idOrName).map { id in
+                try execute("UPDATE admin_tokens SET revoked_at = \(now.storageMillis) WHERE id = \(id) AND revoked_at IS NULL RETURNING id").count
+            } ?? 0
+            if byID > 0 { return byID }
+            return try execute("""
+                UPDATE admin_tokens SET revoked_at = \(now.storageMillis) WHERE name = \(idOrName) AND revoked_at IS NULL RETURNING id
+                """).count
+        }
     }
 
     /// Appends lines from `/v1/log` and keeps only the newest `keepNewest` lines overall.

@@ -1,17 +1,19 @@
 public import Foundation
 
 extension StoreSession {
-    private static let eventColumns = SQLQuery(unsafeRaw: "id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at")
+    static let eventColumns = SQLQuery(
+        unsafeRaw: "id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at, archived_at"
+    )
 
     /// Creates an event with a random opaque id.
     public func createEvent(_ event: NewEvent, now: Date) throws -> Event {
         try transaction {
             let revision = try nextRevision()
             guard let row = try first("""
-                INSERT INTO events (id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at)
+                INSERT INTO events (id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at, search_text)
                 VALUES (\(RandomIdentifier.make()), \(event.name), \(event.venue), \(event.startsAt.storageMillis),
                     \(event.endsAt?.storageMillis), \(event.timeZone), \(event.template), \(revision),
-                    \(now.storageMillis), \(now.storageMillis))
+                    \(now.storageMillis), \(now.storageMillis), \(SearchText.event(name: event.name, venue: event.venue)))
                 RETURNING \(Self.eventColumns)
                 """)
             else { throw StorageError(.backend, "insert returned no row") }
@@ -55,7 +57,8 @@ extension StoreSession {
             guard let row = try first("""
                 UPDATE events SET name = \(target.name), venue = \(target.venue), starts_at = \(target.startsAt.storageMillis),
                     ends_at = \(target.endsAt?.storageMillis), time_zone = \(target.timeZone), template = \(target.template),
-                    revision = \(revision), updated_at = \(now.storageMillis)
+                    revision = \(revision), updated_at = \(now.storageMillis),
+                    search_text = \(SearchText.event(name: target.name, venue: target.venue))
                 WHERE id = \(id)
                 RETURNING \(Self.eventColumns)
                 """)
@@ -65,32 +68,8 @@ extension StoreSession {
         }
     }
 
-    /// Counts for an event's admin page, in one query. Push counts join outbox rows on the push
-    /// tokens of the event's registrations, so a token shared with another event counts for both.
+    /// Counts for an event's admin page, from its tallies: a few rows whatever the event's size.
     public func eventCounts(id: String) throws -> EventCounts {
-        func pushes(_ state: String) -> SQLQuery {
-            """
-            (SELECT count(*) FROM push_outbox o WHERE o.state = \(state) AND EXISTS (
-                SELECT 1 FROM passes p
-                JOIN registrations r ON r.pass_type_identifier = p.pass_type_identifier AND r.serial_number = p.serial_number
-                JOIN devices d ON d.device_library_identifier = r.device_library_identifier
-                WHERE p.event_id = \(id) AND d.push_token = o.push_token AND r.pass_type_identifier = o.pass_type_identifier))
-            """
-        }
-        guard let row = try first("""
-            SELECT
-                (SELECT count(*) FROM passes WHERE event_id = \(id)) AS tickets,
-                (SELECT count(*) FROM passes WHERE event_id = \(id) AND status = 'voided') AS voided,
-                (SELECT count(DISTINCT r.device_library_identifier) FROM passes p
-                    JOIN registrations r ON r.pass_type_identifier = p.pass_type_identifier AND r.serial_number = p.serial_number
-                    WHERE p.event_id = \(id)) AS devices,
-                \(pushes("pending")) AS pending,
-                \(pushes("failed")) AS failed
-            """)
-        else { throw StorageError(.backend, "count query returned no row") }
-        return EventCounts(
-            tickets: try row.int("tickets"), voided: try row.int("voided"), registeredDevices: try row.int("devices"),
-            pendingPushes: try row.int("pending"), failedPushes: try row.int("failed")
-        )
+        EventCounts(try eventTally(eventID: id).total)
     }
 }

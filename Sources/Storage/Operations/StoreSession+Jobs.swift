@@ -44,11 +44,12 @@ extension StoreSession {
     }
 
     /// Runs the next batch of a re-push job in one transaction: the next `batchSize` passes of
-    /// the event after the job's cursor all get one new revision (they changed together) and
-    /// `modified_at = max(now, previous + 1)`; their push tokens are enqueued with one
-    /// `INSERT … SELECT … ON CONFLICT`; the cursor, `done` and the lease advance; and the job is
-    /// marked done when no pass remains. A crash between batches resumes at the cursor, so no
-    /// pass is bumped twice.
+    /// the event after the job's cursor all get one new revision (they changed together),
+    /// `modified_at = max(now, previous + 1)` and the job as the last to bump them; their push
+    /// tokens are enqueued with one `INSERT … SELECT … ON CONFLICT` (owned by the job; none while
+    /// the event is archived); their registrations get the new revision and the job; the cursor,
+    /// `done` and the lease advance; and the job is marked done when no pass remains. A crash
+    /// between batches resumes at the cursor, so no pass is bumped twice.
     public func runRepushBatch(jobID: String, batchSize: Int, now: Date, lease: Duration = .seconds(60)) throws -> RepushBatch {
         try transaction {
             guard let job = try first("SELECT \(Self.jobColumns) FROM jobs WHERE id = \(jobID)\(unsafeRaw: forUpdate)")
@@ -74,10 +75,15 @@ extension StoreSession {
             let revision = try nextRevision()
             let range: SQLQuery = "p.event_id = \(eventID) AND p.id > \(job.cursor) AND p.id <= \(last)"
             try execute("""
-                UPDATE passes SET revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
+                UPDATE passes SET revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1),
+                    job_id = \(jobID)
                 WHERE event_id = \(eventID) AND id > \(job.cursor) AND id <= \(last)
                 """)
-            let enqueued = try enqueuePushes(where: range, joinPasses: true, now: now)
+            // An archived event's passes still move to the new revision (a phone that asks gets
+            // the new pass), but no push is enqueued for them.
+            let enqueued = try isArchived(eventID: eventID)
+                ? 0 : enqueuePushes(where: range, joinPasses: true, owner: PushOwner(eventID: eventID, jobID: jobID), now: now)
+            try copyRevision(revision, jobID: jobID, eventID: eventID, passIDs: job.cursor, last)
             // Fewer passes than asked means the event is exhausted: finish now, saving a round.
             let finished = ids.count < batchSize
             guard let row = try first("""
@@ -90,6 +96,24 @@ extension StoreSession {
                 """)
             else { throw StorageError(.notFound, "no such job") }
             return RepushBatch(job: try Job(row: row), passesBumped: ids.count, pushTokensEnqueued: enqueued, revision: revision)
+        }
+    }
+
+    /// Gives the registrations of the event's passes with ids in `(after, last]` the revision
+    /// their passes just took and the job that bumped them. On PostgreSQL the rows are locked in
+    /// primary-key order first, the order in which the dispatcher locks the registrations it
+    /// prunes, so the two never wait for each other in a cycle.
+    private func copyRevision(_ revision: Int64, jobID: String, eventID: String, passIDs after: Int64, _ last: Int64) throws {
+        let batch: SQLQuery = "event_id = \(eventID) AND pass_id > \(after) AND pass_id <= \(last)"
+        if dialect == .postgres {
+            try execute("""
+                UPDATE registrations SET pass_revision = \(revision), job_id = \(jobID)
+                WHERE (device_library_identifier, pass_type_identifier, serial_number) IN (
+                    SELECT device_library_identifier, pass_type_identifier, serial_number FROM registrations WHERE \(batch)
+                    ORDER BY device_library_identifier, pass_type_identifier, serial_number FOR UPDATE)
+                """)
+        } else {
+            try execute("UPDATE registrations SET pass_revision = \(revision), job_id = \(jobID) WHERE \(batch)")
         }
     }
 }

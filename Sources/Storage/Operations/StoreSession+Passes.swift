@@ -1,16 +1,17 @@
 public import Foundation
 
 extension StoreSession {
-    /// Creates a pass with a fresh revision; `.conflict` if the serial or download token exists,
-    /// `.notFound` if its event does not.
+    /// Creates a pass with a fresh revision; `.conflict` if the serial, the download token or the
+    /// external id within the event exists, `.notFound` if its event does not.
     public func insertPass(_ pass: NewPass, now: Date) throws -> StoredPass {
         try transaction {
             let revision = try nextRevision()
             let rows = try execute("""
                 INSERT INTO passes (pass_type_identifier, serial_number, authentication_token_hash, download_token_hash,
-                    event_id, attendee_name, attendee_email, seat, status, revision, modified_at, created_at)
+                    event_id, attendee_name, attendee_email, seat, external_id, extra, search_text, status, revision, modified_at, created_at)
                 VALUES (\(pass.passTypeIdentifier), \(pass.serialNumber), \(pass.authenticationTokenHash), \(pass.downloadTokenHash),
-                    \(pass.eventID), \(pass.attendeeName), \(pass.attendeeEmail), \(pass.seat), 'active', \(revision),
+                    \(pass.eventID), \(pass.attendeeName), \(pass.attendeeEmail), \(pass.seat), \(pass.externalID),
+                    \(ExtraColumn.encode(pass.extra)), \(pass.searchText), 'active', \(revision),
                     \(now.storageSeconds), \(now.storageMillis))
                 RETURNING \(StoredPass.columns)
                 """)
@@ -54,15 +55,14 @@ extension StoreSession {
 
     /// One page of an event's passes in id order, starting after pass id `after`.
     public func passes(eventID: String, after: Int64 = 0, limit: Int) throws -> [StoredPass] {
-        try execute("""
-            SELECT \(StoredPass.columns) FROM passes WHERE event_id = \(eventID) AND id > \(after)
-            ORDER BY id LIMIT \(limit)
-            """).map(StoredPass.init(row:))
+        try passes(eventID: eventID, matching: PassFilter(), after: after, limit: limit)
     }
 
     /// Applies `change` in one transaction: takes a new revision, sets
-    /// `modified_at = max(now, previous + 1)` and enqueues a push for every token registered to
-    /// the pass. A change that alters nothing returns `.unchanged` without taking a revision.
+    /// `modified_at = max(now, previous + 1)`, enqueues a push for every token registered to
+    /// the pass (owned by its event; none while its event is archived) and gives its registrations
+    /// the new revision (none of them is up to date until told and served it). A change that
+    /// alters nothing returns `.unchanged` without taking a revision.
     /// Throws `.notFound` if the pass does not exist.
     public func updatePass(passTypeIdentifier: String, serialNumber: String, change: PassChange, now: Date) throws -> PassUpdate {
         try updatePass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now) { _ in change }
@@ -90,7 +90,8 @@ extension StoreSession {
             let revision = try nextRevision()
             guard let row = try first("""
                 UPDATE passes SET attendee_name = \(target.attendeeName), attendee_email = \(target.attendeeEmail),
-                    seat = \(target.seat), status = \(target.status.rawValue), void_reason = \(target.voidReason),
+                    seat = \(target.seat), external_id = \(target.externalID), extra = \(ExtraColumn.encode(target.extra)),
+                    search_text = \(target.searchText), status = \(target.status.rawValue), void_reason = \(target.voidReason),
                     revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
                 WHERE id = \(current.id)
                 RETURNING \(StoredPass.columns)
@@ -99,10 +100,17 @@ extension StoreSession {
                 throw StorageError(.notFound, "no such pass")
             }
             let updated = try StoredPass(row: row)
-            let enqueued = try enqueuePushes(
+            // An archived event's passes change without telling phones (they see it when they ask).
+            let archived = try current.eventID.map(isArchived(eventID:)) ?? false
+            let enqueued = archived ? 0 : try enqueuePushes(
                 where: "r.pass_type_identifier = \(passTypeIdentifier) AND r.serial_number = \(serialNumber)",
-                now: now
+                owner: PushOwner(eventID: updated.eventID, jobID: nil), now: now
             )
+            // After the outbox rows: the dispatcher locks outbox rows, then registrations.
+            try execute("""
+                UPDATE registrations SET pass_revision = \(revision)
+                WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+                """)
             return .updated(updated, pushTokensEnqueued: enqueued)
         }
     }
@@ -113,7 +121,8 @@ extension StoreSession {
     ///
     /// A pair that already has a row gets its `generation` bumped; a row backing off keeps its
     /// next attempt time (the retry will carry the new change anyway, and resetting it would defeat
-    /// the backoff), while a failed row is re-armed as pending and due now.
+    /// the backoff), while a failed row is re-armed as pending and due now. Every row enqueued
+    /// belongs to `owner` from now on: its outcome is tallied for that event and job.
     ///
     /// Existing rows are locked in `OutboxRow.locksBefore` order, the order the dispatcher records
     /// outcomes in, so an enqueue and a recording that touch the same rows cannot deadlock.
@@ -123,7 +132,7 @@ extension StoreSession {
     /// cannot flatten. A plain join let it scan every registration of the database once per batch
     /// (a hash join it estimated cheaper than 500 index lookups), 4× slower at 100,000
     /// registrations and growing with the database. SQLite's planner takes the index on its own.
-    func enqueuePushes(where filter: SQLQuery, joinPasses: Bool = false, now: Date) throws -> Int {
+    func enqueuePushes(where filter: SQLQuery, joinPasses: Bool = false, owner: PushOwner, now: Date) throws -> Int {
         let source: SQLQuery
         if !joinPasses {
             source = "registrations r JOIN devices d ON d.device_library_identifier = r.device_library_identifier"
@@ -142,8 +151,9 @@ extension StoreSession {
         let millis = now.storageMillis
         // `WHERE true`: SQLite needs a WHERE before an upsert's ON CONFLICT (parsing ambiguity).
         return try execute("""
-            INSERT INTO push_outbox (push_token, pass_type_identifier, generation, attempts, next_attempt_at, first_enqueued_at, state)
-            SELECT pairs.push_token, pairs.pass_type_identifier, 1, 0, \(millis), \(millis), 'pending'
+            INSERT INTO push_outbox (push_token, pass_type_identifier, generation, attempts, next_attempt_at, first_enqueued_at, state,
+                event_id, job_id)
+            SELECT pairs.push_token, pairs.pass_type_identifier, 1, 0, \(millis), \(millis), 'pending', \(owner.eventID), \(owner.jobID)
             FROM (SELECT DISTINCT d.push_token, r.pass_type_identifier
                 FROM \(source)
                 WHERE \(filter)) pairs
@@ -156,8 +166,15 @@ extension StoreSession {
                     ELSE push_outbox.next_attempt_at END,
                 first_enqueued_at = CASE WHEN push_outbox.state = 'failed' THEN excluded.first_enqueued_at
                     ELSE push_outbox.first_enqueued_at END,
-                state = 'pending'
+                state = 'pending', event_id = excluded.event_id, job_id = excluded.job_id
             RETURNING id
             """).count
     }
+}
+
+/// Who a push belongs to: the event whose pass changed and the re-push job that changed it (nil
+/// for a single ticket's change).
+struct PushOwner {
+    var eventID: String?
+    var jobID: String?
 }

@@ -124,10 +124,11 @@ extension StoreSession {
     }
 
     /// Serial numbers registered to the device for the pass type whose revision is above
-    /// `updatedAfter` (all of them when `nil`), with the highest revision among them. One query.
+    /// `updatedAfter` (all of them when `nil`), with the highest revision among them, and whether
+    /// any of their registrations has yet to be told that revision (`recordTold`). One query.
     public func serials(deviceLibraryIdentifier: String, passTypeIdentifier: String, updatedAfter: Int64?) throws -> ChangedSerials {
         let rows = try execute("""
-            SELECT p.serial_number, p.revision FROM registrations r
+            SELECT p.serial_number, p.revision, r.told_revision FROM registrations r
             JOIN passes p ON p.pass_type_identifier = r.pass_type_identifier AND p.serial_number = r.serial_number
             WHERE r.device_library_identifier = \(deviceLibraryIdentifier) AND r.pass_type_identifier = \(passTypeIdentifier)
               AND p.revision > \(updatedAfter ?? -1)
@@ -135,12 +136,15 @@ extension StoreSession {
             """)
         var serials: [String] = []
         var last: Int64?
+        var toldBefore: [Int64?] = []
         for row in rows {
             serials.append(try row.string("serial_number"))
             let revision = try row.int64("revision")
             last = max(last ?? revision, revision)
+            toldBefore.append(try row.optionalInt64("told_revision"))
         }
-        return ChangedSerials(serialNumbers: serials, lastRevision: last)
+        let needsTelling = last.map { tag in toldBefore.contains { ($0 ?? -1) < tag } } ?? false
+        return ChangedSerials(serialNumbers: serials, lastRevision: last, needsTelling: needsTelling)
     }
 
     /// Distinct push tokens of the devices registered for a pass. One query.
@@ -190,6 +194,22 @@ extension StoreSession {
             }
             return deleted.count
         }
+    }
+
+    /// Locks the registrations of these push tokens' devices in primary-key order, inside the
+    /// surrounding transaction, before several prunes delete some of them: a re-push batch locks
+    /// the registrations it updates in the same order, so the two cannot deadlock. PostgreSQL
+    /// only (SQLite has a single writer).
+    public func lockRegistrations(pushTokens: [String]) throws {
+        guard dialect == .postgres, !pushTokens.isEmpty else { return }
+        let tokens = SQLQuery.joined(Array(Set(pushTokens)).sorted().map { "\($0)" }, separator: ", ")
+        try execute("""
+            SELECT r.device_library_identifier FROM registrations r
+            JOIN devices d ON d.device_library_identifier = r.device_library_identifier
+            WHERE d.push_token IN (\(tokens))
+            ORDER BY r.device_library_identifier, r.pass_type_identifier, r.serial_number
+            FOR UPDATE OF r
+            """)
     }
 
     /// The newest prunes of a pass's registrations, newest first.

@@ -60,15 +60,19 @@ public struct OutboxSettlement: Sendable, Equatable {
 
 /// What a settlement did.
 public struct OutboxSettlementResult: Sendable, Equatable {
-    /// Rows removed (sent, unchanged since the claim).
-    public var deleted = 0
+    /// Rows removed (sent, unchanged since the claim): their ids, for what the caller tallies per
+    /// row that left the outbox.
+    public var deletedIDs: Set<Int64> = []
     /// Rows updated: released, rescheduled or failed.
     public var updated = 0
     /// Rows of the batch no longer in the table (nothing to do for them).
     public var missing = 0
 
-    public init(deleted: Int = 0, updated: Int = 0, missing: Int = 0) {
-        self.deleted = deleted
+    /// How many rows were removed.
+    public var deleted: Int { deletedIDs.count }
+
+    public init(deletedIDs: Set<Int64> = [], updated: Int = 0, missing: Int = 0) {
+        self.deletedIDs = deletedIDs
         self.updated = updated
         self.missing = missing
     }

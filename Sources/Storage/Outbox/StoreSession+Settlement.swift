@@ -41,7 +41,7 @@ extension StoreSession {
             }
             if !deletions.isEmpty {
                 try execute("DELETE FROM \(unsafeRaw: table.name) WHERE \(column("id", in: deletions))")
-                result.deleted = deletions.count
+                result.deletedIDs = Set(deletions)
             }
             if updates.count > 0 {
                 let values = recordSet(updates, alias: "x", columns: [

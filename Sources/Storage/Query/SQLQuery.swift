@@ -76,6 +76,13 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation, CustomString
         return result
     }
 
+    /// `(v1, v2, …)` with each value bound, for `IN`; `(NULL)` (matching nothing) when empty.
+    static func list(_ values: [some SQLBindable]) -> SQLQuery {
+        guard !values.isEmpty else { return "(NULL)" }
+        let items: [SQLQuery] = values.map { "\($0)" }
+        return "(\(joined(items, separator: ", ")))"
+    }
+
     /// The SQL text with placeholders and the values to bind, checked for what the databases refuse.
     func render(for dialect: SQLDialect) throws -> (sql: String, binds: [SQLValue]) {
         var sql = ""
@@ -89,7 +96,8 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation, CustomString
                     throw StorageError(.invalidValue, "text values must not contain NUL characters (parameter \(binds.count + 1))")
                 }
                 binds.append(value)
-                sql += dialect == .postgres ? "$\(binds.count)" : "?\(binds.count)"
+                sql.append(dialect == .postgres ? "$" : "?")
+                sql.append(String(binds.count))
             }
         }
         return (sql, binds)

@@ -21,6 +21,7 @@ final class ServerProcess {
         [
             "DATABASE_URL": databaseURL,
             "PUBLIC_URL": "https://passes.example.test",
+            "ORGANIZATION_NAME": "Example Events",
             "TOKEN_SECRET": tokenSecret.map { String(format: "%02x", $0) }.joined(),
             "PASS_CERTIFICATE": certificates.passCertificate,
             "PASS_PRIVATE_KEY": certificates.passKey,
@@ -33,14 +34,15 @@ final class ServerProcess {
         ]
     }
 
-    init(_ arguments: [String], environment: [String: String], directory: String) throws {
+    /// Runs in the package root unless `currentDirectory` is given.
+    init(_ arguments: [String], environment: [String: String], directory: String, currentDirectory: URL? = nil) throws {
         let name = UUID().uuidString.prefix(8)
         outputPath = "\(directory)/server-\(name).out"
         errorPath = "\(directory)/server-\(name).err"
         var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         for (key, value) in environment { base[key] = value }
         process = try ChildProcess(
-            PassServerExecutable.path, arguments, environment: base, directory: PassServerExecutable.packageRoot.path,
+            PassServerExecutable.path, arguments, environment: base, directory: (currentDirectory ?? PassServerExecutable.packageRoot).path,
             standardOutput: .file(outputPath), standardError: .file(errorPath)
         )
     }

@@ -18,6 +18,7 @@ struct PassBuildCommandTests {
                 "TZ": timeZone,
                 "PASS_CERTIFICATE": certificates.passCertificate, "PASS_PRIVATE_KEY": certificates.passKey,
                 "WWDR_CERTIFICATE": certificates.wwdrCertificate, "PUBLIC_URL": "https://passes.example.test",
+                "ORGANIZATION_NAME": "Example Events",
             ]
         )
         #expect(result.status == 0, "pass build failed: \(result.standardError)")
@@ -36,6 +37,7 @@ struct PassBuildCommandTests {
         #expect(pass.contains("Grace Hopper"))
         #expect(pass.contains("CLI-1"))
         #expect(pass.contains("https://passes.example.test"))
+        #expect(pass.contains("Example Events"))
 
         let unpacked = directory + "/unpacked"
         try FileManager.default.createDirectory(atPath: unpacked, withIntermediateDirectories: true)

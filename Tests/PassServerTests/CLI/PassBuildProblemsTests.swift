@@ -20,6 +20,7 @@ struct PassBuildProblemsTests {
             [
                 "PASS_CERTIFICATE": certificates.passCertificate, "PASS_PRIVATE_KEY": certificates.passKey,
                 "WWDR_CERTIFICATE": certificates.wwdrCertificate, "PUBLIC_URL": "https://passes.example.test",
+                "ORGANIZATION_NAME": "Example Events",
             ]
         }
 
@@ -37,6 +38,19 @@ struct PassBuildProblemsTests {
         }
 
         func remove() { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    @Test("without ORGANIZATION_NAME the attendee file must name the organization")
+    func organizationNameNeeded() throws {
+        let workspace = try Workspace(attendee: Self.goodAttendee)
+        defer { workspace.remove() }
+        var environment = workspace.signing
+        environment["ORGANIZATION_NAME"] = nil
+        let result = try workspace.build(environment: environment)
+        #expect(result.status == 64, "stderr: \(result.standardError)")
+        #expect(result.standardError.contains("organizationName: required here or as ORGANIZATION_NAME"), "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: workspace.out))
+        #expect(try workspace.build(environment: workspace.signing).status == 0)
     }
 
     @Test("every problem of the attendee file is listed with its key, and nothing is written")
@@ -139,6 +153,7 @@ struct PassBuildProblemsTests {
         let result = try workspace.build(environment: [
             "PASS_P12": p12, "PASS_P12_PASSWORD": "exported",
             "WWDR_CERTIFICATE": workspace.certificates.wwdrCertificate, "PUBLIC_URL": "https://passes.example.test",
+            "ORGANIZATION_NAME": "Example Events",
         ])
         #expect(result.status == 0, "stderr: \(result.standardError)")
         #expect(FileManager.default.fileExists(atPath: workspace.out))

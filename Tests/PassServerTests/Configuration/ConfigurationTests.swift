@@ -55,7 +55,7 @@ struct ConfigurationTests {
         }
     }
 
-    @Test("serve requires a public https URL, a token secret and a signing identity")
+    @Test("serve requires a public https URL, a token secret, an organization name and a signing identity")
     func serveRequirements() {
         #expect {
             _ = try Configuration.load(environment: ["PUBLIC_URL": "http://tickets.example.com"], requirements: .serve)
@@ -63,7 +63,7 @@ struct ConfigurationTests {
             guard let error = error as? ConfigurationError else { return false }
             let text = error.description
             return text.contains("PUBLIC_URL: must be https") && text.contains("TOKEN_SECRET") && text.contains("PASS_CERTIFICATE")
-                && text.contains("WWDR_CERTIFICATE")
+                && text.contains("WWDR_CERTIFICATE") && text.contains("ORGANIZATION_NAME: required")
         }
     }
 
@@ -89,6 +89,9 @@ struct ConfigurationTests {
         #expect(configuration.http.publicURL?.absoluteString == "http://127.0.0.1:9300")
         #expect(configuration.apns.mode == .log)
         #expect(configuration.signing.certificate == "Certificates/dev/pass-certificate.pem")
+        #expect(configuration.signing.organizationName == "PassServer")
+        let named = try Configuration.load(environment: ["ORGANIZATION_NAME": "Swift Events"], arguments: ["--development"], requirements: .serve)
+        #expect(named.signing.organizationName == "Swift Events")
     }
 
     @Test("token secrets must be long enough", arguments: ["abcd", "not base64 at all!", String(repeating: "a", count: 62)])

@@ -50,6 +50,7 @@ final class TestApp: Sendable {
         configuration.http.port = 0
         configuration.http.threads = 8
         configuration.http.publicURL = URL(string: "https://passes.example.test")
+        configuration.signing.organizationName = "Example Events"
         configuration.database.url = databaseURL
         configuration.logLevel = .info
         configuration.tokenSecret = Array(repeating: 7, count: 32)

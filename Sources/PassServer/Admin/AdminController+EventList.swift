@@ -1,0 +1,60 @@
+import Foundation
+import HTTPServer
+import Storage
+
+extension AdminController {
+    /// `GET /admin/v1/events`: newest first (start time descending, then id), each with its counts
+    /// and reach (read from the tallies of the whole page in one statement),
+    /// filtered by `q` (a case-insensitive substring of name or venue), `from` (starting at or
+    /// after), `to` (starting before) and `archived`, paged with `cursor` and `limit`.
+    func listEvents(_ request: Request) throws -> Response {
+        var query = AdminInput.query(request)
+        var filter = EventFilter()
+        if case .value(let term) = query.text("q", maxLength: 200) { filter.search = term }
+        filter.startsFrom = query.instant("from")
+        filter.startsBefore = query.instant("to")
+        switch query.choice("archived", ["true", "false"]) {
+        case "true": filter.archived = true
+        case "false": filter.archived = false
+        default: break
+        }
+        var position: EventListPosition?
+        if let raw = query.value("cursor") {
+            if case .string(let text) = raw { position = EventCursor.decode(text) }
+            if position == nil { query.problem("cursor", "must be a cursor from a previous page") }
+        }
+        let limit = query.integer("limit", in: 1...100, default: 20)
+        try query.validate()
+        let (page, totals) = try store.withSession(.read) { session in
+            let page = try session.events(matching: filter, after: position, limit: limit + 1)
+            return (page, try session.eventTotals(eventIDs: page.prefix(limit).map(\.id)))
+        }
+        let shown = page.prefix(limit)
+        let next = page.count > limit ? shown.last.map { EventCursor.encode(EventListPosition(after: $0)) } : nil
+        let events = shown.map { EventBody($0, tally: totals[$0.id] ?? Tally()) }
+        return .json(EventPage(events: events, nextCursor: next), encoder: .api)
+    }
+
+    /// `POST /admin/v1/events/{eventId}/archive`: from now on changes of the event and its tickets
+    /// reach the passes but push no phone. Idempotent.
+    func archiveEvent(_ request: Request) throws -> Response {
+        try setArchived(true, request)
+    }
+
+    /// `POST /admin/v1/events/{eventId}/unarchive`: changes push phones again. Idempotent.
+    func unarchiveEvent(_ request: Request) throws -> Response {
+        try setArchived(false, request)
+    }
+
+    private func setArchived(_ archived: Bool, _ request: Request) throws -> Response {
+        let existing = try existingEvent(request)
+        try AdminInput(request, allowed: [], bodyRequired: false).validate()
+        let event = try store.withSession(.write) { session in
+            try session.setArchived(eventID: existing.id, archived: archived, now: now())
+        }
+        if (existing.archivedAt != nil) != archived {
+            logger.info(archived ? "event archived" : "event unarchived", ["event.id": event.id, "request.id": request.requestID])
+        }
+        return .json(EventBody(event), encoder: .api)
+    }
+}

@@ -1,0 +1,46 @@
+import Certificates
+import Foundation
+import Storage
+
+/// How far changes have reached phones, for an event or a re-push job (docs/admin.md, "Reach").
+struct ReachBody: Encodable, Equatable {
+    var devices: Int64
+    var devicesUpToDate: Int64
+    var pushesPending: Int64
+    var pushesFailed: Int64
+    var pushesDelivered: Int64
+
+    init(_ tally: Tally) {
+        devices = tally.devices
+        devicesUpToDate = tally.devicesUpToDate
+        pushesPending = tally.pushesPending
+        pushesFailed = tally.pushesFailed
+        pushesDelivered = tally.pushesDelivered
+    }
+}
+
+/// One registration of a ticket: which phone (by a hash, never its device library identifier,
+/// which is the phone's secret for the changed-serials list), what it was last told, and whether
+/// it holds the ticket's current revision.
+struct DeviceBody: Encodable {
+    /// The first 16 hex digits of the SHA-256 of the device library identifier.
+    var id: String
+    var registeredAt: String
+    /// The last `lastUpdated` tag the changed-serials list returned to the phone listing this
+    /// ticket, and when; absent until the phone first asked.
+    var toldTag: String?
+    var toldAt: String?
+    var upToDate: Bool
+
+    init(_ device: RegisteredDevice) throws {
+        id = try Self.id(of: device.deviceLibraryIdentifier)
+        registeredAt = ISODate.format(device.registeredAt)
+        toldTag = device.toldRevision.map { String($0) }
+        toldAt = device.toldAt.map { ISODate.format($0) }
+        upToDate = device.upToDate
+    }
+
+    static func id(of deviceLibraryIdentifier: String) throws -> String {
+        String(Hex.encode(try Digest.sha256().hash(Array(deviceLibraryIdentifier.utf8))).prefix(16))
+    }
+}

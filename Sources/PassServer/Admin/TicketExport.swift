@@ -1,0 +1,98 @@
+import Foundation
+import HTTPServer
+import PassBundle
+import Storage
+import Synchronization
+
+/// `GET /admin/v1/events/{eventId}/tickets.csv`: every ticket of an event as CSV, streamed a page
+/// at a time (memory stays at one page of `pageSize` tickets however large the event).
+///
+/// The first columns are those the batch import reads (the template's columns, then its declared
+/// extra fields), so an export imports again as it is; the rest is what the server knows of each
+/// ticket, which the import skips. Pages are read one after the other as the client reads: a
+/// ticket issued or changed during a long export may or may not appear in it.
+final class TicketExport: Sendable {
+    /// Columns the server fills in; the import skips them.
+    static let reportedColumns = ["serialNumber", "status", "voidReason", "downloadURL", "devices", "devicesUpToDate"]
+    static let pageSize = 500
+
+    /// The header: the import's columns, the extra fields of the event's template, the reported columns.
+    let columns: [String]
+
+    private struct Cursor {
+        var headerSent = false
+        var after: Int64 = 0
+        var finished = false
+    }
+
+    private let admin: AdminController
+    private let eventID: String
+    private let fields: [TemplateField]
+    private let cursor = Mutex(Cursor())
+
+    init(admin: AdminController, eventID: String, fields: [TemplateField]) {
+        self.admin = admin
+        self.eventID = eventID
+        self.fields = fields
+        columns = TicketImport.columns + fields.map(\.name) + Self.reportedColumns
+    }
+
+    /// The streamed response.
+    var response: Response {
+        .streamed(
+            headers: [
+                "Content-Type": "text/csv; charset=utf-8; header=present",
+                "Content-Disposition": "attachment; filename=\"tickets-\(eventID).csv\"",
+                "Cache-Control": "private, no-store",
+            ],
+            BodyStream { [self] in try next() }
+        )
+    }
+
+    /// The byte order mark and header, then one page of tickets per call, then nil.
+    func next() throws -> [UInt8]? {
+        try cursor.withLock { (state: inout Cursor) throws -> [UInt8]? in try advance(&state) }
+    }
+
+    private func advance(_ cursor: inout Cursor) throws -> [UInt8]? {
+        if cursor.finished { return nil }
+        if !cursor.headerSent {
+            cursor.headerSent = true
+            return CSV.byteOrderMark + CSV.record(columns)
+        }
+        let after = cursor.after
+        let (page, devices) = try admin.store.withSession(.read) { session -> ([StoredPass], [Int64: (devices: Int, upToDate: Int)]) in
+            let page = try session.passes(eventID: eventID, after: after, limit: Self.pageSize)
+            guard let first = page.first?.id, let last = page.last?.id else { return (page, [:]) }
+            return (page, try session.deviceCounts(eventID: eventID, passIDs: first...last))
+        }
+        guard let last = page.last else {
+            cursor.finished = true
+            return nil
+        }
+        cursor.after = last.id
+        cursor.finished = page.count < Self.pageSize
+        var bytes: [UInt8] = []
+        for pass in page {
+            bytes += CSV.record(try row(pass, devices: devices[pass.id] ?? (0, 0)))
+        }
+        return bytes
+    }
+
+    /// One ticket's cells, in `columns` order.
+    private func row(_ pass: StoredPass, devices: (devices: Int, upToDate: Int)) throws -> [String] {
+        let imported = [pass.attendeeName, pass.attendeeEmail ?? "", pass.seat ?? "", pass.externalID ?? ""]
+        let reported = [
+            pass.serialNumber, TicketBody.status(of: pass), pass.voidReason ?? "", try admin.downloadURL(for: pass) ?? "",
+            String(devices.devices), String(devices.upToDate),
+        ]
+        return imported + fields.map { pass.extra[$0.name]?.text ?? "" } + reported
+    }
+}
+
+extension AdminController {
+    func exportTickets(_ request: Request) throws -> Response {
+        let event = try existingEvent(request)
+        return TicketExport(admin: self, eventID: event.id, fields: templateFields(of: event)).response
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import PassBundle
+import Storage
+
+/// A new ticket as the admin API takes it: one `POST …/tickets` body, or one row of a batch.
+struct TicketInput {
+    /// The body fields of a ticket; `extra` holds the template's declared fields.
+    static let fields: Set<String> = ["attendeeName", "attendeeEmail", "seat", "externalId", "extra"]
+
+    var attendeeName: String
+    var attendeeEmail: String?
+    var seat: String?
+    var externalID: String?
+    var extra: [String: ExtraValue]
+
+    /// Reads a new ticket from `input` (created with `allowed: fields`); nil after naming every
+    /// problem in `input`.
+    static func read(_ input: inout AdminInput, declared: [TemplateField]) -> TicketInput? {
+        let name = input.requiredText("attendeeName")
+        var email: String?
+        if case .value(let value) = input.email("attendeeEmail") { email = value }
+        var seat: String?
+        if case .value(let value) = input.text("seat", maxLength: 64) { seat = value }
+        var externalID: String?
+        if case .value(let value) = input.text("externalId", maxLength: externalIDMaxLength) { externalID = value }
+        let extra = input.extras(declared: declared, creating: true).compactMapValues { $0 }
+        guard let name, input.issues.isEmpty else { return nil }
+        return TicketInput(attendeeName: name, attendeeEmail: email, seat: seat, externalID: externalID, extra: extra)
+    }
+
+    /// The longest external id, in characters.
+    static let externalIDMaxLength = 128
+}

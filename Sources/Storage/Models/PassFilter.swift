@@ -1,0 +1,17 @@
+public import Foundation
+
+/// Which of an event's passes a list shows. Every condition set must hold.
+public struct PassFilter: Sendable, Equatable {
+    public var status: PassStatus?
+    /// A case-insensitive substring of the attendee's name or email, the serial number or the
+    /// external id.
+    public var search: String?
+    /// Passes whose `Last-Modified` time (whole seconds) is at or after this instant.
+    public var modifiedSince: Date?
+
+    public init(status: PassStatus? = nil, search: String? = nil, modifiedSince: Date? = nil) {
+        self.status = status
+        self.search = search
+        self.modifiedSince = modifiedSince
+    }
+}

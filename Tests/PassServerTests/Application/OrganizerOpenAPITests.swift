@@ -1,0 +1,54 @@
+import Foundation
+import HTTPServer
+import PassBundle
+import PassServerTesting
+import Testing
+
+@testable import PassServer
+
+/// The schemas `openapi.yaml` adds for the organizer routes accept exactly what the server does.
+@Suite("OpenAPI document: the organizer schemas")
+struct OrganizerOpenAPITests {
+    private func compare(
+        _ schema: String, _ samples: [String], sourceLocation: SourceLocation = #_sourceLocation, _ accepts: (String) throws -> Bool
+    ) throws {
+        let document = try OpenAPIExactnessTests.documentAccepts(schema, samples)
+        for (sample, documented) in zip(samples, document) {
+            let server = try accepts(sample)
+            #expect(server == documented, "\(schema) \(sample.debugDescription): document \(documented), server \(server)", sourceLocation: sourceLocation)
+        }
+    }
+
+    static let texts = [
+        "ORD-1", " ORD-1 ", "a\nb", "\u{0}", "\u{85}", "\u{A0}", " ", "", "😀", "\u{3000}x", String(repeating: "x", count: 16),
+        String(repeating: "x", count: 17), String(repeating: "x", count: 128), String(repeating: "x", count: 129), "e\u{301}",
+    ]
+
+    @Test("ExternalId and the default template's gate: lengths in scalars, controls, blanks")
+    func texts() throws {
+        try compare("ExternalId", Self.texts) { try OpenAPIExactnessTests.serverAccepts($0) { _ = $0.text("field", maxLength: TicketInput.externalIDMaxLength) } }
+        let template = try TemplateStore(root: PassServerExecutable.packageRoot.appendingPathComponent("Passes").path).template(named: "event-ticket")
+        let gate = try #require(template.fields.first { $0.name == "gate" })
+        try compare("Gate", Self.texts) { sample in
+            let body = try JSONSerialization.data(withJSONObject: ["extra": ["gate": sample]])
+            var input = try AdminInput(Request(method: .POST, body: Array(body)), allowed: ["extra"])
+            _ = input.extras(declared: [gate], creating: true)
+            return input.problems.isEmpty
+        }
+    }
+
+    @Test("TicketType lists the default template's values; EventCursor's pattern is what the server decodes")
+    func enumerationAndCursor() throws {
+        let template = try TemplateStore(root: PassServerExecutable.packageRoot.appendingPathComponent("Passes").path).template(named: "event-ticket")
+        guard case .enumeration(let values)? = template.fields.first(where: { $0.name == "ticketType" })?.kind else {
+            Issue.record("the default template declares ticketType as an enum")
+            return
+        }
+        #expect(try OpenAPIExactnessTests.documentAccepts("TicketType", values + ["Gold", "vip", ""]) == values.map { _ in true } + [false, false, false])
+        let cursors = [
+            "1800000000000.abc", "0.a", "999999999999999.A_-z", "1000000000000000.a", "-1.a", "1.", ".a", "1.a.b", "1.a b", "01.x",
+            "1." + String(repeating: "a", count: 64), "1." + String(repeating: "a", count: 65), "1800000000000.abc\n", "١.a",
+        ]
+        try compare("EventCursor", cursors) { EventCursor.decode($0) != nil }
+    }
+}
