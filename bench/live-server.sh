@@ -98,3 +98,39 @@ ANALYZE;
 SQL
     seed_seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 }
+
+# cpu_snapshot PID...: "pid/tid name ticks" lines for every thread of the given processes and their
+# children (PostgreSQL backends are children of the postmaster), for cpu_report.
+cpu_snapshot() {
+    local pid child
+    for pid in "$@"; do
+        [ -n "$pid" ] || continue
+        for child in $pid $(pgrep -P "$pid" 2>/dev/null); do
+            for task in /proc/"$child"/task/*; do
+                [ -r "$task/stat" ] || continue
+                # utime and stime are fields 14 and 15, counted after the ")" that ends the name.
+                awk -v id="$child/${task##*/}" -v name="$(cat "$task/comm" 2>/dev/null | tr ' ' '_')" \
+                    '{ sub(/^.*\) /, ""); print id, name, $12 + $13 }' "$task/stat" 2>/dev/null
+            done
+        done
+    done
+}
+
+# cpu_report BEFORE AFTER LABEL: CPU seconds used between two cpu_snapshot files, by thread name.
+cpu_report() {
+    python3 - "$1" "$2" "$3" "$(getconf CLK_TCK)" <<'PY'
+import collections, sys
+def load(path):
+    rows = {}
+    for line in open(path):
+        parts = line.split()
+        if len(parts) == 3: rows[parts[0]] = (parts[1], int(parts[2]))
+    return rows
+before, after, label, hz = load(sys.argv[1]), load(sys.argv[2]), sys.argv[3], float(sys.argv[4])
+by_name = collections.Counter()
+for key, (name, ticks) in after.items():
+    by_name[name] += (ticks - before.get(key, (name, 0))[1]) / hz
+total = sum(by_name.values())
+print(f"{label}: {total:.1f} s CPU (" + ", ".join(f"{name} {seconds:.1f}" for name, seconds in by_name.most_common(6) if seconds >= 0.05) + ")")
+PY
+}

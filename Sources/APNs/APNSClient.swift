@@ -1,11 +1,13 @@
 // APNSClient: the public face of the push client.
 //
 // Threading model: every socket, SSL object and nghttp2 session belongs to ONE dedicated I/O thread
-// (`ClientLoop.run`, a poll() loop over non-blocking sockets plus a wake-up pipe). Callers of
-// `send` never touch them: they append a `PendingPush` (request + CheckedContinuation) to the
-// Mutex-protected `Inbox`, write one byte to the wake pipe, and suspend. The I/O thread drains the
-// inbox, schedules requests onto HTTP/2 streams (`PushScheduler`, a pure value type), and resumes
-// each continuation exactly once from the I/O thread. DNS resolution (getaddrinfo) also runs on the
+// (`ClientLoop.run`, a poll() loop over non-blocking sockets plus a wake-up pipe). Callers never
+// touch them: `submit` appends `PendingPush`es (request + completion) to the Mutex-protected
+// `Inbox` and writes one byte to the wake pipe when the inbox was empty. The I/O thread drains the
+// inbox, schedules requests onto HTTP/2 streams (`PushScheduler`, a pure value type), and calls
+// each completion exactly once, on the I/O thread: a caller with a thread of its own (the push
+// dispatcher) collects the answers there in a queue and never needs Swift concurrency. The async
+// `send` is built on `submit` with a continuation. DNS resolution (getaddrinfo) also runs on the
 // I/O thread, never on Swift's cooperative pool.
 
 import Foundation
@@ -50,6 +52,31 @@ public final class APNSClient: Sendable {
         wake.signal()
     }
 
+    /// What becomes of one submitted push: APNs's answer (any HTTP status), or the transport
+    /// problem (connection, TLS, timeout, shutdown, invalid request).
+    public typealias Completion = @Sendable (Result<APNSResponse, APNSError>) -> Void
+
+    /// Hands pushes to the I/O thread without waiting. Each completion runs exactly once: on the
+    /// I/O thread when APNs answers or the push fails, or on the calling thread at once when the
+    /// request is invalid or the client is shut down. Keep completions short (append to a queue):
+    /// they run on the thread that serves every connection.
+    public func submit(_ pushes: [(request: APNSRequest, completion: Completion)]) {
+        var accepted: [PendingPush] = []
+        accepted.reserveCapacity(pushes.count)
+        for push in pushes {
+            do throws(APNSError) {
+                try Self.validate(push.request)
+                let completion = push.completion
+                accepted.append(PendingPush(id: 0, request: push.request) { result in
+                    completion(result.mapError { $0 as? APNSError ?? APNSError(code: .shutdown, message: "\($0)") })
+                })
+            } catch {
+                push.completion(.failure(error))
+            }
+        }
+        enqueue(accepted)
+    }
+
     /// Sends one push and waits for APNs' answer. Any HTTP status is returned as a response;
     /// transport problems (connection, TLS, timeout, shutdown) throw `APNSError`. Cancelling the
     /// calling task abandons the push (its stream is reset) and throws `CancellationError`.
@@ -61,21 +88,35 @@ public final class APNSClient: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                // Only the push that makes the inbox non-empty wakes the I/O thread: it takes the
-                // whole inbox at once, so one write to the pipe per batch is enough.
-                let outcome = shared.state.withLock { inbox -> (accepted: Bool, wake: Bool) in
-                    guard !inbox.closed else { return (false, false) }
-                    inbox.incoming.append(PendingPush(id: id, request: request, continuation: continuation))
-                    return (true, inbox.incoming.count == 1)
-                }
-                if !outcome.accepted {
-                    continuation.resume(throwing: APNSError(code: .shutdown, message: "APNs client is shut down"))
-                } else if outcome.wake {
-                    wake.signal()
-                }
+                enqueue([PendingPush(id: id, request: request) { continuation.resume(with: $0) }])
             }
         } onCancel: {
             shared.state.withLock { $0.cancelled.append((id, 0)) }
+            wake.signal()
+        }
+    }
+
+    /// Appends pushes to the inbox. Pushes without an id get one here. Only the call that makes
+    /// the inbox non-empty wakes the I/O thread: it takes the whole inbox at once, so one write to
+    /// the pipe per batch is enough.
+    private func enqueue(_ pushes: [PendingPush]) {
+        guard !pushes.isEmpty else { return }
+        let outcome = shared.state.withLock { inbox -> (accepted: Bool, wake: Bool) in
+            guard !inbox.closed else { return (false, false) }
+            let wasEmpty = inbox.incoming.isEmpty
+            for var push in pushes {
+                if push.id == 0 {
+                    push.id = inbox.nextRequestID
+                    inbox.nextRequestID += 1
+                }
+                inbox.incoming.append(push)
+            }
+            return (true, wasEmpty)
+        }
+        if !outcome.accepted {
+            let error = APNSError(code: .shutdown, message: "APNs client is shut down")
+            for push in pushes { push.complete(.failure(error)) }
+        } else if outcome.wake {
             wake.signal()
         }
     }
@@ -112,11 +153,12 @@ public final class APNSClient: Sendable {
     }
 }
 
-/// A push handed from a caller to the I/O thread.
+/// A push handed from a caller to the I/O thread, with what to call when it is settled.
 struct PendingPush: Sendable {
     var id: UInt64
     var request: APNSRequest
-    var continuation: CheckedContinuation<APNSResponse, any Error>
+    /// Called exactly once (the async `send` resumes its continuation; `submit` calls the caller's completion).
+    var complete: @Sendable (Result<APNSResponse, any Error>) -> Void
 }
 
 /// The Mutex both callers and the I/O thread hold a reference to.

@@ -9,7 +9,7 @@ final class ClientLoop: @unchecked Sendable {
 
     struct LivePush {
         var request: APNSRequest
-        var continuation: CheckedContinuation<APNSResponse, any Error>
+        var complete: @Sendable (Result<APNSResponse, any Error>) -> Void
         var connection: Int?
         var stream: Int32?
     }
@@ -109,7 +109,7 @@ final class ClientLoop: @unchecked Sendable {
         defer { for id in cancelled { abandon(id, APNSError.cancelled) } }
         if shutdownRequested {
             let error = APNSError(code: .shutdown, message: "APNs client is shutting down")
-            for push in incoming { push.continuation.resume(throwing: error) }
+            for push in incoming { push.complete(.failure(error)) }
             if shutdownDeadline == nil {
                 shutdownDeadline = now + max(0, configuration.shutdownGracePeriod)
                 for id in scheduler.drainQueue() { fail(id, error) }
@@ -118,7 +118,7 @@ final class ClientLoop: @unchecked Sendable {
         }
         for push in incoming {
             let id = push.id
-            pushes[id] = LivePush(request: push.request, continuation: push.continuation)
+            pushes[id] = LivePush(request: push.request, complete: push.complete)
             scheduler.enqueue(id)
             deadlines.append((now + configuration.requestTimeout, id))
         }
@@ -166,7 +166,7 @@ final class ClientLoop: @unchecked Sendable {
             inbox.stats = APNSClientStats()
             let late = inbox.incoming
             inbox.incoming.removeAll()
-            for push in late { push.continuation.resume(throwing: error) }
+            for push in late { push.complete(.failure(error)) }
         }
     }
 
@@ -177,16 +177,16 @@ final class ClientLoop: @unchecked Sendable {
             streamRequests[connectionID]?[stream] = nil
             connections[connectionID]?.reset(stream: stream)
         }
-        push.continuation.resume(throwing: error)
+        push.complete(.failure(error))
     }
 
     func complete(_ id: UInt64, _ response: APNSResponse) {
         guard let push = pushes.removeValue(forKey: id) else { return }
-        push.continuation.resume(returning: response)
+        push.complete(.success(response))
     }
 
     func fail(_ id: UInt64, _ error: APNSError) {
         guard let push = pushes.removeValue(forKey: id) else { return }
-        push.continuation.resume(throwing: error)
+        push.complete(.failure(error))
     }
 }

@@ -123,30 +123,9 @@ extension Store {
         try withSession(.write) { try $0.claimOutbox(limit: limit, now: now, lease: lease) }
     }
 
-    /// Borrows a connection and runs `StoreSession.completeOutbox` on it.
-    @discardableResult
-    public func completeOutbox(_ row: OutboxRow, now: Date) throws -> Bool {
-        try withSession(.write) { try $0.completeOutbox(row, now: now) }
-    }
-
-    /// Borrows a connection and runs `StoreSession.rescheduleOutbox` on it.
-    public func rescheduleOutbox(_ row: OutboxRow, nextAttempt: Date, status: Int, reason: String?) throws {
-        try withSession(.write) { try $0.rescheduleOutbox(row, nextAttempt: nextAttempt, status: status, reason: reason) }
-    }
-
-    /// Borrows a connection and runs `StoreSession.failOutbox` on it.
-    public func failOutbox(_ row: OutboxRow, status: Int, reason: String?, now: Date) throws {
-        try withSession(.write) { try $0.failOutbox(row, status: status, reason: reason, now: now) }
-    }
-
     /// Borrows a connection and runs `StoreSession.outboxCounts` on it.
     public func outboxCounts(now: Date) throws -> OutboxCounts {
         try withSession(.read) { try $0.outboxCounts(now: now) }
-    }
-
-    /// Borrows a connection and runs `StoreSession.recordPush` on it.
-    public func recordPush(_ entry: PushLogEntry) throws {
-        try withSession(.write) { try $0.recordPush(entry) }
     }
 
     /// Borrows a connection and runs `StoreSession.latestPushes` on it.

@@ -6,6 +6,9 @@
 public final class StoreSession {
     let connection: any SQLConnection
     private var transactionDepth = 0
+    /// Statements this session has run, transaction control aside: bulk operations promise a
+    /// fixed number of round trips whatever their size, and tests hold them to it.
+    private(set) var statementsRun = 0
 
     init(connection: any SQLConnection) {
         self.connection = connection
@@ -16,7 +19,8 @@ public final class StoreSession {
     /// Runs one statement and returns its rows.
     @discardableResult
     public func execute(_ query: SQLQuery) throws -> [SQLRow] {
-        try connection.query(query)
+        statementsRun += 1
+        return try connection.query(query)
     }
 
     /// Runs `body` atomically. Nested calls join the outermost transaction.
@@ -48,7 +52,7 @@ public final class StoreSession {
 
     /// Runs a query expected to return at most one row.
     func first(_ query: SQLQuery) throws -> SQLRow? {
-        try connection.query(query).first
+        try execute(query).first
     }
 
     /// Takes the next value of the global revision counter.

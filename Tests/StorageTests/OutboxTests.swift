@@ -1,4 +1,5 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Synchronization
 import Testing
@@ -27,7 +28,7 @@ struct OutboxTests {
         #expect(claimed.first?.generation == 3)
         #expect(try fixture.store.outboxCounts(now: now).inFlight == 1)
         #expect(try fixture.store.claimOutbox(limit: 10, now: now, lease: .seconds(30)).isEmpty)
-        #expect(try fixture.store.completeOutbox(try #require(claimed.first), now: now))
+        #expect(try fixture.store.settle(try #require(claimed.first), .completed, now: now))
         #expect(try fixture.store.outboxCounts(now: now) == OutboxCounts(pending: 0, inFlight: 0, failed: 0))
     }
 
@@ -41,11 +42,11 @@ struct OutboxTests {
         let row = try #require(try fixture.store.claimOutbox(limit: 1, now: now, lease: .seconds(30)).first)
         _ = try change(fixture, "F1", now: now) // arrives while the push is in flight
         #expect(try fixture.store.claimOutbox(limit: 1, now: now, lease: .seconds(30)).isEmpty)
-        #expect(try fixture.store.completeOutbox(row, now: now) == false)
+        #expect(try fixture.store.settle(row, .completed, now: now) == false)
         let again = try #require(try fixture.store.claimOutbox(limit: 1, now: now, lease: .seconds(30)).first)
         #expect(again.id == row.id)
         #expect(again.generation > row.generation)
-        #expect(try fixture.store.completeOutbox(again, now: now))
+        #expect(try fixture.store.settle(again, .completed, now: now))
     }
 
     @Test(arguments: Backend.allCases)
@@ -59,18 +60,18 @@ struct OutboxTests {
         // The claimer "crashed": after the lease the row comes back.
         let reclaimed = try #require(try fixture.store.claimOutbox(limit: 1, now: now.addingTimeInterval(31), lease: .seconds(30)).first)
         #expect(reclaimed.id == row.id)
-        try fixture.store.rescheduleOutbox(reclaimed, nextAttempt: now.addingTimeInterval(120), status: 429, reason: "TooManyRequests")
+        try fixture.store.settle(reclaimed, .retry(nextAttempt: now.addingTimeInterval(120), status: 429, reason: "TooManyRequests"), now: now)
         #expect(try fixture.store.claimOutbox(limit: 1, now: now.addingTimeInterval(60), lease: .seconds(30)).isEmpty)
         let retry = try #require(try fixture.store.claimOutbox(limit: 1, now: now.addingTimeInterval(121), lease: .seconds(30)).first)
         #expect(retry.attempts == 1)
-        try fixture.store.failOutbox(retry, status: 400, reason: "BadDeviceToken", now: now)
+        try fixture.store.settle(retry, .failed(status: 400, reason: "BadDeviceToken"), now: now)
         #expect(try fixture.store.outboxCounts(now: now).failed == 1)
         // A new change re-arms a failed row.
         _ = try change(fixture, "L1", now: now.addingTimeInterval(200))
         #expect(try fixture.store.outboxCounts(now: now) == OutboxCounts(pending: 1, inFlight: 0, failed: 0))
         let rearmed = try #require(try fixture.store.claimOutbox(limit: 1, now: now.addingTimeInterval(200), lease: .seconds(30)).first)
         #expect(rearmed.attempts == 0)
-        try fixture.store.failOutbox(rearmed, status: 410, reason: "Unregistered", now: now.addingTimeInterval(200))
+        try fixture.store.settle(rearmed, .failed(status: 410, reason: "Unregistered"), now: now.addingTimeInterval(200))
         #expect(try fixture.store.outboxCounts(now: now) == OutboxCounts(pending: 0, inFlight: 0, failed: 1))
     }
 
@@ -111,10 +112,10 @@ struct OutboxTests {
         let fixture = try StoreFixture(backend)
         let now = Date()
         for index in 0..<3 {
-            try fixture.store.recordPush(PushLogEntry(
+            try fixture.store.recordPushes([PushLogEntry(
                 tokenHash: "h\(index % 2)", passTypeIdentifier: StoreFixture.passType, status: 200, apnsID: "id\(index)",
                 latencyMilliseconds: Int64(10 + index), createdAt: now.addingTimeInterval(Double(index))
-            ))
+            )])
         }
         let latest = try fixture.store.latestPushes(tokenHashes: ["h0"], limit: 10)
         #expect(latest.map(\.apnsID) == ["id2", "id0"])
@@ -126,12 +127,12 @@ struct OutboxTests {
     func pushLogKeepsTheOutcome(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let now = Date()
-        try fixture.store.recordPush(PushLogEntry(
+        try fixture.store.recordPushes([PushLogEntry(
             tokenHash: "logged", passTypeIdentifier: StoreFixture.passType, status: 0, latencyMilliseconds: 1, createdAt: now, outcome: "logged"
-        ))
-        try fixture.store.recordPush(PushLogEntry(
+        )])
+        try fixture.store.recordPushes([PushLogEntry(
             tokenHash: "old", passTypeIdentifier: StoreFixture.passType, status: 200, latencyMilliseconds: 1, createdAt: now
-        ))
+        )])
         let entries = try fixture.store.latestPushes(tokenHashes: ["logged", "old"], limit: 10)
         #expect(entries.map(\.outcome) == [nil, "logged"])
         #expect(entries.last?.status == 0)
@@ -146,7 +147,7 @@ struct OutboxTests {
         _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "P1", change: PassChange(seat: "B2"), now: Date())
         #expect(try fixture.store.withSession(.read) { try $0.hasPendingPushes() } == true)
         let row = try #require(try fixture.store.claimOutbox(limit: 1, now: Date(), lease: .seconds(60)).first)
-        try fixture.store.withSession(.write) { try $0.failOutbox(row, status: 400, reason: "BadPriority", now: Date()) }
+        try fixture.store.settle(row, .failed(status: 400, reason: "BadPriority"), now: Date())
         #expect(try fixture.store.withSession(.read) { try $0.hasPendingPushes() } == false, "a failed row is not pending")
     }
 }

@@ -177,13 +177,11 @@ struct ReachTests {
         let claimed = try fixture.store.claimOutbox(limit: 100, now: now, lease: .seconds(60))
         #expect(claimed.contains { $0.jobID == job.id && $0.eventID == event.id })
         try Self.expectTallyMatches(fixture, event: event.id, "claims")
-        for (index, row) in claimed.enumerated() {
-            if index == 0 {
-                try fixture.store.failOutbox(row, status: 400, reason: "BadPriority", now: now)
-            } else {
-                #expect(try fixture.store.completeOutbox(row, now: now))
-            }
-        }
+        let settlement = OutboxSettlement(entries: claimed.enumerated().map { index, row in
+            OutboxSettlement.Entry(id: row.id, generation: row.generation, change: index == 0 ? .failed(status: 400, reason: "BadPriority") : .completed)
+        })
+        let settled = try fixture.store.withSession(.write) { try $0.settleOutbox(settlement, now: now) }
+        #expect(settled.deletedIDs == Set(claimed.dropFirst().map(\.id)))
         // What the dispatcher appends for deleted rows (the database tallies the failed one itself).
         let removed = claimed.dropFirst().filter { $0.eventID == event.id }
         try fixture.store.withSession(.write) { session in

@@ -1,4 +1,5 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Synchronization
 import Testing
@@ -22,9 +23,9 @@ struct RetentionTests {
         let fixture = try StoreFixture(backend)
         let times = [-3600, -1, -Self.millisecond, 0, Self.millisecond, 3600].map { Self.cutoff.addingTimeInterval($0) }
         for (index, time) in times.enumerated() {
-            try fixture.store.recordPush(PushLogEntry(
+            try fixture.store.recordPushes([PushLogEntry(
                 tokenHash: "h\(index)", passTypeIdentifier: StoreFixture.passType, status: 200, latencyMilliseconds: 1, createdAt: time
-            ))
+            )])
         }
         #expect(try write(fixture) { try $0.deletePushLog(before: Self.cutoff, limit: 2) } == 2)
         #expect(try write(fixture) { try $0.deletePushLog(before: Self.cutoff, limit: 2) } == 1)
@@ -42,10 +43,10 @@ struct RetentionTests {
         let rows = try fixture.store.claimOutbox(limit: 10, now: Self.cutoff.addingTimeInterval(-86_400), lease: .seconds(30)).sorted { $0.pushToken < $1.pushToken }
         try #require(rows.count == 4)
         // t0 failed 1 ms before the cutoff, t1 exactly at it, t2 1 ms after; t3 is still pending (and old).
-        try fixture.store.failOutbox(rows[0], status: 400, reason: "BadPriority", now: Self.cutoff.addingTimeInterval(-Self.millisecond))
-        try fixture.store.failOutbox(rows[1], status: 400, reason: "BadPriority", now: Self.cutoff)
-        try fixture.store.failOutbox(rows[2], status: 400, reason: "BadPriority", now: Self.cutoff.addingTimeInterval(Self.millisecond))
-        try fixture.store.rescheduleOutbox(rows[3], nextAttempt: Self.cutoff.addingTimeInterval(-3_600), status: 429, reason: nil)
+        try fixture.store.settle(rows[0], .failed(status: 400, reason: "BadPriority"), now: Self.cutoff.addingTimeInterval(-Self.millisecond))
+        try fixture.store.settle(rows[1], .failed(status: 400, reason: "BadPriority"), now: Self.cutoff)
+        try fixture.store.settle(rows[2], .failed(status: 400, reason: "BadPriority"), now: Self.cutoff.addingTimeInterval(Self.millisecond))
+        try fixture.store.settle(rows[3], .retry(nextAttempt: Self.cutoff.addingTimeInterval(-3_600), status: 429, reason: nil), now: Date())
         #expect(try write(fixture) { try $0.deleteFailedOutbox(before: Self.cutoff, limit: 100) } == 1)
         let left = try fixture.store.execute("SELECT push_token FROM push_outbox ORDER BY push_token").map { try $0.string("push_token") }
         #expect(left == ["t1", "t2", "t3"])

@@ -24,9 +24,9 @@ public final class Application: Sendable {
     let dispatcher: PushDispatcher
     let jobRunner: JobRunner
     let certificates: CertificateMonitor
-    let retentionWorker: PeriodicWorker
-    let certificateWorker: PeriodicWorker
-    let tallyWorker: PeriodicWorker
+    let retentionWorker: Worker.Periodic
+    let certificateWorker: Worker.Periodic
+    let tallyWorker: Worker.Periodic
     /// Every route served (method and `:param` pattern), for the OpenAPI coverage test.
     let routes: [(method: String, pattern: String)]
 
@@ -88,7 +88,8 @@ public final class Application: Sendable {
                 lease: .seconds(configuration.push.lease ?? 2 * configuration.apns.requestTimeout + 30),
                 haltPause: TimeInterval(configuration.push.haltPause), drainTimeout: TimeInterval(configuration.http.drainTimeout),
                 unreachableGrace: TimeInterval(configuration.apns.unreachableGrace)
-            )
+            ),
+            pacing: PushPacing(meter: passes.meter, logger: logger.named("push"))
         )
         self.dispatcher = dispatcher
         readiness.addCheck { dispatcher.unreachableFinding().map { [$0] } ?? [] }
@@ -102,16 +103,16 @@ public final class Application: Sendable {
             store: store, retention: configuration.retention, logger: logger.named("retention"),
             holder: "serve-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))", now: now
         )
-        retentionWorker = PeriodicWorker(name: "retention", interval: TimeInterval(configuration.retention.interval)) { shouldStop in
+        retentionWorker = Worker.periodic(name: "retention", interval: TimeInterval(configuration.retention.interval)) { shouldStop in
             do {
                 _ = try sweep.run(shouldStop: shouldStop)
             } catch {
                 sweep.logger.error("retention sweep failed; the next one retries", ["error": "\(error)"])
             }
         }
-        certificateWorker = PeriodicWorker(name: "certificates", interval: 3_600, runAtStart: false) { _ in certificates.check() }
+        certificateWorker = Worker.periodic(name: "certificates", interval: 3_600, runAtStart: false) { _ in certificates.check() }
         let folder = TallyFolder(store: store, logger: logger.named("tallies"))
-        tallyWorker = PeriodicWorker(name: "tallies", interval: 1) { shouldStop in folder.fold(shouldStop: shouldStop) }
+        tallyWorker = Worker.periodic(name: "tallies", interval: 1) { shouldStop in folder.fold(shouldStop: shouldStop) }
 
         var router = Router()
         HealthController(store: store, readiness: readiness, logger: logger).register(in: &router)

@@ -15,10 +15,12 @@ final class PassService: Sendable {
     let webServiceURL: String
     let organizationName: String
     let options: ValidationOptions
+    /// Bounds concurrent signing and measures it (read by the push dispatcher's pacing).
+    let meter: SigningMeter
     private let cache: BundleCache
 
     init(signer: PassSigner, templates: TemplateStore, vault: TokenVault, publicURL: URL, organizationName: String,
-         allowHTTP: Bool, cacheBytes: Int = 64 << 20) {
+         allowHTTP: Bool, cacheBytes: Int = 64 << 20, meter: SigningMeter = SigningMeter()) {
         self.signer = signer
         self.templates = templates
         self.vault = vault
@@ -26,22 +28,24 @@ final class PassService: Sendable {
         self.organizationName = organizationName
         self.options = ValidationOptions(allowHTTPWebService: allowHTTP)
         self.cache = BundleCache(maxBytes: cacheBytes)
+        self.meter = meter
     }
 
     var passTypeIdentifier: String { signer.passTypeIdentifier }
 
     /// The signed bundle of `pass` at its current revision. `event` is looked up by the caller only
-    /// on a cache miss (`loadEvent`).
+    /// on a cache miss (`loadEvent`). Signing happens on demand, once however many threads ask
+    /// (`BundleCache`), under one of the meter's permits.
     func bundle(for pass: StoredPass, loadEvent: () throws -> Event?) throws -> [UInt8] {
+        meter.requested()
         let key = BundleCache.Key(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision)
         return try cache.bundle(for: key) {
             let event = try loadEvent()
             let template = try templates.template(named: event?.template ?? "event-ticket")
             let data = try ticketData(for: pass, event: event)
-            return try PassBundle.build(
-                template: template, data: data, signer: signer,
-                signingTime: Date(), options: options
-            )
+            return try meter.sign {
+                try PassBundle.build(template: template, data: data, signer: signer, signingTime: Date(), options: options)
+            }
         }
     }
 

@@ -2,10 +2,11 @@ import APNs
 import Foundation
 import Logging
 
-/// Sends one empty push and reports what became of it. `APNSClient` is the live sender;
-/// `LoggingPushSender` is `APNS_MODE=log`.
+/// Sends empty pushes and reports what became of each, from any thread. `APNSClient` is the live
+/// sender; `LoggingPushSender` is `APNS_MODE=log`.
 protocol PushSender: Sendable {
-    func deliver(_ request: APNSRequest) async -> PushDelivery
+    /// `answered` runs exactly once per request, with the request's index.
+    func send(_ requests: [APNSRequest], answered: @escaping @Sendable (_ index: Int, _ delivery: PushDelivery) -> Void)
     func shutdown()
 }
 
@@ -15,16 +16,26 @@ struct PushDelivery: Sendable, Equatable {
     var apnsID: String?
 }
 
-extension APNSClient: PushSender {
-    func deliver(_ request: APNSRequest) async -> PushDelivery {
-        do {
-            let response = try await send(request)
-            return PushDelivery(outcome: .answered(status: response.status, reason: response.reason, timestamp: response.timestamp), apnsID: response.apnsID)
-        } catch let error as APNSError where error.isUnreachable {
-            return PushDelivery(outcome: .unreachable("\(error)"))
-        } catch {
-            return PushDelivery(outcome: .transportFailure("\(error)"))
+extension PushDelivery {
+    /// APNs's answer, or the transport failure that stood in for one.
+    init(_ result: Result<APNSResponse, APNSError>) {
+        switch result {
+        case .success(let response):
+            self.init(outcome: .answered(status: response.status, reason: response.reason, timestamp: response.timestamp), apnsID: response.apnsID)
+        case .failure(let error) where error.isUnreachable:
+            self.init(outcome: .unreachable("\(error)"))
+        case .failure(let error):
+            self.init(outcome: .transportFailure("\(error)"))
         }
+    }
+}
+
+extension APNSClient: PushSender {
+    /// Hands the requests to the I/O thread in one go; answers arrive on that thread.
+    func send(_ requests: [APNSRequest], answered: @escaping @Sendable (_ index: Int, _ delivery: PushDelivery) -> Void) {
+        submit(requests.enumerated().map { index, request in
+            (request, { result in answered(index, PushDelivery(result)) })
+        })
     }
 }
 
@@ -33,10 +44,23 @@ extension APNSClient: PushSender {
 struct LoggingPushSender: PushSender {
     let logger: Logger
 
-    func deliver(_ request: APNSRequest) async -> PushDelivery {
-        logger.info("push (APNS_MODE=log, not sent)", ["apns.topic": request.topic, "push.token": String(request.pushToken.prefix(8)) + "…"])
-        return PushDelivery(outcome: .logged)
+    func send(_ requests: [APNSRequest], answered: @escaping @Sendable (_ index: Int, _ delivery: PushDelivery) -> Void) {
+        for (index, request) in requests.enumerated() {
+            logger.info("push (APNS_MODE=log, not sent)", ["apns.topic": request.topic, "push.token": String(request.pushToken.prefix(8)) + "…"])
+            answered(index, PushDelivery(outcome: .logged))
+        }
     }
 
     func shutdown() {}
+}
+
+/// Either sender, as the push channel's `OutboxSender`.
+struct AnyPushSender: OutboxSender {
+    let base: any PushSender
+
+    func send(_ messages: [APNSRequest], answered: @escaping @Sendable (_ index: Int, _ answer: PushDelivery) -> Void) {
+        base.send(messages, answered: answered)
+    }
+
+    func shutdown() { base.shutdown() }
 }

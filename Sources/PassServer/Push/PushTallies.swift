@@ -12,9 +12,27 @@ struct PushTallies {
         var jobID: String?
     }
 
+    /// The tallies of a recorded batch: each answer as its decision settles it, `deleted` the rows
+    /// the settlement removed from the outbox.
+    init(_ batch: OutboxBatch<PushChannel>, deleted: Set<Int64>) {
+        for item in batch.items {
+            let decision = item.decision
+            switch decision.settlement {
+            case .completed:
+                // Delivered, logged or pruned; a row a newer change kept stays pending.
+                finished(item.row, removed: deleted.contains(item.row.id), delivered: decision.accepted, failed: decision.effect != nil)
+            case .failed:
+                // The row's own move from pending to failed is tallied by the database.
+                finished(item.row, removed: false, failed: true)
+            case .retry, .halt:
+                break
+            }
+        }
+    }
+
     /// A claimed row's push is over: `removed` says whether its outbox row was deleted (no change
     /// arrived meanwhile; otherwise the row stays pending for the newer change).
-    mutating func finished(_ row: OutboxRow, removed: Bool, delivered: Bool = false, failed: Bool = false) {
+    private mutating func finished(_ row: OutboxRow, removed: Bool, delivered: Bool = false, failed: Bool = false) {
         guard let eventID = row.eventID else { return }
         var change = Tally()
         if removed { change.pushesPending = -1 }

@@ -4,7 +4,7 @@ import Storage
 import Synchronization
 
 /// Folds the tally changes that triggers and the push dispatcher append into the running
-/// tallies, so reading an event's counts stays a few rows. Run every second by a `PeriodicWorker`;
+/// tallies, so reading an event's counts stays a few rows. Run every second by a periodic `Worker`;
 /// reads are exact whether or not a fold has run (they add the changes not folded yet), so a
 /// server that is down or behind only makes reads a little larger. Several processes may fold at
 /// once (each takes rows the others have not locked).

@@ -29,6 +29,19 @@ public struct OutboxRow: Sendable, Equatable {
         return a.passTypeIdentifier.utf8.lexicographicallyPrecedes(b.passTypeIdentifier.utf8)
     }
 
+    public init(
+        id: Int64, pushToken: String, passTypeIdentifier: String, generation: Int64, attempts: Int, firstEnqueuedAt: Date,
+        claimedUntil: Date? = nil
+    ) {
+        self.id = id
+        self.pushToken = pushToken
+        self.passTypeIdentifier = passTypeIdentifier
+        self.generation = generation
+        self.attempts = attempts
+        self.firstEnqueuedAt = firstEnqueuedAt
+        self.claimedUntil = claimedUntil
+    }
+
     init(row: SQLRow) throws {
         id = try row.int64("id")
         pushToken = try row.string("push_token")

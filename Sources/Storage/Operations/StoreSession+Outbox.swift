@@ -19,42 +19,6 @@ extension StoreSession {
             """).map(OutboxRow.init(row:)).sorted { $0.id < $1.id }
     }
 
-    /// The push for a claimed row was delivered. The row is deleted if no change arrived since the
-    /// claim; otherwise it is released as due now, so the newer change is pushed too.
-    /// Returns whether the row was deleted.
-    @discardableResult
-    public func completeOutbox(_ row: OutboxRow, now: Date) throws -> Bool {
-        try transaction {
-            let deleted = try execute("DELETE FROM push_outbox WHERE id = \(row.id) AND generation = \(row.generation) RETURNING id")
-            if !deleted.isEmpty { return true }
-            try execute("""
-                UPDATE push_outbox SET claimed_until = NULL, attempts = 0, next_attempt_at = \(now.storageMillis)
-                WHERE id = \(row.id)
-                """)
-            return false
-        }
-    }
-
-    /// The push failed transiently (429, 5xx, connection loss): retry at `nextAttempt`.
-    public func rescheduleOutbox(_ row: OutboxRow, nextAttempt: Date, status: Int, reason: String?) throws {
-        try execute("""
-            UPDATE push_outbox SET attempts = attempts + 1, next_attempt_at = \(nextAttempt.storageMillis),
-                claimed_until = NULL, last_status = \(status), last_reason = \(reason)
-            WHERE id = \(row.id)
-            """)
-    }
-
-    /// The push failed for good. The row stays as `failed` for the statistics, unless a change
-    /// arrived during the attempt, in which case it is released as pending to try that change.
-    public func failOutbox(_ row: OutboxRow, status: Int, reason: String?, now: Date) throws {
-        try execute("""
-            UPDATE push_outbox SET state = CASE WHEN generation = \(row.generation) THEN 'failed' ELSE 'pending' END,
-                attempts = attempts + 1, claimed_until = NULL, next_attempt_at = \(now.storageMillis),
-                last_status = \(status), last_reason = \(reason)
-            WHERE id = \(row.id)
-            """)
-    }
-
     /// Counts of outbox rows by state, in one query.
     public func outboxCounts(now: Date) throws -> OutboxCounts {
         let millis = now.storageMillis
@@ -72,15 +36,6 @@ extension StoreSession {
     /// Whether any push waits to be sent (due or backing off). One indexed lookup.
     public func hasPendingPushes() throws -> Bool {
         try first("SELECT 1 AS one FROM push_outbox WHERE state = 'pending' LIMIT 1") != nil
-    }
-
-    /// Records the outcome of one push.
-    public func recordPush(_ entry: PushLogEntry) throws {
-        try execute("""
-            INSERT INTO push_log (token_hash, pass_type_identifier, status, reason, apns_id, latency_ms, created_at, outcome)
-            VALUES (\(entry.tokenHash), \(entry.passTypeIdentifier), \(entry.status), \(entry.reason), \(entry.apnsID),
-                \(entry.latencyMilliseconds), \(entry.createdAt.storageMillis), \(entry.outcome))
-            """)
     }
 
     /// The newest push outcomes for the given token hashes (a pass's devices), newest first.

@@ -126,10 +126,28 @@ extension StoreSession {
     ///
     /// Existing rows are locked in `OutboxRow.locksBefore` order, the order the dispatcher records
     /// outcomes in, so an enqueue and a recording that touch the same rows cannot deadlock.
+    ///
+    /// Joined with passes (a re-push batch), PostgreSQL reads the batch's passes first and looks up
+    /// each one's registrations by index: a `LATERAL` subquery behind `OFFSET 0`, which the planner
+    /// cannot flatten. A plain join let it scan every registration of the database once per batch
+    /// (a hash join it estimated cheaper than 500 index lookups), 4× slower at 100,000
+    /// registrations and growing with the database. SQLite's planner takes the index on its own.
     func enqueuePushes(where filter: SQLQuery, joinPasses: Bool = false, owner: PushOwner, now: Date) throws -> Int {
-        let join: SQLQuery = joinPasses
-            ? " JOIN passes p ON p.pass_type_identifier = r.pass_type_identifier AND p.serial_number = r.serial_number"
-            : ""
+        let source: SQLQuery
+        if !joinPasses {
+            source = "registrations r JOIN devices d ON d.device_library_identifier = r.device_library_identifier"
+        } else if dialect == .postgres {
+            source = """
+                passes p CROSS JOIN LATERAL (SELECT r.device_library_identifier, r.pass_type_identifier FROM registrations r
+                    WHERE r.pass_type_identifier = p.pass_type_identifier AND r.serial_number = p.serial_number OFFSET 0) r
+                JOIN devices d ON d.device_library_identifier = r.device_library_identifier
+                """
+        } else {
+            source = """
+                registrations r JOIN devices d ON d.device_library_identifier = r.device_library_identifier
+                JOIN passes p ON p.pass_type_identifier = r.pass_type_identifier AND p.serial_number = r.serial_number
+                """
+        }
         let millis = now.storageMillis
         // `WHERE true`: SQLite needs a WHERE before an upsert's ON CONFLICT (parsing ambiguity).
         return try execute("""
@@ -137,7 +155,7 @@ extension StoreSession {
                 event_id, job_id)
             SELECT pairs.push_token, pairs.pass_type_identifier, 1, 0, \(millis), \(millis), 'pending', \(owner.eventID), \(owner.jobID)
             FROM (SELECT DISTINCT d.push_token, r.pass_type_identifier
-                FROM registrations r JOIN devices d ON d.device_library_identifier = r.device_library_identifier\(join)
+                FROM \(source)
                 WHERE \(filter)) pairs
             WHERE true
             ORDER BY pairs.push_token\(unsafeRaw: bytewise), pairs.pass_type_identifier\(unsafeRaw: bytewise)

@@ -36,12 +36,12 @@ struct OutboxGenerationTests {
         let row = try #require(claimed.first)
 
         try Self.change(store, seat: "A2")
-        #expect(try store.completeOutbox(row, now: Date()) == false, "a newer change keeps the row")
+        #expect(try store.settle(row, .completed, now: Date()) == false, "a newer change keeps the row")
         let again = try store.claimOutbox(limit: 10, now: Date(), lease: .seconds(60))
         #expect(again.map(\.id) == [row.id])
         #expect((again.first?.generation ?? 0) > row.generation)
         let newer = try #require(again.first)
-        #expect(try store.completeOutbox(newer, now: Date()) == true)
+        #expect(try store.settle(newer, .completed, now: Date()) == true)
         #expect(try store.outboxCounts(now: Date()).summary == [0, 0, 0])
     }
 
@@ -63,7 +63,7 @@ struct OutboxGenerationTests {
         defer { store.close() }
         try Self.change(store, seat: "C1")
         let row = try #require(try store.claimOutbox(limit: 10, now: Date(), lease: .seconds(60)).first)
-        try store.failOutbox(row, status: 503, reason: "gave up", now: Date())
+        try store.settle(row, .failed(status: 503, reason: "gave up"), now: Date())
         #expect(try store.outboxCounts(now: Date()).summary == [0, 0, 1])
         #expect(try store.claimOutbox(limit: 10, now: Date().addingTimeInterval(3_600), lease: .seconds(60)).isEmpty, "failed rows are not sent")
 
@@ -81,7 +81,7 @@ struct OutboxGenerationTests {
         try Self.change(store, seat: "D1")
         let row = try #require(try store.claimOutbox(limit: 10, now: Date(), lease: .seconds(60)).first)
         try Self.change(store, seat: "D2")
-        try store.failOutbox(row, status: 503, reason: "gave up", now: Date())
+        try store.settle(row, .failed(status: 503, reason: "gave up"), now: Date())
         #expect(try store.outboxCounts(now: Date()).summary == [1, 0, 0])
     }
 }

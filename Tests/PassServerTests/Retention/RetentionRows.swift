@@ -1,4 +1,5 @@
 import Foundation
+import PassServerTesting
 import Storage
 
 @testable import PassServer
@@ -36,14 +37,14 @@ struct RetentionRows {
         func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
         for (name, time) in [("old", ago(retention.pushLog, -margin)), ("edge", ago(retention.pushLog, 0)), ("young", ago(retention.pushLog, margin))] {
-            try store.recordPush(PushLogEntry(tokenHash: name, passTypeIdentifier: passType, status: 200, latencyMilliseconds: 1, createdAt: time))
+            try store.recordPushes([PushLogEntry(tokenHash: name, passTypeIdentifier: passType, status: 200, latencyMilliseconds: 1, createdAt: time)])
         }
         try store.transaction { session in
             for index in 0..<extraPushLog {
-                try session.recordPush(PushLogEntry(
+                try session.recordPushes([PushLogEntry(
                     tokenHash: "extra\(index)", passTypeIdentifier: passType, status: 410, latencyMilliseconds: 1,
                     createdAt: ago(retention.pushLog, -margin - TimeInterval(index))
-                ))
+                )])
             }
         }
         // The pending row backs off until tomorrow, so a running dispatcher leaves it alone.

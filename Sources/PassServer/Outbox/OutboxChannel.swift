@@ -1,0 +1,100 @@
+import Foundation
+import Storage
+
+/// A claimed outbox row, as far as the engine's bookkeeping needs it.
+protocol OutboxItem: Sendable {
+    var id: Int64 { get }
+    /// The row's generation at the claim: a change since then keeps the row alive after sending.
+    var generation: Int64 { get }
+    /// Failed attempts so far.
+    var attempts: Int { get }
+    var firstEnqueuedAt: Date { get }
+    /// The order in which transactions lock rows of this outbox (see `OutboxTable`).
+    static func locksBefore(_ a: Self, _ b: Self) -> Bool
+}
+
+extension OutboxRow: OutboxItem {}
+
+/// Sends messages and reports each answer exactly once, from any thread (the APNs client calls
+/// back on its I/O thread). `answered` must stay short: the engine only appends to its queue.
+protocol OutboxSender: Sendable {
+    associatedtype Message: Sendable
+    associatedtype Answer: Sendable
+    func send(_ messages: [Message], answered: @escaping @Sendable (_ index: Int, _ answer: Answer) -> Void)
+    /// Stops sending; answers still owed arrive as failures.
+    func shutdown()
+}
+
+/// A reply policy: what one answer means for its row. Pure (the push reply table is one).
+protocol OutboxPolicy: Sendable {
+    associatedtype Answer: Sendable
+    /// What the bookkeeping does besides settling the row (pushes: prune a dead token's registrations).
+    associatedtype Effect: Sendable
+    /// `attempts` counts this one (1-based); `random` in 0..<1 is the jitter.
+    func decide(_ answer: Answer, attempts: Int, enqueuedAt: Date, now: Date, random: Double) -> OutboxDecision<Effect>
+}
+
+/// The policy's verdict on one answer.
+struct OutboxDecision<Effect: Sendable>: Sendable {
+    enum Settlement: Sendable, Equatable {
+        /// Done (delivered, or nothing more to do).
+        case completed
+        /// Send again after this many seconds.
+        case retry(after: TimeInterval)
+        /// Give up on this row (reason kept on the row).
+        case failed(reason: String)
+        /// Our own credentials or configuration are refused: keep the row and pause ALL sending
+        /// (`why` names the answer).
+        case halt(why: String)
+    }
+
+    var settlement: Settlement
+    /// Done in the same transaction, after the rows are settled (the rows are locked first).
+    var effect: Effect?
+    /// The answer as recorded: a status (0 when none arrived) and a reason.
+    var status: Int
+    var reason: String?
+    /// The word the log and the counters keep (`delivered`, `retried`, …).
+    var outcome: String
+    /// Whether the answer shows the far end accepts our messages again (ends a halt).
+    var accepted = false
+    /// A bounded label for counters (Apple's reason of a prune or a failure).
+    var label: String?
+    /// Whether the far end refused the message itself as malformed (a mistake in how we build
+    /// messages: logged as an error).
+    var rejected = false
+}
+
+/// One kind of outbox (pushes; mail could be another): its table, its sender and its reply policy.
+/// The engine claims, sends and settles; the channel supplies everything specific.
+protocol OutboxChannel: Sendable {
+    associatedtype Row: OutboxItem
+    associatedtype Sender: OutboxSender
+    associatedtype Policy: OutboxPolicy where Policy.Answer == Sender.Answer
+
+    var sender: Sender { get }
+    var policy: Policy { get }
+
+    /// Claims up to `limit` due rows for `lease` (`FOR UPDATE SKIP LOCKED` where several processes share the table).
+    func claim(limit: Int, now: Date, lease: Duration) throws -> [Row]
+    func message(for row: Row) -> Sender.Message
+    /// What `record` learnt that the counters need (pushes: registrations pruned by reason).
+    associatedtype Receipt: Sendable
+
+    /// Writes a decided batch in ONE transaction: the rows' settlement first (it locks them), then
+    /// the effects, then the log.
+    func record(_ batch: OutboxBatch<Self>, now: Date) throws -> Receipt
+    /// After `record` committed (with its receipt), or failed for a reason other than an outage
+    /// (nil: the rows are then sent again after their lease): counters, log lines, reachability.
+    func recorded(_ batch: OutboxBatch<Self>, receipt: Receipt?, now: Date)
+    /// Sending paused for `pause`, until `until`, because of `why` / sending resumed after a probe was accepted.
+    func halted(why: String, until: Date, pause: TimeInterval)
+    func resumed()
+}
+
+/// One answered row on its way from the sender's thread to the engine's.
+struct OutboxAnswer<Row: OutboxItem, Answer: Sendable>: Sendable {
+    var row: Row
+    var answer: Answer
+    var latency: Duration
+}
