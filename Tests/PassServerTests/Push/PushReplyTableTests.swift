@@ -130,9 +130,18 @@ struct PushReplyTableTests {
         try await eventually("first round and two probes refused") { fixture.fake.pushes.count >= 7 }
         // Whatever the machine's speed: after the first round, pushes go out one at a time, each
         // a whole pause after the refusal before it (the refusal is recorded after the fake answered).
-        let times = fixture.fake.pushes.map(\.receivedAt).sorted()
-        for index in 5..<times.count {
-            #expect(times[index].timeIntervalSince(times[index - 1]) >= pause - 0.05, "push \(index) came too soon")
+        let pushes = fixture.fake.pushes.sorted { $0.receivedAt < $1.receivedAt }
+        let times = pushes.map(\.receivedAt)
+        for index in 5..<times.count where times[index].timeIntervalSince(times[index - 1]) < pause - 0.05 {
+            // What the dispatcher saw and what it logged explain an early push.
+            let start = times[0]
+            let seen = pushes.map { "\($0.token.prefix(8)) \($0.status) +\(String(format: "%.3f", $0.receivedAt.timeIntervalSince(start)))s" }
+            let logged = fixture.app.logs.lines.filter { $0.contains("push") || $0.contains("APNs") || $0.contains("record") }.suffix(30)
+            Issue.record("""
+                push \(index) came too soon: \(seen.joined(separator: ", "))
+                dispatcher: \(fixture.app.application.dispatcher.statistics)
+                log: \(logged.joined(separator: "\n"))
+                """)
         }
         #expect(try fixture.readiness().status == 503)
         #expect(try fixture.counts.pending == 5)
