@@ -18,6 +18,8 @@ public struct Event: Sendable, Equatable {
     /// When the event was archived; nil while it is not. Changes to an archived event's passes
     /// are stored and served but enqueue no pushes.
     public var archivedAt: Date?
+    /// The language of the tickets' email (`en`, `ja`), unless a ticket has its own.
+    public var language: String
 
     init(row: SQLRow) throws {
         id = try row.string("id")
@@ -31,6 +33,7 @@ public struct Event: Sendable, Equatable {
         createdAt = try row.date("created_at")
         updatedAt = try row.date("updated_at")
         archivedAt = try row.optionalDate("archived_at")
+        language = try row.string("language")
     }
 }
 
@@ -42,14 +45,18 @@ public struct NewEvent: Sendable, Equatable {
     public var endsAt: Date?
     public var timeZone: String
     public var template: String
+    public var language: String
 
-    public init(name: String, venue: String, startsAt: Date, endsAt: Date? = nil, timeZone: String, template: String) {
+    public init(
+        name: String, venue: String, startsAt: Date, endsAt: Date? = nil, timeZone: String, template: String, language: String = "en"
+    ) {
         self.name = name
         self.venue = venue
         self.startsAt = startsAt
         self.endsAt = endsAt
         self.timeZone = timeZone
         self.template = template
+        self.language = language
     }
 }
 
@@ -61,10 +68,12 @@ public struct EventChange: Sendable, Equatable {
     public var endsAt: Date??
     public var timeZone: String?
     public var template: String?
+    /// The tickets' email language; changes no pass content (no re-push).
+    public var language: String?
 
     public init(
         name: String? = nil, venue: String? = nil, startsAt: Date? = nil, endsAt: Date?? = nil,
-        timeZone: String? = nil, template: String? = nil
+        timeZone: String? = nil, template: String? = nil, language: String? = nil
     ) {
         self.name = name
         self.venue = venue
@@ -72,6 +81,7 @@ public struct EventChange: Sendable, Equatable {
         self.endsAt = endsAt
         self.timeZone = timeZone
         self.template = template
+        self.language = language
     }
 }
 

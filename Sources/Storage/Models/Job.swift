@@ -1,6 +1,6 @@
 public import Foundation
 
-/// A resumable background job (an event re-push).
+/// A resumable background job: an event re-push, or an event send of the tickets' emails.
 public struct Job: Sendable, Equatable {
     public enum State: String, Sendable, Equatable, CaseIterable {
         case pending, running, done, failed
@@ -23,6 +23,13 @@ public struct Job: Sendable, Equatable {
 
     /// The kind of job `updateEvent` creates.
     public static let repushKind = "repush"
+    /// An event send: queues the email of every ticket not sent yet (`createEmailJob`).
+    public static let emailKind = "email"
+    /// An event send that queues every ticket's email again, sent or not.
+    public static let emailResendKind = "email-resend"
+
+    /// Whether the job queues emails (rather than re-pushing passes).
+    public var isEmail: Bool { kind == Self.emailKind || kind == Self.emailResendKind }
 
     init(row: SQLRow) throws {
         id = try row.string("id")

@@ -8,12 +8,15 @@ public struct PassChange: Sendable, Equatable {
     public var extra: [String: ExtraValue?]
     public var status: PassStatus?
     public var voidReason: String??
+    /// The language of the ticket's email; `.some(nil)`: the event's. Changes no pass content.
+    public var language: String??
     /// Bump the revision and notify devices even if no field changes (the pass's look changed).
     public var touch: Bool
 
     public init(
         attendeeName: String? = nil, attendeeEmail: String?? = nil, seat: String?? = nil, externalID: String?? = nil,
-        extra: [String: ExtraValue?] = [:], status: PassStatus? = nil, voidReason: String?? = nil, touch: Bool = false
+        extra: [String: ExtraValue?] = [:], status: PassStatus? = nil, voidReason: String?? = nil, language: String?? = nil,
+        touch: Bool = false
     ) {
         self.attendeeName = attendeeName
         self.attendeeEmail = attendeeEmail
@@ -22,6 +25,7 @@ public struct PassChange: Sendable, Equatable {
         self.extra = extra
         self.status = status
         self.voidReason = voidReason
+        self.language = language
         self.touch = touch
     }
 
@@ -37,6 +41,7 @@ public struct PassChange: Sendable, Equatable {
         }
         if let status { result.status = status }
         if let voidReason { result.voidReason = voidReason }
+        if let language { result.language = language }
         return result
     }
 }

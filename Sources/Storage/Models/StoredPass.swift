@@ -34,6 +34,8 @@ public struct StoredPass: Sendable, Equatable {
     /// when; nil before the first such fetch.
     public var servedRevision: Int64?
     public var servedAt: Date?
+    /// The language of the email that brings the ticket (`en`, `ja`); nil: the event's.
+    public var language: String?
 
     /// The stored `search_text` of this pass.
     var searchText: String {
@@ -46,7 +48,7 @@ public struct StoredPass: Sendable, Equatable {
     static let columnNames = [
         "id", "pass_type_identifier", "serial_number", "authentication_token_hash", "download_token_hash", "download_nonce", "event_id",
         "attendee_name", "attendee_email", "seat", "external_id", "extra", "status", "void_reason", "revision", "modified_at", "created_at",
-        "served_revision", "served_at",
+        "served_revision", "served_at", "language",
     ]
 
     static let columns = SQLQuery(unsafeRaw: columnNames.joined(separator: ", "))
@@ -77,6 +79,7 @@ public struct StoredPass: Sendable, Equatable {
         createdAt = Date(storageMillis: now.storageMillis)
         servedRevision = nil
         servedAt = nil
+        language = pass.language
     }
 
     init(row: SQLRow) throws {
@@ -99,6 +102,7 @@ public struct StoredPass: Sendable, Equatable {
         createdAt = try row.date("created_at")
         servedRevision = try row.optionalInt64("served_revision")
         servedAt = try row.optionalDate("served_at")
+        language = try row.optionalString("language")
     }
 }
 
@@ -114,11 +118,13 @@ public struct NewPass: Sendable, Equatable {
     public var seat: String?
     public var externalID: String?
     public var extra: [String: ExtraValue]
+    /// The language of the ticket's email; nil: the event's.
+    public var language: String?
 
     public init(
         passTypeIdentifier: String, serialNumber: String, authenticationTokenHash: [UInt8], downloadTokenHash: [UInt8],
         eventID: String? = nil, attendeeName: String, attendeeEmail: String? = nil, seat: String? = nil,
-        externalID: String? = nil, extra: [String: ExtraValue] = [:]
+        externalID: String? = nil, extra: [String: ExtraValue] = [:], language: String? = nil
     ) {
         self.passTypeIdentifier = passTypeIdentifier
         self.serialNumber = serialNumber
@@ -130,6 +136,7 @@ public struct NewPass: Sendable, Equatable {
         self.seat = seat
         self.externalID = externalID
         self.extra = extra
+        self.language = language
     }
 
     /// The stored `search_text` of this pass.

@@ -2,7 +2,7 @@ public import Foundation
 
 extension StoreSession {
     static let eventColumns = SQLQuery(
-        unsafeRaw: "id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at, archived_at"
+        unsafeRaw: "id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at, archived_at, language"
     )
 
     /// Creates an event with a random opaque id.
@@ -10,10 +10,11 @@ extension StoreSession {
         try transaction {
             let revision = try nextRevision()
             guard let row = try first("""
-                INSERT INTO events (id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at, search_text)
+                INSERT INTO events (id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at, search_text,
+                    language)
                 VALUES (\(RandomIdentifier.make()), \(event.name), \(event.venue), \(event.startsAt.storageMillis),
                     \(event.endsAt?.storageMillis), \(event.timeZone), \(event.template), \(revision),
-                    \(now.storageMillis), \(now.storageMillis), \(SearchText.event(name: event.name, venue: event.venue)))
+                    \(now.storageMillis), \(now.storageMillis), \(SearchText.event(name: event.name, venue: event.venue)), \(event.language))
                 RETURNING \(Self.eventColumns)
                 """)
             else { throw StorageError(.backend, "insert returned no row") }
@@ -47,18 +48,28 @@ extension StoreSession {
             if let endsAt = change.endsAt { target.endsAt = endsAt }
             if let timeZone = change.timeZone { target.timeZone = timeZone }
             if let template = change.template { target.template = template }
+            if let language = change.language { target.language = language }
             // Compare what is stored (milliseconds), not sub-millisecond Date differences.
             let same = target.name == current.name && target.venue == current.venue
                 && target.startsAt.storageMillis == current.startsAt.storageMillis
                 && target.endsAt?.storageMillis == current.endsAt?.storageMillis
                 && target.timeZone == current.timeZone && target.template == current.template
-            if same { return (current, nil) }
+            if same && target.language == current.language { return (current, nil) }
+            if same {
+                // The email's language is no part of the passes: no new revision, no re-push.
+                guard let row = try first("""
+                    UPDATE events SET language = \(target.language), updated_at = \(now.storageMillis) WHERE id = \(id)
+                    RETURNING \(Self.eventColumns)
+                    """)
+                else { throw StorageError(.notFound, "no such event") }
+                return (try Event(row: row), nil)
+            }
             let revision = try nextRevision()
             guard let row = try first("""
                 UPDATE events SET name = \(target.name), venue = \(target.venue), starts_at = \(target.startsAt.storageMillis),
                     ends_at = \(target.endsAt?.storageMillis), time_zone = \(target.timeZone), template = \(target.template),
                     revision = \(revision), updated_at = \(now.storageMillis),
-                    search_text = \(SearchText.event(name: target.name, venue: target.venue))
+                    search_text = \(SearchText.event(name: target.name, venue: target.venue)), language = \(target.language)
                 WHERE id = \(id)
                 RETURNING \(Self.eventColumns)
                 """)

@@ -1,7 +1,7 @@
 public import Foundation
 
 extension StoreSession {
-    private static let jobColumns = SQLQuery(unsafeRaw: """
+    static let jobColumns = SQLQuery(unsafeRaw: """
         id, kind, event_id, state, total, done, failed, cursor, claimed_until, started_at, finished_at, error, created_at
         """)
 

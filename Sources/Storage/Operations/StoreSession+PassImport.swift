@@ -1,7 +1,7 @@
 public import Foundation
 
 extension StoreSession {
-    /// Rows per multi-row `INSERT` (15 bind parameters each; PostgreSQL allows 65,535 per statement,
+    /// Rows per multi-row `INSERT` (16 bind parameters each; PostgreSQL allows 65,535 per statement,
     /// SQLite 32,766).
     static let importChunk = 1_000
 
@@ -84,12 +84,13 @@ extension StoreSession {
             rows.append("""
                 (\(pass.passTypeIdentifier), \(pass.serialNumber), \(pass.authenticationTokenHash), \(pass.downloadTokenHash),
                 \(pass.eventID), \(pass.attendeeName), \(pass.attendeeEmail), \(pass.seat), \(pass.externalID),
-                \(ExtraColumn.encode(pass.extra)), \(pass.searchText), 'active', \(revision), \(seconds), \(millis))
+                \(ExtraColumn.encode(pass.extra)), \(pass.searchText), \(pass.language), 'active', \(revision), \(seconds), \(millis))
                 """)
         }
         let ids = try execute("""
             INSERT INTO passes (pass_type_identifier, serial_number, authentication_token_hash, download_token_hash,
-                event_id, attendee_name, attendee_email, seat, external_id, extra, search_text, status, revision, modified_at, created_at)
+                event_id, attendee_name, attendee_email, seat, external_id, extra, search_text, language, status, revision, modified_at,
+                created_at)
             VALUES \(SQLQuery.joined(rows, separator: ", "))
             ON CONFLICT (event_id, external_id) DO NOTHING
             RETURNING id, serial_number

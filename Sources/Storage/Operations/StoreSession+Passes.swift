@@ -8,10 +8,11 @@ extension StoreSession {
             let revision = try nextRevision()
             let rows = try execute("""
                 INSERT INTO passes (pass_type_identifier, serial_number, authentication_token_hash, download_token_hash,
-                    event_id, attendee_name, attendee_email, seat, external_id, extra, search_text, status, revision, modified_at, created_at)
+                    event_id, attendee_name, attendee_email, seat, external_id, extra, search_text, language, status, revision, modified_at,
+                    created_at)
                 VALUES (\(pass.passTypeIdentifier), \(pass.serialNumber), \(pass.authenticationTokenHash), \(pass.downloadTokenHash),
                     \(pass.eventID), \(pass.attendeeName), \(pass.attendeeEmail), \(pass.seat), \(pass.externalID),
-                    \(ExtraColumn.encode(pass.extra)), \(pass.searchText), 'active', \(revision),
+                    \(ExtraColumn.encode(pass.extra)), \(pass.searchText), \(pass.language), 'active', \(revision),
                     \(now.storageSeconds), \(now.storageMillis))
                 RETURNING \(StoredPass.columns)
                 """)
@@ -87,11 +88,22 @@ extension StoreSession {
             let change = try decide(current)
             let target = change.applied(to: current)
             if target == current && !change.touch { return .unchanged(current) }
+            // The email's language is no part of the pass: no new revision, nothing to tell phones.
+            var sameContent = target
+            sameContent.language = current.language
+            if sameContent == current && !change.touch {
+                guard let row = try first("""
+                    UPDATE passes SET language = \(target.language) WHERE id = \(current.id) RETURNING \(StoredPass.columns)
+                    """)
+                else { throw StorageError(.notFound, "no such pass") }
+                return .updated(try StoredPass(row: row), pushTokensEnqueued: 0)
+            }
             let revision = try nextRevision()
             guard let row = try first("""
                 UPDATE passes SET attendee_name = \(target.attendeeName), attendee_email = \(target.attendeeEmail),
                     seat = \(target.seat), external_id = \(target.externalID), extra = \(ExtraColumn.encode(target.extra)),
                     search_text = \(target.searchText), status = \(target.status.rawValue), void_reason = \(target.voidReason),
+                    language = \(target.language),
                     revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
                 WHERE id = \(current.id)
                 RETURNING \(StoredPass.columns)

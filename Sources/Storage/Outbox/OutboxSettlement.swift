@@ -78,14 +78,18 @@ public struct OutboxSettlementResult: Sendable, Equatable {
     }
 }
 
-/// An outbox table: every outbox (pushes today) has the same bookkeeping columns (`id`,
+/// An outbox table: every outbox (pushes, ticket emails) has the same bookkeeping columns (`id`,
 /// `generation`, `attempts`, `next_attempt_at`, `claimed_until`, `state`, `last_status`,
 /// `last_reason`) and a key that fixes the order in which transactions lock its rows.
 public struct OutboxTable: Sendable, Equatable {
     let name: String
-    /// Columns whose bytewise order is the lock order (the order enqueueing locks rows).
+    /// Columns whose order is the lock order (the order enqueueing locks rows).
     let lockOrder: [String]
+    /// Whether the lock-order columns are text, compared byte by byte (`COLLATE "C"`), rather than numbers.
+    var textKeys = true
 
     /// `push_outbox`: locked by push token, then pass type, byte by byte (`OutboxRow.locksBefore`).
     public static let pushes = OutboxTable(name: "push_outbox", lockOrder: ["push_token", "pass_type_identifier"])
+    /// `mail_outbox`: locked by ticket (`MailOutboxRow.locksBefore`).
+    public static let mail = OutboxTable(name: "mail_outbox", lockOrder: ["pass_id"], textKeys: false)
 }

@@ -10,7 +10,7 @@ extension StoreSession {
     public func settleOutbox(_ settlement: OutboxSettlement, in table: OutboxTable = .pushes, now: Date) throws -> OutboxSettlementResult {
         guard !settlement.entries.isEmpty else { return OutboxSettlementResult() }
         return try transaction {
-            let order = table.lockOrder.map { $0 + bytewise }.joined(separator: ", ")
+            let order = table.lockOrder.map { $0 + (table.textKeys ? bytewise : "") }.joined(separator: ", ")
             let lockedRows = try execute("""
                 SELECT id, generation, attempts FROM \(unsafeRaw: table.name)
                 WHERE \(column("id", in: settlement.entries.map(\.id)))

@@ -1,0 +1,190 @@
+public import Foundation
+
+// The mail outbox (`mail_outbox`) and what became of each ticket's email (`ticket_emails`).
+//
+// Lock order, in every transaction that touches several rows: `mail_outbox` rows by `pass_id`, then
+// `ticket_emails` rows by `pass_id`. Enqueueing writes both in that order; recording the answers
+// settles the outbox rows first (`settleOutbox(_:in: .mail)`) and then locks and updates the
+// tickets' rows. Neither touches `passes` or `jobs` rows, so an edit or a send job never waits for
+// them in a cycle.
+
+extension StoreSession {
+    /// Queues the email of each of these tickets (a ticket's own send). A ticket whose email is
+    /// already queued stays as it is (one message); one that was sent or failed is queued again.
+    /// Tickets without an address or cancelled are skipped. Returns the tickets queued.
+    @discardableResult
+    public func enqueueEmails(passIDs: [Int64], now: Date) throws -> [Int64] {
+        guard !passIDs.isEmpty else { return [] }
+        return try enqueueEmails(where: column("p.id", in: passIDs), jobID: nil, resend: true, now: now)
+    }
+
+    /// Inserts (or re-arms a failed) outbox row for every ticket matching `filter` (a condition on
+    /// `p` passes) that has an address, is active, and whose email is not queued already, nor sent
+    /// unless `resend`; then marks those tickets queued for `jobID`. One statement each, whatever
+    /// the number of tickets. Returns the tickets queued, in id order.
+    func enqueueEmails(where filter: SQLQuery, jobID: String?, resend: Bool, now: Date) throws -> [Int64] {
+        let millis = now.storageMillis
+        let eligible = Self.emailEligible(resend: resend)
+        return try transaction {
+            let ids = try execute("""
+                INSERT INTO mail_outbox (pass_id, generation, attempts, next_attempt_at, first_enqueued_at, state)
+                SELECT p.id, 1, 0, \(millis), \(millis), 'pending'
+                FROM passes p LEFT JOIN ticket_emails t ON t.pass_id = p.id
+                WHERE \(filter) AND p.attendee_email IS NOT NULL AND p.status = 'active' AND \(eligible)
+                ORDER BY p.id
+                ON CONFLICT (pass_id) DO UPDATE SET generation = mail_outbox.generation + 1, attempts = 0,
+                    next_attempt_at = excluded.next_attempt_at, first_enqueued_at = excluded.first_enqueued_at, state = 'pending',
+                    last_status = NULL, last_reason = NULL
+                RETURNING pass_id
+                """).map { try $0.int64("pass_id") }.sorted()
+            guard !ids.isEmpty else { return [] }
+            try execute("""
+                INSERT INTO ticket_emails (pass_id, event_id, job_id, state, queued_at, updated_at)
+                SELECT p.id, p.event_id, \(jobID), 'queued', \(millis), \(millis) FROM passes p
+                WHERE \(column("p.id", in: ids))
+                ORDER BY p.id
+                ON CONFLICT (pass_id) DO UPDATE SET job_id = excluded.job_id, state = 'queued', queued_at = excluded.queued_at,
+                    updated_at = excluded.updated_at
+                """)
+            return ids
+        }
+    }
+
+    /// Claims up to `limit` due emails for `lease` (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so
+    /// processes sharing the database never claim the same row), each with its ticket and event
+    /// read in two more statements.
+    public func claimEmails(limit: Int, now: Date, lease: Duration) throws -> [MailOutboxRow] {
+        let nowMillis = now.storageMillis
+        var rows = try execute("""
+            UPDATE mail_outbox SET claimed_until = \(nowMillis + lease.milliseconds)
+            WHERE id IN (
+                SELECT id FROM mail_outbox
+                WHERE state = 'pending' AND next_attempt_at <= \(nowMillis) AND (claimed_until IS NULL OR claimed_until <= \(nowMillis))
+                ORDER BY next_attempt_at, id LIMIT \(limit)\(unsafeRaw: skipLocked))
+            RETURNING \(MailOutboxRow.columns)
+            """).map(MailOutboxRow.init(row:)).sorted { $0.id < $1.id }
+        guard !rows.isEmpty else { return [] }
+        let passIDs = column("id", in: rows.map(\.passID))
+        var passes: [Int64: StoredPass] = [:]
+        for row in try execute("SELECT \(StoredPass.columns) FROM passes WHERE \(passIDs)") {
+            let pass = try StoredPass(row: row)
+            passes[pass.id] = pass
+        }
+        var events: [String: Event] = [:]
+        for row in try execute("SELECT \(Self.eventColumns) FROM events WHERE id IN (SELECT event_id FROM passes WHERE \(passIDs))") {
+            let event = try Event(row: row)
+            events[event.id] = event
+        }
+        for index in rows.indices {
+            rows[index].ticket = passes[rows[index].passID]
+            rows[index].event = rows[index].ticket?.eventID.flatMap { events[$0] }
+        }
+        return rows
+    }
+
+    /// Keeps the answers about claimed emails on their tickets, after the outbox rows were settled
+    /// in the same transaction: sent (time, count), failed (time), or still queued when the row is
+    /// pending again (retried, or queued once more while the message was in flight). The server's
+    /// reply is kept. Two statements whatever the number of answers.
+    public func recordEmails(_ results: [EmailResult], now: Date) throws {
+        guard !results.isEmpty else { return }
+        let millis = now.storageMillis
+        var records = JSONRecords()
+        for result in results {
+            let state = switch result.kind {
+            case .sent: "sent"
+            case .retrying: "queued"
+            case .failed: "failed"
+            }
+            records.append([
+                "id": .integer(result.passID), "state": .text(state), "sent": .integer(result.kind == .sent ? 1 : 0),
+                "failed": .integer(result.kind == .failed ? 1 : 0), "reply": result.reply.map { .text(String($0.prefix(500))) } ?? .null,
+            ])
+        }
+        try transaction {
+            if dialect == .postgres {
+                try execute("""
+                    SELECT pass_id FROM ticket_emails WHERE \(column("pass_id", in: results.map(\.passID)))
+                    ORDER BY pass_id FOR UPDATE
+                    """)
+            }
+            let values = recordSet(records, alias: "x", columns: [
+                ("id", "bigint"), ("state", "text"), ("sent", "integer"), ("failed", "integer"), ("reply", "text"),
+            ])
+            try execute("""
+                UPDATE ticket_emails SET
+                    state = CASE WHEN EXISTS (
+                        SELECT 1 FROM mail_outbox m WHERE m.pass_id = ticket_emails.pass_id AND m.state = 'pending') THEN 'queued'
+                        ELSE x.state END,
+                    sent_at = CASE WHEN x.sent = 1 THEN \(millis) ELSE ticket_emails.sent_at END,
+                    failed_at = CASE WHEN x.failed = 1 THEN \(millis) ELSE ticket_emails.failed_at END,
+                    reply = COALESCE(x.reply, ticket_emails.reply), sent_count = ticket_emails.sent_count + x.sent,
+                    updated_at = \(millis)
+                FROM \(values)
+                WHERE ticket_emails.pass_id = x.id
+                """)
+        }
+    }
+
+    /// What became of these tickets' emails (a ticket never emailed is absent). One statement.
+    public func ticketEmails(passIDs: [Int64]) throws -> [Int64: TicketEmail] {
+        guard !passIDs.isEmpty else { return [:] }
+        var emails: [Int64: TicketEmail] = [:]
+        for row in try execute("SELECT \(TicketEmail.columns) FROM ticket_emails WHERE \(column("pass_id", in: passIDs))") {
+            let email = try TicketEmail(row: row)
+            emails[email.passID] = email
+        }
+        return emails
+    }
+
+    /// The event's tickets' emails by state (an index range scan).
+    public func emailCounts(eventID: String) throws -> EmailCounts {
+        try emailCounts(eventIDs: [eventID])[eventID] ?? EmailCounts()
+    }
+
+    /// The emails of several events by state, in one statement (an event without any is absent).
+    public func emailCounts(eventIDs: [String]) throws -> [String: EmailCounts] {
+        guard !eventIDs.isEmpty else { return [:] }
+        let events = SQLQuery.joined(eventIDs.map { "\($0)" }, separator: ", ")
+        var counts: [String: EmailCounts] = [:]
+        for row in try execute("""
+            SELECT event_id, state, count(*) AS n FROM ticket_emails WHERE event_id IN (\(events)) GROUP BY event_id, state
+            """)
+        {
+            counts[try row.string("event_id"), default: EmailCounts()].add(try row.string("state"), try row.int("n"))
+        }
+        return counts
+    }
+
+    /// The emails an event send queued (those not queued again since by another send), by state.
+    public func emailCounts(jobID: String) throws -> EmailCounts {
+        var counts = EmailCounts()
+        for row in try execute("SELECT state, count(*) AS n FROM ticket_emails WHERE job_id = \(jobID) GROUP BY state") {
+            counts.add(try row.string("state"), try row.int("n"))
+        }
+        return counts
+    }
+
+    /// Emails waiting in the outbox (due or backing off, claimed included), emails given up on
+    /// there, and when the oldest waiting one was first queued. One statement.
+    public func mailOutboxCounts() throws -> (pending: Int, failed: Int, oldestPending: Date?) {
+        guard let row = try first("""
+            SELECT count(*) FILTER (WHERE state = 'pending') AS pending, count(*) FILTER (WHERE state = 'failed') AS failed,
+                min(first_enqueued_at) FILTER (WHERE state = 'pending') AS oldest
+            FROM mail_outbox
+            """)
+        else { return (0, 0, nil) }
+        return (try row.int("pending"), try row.int("failed"), try row.optionalDate("oldest"))
+    }
+}
+
+extension EmailCounts {
+    mutating func add(_ state: String, _ count: Int) {
+        switch TicketEmail.State(rawValue: state) {
+        case .queued: queued += count
+        case .sent: sent += count
+        case .failed: failed += count
+        case nil: break
+        }
+    }
+}

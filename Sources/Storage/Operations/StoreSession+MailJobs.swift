@@ -1,0 +1,72 @@
+public import Foundation
+
+extension StoreSession {
+    /// Creates the job that queues the email of every ticket of the event with an address, active,
+    /// not queued already, and not sent yet unless `resend`. `total` is how many there are now;
+    /// the job corrects it to what it queued when it finishes.
+    public func createEmailJob(eventID: String, resend: Bool, now: Date) throws -> Job {
+        let kind = resend ? Job.emailResendKind : Job.emailKind
+        guard let row = try first("""
+            INSERT INTO jobs (id, kind, event_id, state, total, created_at)
+            VALUES (\(RandomIdentifier.make()), \(kind), \(eventID), 'pending',
+                (SELECT count(*) FROM passes p LEFT JOIN ticket_emails t ON t.pass_id = p.id
+                 WHERE p.event_id = \(eventID) AND p.attendee_email IS NOT NULL AND p.status = 'active'
+                   AND \(Self.emailEligible(resend: resend))),
+                \(now.storageMillis))
+            RETURNING \(Self.jobColumns)
+            """)
+        else { throw StorageError(.backend, "insert returned no row") }
+        return try Job(row: row)
+    }
+
+    /// The tickets an event send queues, as a condition on `t` (their `ticket_emails` row, if any):
+    /// never those queued already; those sent only when resending.
+    static func emailEligible(resend: Bool) -> SQLQuery {
+        resend ? "(t.state IS NULL OR t.state <> 'queued')" : "(t.state IS NULL OR t.state = 'failed')"
+    }
+
+    /// Runs the next batch of an email job in one transaction: the next `batchSize` tickets of the
+    /// event after the job's cursor are looked at, those eligible are queued (`enqueueEmails`, for
+    /// this job), and the cursor, `done` (tickets queued) and the lease advance; when no ticket is
+    /// left the job is done and `total` becomes what it queued. A crash between batches resumes at
+    /// the cursor, so no ticket is queued twice by one job.
+    public func runEmailBatch(jobID: String, batchSize: Int, now: Date, lease: Duration = .seconds(60)) throws -> EmailBatch {
+        try transaction {
+            guard let job = try first("SELECT \(Self.jobColumns) FROM jobs WHERE id = \(jobID)\(unsafeRaw: forUpdate)").map(Job.init(row:))
+            else { throw StorageError(.notFound, "no such job") }
+            guard job.state == .pending || job.state == .running, let eventID = job.eventID else {
+                return EmailBatch(job: job, queued: 0)
+            }
+            let nowMillis = now.storageMillis
+            let ids = try execute("""
+                SELECT id FROM passes WHERE event_id = \(eventID) AND id > \(job.cursor) ORDER BY id LIMIT \(batchSize)
+                """).map { try $0.int64("id") }
+            let last = ids.last ?? job.cursor
+            let queued = ids.isEmpty ? [] : try enqueueEmails(
+                where: "p.event_id = \(eventID) AND p.id > \(job.cursor) AND p.id <= \(last)", jobID: jobID,
+                resend: job.kind == Job.emailResendKind, now: now
+            )
+            let finished = ids.count < batchSize
+            // Finished: the total is what the job queued; until then at least that.
+            let total: SQLQuery = finished ? "done + \(queued.count)" : "\(unsafeRaw: greatest)(total, done + \(queued.count))"
+            guard let row = try first("""
+                UPDATE jobs SET cursor = \(last), done = done + \(queued.count), total = \(total),
+                    state = \(finished ? "done" : "running"),
+                    finished_at = \(finished ? nowMillis : nil),
+                    claimed_until = \(finished ? nil : nowMillis + lease.milliseconds),
+                    started_at = COALESCE(started_at, \(nowMillis))
+                WHERE id = \(jobID) RETURNING \(Self.jobColumns)
+                """)
+            else { throw StorageError(.notFound, "no such job") }
+            return EmailBatch(job: try Job(row: row), queued: queued.count)
+        }
+    }
+}
+
+/// What one batch of an email job did.
+public struct EmailBatch: Sendable, Equatable {
+    /// The job after the batch.
+    public var job: Job
+    /// Tickets whose email the batch queued.
+    public var queued: Int
+}
