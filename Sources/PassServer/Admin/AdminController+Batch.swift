@@ -9,6 +9,13 @@ extension AdminController {
     /// whose `externalId` the event already has returns that ticket instead of a new one.
     func importTickets(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
+        var query = AdminInput.query(request)
+        let notify = query.choice("notify", ["true", "false"]) == "true"
+        try query.validate()
+        if notify {
+            try requireEmail()
+            try requireEmailTexts(template: event.template)
+        }
         let declared = templateFields(of: event)
         let format = try TicketImport.Format(contentType: request.headers["Content-Type"])
         let rows = switch format {
@@ -44,12 +51,15 @@ extension AdminController {
         guard let passType = PassTypeIdentifier(passes.passTypeIdentifier) else { throw HTTPError.internalError }
         let newPasses = try tickets.map { try newPass($0.input, event: event, passType: passType) }
         let imported: [ImportedPass]
+        var queued = 0
         do {
             imported = try store.transaction { session in
                 let imported = try session.importPasses(newPasses, eventID: event.id, now: now())
                 let unbuildable = try unbuildableRows(imported, rows: tickets.map(\.row), event: event)
                 // Thrown to roll the import back.
                 guard unbuildable.isEmpty else { throw UnbuildableRows(problems: unbuildable) }
+                // Queued with the tickets: only new ones (a repeated upload emails no one twice).
+                queued = notify ? try session.enqueueEmails(passIDs: imported.filter(\.created).map(\.pass.id), now: now()).count : 0
                 return imported
             }
         } catch let refusal as UnbuildableRows {
@@ -63,9 +73,13 @@ extension AdminController {
         }
         let created = imported.count { $0.created }
         logger.info("tickets imported", [
-            "event.id": event.id, "created": "\(created)", "existing": "\(imported.count - created)", "request.id": request.requestID,
+            "event.id": event.id, "created": "\(created)", "existing": "\(imported.count - created)", "emails": "\(queued)",
+            "request.id": request.requestID,
         ])
-        return .json(TicketBatchBody(created: created, existing: imported.count - created, tickets: entries), encoder: .api)
+        if queued > 0 { mail.queued() }
+        return .json(
+            TicketBatchBody(created: created, existing: imported.count - created, emailsQueued: notify ? queued : nil, tickets: entries), encoder: .api
+        )
     }
 
     /// The 400 `invalid_rows` answer listing every problem.
@@ -109,7 +123,7 @@ extension AdminController {
             authenticationTokenHash: try TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
             downloadTokenHash: try TokenVault.hash(passes.vault.downloadToken(passType: passType, serial: serial)),
             eventID: event.id, attendeeName: ticket.attendeeName, attendeeEmail: ticket.attendeeEmail, seat: ticket.seat,
-            externalID: ticket.externalID, extra: ticket.extra
+            externalID: ticket.externalID, extra: ticket.extra, language: ticket.language
         )
     }
 }

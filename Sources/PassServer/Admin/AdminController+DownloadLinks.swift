@@ -21,12 +21,11 @@ extension AdminController {
         }
         guard let rotated else { throw HTTPError.notFound("No such ticket.") }
         logger.info("download link rotated", ["pass.serial": rotated.serialNumber, "request.id": request.requestID])
-        return .json(TicketBody(rotated, downloadURL: try downloadURL(for: rotated)), encoder: .api)
+        return .json(try ticketBody(rotated), encoder: .api)
     }
 
     /// `PUBLIC_URL/download/{token}` for the pass's current link.
     func downloadURL(for pass: StoredPass) throws -> String? {
-        guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { return nil }
-        return passes.webServiceURL + "/download/" + (try passes.vault.downloadToken(passType: passType, serial: serial, nonce: pass.downloadNonce))
+        try passes.downloadURL(for: pass)
     }
 }

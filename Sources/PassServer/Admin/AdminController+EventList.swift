@@ -25,13 +25,18 @@ extension AdminController {
         }
         let limit = query.integer("limit", in: 1...100, default: 20)
         try query.validate()
-        let (page, totals) = try store.withSession(.read) { session in
+        let (page, totals, emails) = try store.withSession(.read) { session in
             let page = try session.events(matching: filter, after: position, limit: limit + 1)
-            return (page, try session.eventTotals(eventIDs: page.prefix(limit).map(\.id)))
+            let ids = page.prefix(limit).map(\.id)
+            return (page, try session.eventTotals(eventIDs: ids), try session.emailCounts(eventIDs: ids))
         }
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { EventCursor.encode(EventListPosition(after: $0)) } : nil
-        let events = shown.map { EventBody($0, tally: totals[$0.id] ?? Tally()) }
+        let events = shown.map { event in
+            var body = EventBody(event, tally: totals[event.id] ?? Tally())
+            body.emailStatus = EmailCountsBody(emails[event.id] ?? EmailCounts())
+            return body
+        }
         return .json(EventPage(events: events, nextCursor: next), encoder: .api)
     }
 

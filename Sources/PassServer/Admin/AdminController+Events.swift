@@ -3,7 +3,7 @@ import HTTPServer
 import Storage
 
 extension AdminController {
-    private static let eventFields: Set<String> = ["name", "venue", "startsAt", "endsAt", "timeZone", "template"]
+    private static let eventFields: Set<String> = ["name", "venue", "startsAt", "endsAt", "timeZone", "template", "language"]
 
     func createEvent(_ request: Request) throws -> Response {
         var input = try AdminInput(request, allowed: Self.eventFields)
@@ -23,12 +23,15 @@ extension AdminController {
             template = name
             checkTemplate(name, &input)
         }
+        var language = "en"
+        if case .value(let code) = input.language("language") { language = code }
         if let startsAt, let endsAt, endsAt < startsAt { input.problem("endsAt", Self.endsBeforeStartProblem) }
         try input.validate()
         guard let name, let venue, let startsAt else { throw HTTPError.badRequest("name, venue and startsAt are required.", code: "invalid_fields") }
         let event = try store.transaction { session in
             let event = try session.createEvent(
-                NewEvent(name: name, venue: venue, startsAt: startsAt, endsAt: endsAt, timeZone: timeZone, template: template), now: now()
+                NewEvent(name: name, venue: venue, startsAt: startsAt, endsAt: endsAt, timeZone: timeZone, template: template, language: language),
+                now: now()
             )
             try requireBuildable { try passes.validate(event: event) }
             return event
@@ -39,8 +42,12 @@ extension AdminController {
 
     func showEvent(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
-        let tally = try store.withSession(.read) { try $0.eventTally(eventID: event.id) }
-        return .json(EventBody(event, tally: tally.total), encoder: .api)
+        let (tally, emails) = try store.withSession(.read) { session in
+            (try session.eventTally(eventID: event.id), try session.emailCounts(eventID: event.id))
+        }
+        var body = EventBody(event, tally: tally.total)
+        body.emailStatus = EmailCountsBody(emails)
+        return .json(body, encoder: .api)
     }
 
     func updateEvent(_ request: Request) throws -> Response {
@@ -56,6 +63,7 @@ extension AdminController {
         case .absent: break
         }
         if case .value(let zone) = input.timeZone("timeZone") { change.timeZone = zone }
+        if case .value(let language) = input.language("language") { change.language = language }
         if case .value(let template) = input.string("template", maxLength: 64) {
             checkTemplate(template, &input)
             change.template = template

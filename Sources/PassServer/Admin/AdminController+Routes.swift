@@ -16,7 +16,8 @@ extension AdminController {
         AdminRoute(.POST, "/admin/v1/events/:eventId/archive", role: .admin) { admin in { try admin.archiveEvent($0) } },
         AdminRoute(.POST, "/admin/v1/events/:eventId/unarchive", role: .admin) { admin in { try admin.unarchiveEvent($0) } },
         AdminRoute(.POST, "/admin/v1/events/:eventId/tickets", role: .admin) { admin in { try admin.createTicket($0) } },
-        AdminRoute(.POST, "/admin/v1/events/:eventId/tickets:batch", role: .admin, maxBodySize: TicketImport.maxBodySize) { admin in
+        AdminRoute(.POST, "/admin/v1/events/:eventId/email", role: .admin) { admin in { try admin.emailEvent($0) } },
+        AdminRoute(.POST, "/admin/v1/events/:eventId/tickets:batch", role: .admin, query: ["notify"], maxBodySize: TicketImport.maxBodySize) { admin in
             { try admin.importTickets($0) }
         },
         AdminRoute(.GET, "/admin/v1/events/:eventId/tickets", role: .viewer, query: ["status", "q", "updatedSince", "cursor", "limit"]) {
@@ -27,6 +28,7 @@ extension AdminController {
         AdminRoute(.PATCH, "/admin/v1/tickets/:serialNumber", role: .admin) { admin in { try admin.updateTicket($0) } },
         AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/cancel", role: .admin) { admin in { try admin.cancelTicket($0) } },
         AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/download-link", role: .admin) { admin in { try admin.rotateDownloadLink($0) } },
+        AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/email", role: .admin) { admin in { try admin.emailTicket($0) } },
         AdminRoute(.GET, "/admin/v1/jobs/:jobId", role: .viewer) { admin in { try admin.showJob($0) } },
     ]
 

@@ -7,10 +7,17 @@ extension AdminController {
     /// returned (200) instead of a new one (201), so a retried request never issues twice.
     func createTicket(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
-        var input = try AdminInput(request, allowed: TicketInput.fields)
+        var input = try AdminInput(request, allowed: TicketInput.fields.union(["notify"]))
         let ticket = TicketInput.read(&input, declared: templateFields(of: event))
+        var notify = false
+        if case .value(let flag) = input.boolean("notify") { notify = flag }
+        if notify, ticket != nil, ticket?.attendeeEmail == nil { input.problem("notify", "needs attendeeEmail") }
         try input.validate()
         guard let ticket else { throw HTTPError.badRequest("attendeeName is required.", code: "invalid_fields") }
+        if notify {
+            try requireEmail()
+            try requireEmailTexts(template: event.template)
+        }
         guard let passType = PassTypeIdentifier(passes.passTypeIdentifier) else { throw HTTPError.internalError }
         let new = try newPass(ticket, event: event, passType: passType)
         let imported = try store.transaction { session in
@@ -19,13 +26,18 @@ extension AdminController {
                 ? ImportedPass(pass: try session.insertPass(new, now: now()), created: true)
                 : try session.importPasses([new], eventID: event.id, now: now())[0]
             if imported.created { try requireBuildable { try passes.validate(imported.pass, event: event) } }
+            // The email is queued with the ticket, so a ticket is never issued without the email asked for.
+            if imported.created && notify { try session.enqueueEmails(passIDs: [imported.pass.id], now: now()) }
             return imported
         }
         let pass = imported.pass
         if imported.created {
-            logger.info("ticket issued", ["event.id": event.id, "pass.serial": pass.serialNumber, "request.id": request.requestID])
+            logger.info("ticket issued", [
+                "event.id": event.id, "pass.serial": pass.serialNumber, "notify": "\(notify)", "request.id": request.requestID,
+            ])
+            if notify { mail.queued() }
         }
-        return .json(TicketBody(pass, downloadURL: try downloadURL(for: pass)), status: imported.created ? 201 : 200, encoder: .api)
+        return .json(try ticketBody(pass), status: imported.created ? 201 : 200, encoder: .api)
     }
 
     /// The event's tickets in issue order, filtered by `status`, `q` (a case-insensitive
@@ -50,12 +62,12 @@ extension AdminController {
         }
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { String($0.id) } : nil
-        return .json(TicketPage(tickets: try shown.map { TicketBody($0, downloadURL: try downloadURL(for: $0)) }, nextCursor: next), encoder: .api)
+        return .json(TicketPage(tickets: try ticketBodies(Array(shown)), nextCursor: next), encoder: .api)
     }
 
     func showTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
-        var body = TicketBody(pass, downloadURL: try downloadURL(for: pass))
+        var body = try ticketBody(pass)
         body.servedRevision = pass.servedRevision
         body.servedAt = pass.servedAt.map { ISODate.format($0) }
         try store.withSession(.read) { session in
@@ -88,6 +100,11 @@ extension AdminController {
         switch input.text("externalId", maxLength: TicketInput.externalIDMaxLength, nullable: true) {
         case .value(let externalID): change.externalID = .some(externalID)
         case .null: change.externalID = .some(nil)
+        case .absent: break
+        }
+        switch input.language("language", nullable: true) {
+        case .value(let language): change.language = .some(language)
+        case .null: change.language = .some(nil)
         case .absent: break
         }
         if input.isPresent("extra") {
@@ -139,7 +156,7 @@ extension AdminController {
             ])
             if enqueued > 0 { pushesEnqueued() }
         }
-        return .json(TicketBody(update.pass, downloadURL: try downloadURL(for: update.pass)), encoder: .api)
+        return .json(try ticketBody(update.pass), encoder: .api)
     }
 
     func existingTicket(_ request: Request) throws -> StoredPass {

@@ -14,16 +14,21 @@ struct AdminController: Sendable {
     let pushesEnqueued: @Sendable () -> Void
     /// Called after a job was created (wakes the job runner).
     let jobCreated: @Sendable () -> Void
+    /// Whether email is on, and whom to tell that emails were queued.
+    var mail: MailAccess = .off
     var now: @Sendable () -> Date = Date.init
 
     func showJob(_ request: Request) throws -> Response {
         guard let id = request.parameters["jobId"], AdminIdentifiers.isPlausible(id) else { throw HTTPError.notFound("No such job.") }
-        let (job, reach) = try store.withSession(.read) { session -> (Job?, Tally?) in
-            guard let job = try session.job(id: id) else { return (nil, nil) }
-            return (job, try job.eventID.map { try session.eventTally(eventID: $0).share(of: job) })
+        let (job, reach, emails) = try store.withSession(.read) { session -> (Job?, Tally?, EmailCounts?) in
+            guard let job = try session.job(id: id) else { return (nil, nil, nil) }
+            if job.isEmail { return (job, nil, try session.emailCounts(jobID: job.id)) }
+            return (job, try job.eventID.map { try session.eventTally(eventID: $0).share(of: job) }, nil)
         }
         guard let job else { throw HTTPError.notFound("No such job.") }
-        return .json(JobBody(job, reach: reach.map(ReachBody.init)), encoder: .api)
+        var body = JobBody(job, reach: reach.map(ReachBody.init))
+        body.emails = emails.map(EmailCountsBody.init)
+        return .json(body, encoder: .api)
     }
 
     // MARK: Helpers

@@ -48,3 +48,34 @@ extension AdminInput {
         return value
     }
 }
+
+extension AdminInput {
+    /// A JSON `true` or `false`.
+    mutating func boolean(_ field: String) -> Presence<Bool> {
+        switch value(field) {
+        case nil: return .absent
+        case .bool(let flag)?: return .value(flag)
+        default:
+            problem(field, "must be true or false")
+            return .absent
+        }
+    }
+
+    /// A language code for email texts: two or three lowercase letters, optionally a hyphen and a
+    /// region or script of 2–8 letters or digits (`en`, `ja`, `pt-BR`, `zh-Hant`), as
+    /// `openapi.yaml`'s `Language` pattern states.
+    mutating func language(_ field: String, nullable: Bool = false) -> Presence<String> {
+        let value = string(field, maxLength: 12, nullable: nullable)
+        guard case .value(let code) = value else { return value }
+        let parts = code.split(separator: "-", omittingEmptySubsequences: false)
+        let isLetter = { (byte: UInt8) in (byte >= 0x61 && byte <= 0x7A) }
+        let isAlphanumeric = { (byte: UInt8) in isLetter(byte) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39) }
+        let primaryOK = parts.first.map { (2...3).contains($0.utf8.count) && $0.utf8.allSatisfy(isLetter) } ?? false
+        let subtagOK = parts.count == 1 || (parts.count == 2 && (2...8).contains(parts[1].utf8.count) && parts[1].utf8.allSatisfy(isAlphanumeric))
+        guard primaryOK && subtagOK else {
+            problem(field, "must be a language code such as en, ja or pt-BR")
+            return .absent
+        }
+        return value
+    }
+}

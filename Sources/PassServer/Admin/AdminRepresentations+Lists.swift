@@ -14,6 +14,8 @@ struct TicketBatchBody: Encodable {
     var created: Int
     /// Rows whose `externalId` the event already had: the ticket returned is the existing one.
     var existing: Int
+    /// With `notify=true`: the new tickets whose email was queued (those with an address).
+    var emailsQueued: Int?
     var tickets: [Entry]
 
     struct Entry: Encodable {

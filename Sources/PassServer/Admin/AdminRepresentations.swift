@@ -10,6 +10,8 @@ struct EventBody: Encodable {
     var endsAt: String?
     var timeZone: String
     var template: String
+    /// The language of the tickets' email.
+    var language: String
     var revision: Int64
     var createdAt: String
     var updatedAt: String
@@ -18,6 +20,8 @@ struct EventBody: Encodable {
     var archivedAt: String?
     var counts: EventCountsBody?
     var reach: ReachBody?
+    /// The tickets' emails by state (with `counts`).
+    var emailStatus: EmailCountsBody?
 
     init(_ event: Event, counts: EventCounts? = nil, reach: ReachBody? = nil) {
         id = event.id
@@ -27,6 +31,7 @@ struct EventBody: Encodable {
         endsAt = event.endsAt.map { ISODate.format($0, timeZone: event.timeZone) }
         timeZone = event.timeZone
         template = event.template
+        language = event.language
         revision = event.revision
         createdAt = ISODate.format(event.createdAt)
         updatedAt = ISODate.format(event.updatedAt)
@@ -75,6 +80,8 @@ struct JobBody: Encodable {
     var finishedAt: String?
     var error: String?
     var reach: ReachBody?
+    /// For an event send: the emails it queued, by state now (sent, failed, still queued).
+    var emails: EmailCountsBody?
 
     init(_ job: Job, reach: ReachBody? = nil) {
         id = job.id
@@ -101,6 +108,8 @@ struct TicketBody: Encodable {
     var externalId: String?
     /// The values of the template's extra fields.
     var extra: [String: ExtraValue]
+    /// The language of the ticket's email; absent: the event's.
+    var language: String?
     var status: String
     var voidReason: String?
     var revision: Int64
@@ -113,6 +122,8 @@ struct TicketBody: Encodable {
     var servedAt: String?
     var latestPushes: [PushBody]?
     var prunedRegistrations: [PruneBody]?
+    /// What became of the ticket's email; absent until one was queued.
+    var emailStatus: EmailStatusBody?
 
     init(_ pass: StoredPass, downloadURL: String? = nil) {
         serialNumber = pass.serialNumber
@@ -123,6 +134,7 @@ struct TicketBody: Encodable {
         seat = pass.seat
         externalId = pass.externalID
         extra = pass.extra
+        language = pass.language
         status = Self.status(of: pass)
         voidReason = pass.voidReason
         revision = pass.revision

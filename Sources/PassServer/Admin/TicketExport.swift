@@ -13,7 +13,7 @@ import Synchronization
 /// ticket issued or changed during a long export may or may not appear in it.
 final class TicketExport: Sendable {
     /// Columns the server fills in; the import skips them.
-    static let reportedColumns = ["serialNumber", "status", "voidReason", "downloadURL", "devices", "devicesUpToDate"]
+    static let reportedColumns = ["serialNumber", "status", "voidReason", "downloadURL", "devices", "devicesUpToDate", "emailStatus"]
     static let pageSize = 500
 
     /// The header: the import's columns, the extra fields of the event's template, the reported columns.
@@ -61,10 +61,11 @@ final class TicketExport: Sendable {
             return CSV.byteOrderMark + CSV.record(columns)
         }
         let after = cursor.after
-        let (page, devices) = try admin.store.withSession(.read) { session -> ([StoredPass], [Int64: (devices: Int, upToDate: Int)]) in
+        typealias Page = (passes: [StoredPass], devices: [Int64: (devices: Int, upToDate: Int)], emails: [Int64: TicketEmail])
+        let (page, devices, emails) = try admin.store.withSession(.read) { session -> Page in
             let page = try session.passes(eventID: eventID, after: after, limit: Self.pageSize)
-            guard let first = page.first?.id, let last = page.last?.id else { return (page, [:]) }
-            return (page, try session.deviceCounts(eventID: eventID, passIDs: first...last))
+            guard let first = page.first?.id, let last = page.last?.id else { return (page, [:], [:]) }
+            return (page, try session.deviceCounts(eventID: eventID, passIDs: first...last), try session.ticketEmails(passIDs: page.map(\.id)))
         }
         guard let last = page.last else {
             cursor.finished = true
@@ -74,17 +75,17 @@ final class TicketExport: Sendable {
         cursor.finished = page.count < Self.pageSize
         var bytes: [UInt8] = []
         for pass in page {
-            bytes += CSV.record(try row(pass, devices: devices[pass.id] ?? (0, 0)))
+            bytes += CSV.record(try row(pass, devices: devices[pass.id] ?? (0, 0), email: emails[pass.id]))
         }
         return bytes
     }
 
     /// One ticket's cells, in `columns` order.
-    private func row(_ pass: StoredPass, devices: (devices: Int, upToDate: Int)) throws -> [String] {
-        let imported = [pass.attendeeName, pass.attendeeEmail ?? "", pass.seat ?? "", pass.externalID ?? ""]
+    private func row(_ pass: StoredPass, devices: (devices: Int, upToDate: Int), email: TicketEmail?) throws -> [String] {
+        let imported = [pass.attendeeName, pass.attendeeEmail ?? "", pass.seat ?? "", pass.externalID ?? "", pass.language ?? ""]
         let reported = [
             pass.serialNumber, TicketBody.status(of: pass), pass.voidReason ?? "", try admin.downloadURL(for: pass) ?? "",
-            String(devices.devices), String(devices.upToDate),
+            String(devices.devices), String(devices.upToDate), email?.state.rawValue ?? "",
         ]
         return imported + fields.map { pass.extra[$0.name]?.text ?? "" } + reported
     }

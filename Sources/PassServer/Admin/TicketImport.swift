@@ -50,7 +50,7 @@ enum TicketImport {
     /// attendee lists hold.
     static let maxBodySize = 16 << 20
     /// The CSV columns of every template; its declared extra fields add theirs.
-    static let columns = ["attendeeName", "attendeeEmail", "seat", "externalId"]
+    static let columns = ["attendeeName", "attendeeEmail", "seat", "externalId", "language"]
 
     static var tooManyRows: HTTPError {
         HTTPError.badRequest("An upload holds at most \(maxRows) tickets; split it.", code: "too_many_rows")

@@ -5,12 +5,14 @@ import Storage
 /// A new ticket as the admin API takes it: one `POST …/tickets` body, or one row of a batch.
 struct TicketInput {
     /// The body fields of a ticket; `extra` holds the template's declared fields.
-    static let fields: Set<String> = ["attendeeName", "attendeeEmail", "seat", "externalId", "extra"]
+    static let fields: Set<String> = ["attendeeName", "attendeeEmail", "seat", "externalId", "language", "extra"]
 
     var attendeeName: String
     var attendeeEmail: String?
     var seat: String?
     var externalID: String?
+    /// The language of the ticket's email; nil: the event's.
+    var language: String?
     var extra: [String: ExtraValue]
 
     /// Reads a new ticket from `input` (created with `allowed: fields`); nil after naming every
@@ -23,9 +25,11 @@ struct TicketInput {
         if case .value(let value) = input.text("seat", maxLength: 64) { seat = value }
         var externalID: String?
         if case .value(let value) = input.text("externalId", maxLength: externalIDMaxLength) { externalID = value }
+        var language: String?
+        if case .value(let value) = input.language("language") { language = value }
         let extra = input.extras(declared: declared, creating: true).compactMapValues { $0 }
         guard let name, input.issues.isEmpty else { return nil }
-        return TicketInput(attendeeName: name, attendeeEmail: email, seat: seat, externalID: externalID, extra: extra)
+        return TicketInput(attendeeName: name, attendeeEmail: email, seat: seat, externalID: externalID, language: language, extra: extra)
     }
 
     /// The longest external id, in characters.

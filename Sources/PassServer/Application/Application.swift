@@ -22,6 +22,8 @@ public final class Application: Sendable {
     let readiness = Readiness()
     let server: HTTPServer
     let dispatcher: PushDispatcher
+    /// Ticket emails; nil while email is off (no SMTP_URL).
+    let mail: MailDispatcher?
     let jobRunner: JobRunner
     let certificates: CertificateMonitor
     let retentionWorker: Worker.Periodic
@@ -94,9 +96,11 @@ public final class Application: Sendable {
         self.dispatcher = dispatcher
         readiness.addCheck { dispatcher.unreachableFinding().map { [$0] } ?? [] }
         Self.warnAboutSandbox(configuration, logger: logger)
+        let mail = try Self.mailDispatcher(configuration, store: store, passes: passes, readiness: readiness, logger: logger.named("mail"), now: now)
+        self.mail = mail
         let jobRunner = JobRunner(
             store: store, logger: logger.named("jobs"), settings: JobRunner.Settings(configuration.jobs),
-            afterBatch: { _ in dispatcher.wake() }
+            afterBatch: { _ in dispatcher.wake() }, afterEmailBatch: { batch in if batch.queued > 0 { mail?.wake() } }
         )
         self.jobRunner = jobRunner
         let sweep = RetentionSweep(
@@ -122,13 +126,14 @@ public final class Application: Sendable {
         ).register(in: &router)
         AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
-            pushesEnqueued: { dispatcher.wake() }, jobCreated: { jobRunner.wake() }
+            pushesEnqueued: { dispatcher.wake() }, jobCreated: { jobRunner.wake() },
+            mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() })
         ).register(in: &router)
         DownloadController(store: store, passes: passes).register(in: &router)
         OpenAPIController.register(in: &router)
         let httpMetrics = HTTPMetrics()
         MetricsController(
-            store: store, dispatcher: dispatcher, passes: passes, http: httpMetrics, certificates: certificates,
+            store: store, dispatcher: dispatcher, mail: mail, passes: passes, http: httpMetrics, certificates: certificates,
             logger: logger.named("metrics"), startedAt: startedAt, startedInstant: startedInstant, now: now
         ).register(in: &router)
         routes = router.routes.map { (method: $0.method.rawValue, pattern: $0.pattern) }
@@ -155,6 +160,7 @@ public final class Application: Sendable {
     public func start() throws {
         try server.start()
         dispatcher.start()
+        mail?.start()
         jobRunner.start()
         certificates.check()
         certificateWorker.start()
@@ -176,6 +182,7 @@ public final class Application: Sendable {
         retentionWorker.shutdown()
         certificateWorker.shutdown()
         dispatcher.shutdown()
+        mail?.shutdown()
         tallyWorker.shutdown()
         store.close()
         logger.notice("stopped")

@@ -6,13 +6,15 @@ import Storage
 /// `GET /metrics`: Prometheus text exposition of what operators watch and alert on (see
 /// `deploy/prometheus-alerts.yml`): the outbox and its oldest pending push, push outcomes, pruned
 /// registrations and failed pushes by APNs reason, APNs halts and unreachability, registrations,
-/// devices and jobs, HTTP requests and latency by route, certificate expiry, the bundle cache, and
+/// devices and jobs, ticket emails, HTTP requests and latency by route, certificate expiry, the bundle cache, and
 /// the process's memory, file descriptors and uptime. Outbox counts are read on every scrape; the
 /// table-wide counts (registrations, devices, jobs, oldest pending push) at most every
 /// `StatisticsCache` period. Keep it off the public internet (the example proxies do).
 struct MetricsController: Sendable {
     let store: any Store
     let dispatcher: PushDispatcher
+    /// Ticket emails; nil while email is off.
+    let mail: MailDispatcher?
     let passes: PassService
     let http: HTTPMetrics
     let certificates: CertificateMonitor
@@ -32,9 +34,11 @@ struct MetricsController: Sendable {
         // The dispatcher counts an outcome after committing it, so reading its counters before the
         // database never shows an outcome whose outbox row the same scrape still counts.
         let pushes = dispatcher.statistics
+        let emails = mail?.statistics
         var text = MetricsText()
         database(&text)
         self.pushes(pushes, &text)
+        self.emails(emails, &text)
         requests(&text)
         certificateExpiry(&text)
         let cache = passes.cacheStatistics

@@ -2,9 +2,10 @@ import Foundation
 import Logging
 import Storage
 
-/// Runs re-push jobs: claims a pending job (or one whose runner died), bumps its event's passes in
-/// batches (each batch one transaction with its outbox rows) and wakes the push dispatcher after
-/// each batch. Memory stays flat: only one batch is in hand at a time.
+/// Runs jobs: claims a pending job (or one whose runner died) and works through its event's passes
+/// in batches, each one transaction with its outbox rows: a re-push bumps them and enqueues pushes
+/// (waking the push dispatcher after each batch), an event send queues their emails (waking the
+/// mail dispatcher). Memory stays flat: only one batch is in hand at a time.
 ///
 /// Threading: a `Worker` thread runs `Loop`, one batch per round, so a shutdown lands between
 /// batches; every store call blocks there.
@@ -26,17 +27,21 @@ final class JobRunner: Sendable {
     private let logger: Logger
     private let settings: Settings
     private let afterBatch: @Sendable (RepushBatch) -> Void
+    private let afterEmailBatch: @Sendable (EmailBatch) -> Void
     private let now: @Sendable () -> Date
     private let worker = Worker(name: "job-runner")
 
-    /// `afterBatch` runs on the runner thread after every committed batch (wakes the dispatcher).
+    /// `afterBatch` runs on the runner thread after every committed re-push batch (wakes the push
+    /// dispatcher), `afterEmailBatch` after every batch of an event send (wakes the mail dispatcher).
     init(store: any Store, logger: Logger, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
-         afterBatch: @escaping @Sendable (RepushBatch) -> Void = { _ in }) {
+         afterBatch: @escaping @Sendable (RepushBatch) -> Void = { _ in },
+         afterEmailBatch: @escaping @Sendable (EmailBatch) -> Void = { _ in }) {
         self.store = store
         self.logger = logger
         self.settings = settings
         self.now = now
         self.afterBatch = afterBatch
+        self.afterEmailBatch = afterEmailBatch
     }
 
     func start() {
@@ -93,7 +98,7 @@ final class JobRunner: Sendable {
     }
 
     private func logStart(_ job: Job) {
-        logger.info("re-push job started", ["job.id": job.id, "event.id": job.eventID ?? "", "total": "\(job.total)", "done": "\(job.done)"])
+        logger.info(job.isEmail ? "email job started" : "re-push job started", ["job.id": job.id, "event.id": job.eventID ?? "", "total": "\(job.total)", "done": "\(job.done)"])
     }
 
     /// Runs `job` batch by batch until it is done or `shouldStop` says so; returns the job as last
@@ -110,6 +115,16 @@ final class JobRunner: Sendable {
 
     /// The next batch of `job`, from its cursor (the batch reads it under the job's row lock).
     private func runBatch(_ job: Job) throws -> Job {
+        if job.isEmail {
+            let batch = try store.withSession(.write) {
+                try $0.runEmailBatch(jobID: job.id, batchSize: settings.batchSize, now: now(), lease: settings.lease)
+            }
+            afterEmailBatch(batch)
+            if batch.job.state == .done {
+                logger.info("email job done: every ticket's email is queued", ["job.id": job.id, "queued": "\(batch.job.done)"])
+            }
+            return batch.job
+        }
         let batch = try store.withSession(.write) {
             try $0.runRepushBatch(jobID: job.id, batchSize: settings.batchSize, now: now(), lease: settings.lease)
         }

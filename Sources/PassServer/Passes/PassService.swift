@@ -33,6 +33,13 @@ final class PassService: Sendable {
 
     var passTypeIdentifier: String { signer.passTypeIdentifier }
 
+    /// `PUBLIC_URL/download/{token}` for the pass's current link (the attendee's page); nil for a
+    /// pass whose identifiers are not valid.
+    func downloadURL(for pass: StoredPass) throws -> String? {
+        guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { return nil }
+        return webServiceURL + "/download/" + (try vault.downloadToken(passType: passType, serial: serial, nonce: pass.downloadNonce))
+    }
+
     /// The signed bundle of `pass` at its current revision. `event` is looked up by the caller only
     /// on a cache miss (`loadEvent`). Signing happens on demand, once however many threads ask
     /// (`BundleCache`), under one of the meter's permits.

@@ -104,17 +104,16 @@ struct PushPolicy: Sendable, Equatable {
         }
     }
 
+    /// The backoff of this policy (`RetrySchedule`).
+    var schedule: RetrySchedule { RetrySchedule(baseDelay: baseDelay, maxDelay: maxDelay, maxRetryAge: maxRetryAge) }
+
     /// Exponential backoff with full jitter: uniform in [base/2, base·2^(attempts-1)], capped.
     func delay(attempts: Int, random: Double) -> TimeInterval {
-        let exponent = Double(max(0, min(attempts - 1, 30)))
-        let ceiling = min(maxDelay, baseDelay * pow(2, exponent))
-        let floor = min(ceiling, baseDelay / 2)
-        return floor + (ceiling - floor) * min(max(random, 0), 1)
+        schedule.delay(attempts: attempts, random: random)
     }
 
     private func retryOrFail(last: String, attempts: Int, enqueuedAt: Date, now: Date, random: Double) -> Action {
-        let wait = delay(attempts: attempts, random: random)
-        if now.addingTimeInterval(wait).timeIntervalSince(enqueuedAt) > maxRetryAge {
+        guard let wait = schedule.retry(attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random) else {
             return .fail(.gaveUp(attempts: attempts, last: last))
         }
         return .retry(after: wait)

@@ -1,0 +1,93 @@
+import Foundation
+import HTTPServer
+import Storage
+
+/// Email as the admin API sees it: whether an SMTP server is configured, and whom to tell that
+/// emails were queued (the mail dispatcher of this process).
+struct MailAccess: Sendable {
+    var isEnabled: Bool
+    var queued: @Sendable () -> Void
+
+    static let off = MailAccess(isEnabled: false, queued: {})
+}
+
+extension AdminController {
+    /// `POST /admin/v1/tickets/{serialNumber}/email`: queues the ticket's email (send, or send
+    /// again). A ticket whose email is queued already keeps that one message. 202 with the ticket.
+    func emailTicket(_ request: Request) throws -> Response {
+        let pass = try existingTicket(request)
+        try AdminInput(request, allowed: [], bodyRequired: false).validate()
+        try requireEmail()
+        guard pass.status == .active else {
+            throw HTTPError(status: 409, code: "ticket_cancelled", message: "A cancelled ticket is not emailed.")
+        }
+        guard pass.attendeeEmail != nil else {
+            throw HTTPError(status: 409, code: "no_email_address", message: "The ticket has no attendeeEmail.")
+        }
+        let event = try pass.eventID.flatMap { try store.event(id: $0) }
+        try requireEmailTexts(template: event?.template)
+        let queued = try store.withSession(.write) { try $0.enqueueEmails(passIDs: [pass.id], now: now()) }
+        if !queued.isEmpty {
+            logger.info("ticket email queued", ["pass.serial": pass.serialNumber, "request.id": request.requestID])
+            mail.queued()
+        }
+        return .json(try ticketBody(pass), status: 202, encoder: .api)
+    }
+
+    /// `POST /admin/v1/events/{eventId}/email`: a job that queues the email of every ticket with
+    /// an address that was not sent yet (with `{"resend": true}`: every ticket's, sent or not);
+    /// tickets whose email is queued already are left as they are. 202 with the job.
+    func emailEvent(_ request: Request) throws -> Response {
+        let event = try existingEvent(request)
+        var input = try AdminInput(request, allowed: ["resend"], bodyRequired: false)
+        var resend = false
+        if case .value(let flag) = input.boolean("resend") { resend = flag }
+        try input.validate()
+        try requireEmail()
+        try requireEmailTexts(template: event.template)
+        let job = try store.withSession(.write) { try $0.createEmailJob(eventID: event.id, resend: resend, now: now()) }
+        logger.info("event email job created", ["event.id": event.id, "job.id": job.id, "total": "\(job.total)", "request.id": request.requestID])
+        jobCreated()
+        var body = JobBody(job)
+        body.emails = EmailCountsBody(EmailCounts())
+        return .json(body, status: 202, encoder: .api)
+    }
+
+    /// 409 `email_disabled` while no SMTP server is configured.
+    func requireEmail() throws {
+        guard mail.isEnabled else {
+            throw HTTPError(status: 409, code: "email_disabled", message: "Email is off: the server has no SMTP_URL.")
+        }
+    }
+
+    /// 409 `no_email_texts` when the template has no (valid) email texts.
+    func requireEmailTexts(template name: String?) throws {
+        guard let name, let template = try? passes.templates.template(named: name) else {
+            throw HTTPError(status: 409, code: "no_email_texts", message: "The ticket's template cannot be loaded for its email.")
+        }
+        let languages: Int
+        do {
+            languages = try TicketMail.texts(of: template).count
+        } catch {
+            throw HTTPError(status: 409, code: "no_email_texts", message: "The email texts of template \(name) are invalid: \(error.message)")
+        }
+        guard languages > 0 else {
+            throw HTTPError(status: 409, code: "no_email_texts", message: "Template \(name) has no email texts (mail/<language>/).")
+        }
+    }
+
+    /// The ticket as the API shows it: with its download link and what became of its email.
+    func ticketBody(_ pass: StoredPass) throws -> TicketBody {
+        try ticketBodies([pass])[0]
+    }
+
+    /// Tickets as the API shows them, their email states read in one statement.
+    func ticketBodies(_ passes: [StoredPass]) throws -> [TicketBody] {
+        let emails = try store.withSession(.read) { try $0.ticketEmails(passIDs: passes.map(\.id)) }
+        return try passes.map { pass in
+            var body = TicketBody(pass, downloadURL: try downloadURL(for: pass))
+            body.emailStatus = emails[pass.id].map(EmailStatusBody.init)
+            return body
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Logging
+import Mail
+import PassBundle
+import Storage
+import Synchronization
+
+/// Ticket emails as an outbox channel: `mail_outbox` rows, the SMTP server as the sender,
+/// `MailPolicy` as the reply policy. Each message is written when its row is claimed, from the
+/// ticket and event as they are then (`TicketMail`); each batch of answers is recorded in one
+/// transaction: the rows' settlement, then the answers on the tickets (`ticket_emails`).
+final class MailChannel: OutboxChannel {
+    let store: any Store
+    let sender: MailSender
+    let policy: MailPolicy
+    let mail: TicketMail
+    let templates: TemplateStore
+    /// The attendee page of a ticket: its download link.
+    let ticketURL: @Sendable (StoredPass) throws -> String?
+    let readiness: Readiness
+    let logger: Logger
+    let now: @Sendable () -> Date
+    /// Totals since start, for metrics and tests.
+    let statistics = Mutex(MailStatistics())
+
+    init(
+        store: any Store, sender: MailSender, policy: MailPolicy, mail: TicketMail, templates: TemplateStore,
+        ticketURL: @escaping @Sendable (StoredPass) throws -> String?, readiness: Readiness, logger: Logger,
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.store = store
+        self.sender = sender
+        self.policy = policy
+        self.mail = mail
+        self.templates = templates
+        self.ticketURL = ticketURL
+        self.readiness = readiness
+        self.logger = logger
+        self.now = now
+    }
+
+    func claim(limit: Int, now: Date, lease: Duration) throws -> [MailOutboxRow] {
+        try store.withSession(.write) { try $0.claimEmails(limit: limit, now: now, lease: lease) }
+    }
+
+    func message(for row: MailOutboxRow) -> Result<OutgoingMail, MailError> {
+        Result { () throws(MailError) in
+            guard let pass = row.ticket, let event = row.event else { throw MailError(.invalidText, "the ticket or its event is gone") }
+            guard let email = pass.attendeeEmail else { throw MailError(.invalidAddress, "the ticket has no email address any more") }
+            let template: Template
+            do throws(PassBundleError) {
+                template = try templates.template(named: event.template)
+            } catch {
+                throw MailError(.invalidText, "template \(event.template) cannot be loaded: \(error.message)")
+            }
+            let url: String
+            do {
+                guard let link = try ticketURL(pass) else { throw MailError(.invalidText, "the ticket has no download link") }
+                url = link
+            } catch let error as MailError {
+                throw error
+            } catch {
+                throw MailError(.invalidText, "the ticket's download link cannot be made")
+            }
+            let ticket = TicketMail.Ticket(
+                serialNumber: pass.serialNumber, attendeeName: pass.attendeeName, attendeeEmail: email, seat: pass.seat,
+                language: pass.language, eventName: event.name, venue: event.venue, startsAt: event.startsAt, timeZone: event.timeZone,
+                template: event.template, eventLanguage: event.language, ticketURL: url
+            )
+            let message = try mail.message(for: ticket, template: template, now: now())
+            return OutgoingMail(from: message.from.address, to: message.to.address, bytes: message.rendered(), claimedUntil: row.claimedUntil)
+        }
+    }
+
+    func record(_ batch: OutboxBatch<MailChannel>, now: Date) throws {
+        let results = batch.items.map { item in
+            let kind: EmailResult.Kind = switch item.decision.settlement {
+            case .completed: .sent
+            case .failed: .failed
+            case .retry, .halt: .retrying
+            }
+            return EmailResult(passID: item.row.passID, kind: kind, reply: item.decision.reason)
+        }
+        try store.transaction { session in
+            // Lock order: the outbox rows first (settling locks them by ticket), then the tickets' rows.
+            try session.settleOutbox(batch.settlement, in: .mail, now: now)
+            try session.recordEmails(results, now: now)
+        }
+    }
+
+    func recorded(_ batch: OutboxBatch<MailChannel>, receipt: Void?, now: Date) {
+        guard receipt != nil else { return }
+        var added = MailStatistics()
+        for item in batch.items {
+            switch item.decision.outcome {
+            case "sent": added.sent += 1
+            case "retried": added.retried += 1
+            case "deferred": added.deferred += 1
+            case "halted": added.halted += 1
+            case "failed":
+                added.failedByReason[item.decision.label ?? "unknown", default: 0] += 1
+                logger.warning("email failed", [
+                    "pass.id": "\(item.row.passID)", "mail.reason": item.decision.label ?? "unknown", "smtp.reply": item.decision.reason ?? "",
+                ])
+            default: break
+            }
+        }
+        statistics.withLock { $0.add(added) }
+    }
+
+    func halted(why answer: String, until: Date, pause: TimeInterval) {
+        logger.critical("the SMTP server refused us (credentials, sender, TLS); all email paused", [
+            "smtp.answer": answer, "retry_in_s": "\(Int(pause))",
+        ])
+        readiness.warn("smtp", warning: "email paused: the SMTP server answered \(answer); one probe message at \(ISODate.format(until))")
+    }
+
+    func resumed() {
+        logger.notice("the SMTP server accepts email again; sending resumed")
+        readiness.warn("smtp", warning: nil)
+    }
+}
+
+extension MailOutboxRow: OutboxItem {}
+
+/// What the mail channel counted since start.
+struct MailStatistics: Sendable, Equatable {
+    var sent = 0
+    var retried = 0
+    /// Not sent (a claim ran out, the sender stopped): tried again at once.
+    var deferred = 0
+    var halted = 0
+    /// Emails given up on, by `MailPolicy` label (`rejected`, `gave_up`, `unwritable`).
+    var failedByReason: [String: Int] = [:]
+
+    var failed: Int { failedByReason.values.reduce(0, +) }
+
+    mutating func add(_ other: MailStatistics) {
+        sent += other.sent
+        retried += other.retried
+        deferred += other.deferred
+        halted += other.halted
+        failedByReason.merge(other.failedByReason, uniquingKeysWith: +)
+    }
+}

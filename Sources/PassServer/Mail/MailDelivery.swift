@@ -1,0 +1,13 @@
+import Mail
+
+/// What the mail sender reports about one message.
+enum MailDelivery: Sendable, Equatable {
+    /// The SMTP exchange happened: the server's verdict (or the connection's failure).
+    case sent(SMTPOutcome)
+    /// The message could not be written (no texts for the template, an address that cannot go
+    /// into an envelope, a ticket gone): nothing was sent, and sending again would not help.
+    case unwritable(String)
+    /// Not sent: its claim ran out while it waited, or the sender is stopping. Tried again at once
+    /// (by whoever holds the row then).
+    case notSent(String)
+}

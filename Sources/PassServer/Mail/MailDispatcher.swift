@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+import Mail
+import PassBundle
+import Storage
+
+/// Delivers the mail outbox: the outbox engine (`OutboxEngine`) over the mail channel
+/// (`MailChannel`: `mail_outbox`, the SMTP server, `MailPolicy`), paced by `MAIL_RATE`
+/// (`MailPacing`).
+///
+/// Threading: the engine's worker thread claims, writes messages and records answers; the
+/// sender's own thread talks SMTP and hands each answer back through the engine's queue.
+final class MailDispatcher: Sendable {
+    let channel: MailChannel
+    let engine: OutboxEngine<MailChannel>
+
+    /// The engine settings for `rate` messages a second: claims of one burst, a few bursts in
+    /// flight at most, a lease long enough for them to leave one after the other.
+    static func settings(rate: Double, drainTimeout: TimeInterval, messageTimeout: TimeInterval) -> OutboxSettings {
+        let burst = Int(MailPacing(rate: rate).burst)
+        var settings = OutboxSettings()
+        settings.batchSize = burst
+        settings.maxInFlight = max(4, 2 * burst)
+        settings.lease = .seconds(Int64(messageTimeout) * Int64(settings.maxInFlight + 1) + 60)
+        settings.haltPause = 300
+        settings.drainTimeout = drainTimeout
+        return settings
+    }
+
+    init(channel: MailChannel, rate: Double, settings: OutboxSettings, logger: Logger, now: @escaping @Sendable () -> Date) {
+        self.channel = channel
+        engine = OutboxEngine(
+            channel: channel, settings: settings, pacing: MailPacing(rate: rate), logger: logger, name: "mail-dispatcher",
+            activity: "email", now: now
+        )
+    }
+
+    var statistics: MailStatistics { channel.statistics.withLock { $0 } }
+
+    /// Whether sending is paused after the SMTP server refused us (probing included).
+    var isHalted: Bool { engine.isHalted }
+
+    func start() { engine.start() }
+
+    /// Emails were queued in this process: look now.
+    func wake() { engine.wake() }
+
+    /// Stops claiming, drops the messages not started (they are due again at once), waits for the
+    /// one in progress (bounded by the drain timeout) and records every answer.
+    func shutdown() {
+        channel.sender.stop()
+        engine.shutdown()
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Mail
+import Synchronization
+
+/// A message ready to leave: the envelope, the bytes, and until when its outbox row is ours.
+struct OutgoingMail: Sendable {
+    var from: String
+    var to: String
+    var bytes: [UInt8]
+    /// The row's lease: a message that could not finish before it is not started (another process
+    /// may claim the row after it).
+    var claimedUntil: Date?
+}
+
+/// Sends ticket emails over one SMTP connection (libcurl through `SMTPClient`), one message at a
+/// time, in the order handed over, and reports each outcome once.
+///
+/// Threading: `send` only appends to a queue (a `Mutex`) and wakes the sender's own `Worker`
+/// thread, which owns the SMTP client and makes every blocking call; `answered` is called from
+/// that thread. `stop()` makes the thread drop what has not started (reported as not sent) and
+/// finish the message in progress.
+final class MailSender: OutboxSender {
+    typealias Message = Result<OutgoingMail, MailError>
+    typealias Answer = MailDelivery
+
+    private struct Queued: Sendable {
+        var message: Message
+        var answered: @Sendable (MailDelivery) -> Void
+    }
+
+    private let queue = Mutex<[Queued]>([])
+    private let stopping = Atomic<Bool>(false)
+    private let worker = Worker(name: "mail-sender")
+    private let now: @Sendable () -> Date
+    /// Time a message may take (`SMTPConfiguration.messageTimeout`): one is not started when less
+    /// of its lease is left.
+    private let messageTimeout: TimeInterval
+
+    init(client: SMTPClient, now: @escaping @Sendable () -> Date = Date.init) {
+        self.now = now
+        messageTimeout = TimeInterval(client.configuration.messageTimeout.components.seconds)
+        worker.start(Loop(sender: self, client: client))
+    }
+
+    func send(_ messages: [Message], answered: @escaping @Sendable (_ index: Int, _ answer: MailDelivery) -> Void) {
+        let items = messages.enumerated().map { index, message in Queued(message: message, answered: { answered(index, $0) }) }
+        guard !stopping.load(ordering: .sequentiallyConsistent) else {
+            for item in items { item.answered(.notSent("the mail sender is stopping")) }
+            return
+        }
+        queue.withLock { $0 += items }
+        worker.wake()
+    }
+
+    /// Drops the messages not started yet (each reported as not sent, so the outbox retries it at
+    /// once) and lets the one in progress finish. Idempotent; `send` answers at once from now on.
+    func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        let dropped = queue.withLock { items in
+            defer { items.removeAll() }
+            return items
+        }
+        for item in dropped { item.answered(.notSent("the mail sender is stopping")) }
+    }
+
+    /// Stops (see `stop()`) and waits for the message in progress.
+    func shutdown() {
+        stop()
+        worker.shutdown()
+    }
+
+    /// The sender thread: takes one message at a time and sends it.
+    private final class Loop: WorkerLoop {
+        let sender: MailSender
+        let client: SMTPClient
+
+        init(sender: MailSender, client: SMTPClient) {
+            self.sender = sender
+            self.client = client
+        }
+
+        func step(stopping: Bool) -> Worker.Next {
+            let next = sender.queue.withLock { items in items.isEmpty ? nil : items.removeFirst() }
+            guard let next else { return stopping ? .done : .sleep(until: nil) }
+            next.answered(deliver(next.message))
+            return .again
+        }
+
+        private func deliver(_ message: Message) -> MailDelivery {
+            switch message {
+            case .failure(let problem):
+                return .unwritable(problem.message)
+            case .success(let mail):
+                if let until = mail.claimedUntil, until.timeIntervalSince(sender.now()) < sender.messageTimeout {
+                    return .notSent("its claim ran out while it waited")
+                }
+                return .sent(client.send(from: mail.from, to: mail.to, message: mail.bytes))
+            }
+        }
+    }
+}
