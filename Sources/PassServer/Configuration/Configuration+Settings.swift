@@ -233,6 +233,10 @@ extension Configuration {
             config, raw throws(SettingProblem) in
             config.mail.caFile = try Parse.nonEmpty(raw)
         },
+        Setting("SMTP_TIMEOUT", "How long one email may take, from connecting to the server's final reply; one not answered in time is retried", default: "60s") {
+            config, raw throws(SettingProblem) in
+            config.mail.timeout = try Parse.seconds(raw, in: 1...3_600)
+        },
         Setting("MAIL_FROM", "From of every email: tickets@example.org or `Example Events <tickets@example.org>`; required with SMTP_URL", default: nil) {
             config, raw throws(SettingProblem) in
             config.mail.from = try Parse.mailAddress(raw)
@@ -245,6 +249,10 @@ extension Configuration {
                 throw SettingProblem("'\(raw)' is not a number of messages per second in 0.01…10000")
             }
             config.mail.rate = rate
+        },
+        Setting("MAIL_LEASE", "How long a claimed email belongs to its process; a crashed process's emails are sent again after it",
+                default: "2 × SMTP_TIMEOUT + 30s") { config, raw throws(SettingProblem) in
+            config.mail.lease = try Parse.seconds(raw, in: 2...86_400)
         },
     ]
 }

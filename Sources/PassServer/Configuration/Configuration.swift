@@ -159,6 +159,10 @@ public struct Configuration: Sendable, Equatable {
         public var replyTo: String? = nil
         /// Messages per second, at most.
         public var rate: Double = 10
+        /// Seconds one message may take, from connecting to the server's final reply.
+        public var timeout = 60
+        /// Seconds a claimed email belongs to its process; nil: 2 × `timeout` + 30 s.
+        public var lease: Int? = nil
         /// First retry delay in seconds after a temporary failure (doubles per attempt, full
         /// jitter, capped at `retryMaxDelay`).
         public var retryBaseDelay: Double = 30

@@ -32,8 +32,8 @@ extension Application {
         return MailDispatcher(
             channel: channel, rate: settings.rate,
             settings: MailDispatcher.settings(
-                rate: settings.rate, drainTimeout: TimeInterval(configuration.http.drainTimeout),
-                messageTimeout: TimeInterval(smtp.messageTimeout.components.seconds)
+                rate: settings.rate, lease: .seconds(settings.lease ?? 2 * settings.timeout + 30),
+                drainTimeout: TimeInterval(configuration.http.drainTimeout)
             ),
             logger: logger, now: now
         )

@@ -4,7 +4,10 @@ extension Configuration.Mail {
     /// The SMTP server to use; nil while email is off.
     func smtp() throws(MailError) -> SMTPConfiguration? {
         guard let smtpURL else { return nil }
-        return try SMTPConfiguration(url: smtpURL, password: smtpPassword, allowPlaintext: allowPlaintext, caFile: caFile)
+        var smtp = try SMTPConfiguration(url: smtpURL, password: smtpPassword, allowPlaintext: allowPlaintext, caFile: caFile)
+        smtp.messageTimeout = .seconds(timeout)
+        smtp.connectTimeout = .seconds(min(timeout, 15))
+        return smtp
     }
 
     /// `MAIL_FROM` and `MAIL_REPLY_TO` as addresses (checked when loaded).

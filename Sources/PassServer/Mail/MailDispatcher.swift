@@ -14,14 +14,15 @@ final class MailDispatcher: Sendable {
     let channel: MailChannel
     let engine: OutboxEngine<MailChannel>
 
-    /// The engine settings for `rate` messages a second: claims of one burst, a few bursts in
-    /// flight at most, a lease long enough for them to leave one after the other.
-    static func settings(rate: Double, drainTimeout: TimeInterval, messageTimeout: TimeInterval) -> OutboxSettings {
+    /// The engine settings for `rate` messages a second: claims of one burst, two bursts in flight
+    /// at most (so a crash can repeat no more than those), and `lease` (a message that waited so
+    /// long that it could not finish within its row's lease is not sent, but retried).
+    static func settings(rate: Double, lease: Duration, drainTimeout: TimeInterval) -> OutboxSettings {
         let burst = Int(MailPacing(rate: rate).burst)
         var settings = OutboxSettings()
         settings.batchSize = burst
         settings.maxInFlight = max(4, 2 * burst)
-        settings.lease = .seconds(Int64(messageTimeout) * Int64(settings.maxInFlight + 1) + 60)
+        settings.lease = lease
         settings.haltPause = 300
         settings.drainTimeout = drainTimeout
         return settings
