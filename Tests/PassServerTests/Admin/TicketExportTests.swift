@@ -46,8 +46,8 @@ struct TicketExportTests {
         #expect(response.body.suffix(2) == [13, 10], "the last record ends with CRLF")
         let records = try CSV.records(Array(response.body.dropFirst(3))).map(\.fields)
         let columns = [
-            "attendeeName", "attendeeEmail", "seat", "externalId", "ticketType", "gate",
-            "serialNumber", "status", "voidReason", "downloadURL", "devices", "devicesUpToDate",
+            "attendeeName", "attendeeEmail", "seat", "externalId", "language", "ticketType", "gate",
+            "serialNumber", "status", "voidReason", "downloadURL", "devices", "devicesUpToDate", "emailStatus",
         ]
         #expect(records.first == columns, "the import's columns, the default template's extra fields, what the server reports")
         let rows = records.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(columns, $0)) }

@@ -109,6 +109,15 @@ struct OpenAPIExactnessTests {
         try compare("Email", samples) { _ = $0.email("field") }
     }
 
+    @Test("Language: two or three lowercase letters, optionally a hyphen and 2–8 letters or digits")
+    func languages() throws {
+        let samples = [
+            "en", "ja", "ast", "pt-BR", "zh-Hant", "en-001", "e", "engl", "EN", "en-", "-BR", "en-B", "en-123456789", "en_US", "en-BR-x",
+            "ja ", " ja", "ja\n", "日本", "en-GB1234", "",
+        ]
+        try compare("Language", samples) { _ = $0.language("field") }
+    }
+
     @Test("TimeZone and Template list exactly what the server accepts")
     func enumerations() throws {
         let zones = AdminInput.timeZones.sorted()
