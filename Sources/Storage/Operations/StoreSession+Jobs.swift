@@ -52,24 +52,16 @@ extension StoreSession {
     /// between batches resumes at the cursor, so no pass is bumped twice.
     public func runRepushBatch(jobID: String, batchSize: Int, now: Date, lease: Duration = .seconds(60)) throws -> RepushBatch {
         try transaction {
-            guard let job = try first("SELECT \(Self.jobColumns) FROM jobs WHERE id = \(jobID)\(unsafeRaw: forUpdate)")
-                .map(Job.init(row:))
-            else { throw StorageError(.notFound, "no such job") }
-            guard job.state == .pending || job.state == .running, let eventID = job.eventID else {
-                return RepushBatch(job: job, passesBumped: 0, pushTokensEnqueued: 0, revision: nil)
+            guard let (job, eventID) = try lockRunnableJob(jobID) else {
+                return RepushBatch(job: try lockedJob(jobID), passesBumped: 0, pushTokensEnqueued: 0, revision: nil)
             }
-            let nowMillis = now.storageMillis
             // Lock the batch's passes before taking the revision, the same order as `updatePass`
             // (pass, then counter): the opposite order could deadlock against a single-pass edit.
             let ids = try execute("""
                 SELECT id FROM passes WHERE event_id = \(eventID) AND id > \(job.cursor) ORDER BY id LIMIT \(batchSize)\(unsafeRaw: forUpdate)
                 """).map { try $0.int64("id") }
             guard let last = ids.last else {
-                let finished = try first("""
-                    UPDATE jobs SET state = 'done', finished_at = \(nowMillis), claimed_until = NULL,
-                        started_at = COALESCE(started_at, \(nowMillis))
-                    WHERE id = \(jobID) RETURNING \(Self.jobColumns)
-                    """).map(Job.init(row:)) ?? job
+                let finished = try advanceJob(jobID, cursor: job.cursor, done: 0, finished: true, now: now, lease: lease)
                 return RepushBatch(job: finished, passesBumped: 0, pushTokensEnqueued: 0, revision: nil)
             }
             let revision = try nextRevision()
@@ -85,18 +77,43 @@ extension StoreSession {
                 ? 0 : enqueuePushes(where: range, joinPasses: true, owner: PushOwner(eventID: eventID, jobID: jobID), now: now)
             try copyRevision(revision, jobID: jobID, eventID: eventID, passIDs: job.cursor, last)
             // Fewer passes than asked means the event is exhausted: finish now, saving a round.
-            let finished = ids.count < batchSize
-            guard let row = try first("""
-                UPDATE jobs SET cursor = \(last), done = done + \(ids.count),
-                    state = \(finished ? "done" : "running"),
-                    finished_at = \(finished ? nowMillis : nil),
-                    claimed_until = \(finished ? nil : nowMillis + lease.milliseconds),
-                    started_at = COALESCE(started_at, \(nowMillis))
-                WHERE id = \(jobID) RETURNING \(Self.jobColumns)
-                """)
-            else { throw StorageError(.notFound, "no such job") }
-            return RepushBatch(job: try Job(row: row), passesBumped: ids.count, pushTokensEnqueued: enqueued, revision: revision)
+            let updated = try advanceJob(jobID, cursor: last, done: ids.count, finished: ids.count < batchSize, now: now, lease: lease)
+            return RepushBatch(job: updated, passesBumped: ids.count, pushTokensEnqueued: enqueued, revision: revision)
         }
+    }
+
+    /// The job locked for a batch (`FOR UPDATE`), with its event, while it is pending or running;
+    /// nil when it is finished or has no event. `.notFound` when it does not exist.
+    func lockRunnableJob(_ jobID: String) throws -> (Job, eventID: String)? {
+        let job = try lockedJob(jobID)
+        guard job.state == .pending || job.state == .running, let eventID = job.eventID else { return nil }
+        return (job, eventID)
+    }
+
+    func lockedJob(_ jobID: String) throws -> Job {
+        guard let job = try first("SELECT \(Self.jobColumns) FROM jobs WHERE id = \(jobID)\(unsafeRaw: forUpdate)").map(Job.init(row:))
+        else { throw StorageError(.notFound, "no such job") }
+        return job
+    }
+
+    /// Moves a job past a batch: the cursor to `cursor`, `done` up by `done`, and either the lease
+    /// extended or, when `finished`, the job done. With `totalIsDone` the job's `total` follows
+    /// what it did (at least `done`, exactly `done` once finished); otherwise it stays as created.
+    func advanceJob(
+        _ jobID: String, cursor: Int64, done: Int, finished: Bool, totalIsDone: Bool = false, now: Date, lease: Duration
+    ) throws -> Job {
+        let nowMillis = now.storageMillis
+        let total: SQLQuery = !totalIsDone ? "total" : finished ? "done + \(done)" : "\(unsafeRaw: greatest)(total, done + \(done))"
+        guard let row = try first("""
+            UPDATE jobs SET cursor = \(cursor), done = done + \(done), total = \(total),
+                state = \(finished ? "done" : "running"),
+                finished_at = \(finished ? nowMillis : nil),
+                claimed_until = \(finished ? nil : nowMillis + lease.milliseconds),
+                started_at = COALESCE(started_at, \(nowMillis))
+            WHERE id = \(jobID) RETURNING \(Self.jobColumns)
+            """)
+        else { throw StorageError(.notFound, "no such job") }
+        return try Job(row: row)
     }
 
     /// Gives the registrations of the event's passes with ids in `(after, last]` the revision

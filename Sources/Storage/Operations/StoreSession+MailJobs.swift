@@ -32,12 +32,9 @@ extension StoreSession {
     /// the cursor, so no ticket is queued twice by one job.
     public func runEmailBatch(jobID: String, batchSize: Int, now: Date, lease: Duration = .seconds(60)) throws -> EmailBatch {
         try transaction {
-            guard let job = try first("SELECT \(Self.jobColumns) FROM jobs WHERE id = \(jobID)\(unsafeRaw: forUpdate)").map(Job.init(row:))
-            else { throw StorageError(.notFound, "no such job") }
-            guard job.state == .pending || job.state == .running, let eventID = job.eventID else {
-                return EmailBatch(job: job, queued: 0)
+            guard let (job, eventID) = try lockRunnableJob(jobID) else {
+                return EmailBatch(job: try lockedJob(jobID), queued: 0)
             }
-            let nowMillis = now.storageMillis
             let ids = try execute("""
                 SELECT id FROM passes WHERE event_id = \(eventID) AND id > \(job.cursor) ORDER BY id LIMIT \(batchSize)
                 """).map { try $0.int64("id") }
@@ -46,19 +43,11 @@ extension StoreSession {
                 where: "p.event_id = \(eventID) AND p.id > \(job.cursor) AND p.id <= \(last)", jobID: jobID,
                 resend: job.kind == Job.emailResendKind, now: now
             )
-            let finished = ids.count < batchSize
-            // Finished: the total is what the job queued; until then at least that.
-            let total: SQLQuery = finished ? "done + \(queued.count)" : "\(unsafeRaw: greatest)(total, done + \(queued.count))"
-            guard let row = try first("""
-                UPDATE jobs SET cursor = \(last), done = done + \(queued.count), total = \(total),
-                    state = \(finished ? "done" : "running"),
-                    finished_at = \(finished ? nowMillis : nil),
-                    claimed_until = \(finished ? nil : nowMillis + lease.milliseconds),
-                    started_at = COALESCE(started_at, \(nowMillis))
-                WHERE id = \(jobID) RETURNING \(Self.jobColumns)
-                """)
-            else { throw StorageError(.notFound, "no such job") }
-            return EmailBatch(job: try Job(row: row), queued: queued.count)
+            // Finished, the job's total is what it queued.
+            let updated = try advanceJob(
+                jobID, cursor: last, done: queued.count, finished: ids.count < batchSize, totalIsDone: true, now: now, lease: lease
+            )
+            return EmailBatch(job: updated, queued: queued.count)
         }
     }
 }
