@@ -18,15 +18,6 @@ extension OutboxEngine {
         /// While the database is unavailable: when to try it again.
         var databaseRetryAt: Date?
         var drainDeadline: Date?
-        /// Whether the last claim filled its limit: more rows are probably due.
-        var backlog = false
-
-        /// Whether to claim before recording the answers in hand: while rows wait and a whole
-        /// batch can be claimed, and the answers are fewer than a batch. Claiming keeps the
-        /// sender busy while the answers accumulate into fewer, larger transactions.
-        private var claimFirst: Bool {
-            backlog && unrecorded.count < settings.batchSize && settings.maxInFlight - inFlight >= settings.batchSize
-        }
 
         init(engine: OutboxEngine, pacing: any OutboxPacing) {
             self.engine = engine
@@ -44,7 +35,7 @@ extension OutboxEngine {
             }
             if engine.retryDatabaseNow.exchange(false, ordering: .relaxed) { databaseRetryAt = nil }
             let waitingForDatabase = databaseRetryAt.map { $0 > time } ?? false
-            if !unrecorded.isEmpty && !waitingForDatabase && (stopping || !claimFirst) {
+            if !unrecorded.isEmpty && !waitingForDatabase {
                 if record(unrecorded) {
                     inFlight -= unrecorded.count
                     unrecorded.removeAll(keepingCapacity: true)
@@ -62,12 +53,11 @@ extension OutboxEngine {
             }
             var wakeAt = time.addingTimeInterval(settings.pollInterval)
             if !waitingForDatabase {
-                let claimed = claimAndSend(time)
-                if case .sent = claimed { return .again }
-                // Nothing more to claim now: the answers in hand are recorded next.
-                backlog = false
-                if !unrecorded.isEmpty { return .again }
-                if case .heldBack(let until) = claimed { wakeAt = min(wakeAt, until) }
+                switch claimAndSend(time) {
+                case .sent: return .again
+                case .none: break
+                case .heldBack(let until): wakeAt = min(wakeAt, until)
+                }
             }
             return .sleep(until: min(wakeAt, databaseRetryAt ?? .distantFuture))
         }
@@ -99,7 +89,6 @@ extension OutboxEngine {
                 logger.error("cannot claim outbox rows", ["error": "\(error)"])
                 return .heldBack(until: time.addingTimeInterval(settings.pollInterval))
             }
-            backlog = claimed.count == limit
             guard !claimed.isEmpty else { return .none }
             inFlight += claimed.count
             pacing.sent(claimed.count, now: time)

@@ -39,7 +39,7 @@ struct PGParameters {
                 appendText(String(value))
                 append(type: 701, length: 0, format: 0, letter: "r")
             case .text(let value):
-                guard !value.utf8.contains(0) else {
+                guard !value.containsNUL else {
                     throw StorageError(.invalidValue, "text values must not contain NUL characters (parameter \(index + 1))")
                 }
                 appendText(value)

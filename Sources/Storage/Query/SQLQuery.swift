@@ -92,7 +92,7 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation, CustomString
             case .sql(let text):
                 sql += text
             case .bind(let value):
-                if case .text(let string) = value, string.utf8.contains(0) {
+                if case .text(let string) = value, string.containsNUL {
                     throw StorageError(.invalidValue, "text values must not contain NUL characters (parameter \(binds.count + 1))")
                 }
                 binds.append(value)
