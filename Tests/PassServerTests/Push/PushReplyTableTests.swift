@@ -124,7 +124,9 @@ struct PushReplyTableTests {
         let serial = try fixture.app.issueTicket(event: fixture.event)
         for _ in 0..<5 {
             let (phone, _) = try fixture.registeredPhone(serial: serial)
-            fixture.fake.script(token: phone.pushToken, Array(repeating: .error(status: 403, reason: "BadCertificate"), count: 10))
+            // Refusals enough for hours of probes: however late this test looks (a busy machine can
+            // hold it back for a minute), the fake has not run out of refusals and begun accepting.
+            fixture.fake.script(token: phone.pushToken, Array(repeating: .error(status: 403, reason: "BadCertificate"), count: 10_000))
         }
         try fixture.change(serial)
         try await eventually("first round and two probes refused") { fixture.fake.pushes.count >= 7 }
