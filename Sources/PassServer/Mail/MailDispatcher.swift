@@ -41,7 +41,10 @@ final class MailDispatcher: Sendable {
     /// Whether sending is paused after the SMTP server refused us (probing included).
     var isHalted: Bool { engine.isHalted }
 
-    func start() { engine.start() }
+    func start() {
+        channel.sender.start()
+        engine.start()
+    }
 
     /// Emails were queued in this process: look now.
     func wake() { engine.wake() }

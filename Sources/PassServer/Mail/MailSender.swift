@@ -31,15 +31,25 @@ final class MailSender: OutboxSender {
     private let queue = Mutex<[Queued]>([])
     private let stopping = Atomic<Bool>(false)
     private let worker = Worker(name: "mail-sender")
+    /// The sender thread's loop (it owns the SMTP client) until `start()` hands it to the thread.
+    private let loop: Mutex<Loop?>
     private let now: @Sendable () -> Date
     /// Time a message may take (`SMTPConfiguration.messageTimeout`): one is not started when less
     /// of its lease is left.
     private let messageTimeout: TimeInterval
 
-    init(client: SMTPClient, now: @escaping @Sendable () -> Date = Date.init) {
+    /// Sets up the SMTP client (libcurl); nothing connects before the first message.
+    init(smtp: SMTPConfiguration, now: @escaping @Sendable () -> Date = Date.init) throws(MailError) {
         self.now = now
-        messageTimeout = TimeInterval(client.configuration.messageTimeout.components.seconds)
-        worker.start(Loop(sender: self, client: client))
+        messageTimeout = TimeInterval(smtp.messageTimeout.components.seconds)
+        loop = Mutex(Loop(client: try SMTPClient(smtp)))
+    }
+
+    /// Starts the sender thread. Only the first call starts anything.
+    func start() {
+        guard let loop = loop.withLock({ value in value.take() }) else { return }
+        loop.sender = self
+        worker.start(loop)
     }
 
     func send(_ messages: [Message], answered: @escaping @Sendable (_ index: Int, _ answer: MailDelivery) -> Void) {
@@ -71,22 +81,23 @@ final class MailSender: OutboxSender {
 
     /// The sender thread: takes one message at a time and sends it.
     private final class Loop: WorkerLoop {
-        let sender: MailSender
+        /// Set by `start()`, before the thread runs.
+        var sender: MailSender?
         let client: SMTPClient
 
-        init(sender: MailSender, client: SMTPClient) {
-            self.sender = sender
+        init(client: SMTPClient) {
             self.client = client
         }
 
         func step(stopping: Bool) -> Worker.Next {
+            guard let sender else { return .done }
             let next = sender.queue.withLock { items in items.isEmpty ? nil : items.removeFirst() }
             guard let next else { return stopping ? .done : .sleep(until: nil) }
-            next.answered(deliver(next.message))
+            next.answered(deliver(next.message, by: sender))
             return .again
         }
 
-        private func deliver(_ message: Message) -> MailDelivery {
+        private func deliver(_ message: Message, by sender: MailSender) -> MailDelivery {
             switch message {
             case .failure(let problem):
                 return .unwritable(problem.message)
