@@ -12,7 +12,7 @@
 # linked into the binary, so the runtime image needs no libswift*.so files copied out of the
 # toolchain image and cannot end up with runtime libraries that differ from the compiler that
 # built the binary. What remains dynamic is glibc, libstdc++/libgcc_s (which the Swift runtime
-# itself needs) and the six C libraries, all from Debian's own packages.
+# itself needs) and the seven C libraries, all from Debian's own packages.
 
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
@@ -23,7 +23,7 @@ FROM ${SWIFT_IMAGE} AS build
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
     && apt-get install -y -q --no-install-recommends \
-        pkg-config libmicrohttpd-dev libpq-dev libsqlite3-dev libzip-dev libssl-dev libnghttp2-dev \
+        pkg-config libmicrohttpd-dev libpq-dev libsqlite3-dev libzip-dev libssl-dev libnghttp2-dev libcurl4-openssl-dev \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -40,12 +40,13 @@ RUN swift build -c release --product pass-server --static-swift-stdlib \
 # ---------------------------------------------------------------------------------------------
 FROM ${RUNTIME_IMAGE} AS runtime
 
-# Runtime libraries only (no -dev packages, no compiler). ca-certificates verifies APNs' TLS
-# certificate, tzdata gives events their time zones, curl serves the HEALTHCHECK below.
+# Runtime libraries only (no -dev packages, no compiler). ca-certificates verifies the TLS
+# certificates of APNs and of the SMTP server, tzdata gives events their time zones, curl serves the
+# HEALTHCHECK below.
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
     && apt-get install -y -q --no-install-recommends \
-        libmicrohttpd12 libpq5 libsqlite3-0 libzip4 libssl3 libnghttp2-14 libstdc++6 \
+        libmicrohttpd12 libpq5 libsqlite3-0 libzip4 libssl3 libnghttp2-14 libcurl4 libstdc++6 \
         ca-certificates tzdata curl \
     && rm -rf /var/lib/apt/lists/*
 

@@ -126,7 +126,7 @@ struct DeploymentTests {
         #expect(build.contains { $0.contains("swift build -c release --product pass-server --static-swift-stdlib") })
         let runtime = Array(instructions[stages[1].offset...])
         let installs = try Self.runtimePackages()
-        for package in ["libmicrohttpd12", "libpq5", "libsqlite3-0", "libzip4", "libssl3", "libnghttp2-14", "ca-certificates", "curl"] {
+        for package in ["libmicrohttpd12", "libpq5", "libsqlite3-0", "libzip4", "libssl3", "libnghttp2-14", "libcurl4", "ca-certificates", "curl"] {
             #expect(installs.contains(package), "runtime stage lacks \(package)")
         }
         #expect(!installs.contains { $0.hasSuffix("-dev") }, "no development packages at run time")

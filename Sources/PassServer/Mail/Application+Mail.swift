@@ -19,7 +19,7 @@ extension Application {
         } catch {
             throw ConfigurationError(problems: ["SMTP_URL: \(error.message)"])
         }
-        let sender = try MailSender(smtp: smtp, now: now)
+        let sender = try MailSender(smtp: smtp, rate: settings.rate, now: now)
         let channel = MailChannel(
             store: store, sender: sender,
             policy: MailPolicy(schedule: RetrySchedule(

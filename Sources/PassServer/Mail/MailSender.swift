@@ -13,7 +13,8 @@ struct OutgoingMail: Sendable {
 }
 
 /// Sends ticket emails over one SMTP connection (libcurl through `SMTPClient`), one message at a
-/// time, in the order handed over, and reports each outcome once.
+/// time, in the order handed over, starting one at most every `1 / rate` seconds (so messages the
+/// server held back do not leave in a rush once it answers again), and reports each outcome once.
 ///
 /// Threading: `send` only appends to a queue (a `Mutex`) and wakes the sender's own `Worker`
 /// thread, which owns the SMTP client and makes every blocking call; `answered` is called from
@@ -37,10 +38,13 @@ final class MailSender: OutboxSender {
     /// Time a message may take (`SMTPConfiguration.messageTimeout`): one is not started when less
     /// of its lease is left.
     private let messageTimeout: TimeInterval
+    /// Seconds between the starts of two messages (`1 / MAIL_RATE`).
+    private let interval: TimeInterval
 
     /// Sets up the SMTP client (libcurl); nothing connects before the first message.
-    init(smtp: SMTPConfiguration, now: @escaping @Sendable () -> Date = Date.init) throws(MailError) {
+    init(smtp: SMTPConfiguration, rate: Double, now: @escaping @Sendable () -> Date = Date.init) throws(MailError) {
         self.now = now
+        interval = 1 / max(rate, 0.001)
         messageTimeout = TimeInterval(smtp.messageTimeout.components.seconds)
         loop = Mutex(Loop(client: try SMTPClient(smtp)))
     }
@@ -84,6 +88,8 @@ final class MailSender: OutboxSender {
         /// Set by `start()`, before the thread runs.
         var sender: MailSender?
         let client: SMTPClient
+        /// When the next message may start.
+        var nextStart = Date.distantPast
 
         init(client: SMTPClient) {
             self.client = client
@@ -91,9 +97,14 @@ final class MailSender: OutboxSender {
 
         func step(stopping: Bool) -> Worker.Next {
             guard let sender else { return .done }
+            let time = sender.now()
+            let waiting = sender.queue.withLock { !$0.isEmpty }
+            if waiting && time < nextStart { return .sleep(until: nextStart) }
             let next = sender.queue.withLock { items in items.isEmpty ? nil : items.removeFirst() }
             guard let next else { return stopping ? .done : .sleep(until: nil) }
-            next.answered(deliver(next.message, by: sender))
+            let delivery = deliver(next.message, by: sender)
+            if case .sent = delivery { nextStart = max(time, nextStart).addingTimeInterval(sender.interval) }
+            next.answered(delivery)
             return .again
         }
 

@@ -33,6 +33,7 @@ struct EventEmailTests {
         // One ticket without an address is skipped.
         _ = try fixture.app.issueTicket(event: event)
 
+        let asked = Date().timeIntervalSince1970
         let started = try fixture.app.admin("POST", "/admin/v1/events/\(event)/email")
         #expect(started.status == 202)
         let jobID = try #require(started.jsonObject?["id"] as? String)
@@ -44,14 +45,18 @@ struct EventEmailTests {
         let messages = try fixture.smtp.messages()
         let recipients = messages.flatMap { $0.rcptTos ?? [] }
         #expect(recipients.count == 500 && Set(recipients) == Set((0..<500).map { "guest\($0)@example.com" }))
-        // Paced: a burst of at most a fifth of a second's worth, then `rate` a second. A loaded
-        // machine only stretches this; nothing can make it faster.
+        // Paced: a burst of a fifth of a second's worth, then `rate` a second, from the moment the
+        // send was asked for. A loaded machine only stretches this; nothing can make it faster.
         let times = messages.map(\.at).sorted()
-        let span = (times.last ?? 0) - (times.first ?? 0)
-        #expect(span >= (500 - rate / 5) / rate * 0.9, "500 messages in \(span) s at \(rate) a second")
+        let burst = MailPacing(rate: rate).burst
+        let elapsed = (times.last ?? 0) - asked
+        #expect(elapsed >= (500 - burst) / rate * 0.95, "500 messages \(elapsed) s after the send at \(rate) a second")
+        // The sender starts one message every 1/rate seconds at most, however the server's answers
+        // bunch up; what the server records can only be later. A second holds `rate` starts, and
+        // a few more whose recording a busy machine moved into it.
         let busiest = times.indices.map { start in times[start...].prefix { $0 < times[start] + 1 }.count }.max() ?? 0
-        let inFlight = Double(MailDispatcher.settings(rate: rate, lease: .seconds(60), drainTimeout: 1).maxInFlight)
-        #expect(Double(busiest) <= rate + inFlight + 5, "\(busiest) messages in one second")
+        #expect(Double(busiest) <= rate + burst, "\(busiest) messages in one second")
+        print("\(backend): 500 emails at MAIL_RATE \(Int(rate)): last \(elapsed) s after the send, at most \(busiest) in one second")
 
         let counts = try fixture.app.admin("GET", "/admin/v1/events/\(event)").jsonObject?["emailStatus"] as? [String: Int]
         #expect(counts == ["queued": 0, "sent": 500, "failed": 0])
