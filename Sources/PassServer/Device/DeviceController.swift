@@ -3,7 +3,8 @@ import HTTPServer
 import Logging
 import Storage
 
-/// Apple's PassKit web service: the endpoints a phone calls (`shared/protocol.md` §1).
+/// Apple's PassKit web service: the endpoints a phone calls under the pass's `webServiceURL`
+/// (registrations, changed serials, the latest pass, `/v1/log`); docs/device.md lists each answer.
 ///
 /// Handlers run on the HTTP engine's threads and block on the store and on signing.
 struct DeviceController: Sendable {
