@@ -7,7 +7,7 @@ extension Router.Route {
         let takes = query.isEmpty ? "This route takes no query parameters." : "This route takes: \(query.sorted().joined(separator: ", "))."
         if let unknown = items.first(where: { !query.contains($0.name) }) {
             return HTTPError.badRequest(
-                "Unknown query parameter '\(Self.shown(unknown.name))'. \(takes)", code: "unknown_query_parameter"
+                "Unknown query parameter '\(HTTPError.quoting(unknown.name))'. \(takes)", code: "unknown_query_parameter"
             )
         }
         var seen = Set<String>()
@@ -17,11 +17,5 @@ extension Router.Route {
             )
         }
         return nil
-    }
-
-    /// A client's parameter name as quoted back: at most 64 characters, control characters as `?`.
-    private static func shown(_ name: String) -> String {
-        let scalars = name.unicodeScalars.prefix(64).map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "?" : Character($0) }
-        return String(scalars) + (name.unicodeScalars.count > 64 ? "…" : "")
     }
 }

@@ -151,13 +151,9 @@ enum TicketImport {
         return columns
     }
 
-    /// A column name as the answer quotes it: at most 64 characters, control characters as `?`.
+    /// A column name as the answer quotes it (`HTTPError.quoting`), an empty one as `(empty)`.
     private static func shown(_ name: String) -> String {
-        guard !name.isEmpty else { return "(empty)" }
-        let scalars = name.unicodeScalars
-        var text = String(String.UnicodeScalarView(scalars.prefix(64).map { $0.properties.generalCategory == .control ? "?" : $0 }))
-        if scalars.count > 64 { text += "…" }
-        return text
+        name.isEmpty ? "(empty)" : HTTPError.quoting(name)
     }
 
     /// A row as a ticket body.
