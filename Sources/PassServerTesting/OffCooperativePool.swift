@@ -16,6 +16,9 @@ public struct OffCooperativePool: TestTrait, SuiteTrait, TestScoping {
     /// much of their time waiting on a server, a database or a child process.
     public static let slots = TestSlots(count: 3 * ProcessInfo.processInfo.activeProcessorCount)
 
+    /// Whether this task's test already holds one of `slots`.
+    @TaskLocal private static var holdsSlot = false
+
     public var isRecursive: Bool { true }
 
     /// Called for each test function (`testCase` nil: its slot, outside its time limit) and for
@@ -30,7 +33,11 @@ public struct OffCooperativePool: TestTrait, SuiteTrait, TestScoping {
         performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil else {
-            try await Self.slots.withSlot { try await function() }
+            // Once per test: the trait may reach it twice (from the test and from its suite).
+            guard !Self.holdsSlot else { return try await function() }
+            try await Self.slots.withSlot {
+                try await Self.$holdsSlot.withValue(true) { try await function() }
+            }
             return
         }
         try await withTaskExecutorPreference(OwnThreadExecutor.shared) {

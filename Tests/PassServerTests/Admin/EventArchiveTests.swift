@@ -6,7 +6,7 @@ import Testing
 
 /// Archived events: their changes reach passes and phones that ask, but no push goes out;
 /// unarchiving brings pushes back.
-@Suite("Admin API: archived events", .timeLimit(.minutes(5)))
+@Suite("Admin API: archived events", .offCooperativePool, .timeLimit(.minutes(5)))
 struct EventArchiveTests {
     @Test("an edit pushes; archived, an edit (and a rename) pushes nothing yet still reaches the pass; unarchived, pushes again", arguments: Backend.allCases)
     func archiveStopsPushes(backend: Backend) async throws {

@@ -7,7 +7,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Retention sweep")
+@Suite("Retention sweep", .offCooperativePool)
 struct RetentionSweepTests {
     /// A whole-millisecond instant, so 1 ms either side of a boundary is exact in storage.
     static let now = Date(timeIntervalSince1970: 1_900_000_000)
