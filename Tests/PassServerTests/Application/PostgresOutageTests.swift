@@ -50,8 +50,8 @@ struct PostgresOutageTests {
         await AdminSupport.pause(Self.outage)
         try await onOwnThread { try cluster.startServer() }
         let upAt = Date()
-        let ready = await AdminSupport.waitUntil(timeout: 60) { (try? app.request("GET", "/readyz").status) == 200 }
-        #expect(ready, "/readyz did not turn 200 after the outage")
+        // A failed wait is recorded; the traffic below still stops and what it saw is still checked.
+        _ = try? await eventually("/readyz turning 200 after the outage", timeout: 60) { (try? app.request("GET", "/readyz").status) == 200 }
         await AdminSupport.pause(3)
         await offPool { traffic.stop() }
         let exchanges = traffic.exchanges
