@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// `OwnThreadExecutor`: jobs run on its own threads, never more of them than its bound.
-@Suite("Own-thread executor", .timeLimit(.minutes(1)))
+@Suite("Own-thread executor", .offCooperativePool, .timeLimit(.minutes(1)))
 struct OwnThreadExecutorTests {
     @Test("a thousand child tasks at once run on at most `maximumThreads` threads of the pool, and all finish")
     func threadsAreBounded() async {

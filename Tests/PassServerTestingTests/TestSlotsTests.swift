@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 /// `TestSlots`: no more holders at once than slots, and every waiter gets its turn.
-@Suite("Test slots", .timeLimit(.minutes(1)))
+@Suite("Test slots", .offCooperativePool, .timeLimit(.minutes(1)))
 struct TestSlotsTests {
     @Test("at most `count` bodies run at once, and all of them run")
     func holdersAreBounded() async {
