@@ -9,8 +9,8 @@ public import Testing
 /// the code under test starts still run on the cooperative pool, which stays free for them.
 ///
 /// The cooperative pool's few threads used to limit how many tests ran at once; off it, at most
-/// `slots.count` test functions with this trait run at once (each with all its cases). A test
-/// waits for its slot before its time limit starts.
+/// `slots.count` test functions with this trait run at once (each with all its cases), those with
+/// longer time limits first. A test waits for its slot before its time limit starts.
 public struct OffCooperativePool: TestTrait, SuiteTrait, TestScoping {
     /// Test functions with this trait that may run at once: a few per core, since most of them spend
     /// much of their time waiting on a server, a database or a child process.
@@ -35,7 +35,8 @@ public struct OffCooperativePool: TestTrait, SuiteTrait, TestScoping {
         guard testCase != nil else {
             // Once per test: the trait may reach it twice (from the test and from its suite).
             guard !Self.holdsSlot else { return try await function() }
-            try await Self.slots.withSlot {
+            let priority = test.timeLimit.map { Double($0.components.seconds) } ?? 0
+            try await Self.slots.withSlot(priority: priority) {
                 try await Self.$holdsSlot.withValue(true) { try await function() }
             }
             return
