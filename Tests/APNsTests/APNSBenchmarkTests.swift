@@ -2,7 +2,7 @@ import APNs
 import PassServerTesting
 import Testing
 
-@Suite("APNSBenchmark")
+@Suite("APNSBenchmark", .offCooperativePool)
 struct APNSBenchmarkTests {
     @Test("a small run against the fake delivers every push and reports a rate")
     func smallRun() async throws {

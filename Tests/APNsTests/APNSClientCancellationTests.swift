@@ -3,7 +3,7 @@ import Foundation
 import PassServerTesting
 import Testing
 
-@Suite("APNSClient cancellation")
+@Suite("APNSClient cancellation", .offCooperativePool)
 struct APNSClientCancellationTests {
     @Test("cancelling the calling task abandons the push and leaves the connection usable")
     func cancelInFlight() async throws {

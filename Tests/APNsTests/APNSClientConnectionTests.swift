@@ -4,7 +4,7 @@ import Logging
 import PassServerTesting
 import Testing
 
-@Suite("APNSClient connection lifecycle")
+@Suite("APNSClient connection lifecycle", .offCooperativePool)
 struct APNSClientConnectionTests {
     @Test("idle connections are kept open with PINGs and reused")
     func idlePing() async throws {

@@ -5,7 +5,7 @@ import PassServerTesting
 import Synchronization
 import Testing
 
-@Suite("APNSClient under load, GOAWAY, drops and stream limits")
+@Suite("APNSClient under load, GOAWAY, drops and stream limits", .offCooperativePool)
 struct APNSClientLoadTests {
     @Test("GOAWAY every 100 streams during 10,000 pushes: each answered exactly once, none lost")
     func goAwayDuringBatch() async throws {

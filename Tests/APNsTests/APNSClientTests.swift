@@ -4,7 +4,7 @@ import Logging
 import PassServerTesting
 import Testing
 
-@Suite("APNSClient against FakeAPNs (TLS + HTTP/2)")
+@Suite("APNSClient against FakeAPNs (TLS + HTTP/2)", .offCooperativePool)
 struct APNSClientTests {
     @Test("sends POST /3/device/<token> with the pass-update headers and exactly {}")
     func requestShape() async throws {

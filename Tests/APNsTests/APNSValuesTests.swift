@@ -1,8 +1,9 @@
 @testable import APNs
 import Foundation
+import PassServerTesting
 import Testing
 
-@Suite("APNs values")
+@Suite("APNs values", .offCooperativePool)
 struct APNSValuesTests {
     @Test("reasons decode Apple's spelling and keep unknown ones as text")
     func reasons() {

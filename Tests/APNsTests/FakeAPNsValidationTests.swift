@@ -1,7 +1,7 @@
 @testable import PassServerTesting
 import Testing
 
-@Suite("FakeAPNs request checks")
+@Suite("FakeAPNs request checks", .offCooperativePool)
 struct FakeAPNsValidationTests {
     let good: [String: String] = [
         "apns-topic": "pass.x", "apns-push-type": "background", "apns-priority": "5", "apns-expiration": "1700000000",

@@ -1,7 +1,8 @@
 @testable import APNs
+import PassServerTesting
 import Testing
 
-@Suite("PushScheduler (pure HTTP/2 bookkeeping)")
+@Suite("PushScheduler (pure HTTP/2 bookkeeping)", .offCooperativePool)
 struct PushSchedulerTests {
     @Test("opens connections only when work waits, up to the target")
     func opensOnDemand() {

@@ -1,10 +1,11 @@
 import COpenSSL
+import PassServerTesting
 import Testing
 
 @testable import APNs
 
 /// The server name a connection checks is set for certain, or the connection attempt ends.
-@Suite struct TLSPeerNameTests {
+@Suite(.offCooperativePool) struct TLSPeerNameTests {
     @Test func aNameThatCannotBeSetEndsTheAttemptCleanly() throws {
         let context = try TLSContext(configuration: APNSConfiguration(clientCertificateDER: [], clientPrivateKeyDER: []))
         for host in ["api.push.apple.com", "127.0.0.1", "::1"] {

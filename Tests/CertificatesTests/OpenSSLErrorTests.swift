@@ -1,9 +1,10 @@
 import COpenSSL
+import PassServerTesting
 import Testing
 
 @testable import Certificates
 
-@Suite("OpenSSL failures become OpenSSLError through check, with the queue's reasons")
+@Suite("OpenSSL failures become OpenSSLError through check, with the queue's reasons", .offCooperativePool)
 struct OpenSSLErrorTests {
     @Test("a failed call throws the operation and OpenSSL's queued reasons, and leaves the queue empty")
     func failedCallCarriesTheQueue() throws {

@@ -3,7 +3,7 @@ import Foundation
 import PassServerTesting
 import Testing
 
-@Suite("Loading signing identities")
+@Suite("Loading signing identities", .offCooperativePool)
 struct SigningIdentityTests {
     private func certificates() throws -> TestCertificates {
         try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "certificates"))

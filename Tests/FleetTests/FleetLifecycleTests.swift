@@ -4,7 +4,7 @@ import Testing
 
 @testable import Fleet
 
-@Suite("Fleet lifecycle: misuse is refused and shutdown releases whoever waits", .timeLimit(.minutes(2)))
+@Suite("Fleet lifecycle: misuse is refused and shutdown releases whoever waits", .offCooperativePool, .timeLimit(.minutes(2)))
 struct FleetLifecycleTests {
     static func fleet(requestTimeout: Double = 60) throws -> Fleet {
         let certificates = try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "fleet-lifecycle"))

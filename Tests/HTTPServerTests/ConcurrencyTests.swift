@@ -5,7 +5,7 @@ import Synchronization
 import PassServerTesting
 import Testing
 
-@Suite struct ConcurrencyTests {
+@Suite(.offCooperativePool) struct ConcurrencyTests {
     @Test func twoHundredConcurrentRequestsEachGetTheirOwnEcho() throws {
         var router = echoRouter()
         router.post("/echo/:n") { request in

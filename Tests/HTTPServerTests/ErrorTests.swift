@@ -1,11 +1,12 @@
 import Foundation
 import HTTPServer
+import PassServerTesting
 import Testing
 
 private struct DatabaseDown: Error {}
 
 /// Errors thrown by handlers and malformed traffic.
-@Suite struct ErrorTests {
+@Suite(.offCooperativePool) struct ErrorTests {
     private func router() -> Router {
         var router = echoRouter()
         router.get("/teapot") { _ in

@@ -6,7 +6,7 @@ import Synchronization
 import PassServerTesting
 import Testing
 
-@Suite struct LifecycleTests {
+@Suite(.offCooperativePool) struct LifecycleTests {
     @Test func shutdownLetsASlowRequestFinishAndRefusesNewConnections() throws {
         let entered = DispatchSemaphore(value: 0)
         var router = echoRouter()

@@ -1,9 +1,10 @@
 import Foundation
 import HTTPServer
+import PassServerTesting
 import Testing
 
 /// Body, header, time and connection limits.
-@Suite struct LimitsTests {
+@Suite(.offCooperativePool) struct LimitsTests {
     @Test func bodyOverOneMebibyteIs413AndTheServerStaysHealthy() throws {
         try TestServer.with(echoRouter()) { server in
             let exact = [UInt8](repeating: 7, count: 1 << 20)

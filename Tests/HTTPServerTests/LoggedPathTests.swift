@@ -6,7 +6,7 @@ import Testing
 @testable import HTTPServer
 
 /// Secrets in paths never reach the log, however the path is spelled or answered.
-@Suite struct LoggedPathTests {
+@Suite(.offCooperativePool) struct LoggedPathTests {
     static let token = "SECRETTOKENVALUE12345"
 
     @Test func downloadTokensAreRedactedMatchedOrNot() throws {

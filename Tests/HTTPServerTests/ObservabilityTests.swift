@@ -1,10 +1,11 @@
 import Foundation
 import HTTPServer
+import PassServerTesting
 import Synchronization
 import Testing
 
 /// Request ids and the access log.
-@Suite struct ObservabilityTests {
+@Suite(.offCooperativePool) struct ObservabilityTests {
     @Test func everyResponseHasAUniqueRequestID() throws {
         try TestServer.with(echoRouter()) { server in
             let client = try server.client()

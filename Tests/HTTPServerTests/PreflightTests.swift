@@ -5,7 +5,7 @@ import Testing
 @testable import HTTPServer
 
 /// A route's preflight answers from the headers alone, before any body byte is read.
-@Suite struct PreflightTests {
+@Suite(.offCooperativePool) struct PreflightTests {
     static func router(handled: Counter) -> Router {
         var router = echoRouter()
         router.post(

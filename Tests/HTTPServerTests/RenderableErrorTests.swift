@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PassServerTesting
 import Testing
 
 /// An error of another library, rendered by a conformance added by the code that uses it.
@@ -32,7 +33,7 @@ private struct Teapot: RenderableError {
 }
 
 /// Errors that choose their own status, body and headers (`RenderableError`).
-@Suite struct RenderableErrorTests {
+@Suite(.offCooperativePool) struct RenderableErrorTests {
     private func router() -> Router {
         var router = echoRouter()
         router.get("/down") { request in throw BackendDown(busy: request.query["busy"] != nil) }

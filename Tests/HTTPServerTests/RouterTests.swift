@@ -1,7 +1,8 @@
 @testable import HTTPServer
+import PassServerTesting
 import Testing
 
-@Suite struct RouterTests {
+@Suite(.offCooperativePool) struct RouterTests {
     private func router() -> Router {
         var router = Router()
         router.get("/v1/passes/:passTypeIdentifier/:serialNumber") { _ in Response() }

@@ -4,7 +4,7 @@ import PassServerTesting
 import Testing
 
 /// Routing and request values over real sockets.
-@Suite struct RoutingTests {
+@Suite(.offCooperativePool) struct RoutingTests {
     private struct Seen: Codable {
         var method: String
         var path: String

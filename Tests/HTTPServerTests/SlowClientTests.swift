@@ -6,7 +6,7 @@ import Testing
 
 /// Slow and greedy clients: a deadline for a whole request, a cap per client address, and a
 /// server that keeps answering others while one address holds connections open.
-@Suite(.serialized) struct SlowClientTests {
+@Suite(.offCooperativePool, .serialized) struct SlowClientTests {
     static func slowRouter() -> Router {
         var router = echoRouter()
         router.get("/slow") { _ in

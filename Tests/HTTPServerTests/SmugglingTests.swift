@@ -6,7 +6,7 @@ import Testing
 
 /// Requests whose length could be read two ways get 400 and a closed connection, so nothing the
 /// client sent after them can be taken for a second request.
-@Suite struct SmugglingTests {
+@Suite(.offCooperativePool) struct SmugglingTests {
     /// A request that would be answered if it were read as a request of its own.
     static let smuggled = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
 

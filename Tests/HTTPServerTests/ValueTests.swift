@@ -1,8 +1,9 @@
 import Foundation
 @testable import HTTPServer
+import PassServerTesting
 import Testing
 
-@Suite struct ValueTests {
+@Suite(.offCooperativePool) struct ValueTests {
     @Test func headersAreOrderedAndCaseInsensitive() {
         var headers: HTTPHeaders = ["Content-Type": "text/plain"]
         headers.add(name: "set-cookie", value: "a=1")

@@ -3,7 +3,7 @@ import PassBundle
 import PassServerTesting
 import Testing
 
-@Suite("pass.json validation")
+@Suite("pass.json validation", .offCooperativePool)
 struct PassValidationTests {
     private func build(_ ticket: TicketData, template: Template? = nil, options: ValidationOptions = ValidationOptions()) throws -> [UInt8] {
         let certificates = try Fixture.certificates()

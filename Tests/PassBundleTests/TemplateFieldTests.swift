@@ -3,7 +3,7 @@ import PassBundle
 import PassServerTesting
 import Testing
 
-@Suite("Template extra fields (fields.json)")
+@Suite("Template extra fields (fields.json)", .offCooperativePool)
 struct TemplateFieldTests {
     private func template(fields: String) throws -> Template {
         let pass = try Data(contentsOf: URL(fileURLWithPath: Fixture.templateDirectory + "/pass.json"))

@@ -2,7 +2,7 @@ import Foundation
 import PassServerTesting
 import Testing
 
-@Suite("Event-ticket template images")
+@Suite("Event-ticket template images", .offCooperativePool)
 struct TemplateImageTests {
     /// Width and height from a PNG's IHDR chunk.
     private func pixelSize(_ path: String) throws -> (Int, Int) {

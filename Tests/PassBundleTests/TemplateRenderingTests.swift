@@ -3,7 +3,7 @@ import PassBundle
 import PassServerTesting
 import Testing
 
-@Suite("Template rendering")
+@Suite("Template rendering", .offCooperativePool)
 struct TemplateRenderingTests {
     private func render(_ ticket: TicketData) throws -> [String: Any] {
         let certificates = try Fixture.certificates()

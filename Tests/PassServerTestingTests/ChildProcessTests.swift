@@ -5,7 +5,7 @@ import Testing
 
 /// `ChildProcess`: what a child is given (arguments, environment, directory, streams, a clean signal
 /// state, no stray descriptors) and what we learn of its end.
-@Suite("Child processes", .timeLimit(.minutes(2)))
+@Suite("Child processes", .offCooperativePool, .timeLimit(.minutes(2)))
 struct ChildProcessTests {
     static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 

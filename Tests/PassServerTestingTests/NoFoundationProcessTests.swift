@@ -1,10 +1,11 @@
 import Foundation
+import PassServerTesting
 import Testing
 
 /// Foundation's `Process` must not come back: on Swift 6.3.1 for Linux its `run()` reads past a
 /// `dirent` name while it lists /proc/self/fd, and now and then crashes the whole test runner
 /// (SIGSEGV in memcpy under `Process.run()`).
-@Suite("No Foundation Process")
+@Suite("No Foundation Process", .offCooperativePool)
 struct NoFoundationProcessTests {
     /// The package root: this file is Tests/PassServerTestingTests/NoFoundationProcessTests.swift.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

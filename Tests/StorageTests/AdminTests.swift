@@ -1,8 +1,9 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Admin tokens and device logs")
+@Suite("Admin tokens and device logs", .offCooperativePool)
 struct AdminTests {
     @Test(arguments: Backend.allCases)
     func adminTokenLifecycle(_ backend: Backend) throws {

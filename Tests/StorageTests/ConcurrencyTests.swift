@@ -1,9 +1,10 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Synchronization
 import Testing
 
-@Suite("Revision ordering under concurrency")
+@Suite("Revision ordering under concurrency", .offCooperativePool)
 struct ConcurrencyTests {
     /// Several threads update distinct passes while an observer reads the revisions: whenever the
     /// observer sees revision R committed, every revision below R that any update took is already

@@ -9,7 +9,7 @@ import Testing
 /// `.timeout`), the broken connection is discarded, and the next call reconnects by itself.
 /// PostgreSQL sessions are ended with `pg_terminate_backend` (only this test's own backend, so the
 /// shared cluster and other tests are untouched); a whole-server outage uses a private cluster.
-@Suite("Connection loss and busy databases")
+@Suite("Connection loss and busy databases", .offCooperativePool)
 struct ConnectionLossTests {
     /// Terminates the backend `pid` from another session and waits (up to 10 s) until it has exited.
     private static func terminate(_ pid: Int64, via admin: any Store) throws {

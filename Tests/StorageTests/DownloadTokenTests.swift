@@ -1,8 +1,9 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Download link rotation")
+@Suite("Download link rotation", .offCooperativePool)
 struct DownloadTokenTests {
     @Test("rotating moves the nonce up and replaces the stored hash", arguments: Backend.allCases)
     func rotateReplacesHash(_ backend: Backend) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PassServerTesting
 import Testing
 
 @testable import Storage
@@ -6,7 +7,7 @@ import Testing
 /// Driver errors map to the codes callers act on: the database being away or busy is transient
 /// (`.unavailable`, `.timeout`: servers answer 503 and background work waits); errors about a
 /// statement or its values are not.
-@Suite("Storage error classification")
+@Suite("Storage error classification", .offCooperativePool)
 struct ErrorClassificationTests {
     @Test(arguments: [
         // Client-side failures (no SQLSTATE) and connection exceptions.

@@ -1,8 +1,9 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Events and re-push jobs")
+@Suite("Events and re-push jobs", .offCooperativePool)
 struct EventJobTests {
     @Test(arguments: Backend.allCases)
     func createReadUpdateEvent(_ backend: Backend) throws {

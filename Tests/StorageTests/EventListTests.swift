@@ -1,8 +1,9 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Event lists, page counts and archived events")
+@Suite("Event lists, page counts and archived events", .offCooperativePool)
 struct EventListTests {
     static func makeEvent(_ fixture: StoreFixture, name: String, venue: String = "Hall", startsAt: TimeInterval) throws -> Event {
         try fixture.store.createEvent(

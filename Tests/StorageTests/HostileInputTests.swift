@@ -1,8 +1,9 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Hostile input")
+@Suite("Hostile input", .offCooperativePool)
 struct HostileInputTests {
     static let strings = [
         "O'Brien \"quoted\" \\ backslash",

@@ -1,8 +1,9 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Migrations")
+@Suite("Migrations", .offCooperativePool)
 struct MigrationTests {
     /// The versions recorded in `schema_migrations`, ascending.
     static func versions(_ store: any Store) throws -> [Int] {

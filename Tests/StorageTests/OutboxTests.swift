@@ -4,7 +4,7 @@ import Storage
 import Synchronization
 import Testing
 
-@Suite("Push outbox")
+@Suite("Push outbox", .offCooperativePool)
 struct OutboxTests {
     private func change(_ fixture: StoreFixture, _ serial: String, now: Date) throws -> PassUpdate {
         try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: serial, change: PassChange(touch: true), now: now)

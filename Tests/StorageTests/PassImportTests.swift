@@ -1,8 +1,9 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Pass imports: many passes in one transaction, idempotent by external id")
+@Suite("Pass imports: many passes in one transaction, idempotent by external id", .offCooperativePool)
 struct PassImportTests {
     static func newPass(_ serial: String, externalID: String? = nil, name: String = "Ada", extra: [String: ExtraValue] = [:]) -> NewPass {
         NewPass(

@@ -1,8 +1,9 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Pass lists: status, search and modification filters")
+@Suite("Pass lists: status, search and modification filters", .offCooperativePool)
 struct PassSearchTests {
     static func serials(_ store: any Store, _ event: String, _ filter: PassFilter, after: Int64 = 0, limit: Int = 100) throws -> [String] {
         try store.withSession(.read) { try $0.passes(eventID: event, matching: filter, after: after, limit: limit) }.map(\.serialNumber)

@@ -1,8 +1,9 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Passes")
+@Suite("Passes", .offCooperativePool)
 struct PassTests {
     @Test(arguments: Backend.allCases)
     func insertAndRead(_ backend: Backend) throws {

@@ -4,7 +4,7 @@ import Storage
 import Synchronization
 import Testing
 
-@Suite("PostgreSQL pool")
+@Suite("PostgreSQL pool", .offCooperativePool)
 struct PostgresPoolTests {
     @Test func statementTimeoutIsReportedAsTimeout() throws {
         let store = PostgresStore(url: try TestPostgres.adminURL(), options: StoreOptions(poolSize: 1, statementTimeout: .milliseconds(200)))

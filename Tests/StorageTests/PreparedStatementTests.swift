@@ -3,7 +3,7 @@ import PassServerTesting
 @testable import Storage
 import Testing
 
-@Suite("Prepared statements")
+@Suite("Prepared statements", .offCooperativePool)
 struct PreparedStatementTests {
     @Test func cacheEvictsTheLeastRecentlyUsed() {
         var cache = StatementCache<Int>(capacity: 2)

@@ -1,10 +1,11 @@
 import Foundation
+import PassServerTesting
 import Testing
 
 @testable import Storage
 
 /// Migration 7 on a database an older release filled: what it derives from existing rows.
-@Suite("Migration 7: reach, tallies, token roles")
+@Suite("Migration 7: reach, tallies, token roles", .offCooperativePool)
 struct ReachMigrationTests {
     @Test("existing passes, registrations and tokens are carried over", arguments: Backend.allCases)
     func carriesExistingRowsOver(_ backend: Backend) throws {

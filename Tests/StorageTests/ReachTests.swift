@@ -1,9 +1,10 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
 /// Reach bookkeeping (told, served, up to date) and the tallies kept by triggers, on both backends.
-@Suite("Reach and tallies")
+@Suite("Reach and tallies", .offCooperativePool)
 struct ReachTests {
     static let passType = StoreFixture.passType
 

@@ -5,7 +5,7 @@ import Storage
 import Testing
 
 /// Runs against a private cluster so restarting it does not disturb other tests.
-@Suite("PostgreSQL reconnect")
+@Suite("PostgreSQL reconnect", .offCooperativePool)
 struct ReconnectTests {
     @Test func callsRecoverAfterServerRestartWithoutNewStore() throws {
         let cluster = try TestPostgresCluster()

@@ -1,10 +1,11 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
 /// `upsertRegistration(keepingAtMost:)`: a pass keeps a bounded number of registrations; a new
 /// device replaces the one updated least recently.
-@Suite("Registrations per pass")
+@Suite("Registrations per pass", .offCooperativePool)
 struct RegistrationLimitTests {
     private func register(_ fixture: StoreFixture, device: String, serial: String, at seconds: Double, limit: Int = 10) throws -> RegistrationResult {
         try fixture.store.withSession(.write) { session in

@@ -1,8 +1,9 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Registrations")
+@Suite("Registrations", .offCooperativePool)
 struct RegistrationTests {
     @Test(arguments: Backend.allCases)
     func upsertIsIdempotentAndUpdatesPushToken(_ backend: Backend) throws {

@@ -4,7 +4,7 @@ import Storage
 import Synchronization
 import Testing
 
-@Suite("Retention and leases")
+@Suite("Retention and leases", .offCooperativePool)
 struct RetentionTests {
     /// A whole-millisecond instant, so ±1 ms is exact in storage.
     static let cutoff = Date(timeIntervalSince1970: 1_800_000_000)

@@ -1,9 +1,10 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Synchronization
 import Testing
 
-@Suite("Revision counter: show and advance")
+@Suite("Revision counter: show and advance", .offCooperativePool)
 struct RevisionCounterTests {
     @Test("a new database starts at 0; each change moves the counter to the revision it took", arguments: Backend.allCases)
     func currentFollowsChanges(_ backend: Backend) throws {

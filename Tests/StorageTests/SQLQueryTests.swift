@@ -1,8 +1,9 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
-@Suite("SQL queries")
+@Suite("SQL queries", .offCooperativePool)
 struct SQLQueryTests {
     @Test func valuesBecomeParameters() throws {
         let serial = "'; DROP TABLE passes; --"

@@ -5,7 +5,7 @@ import Testing
 @testable import Storage
 
 /// The SQLite database and its -wal and -shm files are private to the server's user.
-@Suite struct SQLiteFileModeTests {
+@Suite(.offCooperativePool) struct SQLiteFileModeTests {
     static func mode(_ path: String) -> Int? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }

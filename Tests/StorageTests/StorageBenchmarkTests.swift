@@ -1,8 +1,9 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Storage benchmark driver")
+@Suite("Storage benchmark driver", .offCooperativePool)
 struct StorageBenchmarkTests {
     @Test(arguments: Backend.allCases)
     func runsBothOperations(_ backend: Backend) throws {

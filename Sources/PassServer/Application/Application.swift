@@ -190,21 +190,13 @@ public final class Application: Sendable {
 
     /// Serves until SIGTERM or SIGINT, then shuts down gracefully and returns.
     public func runUntilSignalled() throws {
-        let stop = DispatchSemaphore(value: 0)
-        let queue = DispatchQueue(label: "pass-server.signals")
-        var sources: [any DispatchSourceSignal] = []
-        for signalNumber in [SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            sources.append(source)
-        }
+        // Watching before "listening" is logged: a signal sent as soon as it is seen must count.
+        let signals = SignalWatch([SIGTERM, SIGINT])
         try start()
-        stop.wait()
+        signals.wait()
         logger.notice("signal received, draining")
         shutdown()
-        sources.forEach { $0.cancel() }
+        signals.cancel()
     }
 
     /// Applies pending migrations (for `pass-server migrate`).

@@ -1,9 +1,10 @@
 import APNs
+import PassServerTesting
 import Testing
 
 @testable import Fleet
 
-@Suite("HTTP/1.1 client pool over real sockets: keep-alive, chunked, close, stale connections, failures", .timeLimit(.minutes(2)))
+@Suite("HTTP/1.1 client pool over real sockets: keep-alive, chunked, close, stale connections, failures", .offCooperativePool, .timeLimit(.minutes(2)))
 struct ClientPoolTests {
     /// A started loop whose pool talks to `port`. Idle connections are reused however long they
     /// waited, so a slow machine cannot turn reuse into a new connection.

@@ -1,8 +1,9 @@
+import PassServerTesting
 import Testing
 
 @testable import Fleet
 
-@Suite("HTTP/1.1 response parser: framing by Content-Length, chunked coding and close")
+@Suite("HTTP/1.1 response parser: framing by Content-Length, chunked coding and close", .offCooperativePool)
 struct HTTPResponseParserTests {
     /// Feeds `text` in pieces of `piece` bytes; returns the parser and the bytes it used in all.
     static func parse(_ text: String, piece: Int = Int.max, keepBody: Bool = true, head: Bool = false) throws -> (HTTPResponseParser, Int) {

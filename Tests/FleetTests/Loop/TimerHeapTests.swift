@@ -1,8 +1,9 @@
+import PassServerTesting
 import Testing
 
 @testable import Fleet
 
-@Suite("Timer heap, percentiles and HTTP dates")
+@Suite("Timer heap, percentiles and HTTP dates", .offCooperativePool)
 struct TimerHeapTests {
     @Test("timers fire in due order, equal times in insertion order, only once due")
     func order() {

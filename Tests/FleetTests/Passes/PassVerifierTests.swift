@@ -5,7 +5,7 @@ import Testing
 
 @testable import Fleet
 
-@Suite("A phone's checks of a downloaded pass: unzip, manifest, CMS signature")
+@Suite("A phone's checks of a downloaded pass: unzip, manifest, CMS signature", .offCooperativePool)
 struct PassVerifierTests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path

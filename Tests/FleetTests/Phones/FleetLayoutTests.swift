@@ -1,8 +1,9 @@
+import PassServerTesting
 import Testing
 
 @testable import Fleet
 
-@Suite("Fleet layout: passes per phone and phones per pass")
+@Suite("Fleet layout: passes per phone and phones per pass", .offCooperativePool)
 struct FleetLayoutTests {
     @Test("every pass sits on exactly M phones and no phone holds a pass twice", arguments: [
         (10, 1, 1), (10, 2, 1), (10, 1, 2), (10, 2, 2), (9, 2, 3), (3, 2, 2),

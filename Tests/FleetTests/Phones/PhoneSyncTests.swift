@@ -1,8 +1,9 @@
+import PassServerTesting
 import Testing
 
 @testable import Fleet
 
-@Suite("A phone's Wallet after a push: think, list with the tag, fetch, keep the tag, retry with backoff")
+@Suite("A phone's Wallet after a push: think, list with the tag, fetch, keep the tag, retry with backoff", .offCooperativePool)
 struct PhoneSyncTests {
     @Test("push → think → list with the stored tag → fetch each changed pass → new tag")
     func round() {

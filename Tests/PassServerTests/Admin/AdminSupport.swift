@@ -29,19 +29,6 @@ enum AdminSupport {
         }
     }
 
-    /// Polls `condition` every 50 ms until it holds or `timeout` seconds pass; returns whether it held.
-    /// Sleeps asynchronously: a test blocking a thread of the small cooperative pool would starve
-    /// the push dispatcher's sending task (and other tests') on a 2-core machine.
-    @discardableResult
-    static func waitUntil(timeout: TimeInterval = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return try condition()
-    }
-
     /// Sleeps without holding a cooperative thread.
     static func pause(_ seconds: Double) async {
         try? await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))

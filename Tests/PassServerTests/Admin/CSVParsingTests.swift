@@ -1,9 +1,10 @@
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
 /// The RFC 4180 parser on its own: bytes in, records (or a located error) out.
-@Suite("CSV parsing")
+@Suite("CSV parsing", .offCooperativePool)
 struct CSVParsingTests {
     private func parse(_ text: String) throws -> [[String]] {
         try CSV.records(Array(text.utf8)).map(\.fields)

@@ -1,10 +1,11 @@
+import PassServerTesting
 import Testing
 
 @testable import Fleet
 @testable import PassServer
 
 /// The CSV writer and its formula guard, read back by the parser the import uses.
-@Suite("CSV writing and the formula guard")
+@Suite("CSV writing and the formula guard", .offCooperativePool)
 struct CSVWritingTests {
     @Test func quotesOnlyWhatNeedsIt() throws {
         let record = CSV.record(["plain", "a,b", #"say "hi""#, "line\r\nbreak", "lf\nonly", " lead", "trail ", "", "日本語"])

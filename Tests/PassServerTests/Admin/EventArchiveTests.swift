@@ -6,7 +6,7 @@ import Testing
 
 /// Archived events: their changes reach passes and phones that ask, but no push goes out;
 /// unarchiving brings pushes back.
-@Suite("Admin API: archived events", .timeLimit(.minutes(5)))
+@Suite("Admin API: archived events", .offCooperativePool, .timeLimit(.minutes(5)))
 struct EventArchiveTests {
     @Test("an edit pushes; archived, an edit (and a rename) pushes nothing yet still reaches the pass; unarchived, pushes again", arguments: Backend.allCases)
     func archiveStopsPushes(backend: Backend) async throws {
@@ -21,7 +21,7 @@ struct EventArchiveTests {
         // Not archived: an edit reaches the phone, and how long that took sets the quiet window below.
         let started = Date()
         #expect(try app.admin("PATCH", "/admin/v1/events/\(event)", json: #"{"venue":"Hall 2"}"#).status == 200)
-        #expect(await AdminSupport.waitUntil(timeout: 60) { fake.count(token: phone.pushToken) == 1 }, "an edit of a live event pushes")
+        try await eventually("an edit of a live event pushes", timeout: 60) { fake.count(token: phone.pushToken) == 1 }
         let pushDelay = Date().timeIntervalSince(started)
 
         let archived = try app.admin("POST", "/admin/v1/events/\(event)/archive")
@@ -29,7 +29,7 @@ struct EventArchiveTests {
         #expect(archived.jsonObject?["archived"] as? Bool == true)
         let edit = try #require(try app.admin("PATCH", "/admin/v1/events/\(event)", json: #"{"venue":"Hall 3"}"#).jsonObject)
         let job = try #require((edit["job"] as? [String: Any])?["id"] as? String)
-        #expect(await AdminSupport.waitUntil(timeout: 60) { (try? app.admin("GET", "/admin/v1/jobs/\(job)").jsonObject?["state"] as? String) == "done" })
+        try await eventually("the job done", timeout: 60) { (try? app.admin("GET", "/admin/v1/jobs/\(job)").jsonObject?["state"] as? String) == "done" }
         let renamed = try app.admin("PATCH", "/admin/v1/tickets/\(serial)", json: #"{"attendeeName":"Grace Hopper"}"#)
         #expect(renamed.status == 200)
         // The job bumped the pass and enqueued nothing (its reach counts no push of any kind), and
@@ -55,6 +55,6 @@ struct EventArchiveTests {
 
         #expect(try app.admin("POST", "/admin/v1/events/\(event)/unarchive").jsonObject?["archived"] as? Bool == false)
         #expect(try app.admin("PATCH", "/admin/v1/events/\(event)", json: #"{"venue":"Hall 4"}"#).status == 200)
-        #expect(await AdminSupport.waitUntil(timeout: 60) { fake.count(token: phone.pushToken) == 2 }, "unarchived, edits push again")
+        try await eventually("unarchived, edits push again", timeout: 60) { fake.count(token: phone.pushToken) == 2 }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 @testable import PassServer
 
 /// An event edit fans out through the re-push job: every pass is bumped, every push token pushed once.
-@Suite("Admin API: event re-push job")
+@Suite("Admin API: event re-push job", .offCooperativePool)
 struct EventRepushTests {
     /// With one batch every token's pushes coalesce into one. With several batches, a token whose
     /// passes fall into two batches is pushed again when its first push already went out between
@@ -50,11 +50,10 @@ struct EventRepushTests {
         #expect(job["total"] as? Int == 1_000)
 
         var state: [String: Any]?
-        let finished = await AdminSupport.waitUntil(timeout: 90) {
+        try await eventually("job done and every phone pushed: job \(state ?? [:]), \(fake.pushes.count) pushes", timeout: 90) {
             state = try? app.admin("GET", "/admin/v1/jobs/\(jobID)").jsonObject
             return state?["state"] as? String == "done" && Set(fake.pushes.map(\.token)).count >= tokens.count
         }
-        #expect(finished, "job \(state ?? [:]), \(fake.pushes.count) pushes")
         #expect(state?["done"] as? Int == 1_000)
         #expect(state?["total"] as? Int == 1_000)
         #expect(state?["eventId"] as? String == event)
@@ -78,9 +77,9 @@ struct EventRepushTests {
         #expect(after.allSatisfy { $0.revision > maxRevisionBefore })
         let fetched = try Phone(app: app, deviceLibraryIdentifier: "device-7", pushToken: tokens[7]).fetch(passes[7].serialNumber)
         #expect(AdminSupport.field("venue", in: try PassArchive.passJSON(fetched.body))?["value"] as? String == "Osaka Dome")
-        #expect(await AdminSupport.waitUntil {
+        try await eventually("no push pending") {
             (try? app.admin("GET", "/admin/v1/events/\(event)").jsonObject?["counts"] as? [String: Any])?["pendingPushes"] as? Int == 0
-        })
+        }
     }
 
     @Test("an unchanged event PATCH creates no job", arguments: Backend.allCases)

@@ -6,7 +6,7 @@ import Testing
 @testable import PassServer
 
 /// Re-push jobs survive a crash of the real process and never bump a pass twice.
-@Suite("Re-push job: crash recovery and the repush command")
+@Suite("Re-push job: crash recovery and the repush command", .offCooperativePool)
 struct JobRecoveryTests {
     @Test("SIGKILL mid-job, restart: the job finishes and every pass is bumped exactly once", arguments: Backend.allCases)
     func resumesAfterKill(backend: Backend) async throws {
@@ -34,8 +34,9 @@ struct JobRecoveryTests {
 
         let second = try fixture.launch(extra: settings)
         defer { second.forceKill() }
-        let finished = try await AdminSupport.waitUntil(timeout: 90) { try fixture.store.job(id: job.id)?.state == .done }
-        #expect(finished, "\(second.standardError.suffix(2_000))")
+        try await eventually("the job done by the second process: \(second.standardError.suffix(2_000))", timeout: 90) {
+            try fixture.store.job(id: job.id)?.state == .done
+        }
         let final = try #require(try fixture.store.job(id: job.id))
         #expect(final.done == Int64(count))
         #expect(final.total == Int64(count))

@@ -6,7 +6,7 @@ import Testing
 
 /// `POST /admin/v1/events/{id}/tickets:batch` over real HTTP: 10,000 rows, idempotent re-uploads,
 /// all-or-nothing with every invalid row reported.
-@Suite("Admin API: tickets in bulk")
+@Suite("Admin API: tickets in bulk", .offCooperativePool)
 struct TicketBatchTests {
     struct Attendee {
         var name: String

@@ -5,7 +5,7 @@ import Testing
 @testable import PassServer
 
 /// Organizer changes reaching a phone: issue → download → register → change → push → list → fetch.
-@Suite("Admin API: ticket lifecycle with pushes")
+@Suite("Admin API: ticket lifecycle with pushes", .offCooperativePool)
 struct TicketLifecycleTests {
     @Test("issue, download, rename: the phone is pushed, lists the serial and fetches the new name", arguments: Backend.allCases)
     func renameReachesThePhone(backend: Backend) async throws {
@@ -37,7 +37,7 @@ struct TicketLifecycleTests {
         let secondRevision = try #require(renamed.jsonObject?["revision"] as? Int)
         #expect(secondRevision > firstRevision)
 
-        #expect(await AdminSupport.waitUntil { fake.count(token: phone.pushToken) >= 1 }, "the phone was pushed")
+        try await eventually("the phone was pushed") { fake.count(token: phone.pushToken) >= 1 }
         let push = try #require(fake.pushes.first { $0.token == phone.pushToken })
         #expect(push.topic == app.passTypeIdentifier)
         #expect(push.body == Array("{}".utf8))
@@ -51,7 +51,7 @@ struct TicketLifecycleTests {
 
         // The ticket view shows the device and the delivered push.
         var detail: [String: Any]?
-        await AdminSupport.waitUntil {
+        try await eventually("the delivered push on the ticket view") {
             detail = try? app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject
             return !((detail?["latestPushes"] as? [[String: Any]]) ?? []).isEmpty
         }
@@ -80,7 +80,7 @@ struct TicketLifecycleTests {
         #expect(cancelled.jsonObject?["status"] as? String == "cancelled")
         #expect(cancelled.jsonObject?["voidReason"] as? String == "refunded")
         let revision = try #require(cancelled.jsonObject?["revision"] as? Int)
-        #expect(await AdminSupport.waitUntil { fake.count(token: phone.pushToken) >= 1 })
+        try await eventually("the phone was pushed") { fake.count(token: phone.pushToken) >= 1 }
 
         let pass = try PassArchive.passJSON(try phone.fetch(serial).body)
         #expect(pass["voided"] as? Bool == true)

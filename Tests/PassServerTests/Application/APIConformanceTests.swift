@@ -5,7 +5,7 @@ import Testing
 /// `scripts/fuzz.py --bounded`: schemathesis against the real `pass-server` binary on PostgreSQL,
 /// with every check, positive and negative cases and stateful link sequences. Any server error,
 /// schema violation, undocumented status, accepted invalid input or refused valid input fails.
-@Suite("API conformance (schemathesis)")
+@Suite("API conformance (schemathesis)", .offCooperativePool)
 struct APIConformanceTests {
     /// `schemathesis: N cases (P positive, Q negative), F failures, E server errors logged`.
     struct Summary: Equatable {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Metrics families")
+@Suite("Metrics families", .offCooperativePool)
 struct MetricsFamiliesTests {
     /// The value of the sample `series` (name and labels exactly as exported), if present.
     static func value(_ series: String, in text: String) -> Double? {
@@ -41,12 +41,11 @@ struct MetricsFamiliesTests {
             """)
 
         var text = ""
-        let settled = try await AdminSupport.waitUntil(timeout: 60) {
+        try await eventually("the job and its pushes counted: \(text)", timeout: 60) {
             text = try app.request("GET", "/metrics").text
             return Self.value(#"passserver_jobs{state="done"}"#, in: text) == 1
                 && Self.value(#"passserver_pushes_total{outcome="logged"}"#, in: text) == 2
         }
-        #expect(settled, "\(text)")
 
         let route = "/admin/v1/events/:eventId"
         #expect(Self.value(#"passserver_http_requests_total{method="GET",route="\#(route)",status="2xx"}"#, in: text) == 2)

@@ -7,7 +7,7 @@ import Testing
 @testable import PassServer
 
 /// The schemas `openapi.yaml` adds for the organizer routes accept exactly what the server does.
-@Suite("OpenAPI document: the organizer schemas")
+@Suite("OpenAPI document: the organizer schemas", .offCooperativePool)
 struct OrganizerOpenAPITests {
     private func compare(
         _ schema: String, _ samples: [String], sourceLocation: SourceLocation = #_sourceLocation, _ accepts: (String) throws -> Bool

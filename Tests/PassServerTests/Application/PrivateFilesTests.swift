@@ -5,7 +5,7 @@ import Testing
 @testable import PassServer
 
 /// Secrets and the database are readable by the server's user only, from the moment they exist.
-@Suite("Private files")
+@Suite("Private files", .offCooperativePool)
 struct PrivateFilesTests {
     static func mode(_ path: String) -> Int? {
         var info = stat()
@@ -31,11 +31,11 @@ struct PrivateFilesTests {
             if process.isRunning { process.signal(SIGKILL) }
             process.waitUntilExit()
         }
-        let listening = await AdminSupport.waitUntil(timeout: 90) {
-            ((try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "").contains(": listening") || !process.isRunning
+        let log = { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+        try await eventually("the server listening: \(log().suffix(2_000))", timeout: 90) {
+            log().contains(": listening") || !process.isRunning
         }
-        let log = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
-        try #require(listening && process.isRunning, "the server did not start: \(log.suffix(2_000))")
+        try #require(process.isRunning, "the server did not start: \(log().suffix(2_000))")
 
         #expect(Self.mode("\(directory)/umask-probe") == 0o644, "umask 022 was in effect")
         for file in ["token-secret", "pass-server.sqlite", "pass-server.sqlite-wal", "pass-server.sqlite-shm"] {
@@ -43,7 +43,7 @@ struct PrivateFilesTests {
             #expect(mode == 0o600, "\(file) has mode \(mode.map { String($0, radix: 8) } ?? "missing")")
         }
         process.signal(SIGTERM)
-        #expect(await AdminSupport.waitUntil(timeout: 30) { !process.isRunning })
+        try await eventually("the server stopped on SIGTERM") { !process.isRunning }
     }
 
     @Test("a private file is created 0600, once, and never replaces an existing one")

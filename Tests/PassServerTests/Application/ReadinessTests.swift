@@ -1,10 +1,11 @@
 import Foundation
+import PassServerTesting
 import Synchronization
 import Testing
 
 @testable import PassServer
 
-@Suite("Readiness report")
+@Suite("Readiness report", .offCooperativePool)
 struct ReadinessTests {
     @Test("standing problems and warnings are set and cleared per component; checks run on every evaluation")
     func findings() {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PassServerTesting
 import Storage
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 
 /// `StorageError` renders itself at the HTTP boundary: a database that is down or busy is a 503
 /// `unavailable` with `Retry-After`; anything else is a generic 500. No driver text reaches the client.
-@Suite("Storage errors over HTTP")
+@Suite("Storage errors over HTTP", .offCooperativePool)
 struct StorageErrorRenderingTests {
     private static func body(_ response: Response) -> [String: String] {
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]

@@ -1,4 +1,5 @@
 import Foundation
+import PassServerTesting
 import Synchronization
 import Testing
 
@@ -21,7 +22,7 @@ final class CapturedOutput: Sendable {
     }
 }
 
-@Suite("Command line")
+@Suite("Command line", .offCooperativePool)
 struct CommandLineInterfaceTests {
     @Test("--help works at every level of the command tree")
     func helpEverywhere() {

@@ -2,7 +2,7 @@ import Foundation
 import PassServerTesting
 import Testing
 
-@Suite("pass-server pass build (the real executable)")
+@Suite("pass-server pass build (the real executable)", .offCooperativePool)
 struct PassBuildCommandTests {
     /// Builds one ticket with the binary in the given time zone and returns the archive's path.
     private func build(timeZone: String, certificates: TestCertificates, directory: String) throws -> String {

@@ -1,9 +1,10 @@
 import Foundation
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
-@Suite("Configuration")
+@Suite("Configuration", .offCooperativePool)
 struct ConfigurationTests {
     @Test("defaults match the documented table")
     func defaults() throws {
@@ -102,7 +103,7 @@ struct ConfigurationTests {
     }
 }
 
-@Suite("Configuration documentation")
+@Suite("Configuration documentation", .offCooperativePool)
 struct ConfigurationDocumentationTests {
     @Test("the README table lists every key with its flag and default")
     func readmeTable() throws {

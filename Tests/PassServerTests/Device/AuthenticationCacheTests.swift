@@ -4,7 +4,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Device API: cached token hashes")
+@Suite("Device API: cached token hashes", .offCooperativePool)
 struct AuthenticationCacheTests {
     @Test("after a pass's hash is cached, wrong tokens are still refused and right ones accepted", arguments: Backend.allCases)
     func cachedHashStillChecks(backend: Backend) throws {

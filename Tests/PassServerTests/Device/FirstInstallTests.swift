@@ -4,7 +4,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Device API: first install", .serialized)
+@Suite("Device API: first install", .offCooperativePool, .serialized)
 struct FirstInstallTests {
     @Test("register → list without a tag → fetch, as a real phone does", arguments: Backend.allCases)
     func firstInstall(backend: Backend) throws {

@@ -1,9 +1,10 @@
 import Foundation
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
-@Suite("HTTPDate: format and parse")
+@Suite("HTTPDate: format and parse", .offCooperativePool)
 struct HTTPDateTests {
     @Test("RFC 9110's example in all three forms")
     func example() {

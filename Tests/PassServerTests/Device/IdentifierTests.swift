@@ -1,8 +1,9 @@
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
-@Suite("Identifiers: validated once at the edge")
+@Suite("Identifiers: validated once at the edge", .offCooperativePool)
 struct IdentifierTests {
     @Test("pass type identifiers")
     func passTypes() {

@@ -1,9 +1,10 @@
 import Foundation
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
-@Suite("PassFreshness: tags and If-Modified-Since")
+@Suite("PassFreshness: tags and If-Modified-Since", .offCooperativePool)
 struct PassFreshnessTests {
     @Test("passesUpdatedSince: absent, empty, unparsable or negative means everything")
     func tags() {

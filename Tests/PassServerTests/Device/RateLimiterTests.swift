@@ -1,9 +1,10 @@
 import Foundation
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
-@Suite("RateLimiter: token buckets per client")
+@Suite("RateLimiter: token buckets per client", .offCooperativePool)
 struct RateLimiterTests {
     let start = Date(timeIntervalSince1970: 1_780_000_000)
 

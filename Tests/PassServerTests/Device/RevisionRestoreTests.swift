@@ -32,7 +32,7 @@ private struct Backup {
     }
 }
 
-@Suite("Restoring a backup: the revision counter")
+@Suite("Restoring a backup: the revision counter", .offCooperativePool)
 struct RevisionRestoreTests {
     @Test("a phone's tag from after the backup hides later changes until `revision advance`", arguments: Backend.allCases)
     func restoreThenAdvance(backend: Backend) throws {

@@ -1,10 +1,11 @@
 import Certificates
 import Foundation
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
-@Suite("TokenVault: derived tokens, stored hashes, constant-time match")
+@Suite("TokenVault: derived tokens, stored hashes, constant-time match", .offCooperativePool)
 struct TokenVaultTests {
     let passType = PassTypeIdentifier("pass.com.example.tickets")
     let serial = SerialNumber("SERIAL-1")

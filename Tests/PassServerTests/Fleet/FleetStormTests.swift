@@ -8,7 +8,7 @@ import Testing
 
 /// The phone fleet against a real application over real HTTP, pushed through the fake APNs over
 /// TLS + HTTP/2: an organizer's edit reaches every phone as the new, correctly signed pass.
-@Suite("Phone fleet: an event edit reaches every phone", .serialized, .timeLimit(.minutes(5)))
+@Suite("Phone fleet: an event edit reaches every phone", .offCooperativePool, .serialized, .timeLimit(.minutes(5)))
 struct FleetStormTests {
     @Test("200 phones on 200 tickets: after the venue edit every phone holds the new revision", arguments: Backend.allCases)
     func everyPhoneUpdated(backend: Backend) async throws {

@@ -7,7 +7,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Certificate expiry")
+@Suite("Certificate expiry", .offCooperativePool)
 struct CertificateExpiryTests {
     static let day: TimeInterval = 86_400
 

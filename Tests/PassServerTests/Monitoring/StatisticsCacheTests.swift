@@ -1,9 +1,10 @@
+import PassServerTesting
 import Storage
 import Testing
 
 @testable import PassServer
 
-@Suite("Statistics cache")
+@Suite("Statistics cache", .offCooperativePool)
 struct StatisticsCacheTests {
     static func statistics(_ registrations: Int) -> StoreStatistics {
         StoreStatistics(

@@ -1,9 +1,10 @@
 import Foundation
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
-@Suite("Push dispatcher: APNs reachability")
+@Suite("Push dispatcher: APNs reachability", .offCooperativePool)
 struct APNSReachabilityTests {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The outbox operations the dispatcher relies on, on both stores: a change that lands while its
 /// row is claimed is not lost when the claim completes, and a failed row comes back to life.
-@Suite("Push outbox: generations and revival")
+@Suite("Push outbox: generations and revival", .offCooperativePool)
 struct OutboxGenerationTests {
     static let passType = "pass.com.example.outbox"
 

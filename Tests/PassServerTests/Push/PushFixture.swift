@@ -101,21 +101,6 @@ struct PushFixture {
     func readiness() throws -> TestResponse { try app.request("GET", "/readyz") }
 }
 
-/// Polls `condition` until it holds or `timeout` passes (generous: the machine is shared).
-///
-/// Async on purpose: blocking here would starve the cooperative pool the dispatcher's sends run on.
-func eventually(_ what: String = "", timeout: TimeInterval = 30, _ condition: () throws -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if try condition() { return }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    // Once more: a starved task may wake only after the deadline.
-    if try condition() { return }
-    Issue.record("timed out waiting: \(what)")
-    throw TestClient.Failure(description: "timed out waiting: \(what)")
-}
-
 extension OutboxCounts {
     /// `[pending, inFlight, failed]`, for comparisons in tests.
     var summary: [Int] { [pending, inFlight, failed] }

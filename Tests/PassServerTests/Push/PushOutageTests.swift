@@ -7,7 +7,7 @@ import Testing
 
 /// APNs goes away for real (its listener closed, connects refused) while pushes wait: `/readyz`
 /// says so once the outage outlasts `APNS_UNREACHABLE_GRACE`, recovers by itself, and nothing is lost.
-@Suite("Push dispatcher: APNs outage")
+@Suite("Push dispatcher: APNs outage", .offCooperativePool)
 struct PushOutageTests {
     static let outage: TimeInterval = 90
     static let grace = 20

@@ -1,10 +1,11 @@
 import APNs
 import Foundation
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
-@Suite("Push policy: the APNs reply table")
+@Suite("Push policy: the APNs reply table", .offCooperativePool)
 struct PushPolicyTests {
     let policy = PushPolicy(maxRetryAge: 3_600, baseDelay: 1, maxDelay: 300)
     let start = Date(timeIntervalSince1970: 1_700_000_000)

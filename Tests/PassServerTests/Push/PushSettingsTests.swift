@@ -1,11 +1,12 @@
 import APNs
 import Foundation
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
 /// The dispatcher's operator settings reach the running dispatcher.
-@Suite("Push dispatcher: settings")
+@Suite("Push dispatcher: settings", .offCooperativePool)
 struct PushSettingsTests {
     @Test("PUSH_HALT_PAUSE and PUSH_LEASE are parsed; the lease defaults to twice the request timeout plus 30 s")
     func parsed() throws {

@@ -8,7 +8,7 @@ import Testing
 /// An attendee can register any push token, including a real token of another app, which APNs
 /// answers with `400 DeviceTokenNotForTopic`. Such an answer must only ever cost that one
 /// registration: every other push of the same change goes out without a pause.
-@Suite("Push dispatcher: one attendee's token never stalls the others")
+@Suite("Push dispatcher: one attendee's token never stalls the others", .offCooperativePool)
 struct PushTokenIsolationTests {
     /// Pushes in flight at once. While a halt is in force nothing new is claimed, so at most this
     /// many minus one deliveries could be recorded after the first refusal if it halted.

@@ -1,12 +1,13 @@
 import Foundation
 import Logging
+import PassServerTesting
 import Storage
 import Testing
 
 @testable import PassServer
 
 /// The background loops' outage bookkeeping: backoff, and one log line per change of state.
-@Suite("Database outage backoff")
+@Suite("Database outage backoff", .offCooperativePool)
 struct DatabaseOutageTests {
     @Test func backsOffByDoublingUpToTheMaximumAndResetsAfterRecovery() {
         var outage = DatabaseOutage(initialDelay: 0.25, maximumDelay: 5)
