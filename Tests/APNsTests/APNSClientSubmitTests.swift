@@ -1,10 +1,11 @@
 import APNs
 import Foundation
+import PassServerTesting
 import Synchronization
 import Testing
 
 /// `submit`: pushes handed over without waiting, each answer delivered once by callback.
-@Suite("APNSClient.submit: answers by callback")
+@Suite("APNSClient.submit: answers by callback", .offCooperativePool)
 struct APNSClientSubmitTests {
     @Test("1,000 pushes in one submit: every completion runs once, on the client's I/O thread, with APNs's answer")
     func batchOfCallbacks() throws {

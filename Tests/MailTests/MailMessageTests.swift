@@ -6,7 +6,7 @@ import Testing
 /// Building messages: headers that no text can break, RFC 2047 for anything not plain ASCII,
 /// HTML escaping of every value, and a `multipart/alternative` that a real parser (Python's
 /// `email` package, through the test SMTP server) reads back as written.
-@Suite("Mail messages", .timeLimit(.minutes(2)))
+@Suite("Mail messages", .offCooperativePool, .timeLimit(.minutes(2)))
 struct MailMessageTests {
     static let hostileName = "Eve\r\nBcc: victim@example.com\r\n\r\n<script>alert(1)</script> & \"friends\""
 

@@ -5,7 +5,7 @@ import Testing
 
 /// `SMTPClient` against a real SMTP server (aiosmtpd) on a loopback port: what arrives, over which
 /// protection, and how every kind of answer comes back typed with the server's own reply.
-@Suite("SMTP client against a real server", .timeLimit(.minutes(3)))
+@Suite("SMTP client against a real server", .offCooperativePool, .timeLimit(.minutes(3)))
 struct SMTPClientTests {
     static let message = Array("From: a@example.com\r\nTo: b@example.com\r\nSubject: test\r\n\r\nHello.\r\n".utf8)
 

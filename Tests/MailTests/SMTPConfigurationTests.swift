@@ -1,9 +1,10 @@
+import PassServerTesting
 import Testing
 
 @testable import Mail
 
 /// `SMTP_URL` as `SMTPConfiguration` reads it, and the transcript that tells which step a reply answers.
-@Suite("SMTP configuration and transcript")
+@Suite("SMTP configuration and transcript", .offCooperativePool)
 struct SMTPConfigurationTests {
     @Test("smtp:// requires STARTTLS unless plaintext is allowed; smtps:// is TLS from the first byte")
     func security() throws {

@@ -1,11 +1,12 @@
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
 @testable import Storage
 
 /// Settling a batch of answered outbox rows in bulk, and the push log's multi-row insert.
-@Suite("Outbox settlement in bulk")
+@Suite("Outbox settlement in bulk", .offCooperativePool)
 struct OutboxSettlementTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 

@@ -7,12 +7,12 @@ import Testing
 
 /// An event send end to end: a job that queues every ticket's email, paced by `MAIL_RATE`, each
 /// message sent once; a second send sends nothing; refused recipients fail alone.
-@Suite("Event emails", .timeLimit(.minutes(8)))
+@Suite("Event emails", .offCooperativePool, .timeLimit(.minutes(8)))
 struct EventEmailTests {
     /// The job of an event send, polled until `condition` holds (at most `timeout` seconds).
     static func waitForJob(_ fixture: MailFixture, _ id: String, timeout: TimeInterval = 120, _ condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
         var job: [String: Any] = [:]
-        _ = try await AdminSupport.waitUntil(timeout: timeout) {
+        try? await eventually("job \(id)", timeout: timeout) {
             job = try fixture.app.admin("GET", "/admin/v1/jobs/\(id)").jsonObject ?? [:]
             return condition(job)
         }
@@ -84,7 +84,7 @@ struct EventEmailTests {
         let messages = try await fixture.smtp.waitForMessages(6, timeout: 60)
         #expect(Dictionary(grouping: messages.flatMap { $0.rcptTos ?? [] }, by: { $0 }).values.allSatisfy { $0.count == 2 })
         let status = try #require(try await fixture.waitForEmail(serials[0], state: "sent"))
-        _ = try await AdminSupport.waitUntil { try fixture.emailStatus(serials[0])?["sentCount"] as? Int == 2 }
+        try? await eventually("sent twice") { try fixture.emailStatus(serials[0])?["sentCount"] as? Int == 2 }
         #expect(try fixture.emailStatus(serials[0])?["sentCount"] as? Int == 2, "\(status)")
     }
 
@@ -97,7 +97,7 @@ struct EventEmailTests {
         let serials = try fixture.importGuests(30, event: event, notify: true)
         let counts = try await { () async throws -> [String: Int] in
             var counts: [String: Int] = [:]
-            _ = try await AdminSupport.waitUntil(timeout: 120) {
+            try? await eventually("20 sent, 10 failed", timeout: 120) {
                 counts = try fixture.app.admin("GET", "/admin/v1/events/\(event)").jsonObject?["emailStatus"] as? [String: Int] ?? [:]
                 return counts["sent"] == 20 && counts["failed"] == 10
             }

@@ -1,12 +1,13 @@
 import Foundation
 import Mail
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
 /// The mail settings: off without SMTP_URL, and every problem of the SMTP URL, the password and
 /// the addresses reported at start.
-@Suite("Mail configuration")
+@Suite("Mail configuration", .offCooperativePool)
 struct MailConfigurationTests {
     @Test("email is off by default; SMTP_URL with MAIL_FROM turns it on")
     func onAndOff() throws {

@@ -69,7 +69,7 @@ struct MailFixture {
     /// Waits until the ticket's email reaches `state` (at most `timeout` seconds); returns its status.
     func waitForEmail(_ serial: String, state: String, timeout: TimeInterval = 60) async throws -> [String: Any]? {
         var status: [String: Any]?
-        _ = try await AdminSupport.waitUntil(timeout: timeout) {
+        try? await eventually("ticket \(serial)'s email \(state)", timeout: timeout) {
             status = try emailStatus(serial)
             return status?["state"] as? String == state
         }

@@ -1,11 +1,12 @@
 import Foundation
 import Mail
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
 /// The mail reply policy and `MAIL_RATE` pacing, pure: no server, no clock.
-@Suite("Mail reply policy and pacing")
+@Suite("Mail reply policy and pacing", .offCooperativePool)
 struct MailPolicyTests {
     let policy = MailPolicy(schedule: RetrySchedule(baseDelay: 30, maxDelay: 1_800, maxRetryAge: 86_400))
     let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -8,7 +8,7 @@ import Testing
 /// A ticket's email end to end, through a real SMTP server: issued with `notify: true`, sent once,
 /// with a link that opens the ticket, the right headers and parts; hostile names; the server's
 /// temporary and permanent refusals.
-@Suite("Ticket emails", .timeLimit(.minutes(5)))
+@Suite("Ticket emails", .offCooperativePool, .timeLimit(.minutes(5)))
 struct TicketEmailTests {
     static let linkPattern = #"https://passes\.example\.test/download/[A-Za-z0-9_-]+"#
 

@@ -1,13 +1,14 @@
 import Foundation
 import Mail
 import PassBundle
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
 /// The ticket email as the event-ticket template writes it: the language chosen, the date in the
 /// event's time zone, every value escaped, the link to the attendee's page.
-@Suite("Ticket email texts")
+@Suite("Ticket email texts", .offCooperativePool)
 struct TicketMailTests {
     static let template: Result<Template, PassBundleError> = Result { () throws(PassBundleError) in
         try Template.load(directory: PassServerExecutable.packageRoot.appendingPathComponent("Passes/event-ticket").path)

@@ -1,12 +1,13 @@
 import APNs
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
 @testable import PassServer
 
 /// The engine's bookkeeping decisions for a batch of answers, without sockets or a database.
-@Suite("Outbox batch: bookkeeping decisions")
+@Suite("Outbox batch: bookkeeping decisions", .offCooperativePool)
 struct OutboxBatchTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let policy = PushPolicy(maxRetryAge: 3_600, baseDelay: 1, maxDelay: 300)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PassServerTesting
 import Synchronization
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// The outbox engine over a channel that is not pushes (`MemoryChannel`): what any outbox built on
 /// it (pushes, mail) gets: answers from the sender's thread recorded in batches on the engine's
 /// own thread, bounded sends in flight, pacing, halts with a single probe, a drain on shutdown.
-@Suite("Outbox engine: any channel on one worker thread", .timeLimit(.minutes(2)))
+@Suite("Outbox engine: any channel on one worker thread", .offCooperativePool, .timeLimit(.minutes(2)))
 struct OutboxEngineTests {
     let sink = MemorySink()
 

@@ -1,11 +1,12 @@
 import Foundation
+import PassServerTesting
 import Synchronization
 import Testing
 
 @testable import PassServer
 
 /// Signing bounded to its permits, and the figures the push pacing reads.
-@Suite("Signing meter: bounded, measured signing", .timeLimit(.minutes(1)))
+@Suite("Signing meter: bounded, measured signing", .offCooperativePool, .timeLimit(.minutes(1)))
 struct SigningMeterTests {
     @Test("eight threads signing at once never run more builds than the permits; requests, builds and build time are counted")
     func boundedAndCounted() throws {

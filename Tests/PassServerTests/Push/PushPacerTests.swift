@@ -1,10 +1,11 @@
 import Foundation
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
 /// The pacing controller, fed by hand: no sockets, no clock.
-@Suite("Push pacer: pushes paced by the phones' fetches")
+@Suite("Push pacer: pushes paced by the phones' fetches", .offCooperativePool)
 struct PushPacerTests {
     let start = Date(timeIntervalSince1970: 1_800_000_000)
     let settings = PushPacer.Settings(lead: 2, horizon: 10, quiet: 2, minimumWindow: 100, period: 0.5, remembered: 6)

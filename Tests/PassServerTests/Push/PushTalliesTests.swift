@@ -1,12 +1,13 @@
 import APNs
 import Foundation
+import PassServerTesting
 import Storage
 import Testing
 
 @testable import PassServer
 
 /// What a batch of answers settled in bulk tells the tallies of the pushes' events and jobs.
-@Suite("Push tallies: outcomes settled in bulk")
+@Suite("Push tallies: outcomes settled in bulk", .offCooperativePool)
 struct PushTalliesTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let policy = PushPolicy(maxRetryAge: 3_600, baseDelay: 1, maxDelay: 300)

@@ -1,11 +1,12 @@
 import Foundation
+import PassServerTesting
 import Synchronization
 import Testing
 
 @testable import PassServer
 
 /// The one worker helper every background loop runs on: wake, sleep until due, drain on shutdown.
-@Suite("Worker: the shared loop helper", .timeLimit(.minutes(1)))
+@Suite("Worker: the shared loop helper", .offCooperativePool, .timeLimit(.minutes(1)))
 struct WorkerTests {
     /// Records each round; sleeps as told by `next`.
     final class Recorder: WorkerLoop, @unchecked Sendable {
