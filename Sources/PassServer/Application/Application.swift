@@ -130,6 +130,7 @@ public final class Application: Sendable {
             mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() })
         ).register(in: &router)
         DownloadController(store: store, passes: passes).register(in: &router)
+        WebAssets().register(in: &router)
         OpenAPIController.register(in: &router)
         let httpMetrics = HTTPMetrics()
         MetricsController(
