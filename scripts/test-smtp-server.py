@@ -11,7 +11,8 @@ accepts connections, and writes every event into the spool directory as one JSON
               "parts": [{"type": ..., "charset": ..., "text": ...}], "defects": [...]}}
   ("parsed" is Python's own reading of the message, email.policy.default: an independent check
   of the MIME structure and the RFC 2047 encoding.)
-  {"kind": "refused", "stage": "RCPT"|"DATA", "address": ..., "reply": "550 ...", "at": ...}
+  {"kind": "refused", "stage": "RCPT"|"DATA"|"AUTH", "address": <recipient, or the user for AUTH>,
+   "reply": "550 ...", "at": ...}
 
 Behaviour comes from a JSON file (--config):
   "refuse":         addresses answered 550 at RCPT TO
@@ -21,6 +22,8 @@ Behaviour comes from a JSON file (--config):
   "implicitTLS":    true: TLS from the first byte (smtps://) instead of STARTTLS
   "requireTLS":     true: refuse MAIL FROM before STARTTLS (530)
   "auth":           {"user": ..., "password": ...}: require AUTH PLAIN or LOGIN with these
+  "authFailures":   n: the first n AUTH attempts fail (535) even with the right credentials, as
+                    when an account is locked and then unlocked
   "delay":          seconds to wait before answering each DATA (a slow server)
 """
 import argparse
@@ -112,12 +115,17 @@ def parse(data):
     }
 
 
-def authenticator_for(expected):
+def authenticator_for(expected, failures, spool):
+    remaining = [int(failures)]
+
     def authenticate(server, session, envelope, mechanism, data):
-        if isinstance(data, LoginPassword):
-            user, password = data.login.decode("utf-8"), data.password.decode("utf-8")
+        user = data.login.decode("utf-8", "replace") if isinstance(data, LoginPassword) else None
+        if isinstance(data, LoginPassword) and remaining[0] <= 0:
+            password = data.password.decode("utf-8", "replace")
             if user == expected["user"] and password == expected["password"]:
                 return AuthResult(success=True, auth_data=data)
+        remaining[0] -= 1
+        spool.write({"kind": "refused", "stage": "AUTH", "address": user, "reply": "535 5.7.8 Authentication credentials invalid"})
         return AuthResult(success=False, handled=False)
     return authenticate
 
@@ -133,6 +141,8 @@ async def serve(arguments):
         context.load_cert_chain(config["tls"]["certificate"], config["tls"]["key"])
     implicit = bool(config.get("implicitTLS"))
     auth = config.get("auth")
+    # One authenticator for the whole server: its count of failures spans connections.
+    authenticator = authenticator_for(auth, config.get("authFailures", 0), spool) if auth is not None else None
 
     def factory():
         options = {"hostname": "smtp.test", "ident": "PassServer test SMTP"}
@@ -140,7 +150,7 @@ async def serve(arguments):
             options["tls_context"] = context
             options["require_starttls"] = bool(config.get("requireTLS"))
         if auth is not None:
-            options["authenticator"] = authenticator_for(auth)
+            options["authenticator"] = authenticator
             options["auth_required"] = True
             options["auth_require_tls"] = context is not None
         return SMTP(handler, **options)

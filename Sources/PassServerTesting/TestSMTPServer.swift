@@ -23,12 +23,15 @@ public final class TestSMTPServer: Sendable {
         public var requireTLS = false
         /// Require AUTH with this user and password.
         public var auth: (user: String, password: String)?
+        /// With `auth`: the first n AUTH attempts fail (535) even with the right credentials, as
+        /// when the account is locked and then unlocked.
+        public var authFailures = 0
         /// Seconds the server waits before answering each message's content.
         public var delay: Double = 0
 
         public init(
             refuse: [String] = [], tempfail: [String: Int] = [:], tempfailData: Int = 0, tls: Bool = false, implicitTLS: Bool = false,
-            requireTLS: Bool = false, auth: (user: String, password: String)? = nil, delay: Double = 0
+            requireTLS: Bool = false, auth: (user: String, password: String)? = nil, authFailures: Int = 0, delay: Double = 0
         ) {
             self.refuse = refuse
             self.tempfail = tempfail
@@ -37,6 +40,7 @@ public final class TestSMTPServer: Sendable {
             self.implicitTLS = implicitTLS
             self.requireTLS = requireTLS
             self.auth = auth
+            self.authFailures = authFailures
             self.delay = delay
         }
     }
@@ -61,6 +65,7 @@ public final class TestSMTPServer: Sendable {
         var config: [String: Any] = [
             "refuse": behaviour.refuse, "tempfail": behaviour.tempfail, "tempfailData": behaviour.tempfailData,
             "implicitTLS": behaviour.implicitTLS, "requireTLS": behaviour.requireTLS, "delay": behaviour.delay,
+            "authFailures": behaviour.authFailures,
         ]
         if behaviour.tls || behaviour.implicitTLS {
             guard let certificates else { throw TestSMTPServerError(description: "TLS needs the test certificates") }

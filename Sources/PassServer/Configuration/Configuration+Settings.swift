@@ -190,7 +190,7 @@ extension Configuration {
             config, raw throws(SettingProblem) in
             config.jobs.lease = try Parse.seconds(raw, in: 1...3_600)
         },
-        Setting("PUSH_LOG_RETENTION", "push_log entries and failed pushes older than this are deleted", default: "30d") {
+        Setting("PUSH_LOG_RETENTION", "push_log entries and failed pushes and emails older than this are deleted", default: "30d") {
             config, raw throws(SettingProblem) in
             config.retention.pushLog = try Parse.seconds(raw, in: 3_600...(3_650 * 86_400))
         },
@@ -253,6 +253,10 @@ extension Configuration {
         Setting("MAIL_LEASE", "How long a claimed email belongs to its process; a crashed process's emails are sent again after it",
                 default: "2 × SMTP_TIMEOUT + 30s") { config, raw throws(SettingProblem) in
             config.mail.lease = try Parse.seconds(raw, in: 2...86_400)
+        },
+        Setting("MAIL_HALT_PAUSE", "After the SMTP server refuses us (credentials, sender, TLS), pause all email this long, then probe with one message", default: "5m") {
+            config, raw throws(SettingProblem) in
+            config.mail.haltPause = try Parse.seconds(raw, in: 1...86_400)
         },
     ]
 }

@@ -170,6 +170,8 @@ public struct Configuration: Sendable, Equatable {
         public var retryMaxDelay: Double = 1_800
         /// How long a message may keep being retried before it is marked failed.
         public var maxRetryAge: Double = 2 * 86_400
+        /// Seconds all email pauses after the SMTP server refuses us, before one probe message.
+        public var haltPause = 300
         public init() {}
 
         /// Whether email is on (an SMTP server is configured).

@@ -33,7 +33,7 @@ extension Application {
             channel: channel, rate: settings.rate,
             settings: MailDispatcher.settings(
                 rate: settings.rate, lease: .seconds(settings.lease ?? 2 * settings.timeout + 30),
-                drainTimeout: TimeInterval(configuration.http.drainTimeout)
+                haltPause: TimeInterval(settings.haltPause), drainTimeout: TimeInterval(configuration.http.drainTimeout)
             ),
             logger: logger, now: now
         )

@@ -15,15 +15,15 @@ final class MailDispatcher: Sendable {
     let engine: OutboxEngine<MailChannel>
 
     /// The engine settings for `rate` messages a second: claims of one burst, two bursts in flight
-    /// at most (so a crash can repeat no more than those), and `lease` (a message that waited so
+    /// at most (so a crash can repeat no more than those), `haltPause` after the server refuses us, and `lease` (a message that waited so
     /// long that it could not finish within its row's lease is not sent, but retried).
-    static func settings(rate: Double, lease: Duration, drainTimeout: TimeInterval) -> OutboxSettings {
+    static func settings(rate: Double, lease: Duration, haltPause: TimeInterval, drainTimeout: TimeInterval) -> OutboxSettings {
         let burst = Int(MailPacing(rate: rate).burst)
         var settings = OutboxSettings()
         settings.batchSize = burst
         settings.maxInFlight = max(4, 2 * burst)
         settings.lease = lease
-        settings.haltPause = 300
+        settings.haltPause = haltPause
         settings.drainTimeout = drainTimeout
         return settings
     }

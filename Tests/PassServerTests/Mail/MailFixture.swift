@@ -22,7 +22,7 @@ struct MailFixture {
         let certificates = try TestCertificates.make(in: directory)
         let smtp = try TestSMTPServer(behaviour, certificates: certificates, in: directory)
         let app = try TestApp.start(backend, certificates: certificates) { configuration in
-            configuration.mail.smtpURL = smtp.url()
+            configuration.mail.smtpURL = behaviour.auth.map { smtp.url(user: $0.user, password: $0.password) } ?? smtp.url()
             configuration.mail.allowPlaintext = !behaviour.tls
             configuration.mail.caFile = smtp.caFile
             configuration.mail.from = from
