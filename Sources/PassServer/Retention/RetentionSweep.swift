@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import Storage
 
-/// Deletes what is past its retention: push log entries and failed outbox rows older than
-/// `PUSH_LOG_RETENTION`, jobs finished longer than `JOB_RETENTION` ago, and registrations of passes
+/// Deletes what is past its retention: push log entries and failed push and email outbox rows
+/// older than `PUSH_LOG_RETENTION` (a ticket's email status keeps its failure), jobs finished longer than `JOB_RETENTION` ago, and registrations of passes
 /// whose event ended more than `REGISTRATION_RETENTION` ago (with the devices left without any).
 ///
 /// Every delete is a bounded batch in its own short statement or transaction, so a sweep never
@@ -15,13 +15,15 @@ struct RetentionSweep: Sendable {
     struct Removed: Sendable, Equatable {
         var pushLog = 0
         var failedPushes = 0
+        var failedEmails = 0
         var jobs = 0
         var registrations = 0
         var devices = 0
 
-        /// Table (`push_outbox_failed`: failed rows of `push_outbox`) and count, in sweep order.
+        /// Table (`push_outbox_failed`, `mail_outbox_failed`: failed rows of those outboxes) and
+        /// count, in sweep order.
         var tables: [(name: String, count: Int)] {
-            [("push_log", pushLog), ("push_outbox_failed", failedPushes), ("jobs", jobs),
+            [("push_log", pushLog), ("push_outbox_failed", failedPushes), ("mail_outbox_failed", failedEmails), ("jobs", jobs),
              ("registrations", registrations), ("devices", devices)]
         }
     }
@@ -63,6 +65,7 @@ struct RetentionSweep: Sendable {
         do {
             try drain(shouldStop, into: &removed.pushLog) { try $0.deletePushLog(before: pushLogCutoff, limit: batchSize) }
             try drain(shouldStop, into: &removed.failedPushes) { try $0.deleteFailedOutbox(before: pushLogCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.failedEmails) { try $0.deleteFailedMailOutbox(before: pushLogCutoff, limit: batchSize) }
             try drain(shouldStop, into: &removed.jobs) { try $0.deleteFinishedJobs(before: jobCutoff, limit: batchSize) }
             try drain(shouldStop, into: &removed.registrations) { session in
                 let batch = try session.deleteRegistrations(ofEventsEndedBefore: eventCutoff, limit: batchSize)

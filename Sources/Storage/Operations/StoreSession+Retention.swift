@@ -14,15 +14,27 @@ extension StoreSession {
             """).count
     }
 
-    /// Deletes up to `limit` failed outbox rows that failed before `cutoff`; returns how many.
+    /// Deletes up to `limit` failed push outbox rows that failed before `cutoff`; returns how many.
+    public func deleteFailedOutbox(before cutoff: Date, limit: Int) throws -> Int {
+        try deleteFailedRows(of: "push_outbox", before: cutoff, limit: limit)
+    }
+
+    /// Deletes up to `limit` failed mail outbox rows that failed before `cutoff`; returns how many.
+    /// The ticket's email status (`ticket_emails`) keeps the failure and the server's reply.
+    public func deleteFailedMailOutbox(before cutoff: Date, limit: Int) throws -> Int {
+        try deleteFailedRows(of: "mail_outbox", before: cutoff, limit: limit)
+    }
+
+    /// Deletes up to `limit` rows of an outbox table (`push_outbox`, `mail_outbox`) in state
+    /// `failed` whose `next_attempt_at` (the failure time) is before `cutoff`.
     ///
     /// The outer condition repeats the state: a row that a new change re-armed as pending between
     /// the subquery and the delete is re-checked by PostgreSQL against its new version and kept.
-    public func deleteFailedOutbox(before cutoff: Date, limit: Int) throws -> Int {
+    private func deleteFailedRows(of table: String, before cutoff: Date, limit: Int) throws -> Int {
         let millis = cutoff.storageMillis
         return try execute("""
-            DELETE FROM push_outbox WHERE id IN (
-                SELECT id FROM push_outbox WHERE state = 'failed' AND next_attempt_at < \(millis)
+            DELETE FROM \(unsafeRaw: table) WHERE id IN (
+                SELECT id FROM \(unsafeRaw: table) WHERE state = 'failed' AND next_attempt_at < \(millis)
                 ORDER BY next_attempt_at LIMIT \(limit))
               AND state = 'failed' AND next_attempt_at < \(millis)
             RETURNING id

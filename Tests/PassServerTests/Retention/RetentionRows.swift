@@ -10,7 +10,7 @@ import Storage
 struct RetentionRows {
     /// What a sweep at `now` must remove.
     static func expected(extraPushLog: Int) -> RetentionSweep.Removed {
-        RetentionSweep.Removed(pushLog: 1 + extraPushLog, failedPushes: 1, jobs: 1, registrations: 2, devices: 1)
+        RetentionSweep.Removed(pushLog: 1 + extraPushLog, failedPushes: 1, failedEmails: 1, jobs: 1, registrations: 2, devices: 1)
     }
 
     /// What is left afterwards, by table. A sweep at `now` keeps the push log entry exactly as old
@@ -24,6 +24,7 @@ struct RetentionRows {
     private static let survivorsAtNow: [String: [String]] = [
         "push_log": ["edge", "young"],
         "push_outbox": ["failed-young", "pending-old"],
+        "mail_outbox": ["no-event", "young-ended"],
         "jobs": ["done-young", "running"],
         "registrations": ["dev-mixed/young-no-end", "dev-young/no-event", "dev-young/young-ended"],
         "devices": ["dev-mixed", "dev-young"],
@@ -72,6 +73,15 @@ struct RetentionRows {
                 downloadTokenHash: Array("d-\(serial)".utf8), eventID: eventID, attendeeName: "Ada", attendeeEmail: nil, seat: nil
             ), now: now)
         }
+        // Email outbox rows, by their pass: failed long ago, failed recently, pending since long ago.
+        for (serial, state, time, next) in [("old-ended", "failed", ago(retention.pushLog, -margin), ago(retention.pushLog, -margin)),
+                                            ("young-ended", "failed", ago(retention.pushLog, margin), ago(retention.pushLog, margin)),
+                                            ("no-event", "pending", ago(retention.pushLog, -margin * 2), tomorrow)] {
+            try store.execute("""
+                INSERT INTO mail_outbox (pass_id, next_attempt_at, first_enqueued_at, state)
+                SELECT id, \(millis(next)), \(millis(time)), \(state) FROM passes WHERE serial_number = \(serial)
+                """)
+        }
         for (device, serial) in [("dev-old", "old-ended"), ("dev-mixed", "old-no-end"), ("dev-mixed", "young-no-end"),
                                  ("dev-young", "young-ended"), ("dev-young", "no-event")] {
             _ = try store.upsertRegistration(
@@ -100,6 +110,7 @@ struct RetentionRows {
         return [
             "push_log": try column("SELECT token_hash AS v FROM push_log"),
             "push_outbox": try column("SELECT push_token AS v FROM push_outbox"),
+            "mail_outbox": try column("SELECT p.serial_number AS v FROM mail_outbox m JOIN passes p ON p.id = m.pass_id"),
             "jobs": try column("SELECT id AS v FROM jobs"),
             "registrations": try store.execute("SELECT device_library_identifier AS d, serial_number AS s FROM registrations")
                 .map { "\(try $0.string("d"))/\(try $0.string("s"))" }.sorted(),
