@@ -38,7 +38,11 @@ struct QRCode: Sendable, Equatable {
     /// - Throws: `EncodingError` if the message is too long for a QR code at this level (a little
     ///   over 2,300 bytes at `.medium`) or libqrencode fails otherwise.
     init(_ message: String, errorCorrection: ErrorCorrection = .medium) throws {
-        let bytes = Array(message.utf8)
+        try self.init(bytes: Array(message.utf8), errorCorrection: errorCorrection)
+    }
+
+    /// Encodes `bytes` as they are (byte mode).
+    init(bytes: [UInt8], errorCorrection: ErrorCorrection = .medium) throws {
         guard !bytes.isEmpty else { throw EncodingError(message: "An empty message has no QR code.") }
         errno = 0
         // version 0: the smallest version that fits.
