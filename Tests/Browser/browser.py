@@ -11,6 +11,7 @@ passes its URL and tokens in the environment and runs the script:
     anything else the test needs (tokens, download paths), read with `env(name)`.
 """
 
+import base64
 import os
 import shutil
 import signal
@@ -311,11 +312,26 @@ class Browser:
 
     # MARK: Pictures
 
-    def screenshot(self, name=None):
-        """A PNG of the window under OUTPUT_DIR; returns its path."""
+    def screenshot(self, name=None, full_page=True):
+        """A PNG of the page under OUTPUT_DIR (all of it, or only what the window shows); returns its path."""
         os.makedirs(self.output_dir, exist_ok=True)
         path = os.path.join(self.output_dir, f"{name or self.name}.png")
-        self.driver.save_screenshot(path)
+        if not full_page:
+            self.driver.save_screenshot(path)
+            return path
+        size = self.driver.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+        )
+        shot = self.driver.execute_cdp_cmd(
+            "Page.captureScreenshot",
+            {
+                "format": "png",
+                "captureBeyondViewport": True,
+                "clip": {"x": 0, "y": 0, "width": size[0], "height": size[1], "scale": 1},
+            },
+        )
+        with open(path, "wb") as file:
+            file.write(base64.b64decode(shot["data"]))
         return path
 
     def element_png(self, css, name):

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPServer
 import PassServerTesting
 import Testing
@@ -38,6 +39,21 @@ struct SecurityHeadersTests {
         #expect(SecurityHeaders.problems(replacing("Content-Security-Policy", "default-src 'self'; object-src 'none'; frame-ancestors 'self'")).count == 1)
         #expect(SecurityHeaders.problems(replacing("Content-Security-Policy", "object-src 'none'; frame-ancestors 'none'")).count == 1, "no script-src at all")
         #expect(SecurityHeaders.problems(replacing("Content-Type", "application/json")).count == 1)
+    }
+
+    @Test("HTML is made only by Response.html: no other source file sets a text/html content type")
+    func onlyOneWayToHTML() throws {
+        let root = PassServerExecutable.packageRoot.appendingPathComponent("Sources/PassServer")
+        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(files.contains("Web/HTML.swift"), "the scan sees the file that does set it")
+        var offenders: [String] = []
+        for file in files where file != "Web/HTML.swift" {
+            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                if line.contains("text/html;") || line.contains(#""Content-Type": "text/html"#) { offenders.append("\(file): \(line)") }
+            }
+        }
+        #expect(offenders.isEmpty, "build pages with Response.html, which adds the security headers:\n\(offenders.joined(separator: "\n"))")
     }
 
     @Test("the policy itself: script only from this server, nothing inline, no plugins, no framing")
