@@ -8,9 +8,16 @@ import Storage
 /// Browsers, which prefer HTML, get the ticket page (`AttendeePage`) with an "Add to Apple
 /// Wallet" button; Wallet, `curl` and anything else that does not rank `text/html` above the pass
 /// get the current signed pass, as does `?format=pkpass` (the button's link).
+///
+/// Pages are cached like signed passes, by pass and revision (and language): every change to a
+/// ticket or its event bumps the pass's revision, so a cached page is never served for a changed
+/// ticket, and a page costs the same one lookup as the pass. The page holds no token (its button
+/// links `?format=pkpass` relative to itself), so rotating a link leaves it valid.
 struct DownloadController: Sendable {
     let store: any Store
     let passes: PassService
+    /// Rendered pages; a page is a few kilobytes.
+    let pages = BundleCache(maxBytes: 32 << 20)
 
     /// The representations of the link.
     enum Format: Equatable {
@@ -48,7 +55,7 @@ struct DownloadController: Sendable {
         }
         switch format {
         case .pkpass: return try passFile(pass)
-        case .html: return try page(pass, token: token, request: request)
+        case .html: return try page(pass, request: request)
         }
     }
 
@@ -70,21 +77,22 @@ struct DownloadController: Sendable {
         )
     }
 
-    private func page(_ pass: StoredPass, token: String, request: Request) throws -> Response {
-        guard let eventID = pass.eventID, let event = try store.event(id: eventID) else {
-            throw PassServiceError("pass \(pass.serialNumber) has no event")
-        }
-        let barcode = try passes.barcode(for: pass, event: event)
-        let ticket = AttendeePage.Ticket(
-            organizationName: passes.organizationName, eventName: event.name, venue: event.venue, startsAt: event.startsAt,
-            timeZone: event.timeZone, attendeeName: pass.attendeeName, seat: pass.seat, cancelled: pass.status == .voided,
-            cancellationReason: pass.voidReason, serialNumber: pass.serialNumber,
-            barcode: barcode.map { ($0.messageBytes, $0.altText) }, passURL: "/download/\(token)?format=pkpass"
-        )
+    private func page(_ pass: StoredPass, request: Request) throws -> Response {
         let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
-        return .html(
-            AttendeePage.render(ticket, language: language),
-            headers: ["Vary": "Accept, Accept-Language"]
-        )
+        let key = BundleCache.Key(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision, variant: language)
+        let page = try pages.bundle(for: key) {
+            guard let eventID = pass.eventID, let event = try store.event(id: eventID) else {
+                throw PassServiceError("pass \(pass.serialNumber) has no event")
+            }
+            let barcode = try passes.barcode(for: pass, event: event)
+            let ticket = AttendeePage.Ticket(
+                organizationName: passes.organizationName, eventName: event.name, venue: event.venue, startsAt: event.startsAt,
+                timeZone: event.timeZone, attendeeName: pass.attendeeName, seat: pass.seat, cancelled: pass.status == .voided,
+                cancellationReason: pass.voidReason, serialNumber: pass.serialNumber,
+                barcode: barcode.map { ($0.messageBytes, $0.altText) }, passURL: "?format=pkpass"
+            )
+            return Array(AttendeePage.render(ticket, language: language).utf8)
+        }
+        return .html(page, headers: ["Vary": "Accept, Accept-Language"])
     }
 }
