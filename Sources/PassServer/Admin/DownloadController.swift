@@ -40,6 +40,10 @@ struct DownloadController: Sendable {
         }
     }
 
+    /// Besides the security headers: the answer depends on both headers, and a ticket's page is
+    /// nothing for a search engine to keep.
+    static let pageHeaders: HTTPHeaders = ["Vary": "Accept, Accept-Language", "X-Robots-Tag": "noindex, nofollow"]
+
     func register(in router: inout Router) {
         router.get("/download/:downloadToken") { try self.download($0) }
     }
@@ -51,7 +55,7 @@ struct DownloadController: Sendable {
         else {
             guard format == .html else { throw HTTPError.notFound("No ticket at this link.") }
             let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
-            return .html(AttendeePage.notFound(language: language), status: 404, headers: ["Vary": "Accept, Accept-Language"])
+            return .html(AttendeePage.notFound(language: language), status: 404, headers: Self.pageHeaders)
         }
         switch format {
         case .pkpass: return try passFile(pass)
@@ -93,6 +97,6 @@ struct DownloadController: Sendable {
             )
             return Array(AttendeePage.render(ticket, language: language).utf8)
         }
-        return .html(page, headers: ["Vary": "Accept, Accept-Language"])
+        return .html(page, headers: Self.pageHeaders)
     }
 }

@@ -28,6 +28,7 @@ struct AttendeePageTests {
         #expect(page.header("Content-Type") == "text/html; charset=utf-8")
         expectSecurityHeaders(page, "the ticket page")
         #expect(page.header("Vary")?.contains("Accept") == true)
+        #expect(page.header("X-Robots-Tag") == "noindex, nofollow")
         #expect(page.text.contains("Swift Night") && page.text.contains("Ada Lovelace") && page.text.contains("Tokyo Hall"))
         #expect(page.text.contains(#"href="?format=pkpass""#), "the button links the pass, relative to the page")
         #expect(!page.text.contains(String(path.dropFirst("/download/".count))), "the page holds no token")

@@ -52,21 +52,31 @@ enum BrowserScript {
                 standardOutput: .file(log), standardError: .file(log + ".err")
             )
             let deadline = ContinuousClock.now + timeLimit
-            while process.isRunning && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
+            do {
+                while process.isRunning && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            } catch {
+                // The test was cancelled (its time limit): leave no browser behind.
+                stop(process)
+                throw error
             }
             let timedOut = process.isRunning
-            if timedOut {
-                // SIGTERM lets the script close Chromium; SIGKILL if it does not go.
-                process.signal(SIGTERM)
-                let grace = ContinuousClock.now + .seconds(10)
-                while process.isRunning && ContinuousClock.now < grace { try await Task.sleep(for: .milliseconds(100)) }
-                if process.isRunning { process.signal(SIGKILL) }
-            }
+            if timedOut { stop(process) }
             let status = process.waitUntilExit().status
             let output = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "") + ((try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? "")
             return Outcome(status: status, output: output, outputDirectory: directory, timedOut: timedOut)
         }
+    }
+
+    /// SIGTERM lets the script close Chromium (browser.main quits every browser); SIGKILL if it
+    /// has not gone within ten seconds. Blocks: called when the script has overrun.
+    private static func stop(_ process: ChildProcess) {
+        process.signal(SIGTERM)
+        let grace = ContinuousClock.now + .seconds(10)
+        while process.isRunning && ContinuousClock.now < grace { usleep(100_000) }
+        if process.isRunning { process.signal(SIGKILL) }
+        _ = process.waitUntilExit()
     }
 
     /// Runs a script and records an issue, with the script's output and where its screenshots are,
