@@ -1,20 +1,69 @@
 import Foundation
 import HTTPServer
+import PassBundle
 import Storage
 
-/// `GET /download/{downloadToken}`: the attendee's link to the current signed pass.
+/// `GET /download/{downloadToken}`: the attendee's link.
+///
+/// Browsers, which prefer HTML, get the ticket page (`AttendeePage`) with an "Add to Apple
+/// Wallet" button; Wallet, `curl` and anything else that does not rank `text/html` above the pass
+/// get the current signed pass, as does `?format=pkpass` (the button's link).
+///
+/// Pages are cached like signed passes, by pass and revision (and language): every change to a
+/// ticket or its event bumps the pass's revision, so a cached page is never served for a changed
+/// ticket, and a page costs the same one lookup as the pass. The page holds no token (its button
+/// links `?format=pkpass` relative to itself), so rotating a link leaves it valid.
 struct DownloadController: Sendable {
     let store: any Store
     let passes: PassService
+    /// Rendered pages; a page is a few kilobytes.
+    let pages = BundleCache(maxBytes: 32 << 20)
+
+    /// The representations of the link.
+    enum Format: Equatable {
+        case pkpass, html
+
+        /// `?format=` when given (`pkpass` or `html`), else the one `Accept` ranks higher;
+        /// a tie is the pass, so `*/*` and no `Accept` at all keep getting the file.
+        init(request: Request) throws {
+            if let format = request.query["format"] {
+                switch format {
+                case "pkpass": self = .pkpass
+                case "html": self = .html
+                default:
+                    throw HTTPError(status: 400, code: "invalid_format", message: "format must be pkpass or html, not \(HTTPError.quoting(format)).")
+                }
+                return
+            }
+            let accept = request.headers["Accept"]
+            self = ContentNegotiation.prefers("text/html", over: PassBundle.contentType, accept: accept) ? .html : .pkpass
+        }
+    }
+
+    /// Besides the security headers: the answer depends on both headers, and a ticket's page is
+    /// nothing for a search engine to keep.
+    static let pageHeaders: HTTPHeaders = ["Vary": "Accept, Accept-Language", "X-Robots-Tag": "noindex, nofollow"]
 
     func register(in router: inout Router) {
         router.get("/download/:downloadToken") { try self.download($0) }
     }
 
     func download(_ request: Request) throws -> Response {
+        let format = try Format(request: request)
         guard let token = request.parameters["downloadToken"], AdminIdentifiers.isPlausible(token, lengths: 20...128),
             let pass = try store.pass(downloadTokenHash: TokenVault.hash(token))
-        else { throw HTTPError.notFound("No ticket at this link.") }
+        else {
+            guard format == .html else { throw HTTPError.notFound("No ticket at this link.") }
+            let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
+            return .html(AttendeePage.notFound(language: language), status: 404, headers: Self.pageHeaders)
+        }
+        switch format {
+        case .pkpass: return try passFile(pass)
+        case .html: return try page(pass, request: request)
+        }
+    }
+
+    private func passFile(_ pass: StoredPass) throws -> Response {
         let bundle = try passes.bundle(for: pass) {
             guard let eventID = pass.eventID else { return nil }
             return try store.event(id: eventID)
@@ -22,12 +71,32 @@ struct DownloadController: Sendable {
         return Response(
             status: 200,
             headers: [
-                "Content-Type": "application/vnd.apple.pkpass",
+                "Content-Type": PassBundle.contentType,
                 "Content-Disposition": "attachment; filename=ticket.pkpass",
                 "Last-Modified": HTTPDate.format(epochSeconds: pass.modifiedAt),
                 "Cache-Control": "private, no-store",
+                "Vary": "Accept",
             ],
             body: bundle
         )
+    }
+
+    private func page(_ pass: StoredPass, request: Request) throws -> Response {
+        let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
+        let key = BundleCache.Key(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision, variant: language)
+        let page = try pages.bundle(for: key) {
+            guard let eventID = pass.eventID, let event = try store.event(id: eventID) else {
+                throw PassServiceError("pass \(pass.serialNumber) has no event")
+            }
+            let barcode = try passes.barcode(for: pass, event: event)
+            let ticket = AttendeePage.Ticket(
+                organizationName: passes.organizationName, eventName: event.name, venue: event.venue, startsAt: event.startsAt,
+                timeZone: event.timeZone, attendeeName: pass.attendeeName, seat: pass.seat, cancelled: pass.status == .voided,
+                cancellationReason: pass.voidReason, serialNumber: pass.serialNumber,
+                barcode: barcode.map { ($0.messageBytes, $0.altText) }, passURL: "?format=pkpass"
+            )
+            return Array(AttendeePage.render(ticket, language: language).utf8)
+        }
+        return .html(page, headers: Self.pageHeaders)
     }
 }

@@ -12,6 +12,9 @@ final class BundleCache: Sendable {
         var passTypeIdentifier: String
         var serialNumber: String
         var revision: Int64
+        /// Which rendering of the pass, for caches of more than one (the attendee's page caches
+        /// one per language); empty for the signed bundle.
+        var variant: String = ""
     }
 
     private struct State: ~Copyable {

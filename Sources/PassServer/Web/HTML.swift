@@ -64,11 +64,16 @@ enum HTML {
 extension Response {
     /// An HTML page (`text/html; charset=utf-8`) with `HTML.securityHeaders`.
     static func html(_ document: String, status: Int = 200, headers: HTTPHeaders = [:]) -> Response {
+        html(Array(document.utf8), status: status, headers: headers)
+    }
+
+    /// An HTML page already encoded as UTF-8 (a cached one), with `HTML.securityHeaders`.
+    static func html(_ document: [UInt8], status: Int = 200, headers: HTTPHeaders = [:]) -> Response {
         var all = headers
         all.add(name: "Content-Type", value: "text/html; charset=utf-8")
         for header in HTML.securityHeaders where !all.contains(header.name) {
             all.add(name: header.name, value: header.value)
         }
-        return Response(status: status, headers: all, body: Array(document.utf8))
+        return Response(status: status, headers: all, body: document)
     }
 }

@@ -20,5 +20,14 @@ enum Stylesheet {
         .muted { color: var(--muted); }
         .status-ok { color: var(--ok); } .status-warn { color: var(--warn); } .status-bad { color: var(--bad); }
         @media (max-width: 40rem) { main { padding: .6rem; } th, td { padding: .3rem; } }
+        .ticket { max-width: 32rem; }
+        .ticket h1 { margin: .2rem 0 .8rem; overflow-wrap: anywhere; }
+        .facts { margin: 0 0 1rem; } .facts div { padding: .35rem 0; border-bottom: 1px solid var(--line); }
+        .facts dt { font-size: .85rem; color: var(--muted); } .facts dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+        .notice { border-left: 4px solid var(--bad); background: #fdecea; padding: .5rem .8rem; margin: 0 0 1rem; }
+        .notice p { margin: .2rem 0; overflow-wrap: anywhere; }
+        .wallet .button { background: #000; font-size: 1.05rem; padding: .7rem 1.2rem; }
+        .qr { margin: 0; } .qr svg { display: block; width: 100%; max-width: 18rem; height: auto; }
+        .qr figcaption { margin-top: .4rem; } .serial { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
         """
 }

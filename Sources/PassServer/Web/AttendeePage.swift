@@ -1,0 +1,144 @@
+import Foundation
+import Synchronization
+
+/// The attendee's ticket page at the download link: the event, when and where, whose ticket and
+/// which seat, whether it still stands, the "Add to Apple Wallet" button and the pass's barcode as
+/// a QR code for phones without Wallet. English or Japanese.
+///
+/// Everything shown comes from the organizer or the attendee and is escaped; the page has no script.
+enum AttendeePage {
+    /// What the page shows.
+    struct Ticket: Sendable {
+        var organizationName: String
+        var eventName: String
+        var venue: String
+        var startsAt: Date
+        var timeZone: String
+        var attendeeName: String
+        var seat: String?
+        var cancelled: Bool
+        var cancellationReason: String?
+        var serialNumber: String
+        /// The bytes of the pass's barcode and the text Wallet shows under it; nil: no barcode.
+        var barcode: (bytes: [UInt8], altText: String?)?
+        /// Where the button downloads the pass (`/download/{token}?format=pkpass`).
+        var passURL: String
+    }
+
+    /// The page's texts in one language.
+    struct Texts: Sendable {
+        let yourTicket, date, venue, attendee, seat, generalAdmission, status, valid, cancelled: String
+        let cancelledNotice, reason, addToWallet, walletHint, ticketCode, showAtEntrance, ticketNumber: String
+        let qrLabel: @Sendable (String) -> String
+        let notFoundTitle, notFoundText: String
+    }
+
+    static let english = Texts(
+        yourTicket: "Your ticket", date: "Date", venue: "Venue", attendee: "Attendee", seat: "Seat",
+        generalAdmission: "General admission", status: "Status", valid: "Valid", cancelled: "Cancelled",
+        cancelledNotice: "This ticket has been cancelled.", reason: "Reason:",
+        addToWallet: "Add to Apple Wallet", walletHint: "On an iPhone, the ticket then updates by itself when anything changes.",
+        ticketCode: "Ticket code", showAtEntrance: "Show this code at the entrance.", ticketNumber: "Ticket number",
+        qrLabel: { "QR code of ticket \($0)" },
+        notFoundTitle: "Ticket not found",
+        notFoundText: "This link leads to no ticket. It may have been replaced by a newer one: look for the latest email from the organizer."
+    )
+
+    static let japanese = Texts(
+        yourTicket: "チケット", date: "日時", venue: "会場", attendee: "参加者", seat: "座席",
+        generalAdmission: "自由席", status: "ステータス", valid: "有効", cancelled: "キャンセル済み",
+        cancelledNotice: "このチケットはキャンセルされました。", reason: "理由：",
+        addToWallet: "Apple Walletに追加", walletHint: "iPhoneでは、イベントに変更があるとチケットが自動で更新されます。",
+        ticketCode: "チケットコード", showAtEntrance: "入場時にこのコードをご提示ください。", ticketNumber: "チケット番号",
+        qrLabel: { "チケット \($0) のQRコード" },
+        notFoundTitle: "チケットが見つかりません",
+        notFoundText: "このリンクのチケットはありません。新しいリンクに置き換えられた可能性があります。主催者からの最新のメールをご確認ください。"
+    )
+
+    /// The texts for `language` (`en` or `ja`; English for anything else).
+    static func texts(_ language: String) -> Texts { language == "ja" ? japanese : english }
+
+    /// The page's languages, English first (the fallback).
+    static let languages = ["en", "ja"]
+
+    /// The language of the page for a request's `Accept-Language`.
+    static func language(acceptLanguage: String?) -> String {
+        ContentNegotiation.language(acceptLanguage: acceptLanguage, available: languages, fallback: "en")
+    }
+
+    /// The whole page.
+    static func render(_ ticket: Ticket, language: String) -> String {
+        let text = texts(language)
+        let e = HTML.escape
+        var body = "<main class=\"ticket\">\n"
+        body += "<p class=\"muted\">\(e(ticket.organizationName))</p>\n"
+        body += "<h1>\(e(ticket.eventName))</h1>\n"
+        if ticket.cancelled {
+            body += "<div class=\"notice notice-bad\" role=\"status\"><p><strong>\(e(text.cancelledNotice))</strong></p>"
+            if let reason = ticket.cancellationReason, !reason.isEmpty {
+                body += "<p>\(e(text.reason)) <span class=\"reason\">\(e(reason))</span></p>"
+            }
+            body += "</div>\n"
+        }
+        let seat = ticket.seat.flatMap { $0.isEmpty ? nil : $0 } ?? text.generalAdmission
+        body += """
+            <dl class="facts">
+            <div><dt>\(e(text.date))</dt><dd><time datetime="\(e(ISODate.format(ticket.startsAt)))">\(e(formattedDate(ticket.startsAt, timeZone: ticket.timeZone, language: language)))</time> <span class="muted">(\(e(ticket.timeZone)))</span></dd></div>
+            <div><dt>\(e(text.venue))</dt><dd>\(e(ticket.venue))</dd></div>
+            <div><dt>\(e(text.attendee))</dt><dd class="attendee">\(e(ticket.attendeeName))</dd></div>
+            <div><dt>\(e(text.seat))</dt><dd>\(e(seat))</dd></div>
+            <div><dt>\(e(text.status))</dt><dd class="\(ticket.cancelled ? "status-bad" : "status-ok")">\(e(ticket.cancelled ? text.cancelled : text.valid))</dd></div>
+            </dl>
+            <p class="wallet"><a class="button" href="\(e(ticket.passURL))">\(e(text.addToWallet))</a></p>
+            <p class="muted">\(e(text.walletHint))</p>
+
+            """
+        // A cancelled ticket admits no one: no code to show at the door.
+        if !ticket.cancelled, let barcode = ticket.barcode, let code = try? QRCode(bytes: barcode.bytes) {
+            body += """
+                <section class="code" aria-labelledby="code-heading">
+                <h2 id="code-heading">\(e(text.ticketCode))</h2>
+                <figure class="qr">\(code.svg(label: text.qrLabel(ticket.serialNumber)))
+                <figcaption>\(e(text.showAtEntrance))<br>\(e(text.ticketNumber)): <span class="serial">\(e(barcode.altText ?? ticket.serialNumber))</span></figcaption>
+                </figure>
+                </section>
+
+                """
+        }
+        body += "</main>"
+        return HTML.document(title: "\(ticket.eventName) — \(text.yourTicket)", language: language, body: body)
+    }
+
+    /// The page for a link that leads to no ticket.
+    static func notFound(language: String) -> String {
+        let text = texts(language)
+        return HTML.document(
+            title: text.notFoundTitle, language: language,
+            body: "<main class=\"ticket\">\n<h1>\(HTML.escape(text.notFoundTitle))</h1>\n<p>\(HTML.escape(text.notFoundText))</p>\n</main>"
+        )
+    }
+
+    /// The start as `language` writes a date and time (`Monday, March 1, 2027 at 7:00 PM`,
+    /// `2027年3月1日月曜日 19:00`) in the event's time zone, as the ticket email writes it.
+    ///
+    /// Formatters are made once per language and zone: making one costs more than the whole page.
+    static func formattedDate(_ date: Date, timeZone: String, language: String) -> String {
+        let key = language + " " + timeZone
+        // Formatting under the lock: a formatter is not documented safe to share between threads
+        // here, and formatting takes microseconds.
+        return formatters.withLock { cache in
+            if let formatter = cache[key] { return formatter.string(from: date) }
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: language)
+            formatter.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)
+            formatter.dateStyle = .full
+            formatter.timeStyle = .short
+            // A zone per event and two languages; bounded anyway.
+            if cache.count >= 256 { cache.removeAll() }
+            cache[key] = formatter
+            return formatter.string(from: date)
+        }
+    }
+
+    private static let formatters = Mutex<[String: DateFormatter]>([:])
+}
