@@ -25,6 +25,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // glibc's posix_spawn extensions (part of libc: nothing to install).
         .systemLibrary(name: "CSpawn"),
 
@@ -40,7 +41,7 @@ let package = Package(
         // MARK: The application
         .target(
             name: "PassServer",
-            dependencies: ["Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage", "Mail"],
+            dependencies: ["Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage", "Mail", "CQRencode"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "pass-server", dependencies: ["PassServer"], swiftSettings: swiftSettings),
