@@ -65,7 +65,8 @@ extension DashboardController {
 
     /// The download link's QR code, for printed invitations.
     func qrCode(_ url: String) -> String {
-        ""
+        guard let code = try? QRCode(url) else { return "" }
+        return #"<figure class="qr" id="download-qr">\#(code.svg(label: "QR code of the download link"))<figcaption class="muted">The download link as a QR code, for printed invitations.</figcaption></figure>"#
     }
 
     /// The front of the pass as Wallet lays it out, drawn as SVG (colours as presentation
