@@ -30,7 +30,7 @@ enum DashboardAssets {
         .pass-fields dt { color: var(--muted); font-size: .85rem; } .pass-fields dd { margin: 0; overflow-wrap: anywhere; }
         .qr svg { width: 12rem; height: 12rem; }
         .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-        code { overflow-wrap: anywhere; }
+        code, #download-link { overflow-wrap: anywhere; }
         """
 
     /// Keeps a job's progress and reach current on the event page: polls the job's JSON every

@@ -26,10 +26,10 @@ extension DashboardController {
             """
         if visitor.canWrite {
             body += """
-                <p class="actions"><a class="button" href="/admin/events/\(id)/edit">Edit event</a>
+                <div class="actions"><a class="button" href="/admin/events/\(id)/edit">Edit event</a>
                 <form method="post" action="/admin/events/\(id)/archive" class="inline">\(DashboardLayout.csrf(visitor))
                 <input type="hidden" name="archived" value="\(event.archivedAt == nil ? "true" : "false")">
-                <button type="submit" class="secondary">\(event.archivedAt == nil ? "Archive" : "Unarchive")</button></form></p>
+                <button type="submit" class="secondary">\(event.archivedAt == nil ? "Archive" : "Unarchive")</button></form></div>
                 """
         }
         body += counts(details)
