@@ -4,6 +4,7 @@
 #
 # Usage: bench/http.sh URL [LABEL]     (the server must already be running, e.g. on /healthz)
 # Env:   WRK_THREADS (2) WRK_CONNECTIONS (64) WRK_DURATION (10s) BENCH_RUNS (3)
+#        BENCH_COOKIE: a Cookie header value sent with every request (a dashboard session).
 #        BENCH_HEADER=1 also prints the table header.
 set -euo pipefail
 
@@ -16,7 +17,9 @@ runs="${BENCH_RUNS:-3}"
 
 command -v wrk >/dev/null || { echo "bench/http.sh: wrk is not installed (apt-get install wrk)" >&2; exit 1; }
 curl_ok=$(command -v curl || true)
-if [[ -n "$curl_ok" ]] && ! curl -fsS -o /dev/null "$url"; then
+headers=()
+[[ -n "${BENCH_COOKIE:-}" ]] && headers=(-H "Cookie: $BENCH_COOKIE")
+if [[ -n "$curl_ok" ]] && ! curl -fsS -o /dev/null "${headers[@]}" "$url"; then
     echo "bench/http.sh: $url does not answer 2xx; is the server running?" >&2
     exit 1
 fi
@@ -27,7 +30,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/wrk-lib.sh"
 rps_values=()
 p99_values=()
 for run in $(seq 1 "$runs"); do
-    output=$(wrk -t"$threads" -c"$connections" -d"$duration" --latency "$url")
+    output=$(wrk -t"$threads" -c"$connections" -d"$duration" --latency "${headers[@]}" "$url")
     rps=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$output")
     p99=$(awk '$1 == "99%" { print $2 }' <<<"$output")
     errors=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' <<<"$output")

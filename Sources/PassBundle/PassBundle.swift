@@ -35,6 +35,20 @@ public enum PassBundle {
         return try assemble(template: template, passJSON: passJSON, signer: signer, signingTime: signingTime)
     }
 
+    /// The validated pass.json for `data` as the typed model (what a preview of the pass shows).
+    public static func renderPassDefinition(
+        template: Template,
+        data: TicketData,
+        signer: PassSigner,
+        options: ValidationOptions = ValidationOptions()
+    ) throws(PassBundleError) -> PassDefinition {
+        let values = try data.templateValues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier)
+        let definition = try PassDefinition.decode(try template.render(values))
+        let issues = definition.validationIssues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier, options: options)
+        guard issues.isEmpty else { throw .invalidPass(issues) }
+        return definition
+    }
+
     /// The validated pass.json bytes for `data` (what `build` puts into the archive).
     public static func renderPassJSON(
         template: Template,

@@ -26,6 +26,7 @@ from selenium.common.exceptions import (
     NoAlertPresentException,
     NoSuchElementException,
     StaleElementReferenceException,
+    WebDriverException,
 )
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -68,6 +69,11 @@ def _is_stale(element):
         return False
     except StaleElementReferenceException:
         return True
+    except WebDriverException as error:
+        # Chromium sometimes reports a node of the previous document this way instead.
+        if "does not belong to the document" in str(error):
+            return True
+        raise
 
 
 class Browser:

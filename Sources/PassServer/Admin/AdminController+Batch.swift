@@ -12,15 +12,37 @@ extension AdminController {
         var query = AdminInput.query(request)
         let notify = query.choice("notify", ["true", "false"]) == "true"
         try query.validate()
-        if notify {
-            try requireEmail()
-            try requireEmailTexts(template: event.template)
-        }
-        let declared = templateFields(of: event)
+        if notify { try requireEmail(template: event.template) }
         let format = try TicketImport.Format(contentType: request.headers["Content-Type"])
+        switch try importTickets(event, check: checkImport(event, format: format, body: request.body), notify: notify, requestID: request.requestID) {
+        case .invalid(let problems): return Self.invalidRows(problems)
+        case .imported(let body): return .json(body, encoder: .api)
+        }
+    }
+
+    /// An upload read and checked row by row, nothing issued yet.
+    struct ImportCheck {
+        /// Every row as read (a spreadsheet's row numbers for CSV).
+        var rows: [TicketImport.Row]
+        /// The valid rows' tickets.
+        var tickets: [(row: Int, input: TicketInput)]
+        /// What is wrong, per row and field; empty when every row is valid.
+        var problems: [InvalidRowsBody.Problem]
+    }
+
+    enum ImportOutcome {
+        /// Nothing was issued: these rows are invalid (or their passes cannot be built).
+        case invalid([InvalidRowsBody.Problem])
+        case imported(TicketBatchBody)
+    }
+
+    /// Reads an upload and checks every row as the import would, issuing nothing (the import's
+    /// first step, and the dashboard's preview). 400 for an upload that cannot be read at all.
+    func checkImport(_ event: Event, format: TicketImport.Format, body: [UInt8]) throws -> ImportCheck {
+        let declared = templateFields(of: event)
         let rows = switch format {
-        case .json: try TicketImport.rows(json: request.body)
-        case .csv: try TicketImport.rows(csv: request.body, declared: declared)
+        case .json: try TicketImport.rows(json: body)
+        case .csv: try TicketImport.rows(csv: body, declared: declared)
         }
         var problems: [InvalidRowsBody.Problem] = []
         var tickets: [(row: Int, input: TicketInput)] = []
@@ -47,7 +69,14 @@ extension AdminController {
             }
             tickets.append((row.number, ticket))
         }
-        guard problems.isEmpty else { return Self.invalidRows(problems) }
+        return ImportCheck(rows: rows, tickets: tickets, problems: problems)
+    }
+
+    /// Issues the tickets of a checked upload, all or none.
+    func importTickets(_ event: Event, check: ImportCheck, notify: Bool, requestID: String) throws -> ImportOutcome {
+        if notify { try requireEmail(template: event.template) }
+        guard check.problems.isEmpty else { return .invalid(check.problems) }
+        let tickets = check.tickets
         guard let passType = PassTypeIdentifier(passes.passTypeIdentifier) else { throw HTTPError.internalError }
         let newPasses = try tickets.map { try newPass($0.input, event: event, passType: passType) }
         let imported: [ImportedPass]
@@ -63,7 +92,7 @@ extension AdminController {
                 return imported
             }
         } catch let refusal as UnbuildableRows {
-            return Self.invalidRows(refusal.problems)
+            return .invalid(refusal.problems)
         }
         let entries = try zip(tickets, imported).map { ticket, result in
             TicketBatchBody.Entry(
@@ -74,12 +103,10 @@ extension AdminController {
         let created = imported.count { $0.created }
         logger.info("tickets imported", [
             "event.id": event.id, "created": "\(created)", "existing": "\(imported.count - created)", "emails": "\(queued)",
-            "request.id": request.requestID,
+            "request.id": requestID,
         ])
         if queued > 0 { mail.queued() }
-        return .json(
-            TicketBatchBody(created: created, existing: imported.count - created, emailsQueued: notify ? queued : nil, tickets: entries), encoder: .api
-        )
+        return .imported(TicketBatchBody(created: created, existing: imported.count - created, emailsQueued: notify ? queued : nil, tickets: entries))
     }
 
     /// The 400 `invalid_rows` answer listing every problem.

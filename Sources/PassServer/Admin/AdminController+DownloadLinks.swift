@@ -10,6 +10,11 @@ extension AdminController {
         let pass = try existingTicket(request)
         let input = try AdminInput(request, allowed: [], bodyRequired: false)
         try input.validate()
+        return .json(try rotateDownloadLink(pass, requestID: request.requestID), encoder: .api)
+    }
+
+    /// Gives the ticket a new download link; the previous one answers 404 from then on.
+    func rotateDownloadLink(_ pass: StoredPass, requestID: String) throws -> TicketBody {
         guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else {
             throw HTTPError.notFound("No such ticket.")
         }
@@ -20,8 +25,8 @@ extension AdminController {
             }
         }
         guard let rotated else { throw HTTPError.notFound("No such ticket.") }
-        logger.info("download link rotated", ["pass.serial": rotated.serialNumber, "request.id": request.requestID])
-        return .json(try ticketBody(rotated), encoder: .api)
+        logger.info("download link rotated", ["pass.serial": rotated.serialNumber, "request.id": requestID])
+        return try ticketBody(rotated)
     }
 
     /// `PUBLIC_URL/download/{token}` for the pass's current link.

@@ -17,6 +17,12 @@ extension AdminController {
     func emailTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
         try AdminInput(request, allowed: [], bodyRequired: false).validate()
+        return .json(try emailTicket(pass, requestID: request.requestID), status: 202, encoder: .api)
+    }
+
+    /// Queues the ticket's email (send, or send again); 409 when email is off, the ticket is
+    /// cancelled or has no address.
+    func emailTicket(_ pass: StoredPass, requestID: String) throws -> TicketBody {
         try requireEmail()
         guard pass.status == .active else {
             throw HTTPError(status: 409, code: "ticket_cancelled", message: "A cancelled ticket is not emailed.")
@@ -28,10 +34,10 @@ extension AdminController {
         try requireEmailTexts(template: event?.template)
         let queued = try store.withSession(.write) { try $0.enqueueEmails(passIDs: [pass.id], now: now()) }
         if !queued.isEmpty {
-            logger.info("ticket email queued", ["pass.serial": pass.serialNumber, "request.id": request.requestID])
+            logger.info("ticket email queued", ["pass.serial": pass.serialNumber, "request.id": requestID])
             mail.queued()
         }
-        return .json(try ticketBody(pass), status: 202, encoder: .api)
+        return try ticketBody(pass)
     }
 
     /// `POST /admin/v1/events/{eventId}/email`: a job that queues the email of every ticket with
@@ -43,14 +49,19 @@ extension AdminController {
         var resend = false
         if case .value(let flag) = input.boolean("resend") { resend = flag }
         try input.validate()
+        return .json(try emailEvent(event, resend: resend, requestID: request.requestID), status: 202, encoder: .api)
+    }
+
+    /// A job queueing the email of every ticket with an address not sent yet (`resend`: every one's).
+    func emailEvent(_ event: Event, resend: Bool, requestID: String) throws -> JobBody {
         try requireEmail()
         try requireEmailTexts(template: event.template)
         let job = try store.withSession(.write) { try $0.createEmailJob(eventID: event.id, resend: resend, now: now()) }
-        logger.info("event email job created", ["event.id": event.id, "job.id": job.id, "total": "\(job.total)", "request.id": request.requestID])
+        logger.info("event email job created", ["event.id": event.id, "job.id": job.id, "total": "\(job.total)", "request.id": requestID])
         jobCreated()
         var body = JobBody(job)
         body.emails = EmailCountsBody(EmailCounts())
-        return .json(body, status: 202, encoder: .api)
+        return body
     }
 
     /// 409 `email_disabled` while no SMTP server is configured.
@@ -58,6 +69,12 @@ extension AdminController {
         guard mail.isEnabled else {
             throw HTTPError(status: 409, code: "email_disabled", message: "Email is off: the server has no SMTP_URL.")
         }
+    }
+
+    /// 409 when email is off or the template has no email texts.
+    func requireEmail(template name: String?) throws {
+        try requireEmail()
+        try requireEmailTexts(template: name)
     }
 
     /// 409 `no_email_texts` when the template has no (valid) email texts.

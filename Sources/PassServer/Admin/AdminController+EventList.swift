@@ -9,6 +9,11 @@ extension AdminController {
     /// after), `to` (starting before) and `archived`, paged with `cursor` and `limit`.
     func listEvents(_ request: Request) throws -> Response {
         var query = AdminInput.query(request)
+        return .json(try eventList(&query), encoder: .api)
+    }
+
+    /// One page of the events list as `query` (`q`, `from`, `to`, `archived`, `cursor`, `limit`) asks.
+    func eventList(_ query: inout AdminInput) throws -> EventPage {
         var filter = EventFilter()
         if case .value(let term) = query.text("q", maxLength: 200) { filter.search = term }
         filter.startsFrom = query.instant("from")
@@ -37,7 +42,7 @@ extension AdminController {
             body.emailStatus = EmailCountsBody(emails[event.id] ?? EmailCounts())
             return body
         }
-        return .json(EventPage(events: events, nextCursor: next), encoder: .api)
+        return EventPage(events: events, nextCursor: next)
     }
 
     /// `POST /admin/v1/events/{eventId}/archive`: from now on changes of the event and its tickets
@@ -54,12 +59,17 @@ extension AdminController {
     private func setArchived(_ archived: Bool, _ request: Request) throws -> Response {
         let existing = try existingEvent(request)
         try AdminInput(request, allowed: [], bodyRequired: false).validate()
+        return .json(EventBody(try setArchived(archived, existing, requestID: request.requestID)), encoder: .api)
+    }
+
+    /// Archives or unarchives the event. Idempotent.
+    func setArchived(_ archived: Bool, _ existing: Event, requestID: String) throws -> Event {
         let event = try store.withSession(.write) { session in
             try session.setArchived(eventID: existing.id, archived: archived, now: now())
         }
         if (existing.archivedAt != nil) != archived {
-            logger.info(archived ? "event archived" : "event unarchived", ["event.id": event.id, "request.id": request.requestID])
+            logger.info(archived ? "event archived" : "event unarchived", ["event.id": event.id, "request.id": requestID])
         }
-        return .json(EventBody(event), encoder: .api)
+        return event
     }
 }

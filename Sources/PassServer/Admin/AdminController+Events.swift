@@ -3,10 +3,16 @@ import HTTPServer
 import Storage
 
 extension AdminController {
-    private static let eventFields: Set<String> = ["name", "venue", "startsAt", "endsAt", "timeZone", "template", "language"]
+    static let eventFields: Set<String> = ["name", "venue", "startsAt", "endsAt", "timeZone", "template", "language"]
 
     func createEvent(_ request: Request) throws -> Response {
         var input = try AdminInput(request, allowed: Self.eventFields)
+        return .json(EventBody(try createEvent(&input, requestID: request.requestID)), status: 201, encoder: .api)
+    }
+
+    /// Creates an event from `input` (an object read with `allowed: eventFields`); 400 naming
+    /// every invalid field.
+    func createEvent(_ input: inout AdminInput, requestID: String) throws -> Event {
         let name = input.requiredText("name")
         let venue = input.requiredText("venue")
         var startsAt: Date?
@@ -36,23 +42,32 @@ extension AdminController {
             try requireBuildable { try passes.validate(event: event) }
             return event
         }
-        logger.info("event created", ["event.id": event.id, "request.id": request.requestID])
-        return .json(EventBody(event), status: 201, encoder: .api)
+        logger.info("event created", ["event.id": event.id, "request.id": requestID])
+        return event
     }
 
     func showEvent(_ request: Request) throws -> Response {
-        let event = try existingEvent(request)
+        .json(try eventDetails(try existingEvent(request)), encoder: .api)
+    }
+
+    /// The event with its counts, reach and email states.
+    func eventDetails(_ event: Event) throws -> EventBody {
         let (tally, emails) = try store.withSession(.read) { session in
             (try session.eventTally(eventID: event.id), try session.emailCounts(eventID: event.id))
         }
         var body = EventBody(event, tally: tally.total)
         body.emailStatus = EmailCountsBody(emails)
-        return .json(body, encoder: .api)
+        return body
     }
 
     func updateEvent(_ request: Request) throws -> Response {
         let existing = try existingEvent(request)
         var input = try AdminInput(request, allowed: Self.eventFields)
+        return .json(try updateEvent(existing, &input, requestID: request.requestID), encoder: .api)
+    }
+
+    /// Changes the fields `input` names; a change that the passes show starts a re-push job.
+    func updateEvent(_ existing: Event, _ input: inout AdminInput, requestID: String) throws -> EventUpdateBody {
         var change = EventChange()
         if case .value(let name) = input.text("name") { change.name = name }
         if case .value(let venue) = input.text("venue") { change.venue = venue }
@@ -84,10 +99,10 @@ extension AdminController {
             return (event, job)
         }
         if let job {
-            logger.info("event changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": request.requestID])
+            logger.info("event changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": requestID])
             jobCreated()
         }
-        return .json(EventUpdateBody(event: EventBody(event), job: job.map { .init(id: $0.id, state: $0.state.rawValue, total: $0.total) }), encoder: .api)
+        return EventUpdateBody(event: EventBody(event), job: job.map { .init(id: $0.id, state: $0.state.rawValue, total: $0.total) })
     }
 
     private static let endsBeforeStartProblem = "must not be before startsAt"

@@ -7,7 +7,17 @@ extension AdminController {
     /// returned (200) instead of a new one (201), so a retried request never issues twice.
     func createTicket(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
-        var input = try AdminInput(request, allowed: TicketInput.fields.union(["notify"]))
+        var input = try AdminInput(request, allowed: Self.newTicketFields)
+        let (body, created) = try createTicket(event, &input, requestID: request.requestID)
+        return .json(body, status: created ? 201 : 200, encoder: .api)
+    }
+
+    /// The fields of a new ticket, and `notify`.
+    static let newTicketFields = TicketInput.fields.union(["notify"])
+
+    /// Issues one ticket of `event` from `input` (read with `allowed: newTicketFields`); whether
+    /// it is new (an `externalId` the event has returns that ticket).
+    func createTicket(_ event: Event, _ input: inout AdminInput, requestID: String) throws -> (ticket: TicketBody, created: Bool) {
         let ticket = TicketInput.read(&input, declared: templateFields(of: event))
         var notify = false
         if case .value(let flag) = input.boolean("notify") { notify = flag }
@@ -33,11 +43,11 @@ extension AdminController {
         let pass = imported.pass
         if imported.created {
             logger.info("ticket issued", [
-                "event.id": event.id, "pass.serial": pass.serialNumber, "notify": "\(notify)", "request.id": request.requestID,
+                "event.id": event.id, "pass.serial": pass.serialNumber, "notify": "\(notify)", "request.id": requestID,
             ])
             if notify { mail.queued() }
         }
-        return .json(try ticketBody(pass), status: imported.created ? 201 : 200, encoder: .api)
+        return (try ticketBody(pass), imported.created)
     }
 
     /// The event's tickets in issue order, filtered by `status`, `q` (a case-insensitive
@@ -46,6 +56,11 @@ extension AdminController {
     func listTickets(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
         var query = AdminInput.query(request)
+        return .json(try ticketList(event, &query), encoder: .api)
+    }
+
+    /// One page of the event's tickets as `query` (`status`, `q`, `updatedSince`, `cursor`, `limit`) asks.
+    func ticketList(_ event: Event, _ query: inout AdminInput) throws -> TicketPage {
         var filter = PassFilter()
         switch query.choice("status", ["active", "cancelled"]) {
         case "active": filter.status = .active
@@ -62,11 +77,15 @@ extension AdminController {
         }
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { String($0.id) } : nil
-        return .json(TicketPage(tickets: try ticketBodies(Array(shown)), nextCursor: next), encoder: .api)
+        return TicketPage(tickets: try ticketBodies(Array(shown)), nextCursor: next)
     }
 
     func showTicket(_ request: Request) throws -> Response {
-        let pass = try existingTicket(request)
+        .json(try ticketDetails(try existingTicket(request)), encoder: .api)
+    }
+
+    /// The ticket with its devices, their state and the latest pushes to them.
+    func ticketDetails(_ pass: StoredPass) throws -> TicketBody {
         var body = try ticketBody(pass)
         body.servedRevision = pass.servedRevision
         body.servedAt = pass.servedAt.map { ISODate.format($0) }
@@ -79,12 +98,18 @@ extension AdminController {
             body.prunedRegistrations = try session.recentPrunes(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
                 .map(PruneBody.init)
         }
-        return .json(body, encoder: .api)
+        return body
     }
 
     func updateTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
         var input = try AdminInput(request, allowed: TicketInput.fields)
+        return .json(try updateTicket(pass, &input, requestID: request.requestID), encoder: .api)
+    }
+
+    /// Changes the fields `input` names (read with `allowed: TicketInput.fields`); 409 for a
+    /// cancelled ticket.
+    func updateTicket(_ pass: StoredPass, _ input: inout AdminInput, requestID: String) throws -> TicketBody {
         var change = PassChange()
         if case .value(let name) = input.text("attendeeName") { change.attendeeName = name }
         switch input.text("seat", maxLength: 64, nullable: true) {
@@ -112,7 +137,7 @@ extension AdminController {
             change.extra = input.extras(declared: event.map(templateFields(of:)) ?? [], creating: false)
         }
         try input.validate()
-        return try apply(to: pass, request: request) { current in
+        return try apply(to: pass, requestID: requestID) { current in
             guard current.status == .active else {
                 throw HTTPError(status: 409, code: "ticket_cancelled", message: "A cancelled ticket cannot be changed.")
             }
@@ -123,10 +148,15 @@ extension AdminController {
     func cancelTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
         var input = try AdminInput(request, allowed: ["reason"], bodyRequired: false)
+        return .json(try cancelTicket(pass, &input, requestID: request.requestID), encoder: .api)
+    }
+
+    /// Cancels the ticket with the `reason` of `input`, if any. Idempotent.
+    func cancelTicket(_ pass: StoredPass, _ input: inout AdminInput, requestID: String) throws -> TicketBody {
         var reason: String?
         if case .value(let text) = input.text("reason", maxLength: 500) { reason = text }
         try input.validate()
-        return try apply(to: pass, request: request) { current in
+        return try apply(to: pass, requestID: requestID) { current in
             // Cancelling twice changes nothing: no new revision, no push.
             current.status == .active ? PassChange(status: .voided, voidReason: .some(reason)) : PassChange()
         }
@@ -136,7 +166,7 @@ extension AdminController {
     /// under its row lock, so that a status check there cannot be overtaken by a concurrent change
     /// (a rename and a cancel racing never both win). The changed pass is rendered and validated
     /// in the same transaction (`requireBuildable`).
-    private func apply(to pass: StoredPass, request: Request, _ decide: (StoredPass) throws -> PassChange) throws -> Response {
+    private func apply(to pass: StoredPass, requestID: String, _ decide: (StoredPass) throws -> PassChange) throws -> TicketBody {
         let update: PassUpdate
         do {
             update = try store.transaction { session in
@@ -152,15 +182,20 @@ extension AdminController {
         }
         if case .updated(let updated, let enqueued) = update {
             logger.info("ticket changed", [
-                "pass.serial": updated.serialNumber, "revision": "\(updated.revision)", "pushes": "\(enqueued)", "request.id": request.requestID,
+                "pass.serial": updated.serialNumber, "revision": "\(updated.revision)", "pushes": "\(enqueued)", "request.id": requestID,
             ])
             if enqueued > 0 { pushesEnqueued() }
         }
-        return .json(try ticketBody(update.pass), encoder: .api)
+        return try ticketBody(update.pass)
     }
 
     func existingTicket(_ request: Request) throws -> StoredPass {
-        guard let serial = request.parameters["serialNumber"].flatMap(SerialNumber.init),
+        try existingTicket(serialNumber: request.parameters["serialNumber"])
+    }
+
+    /// The ticket with this serial number; 404 when there is none (or it is not a serial number).
+    func existingTicket(serialNumber: String?) throws -> StoredPass {
+        guard let serial = serialNumber.flatMap(SerialNumber.init),
             let pass = try store.pass(passTypeIdentifier: passes.passTypeIdentifier, serialNumber: serial.rawValue)
         else { throw HTTPError.notFound("No such ticket.") }
         return pass

@@ -19,7 +19,12 @@ struct AdminController: Sendable {
     var now: @Sendable () -> Date = Date.init
 
     func showJob(_ request: Request) throws -> Response {
-        guard let id = request.parameters["jobId"], AdminIdentifiers.isPlausible(id) else { throw HTTPError.notFound("No such job.") }
+        .json(try jobDetails(id: request.parameters["jobId"]), encoder: .api)
+    }
+
+    /// The job with its progress and reach (an email job: its emails' states); 404 when there is none.
+    func jobDetails(id: String?) throws -> JobBody {
+        guard let id, AdminIdentifiers.isPlausible(id) else { throw HTTPError.notFound("No such job.") }
         let (job, reach, emails) = try store.withSession(.read) { session -> (Job?, Tally?, EmailCounts?) in
             guard let job = try session.job(id: id) else { return (nil, nil, nil) }
             if job.isEmail { return (job, nil, try session.emailCounts(jobID: job.id)) }
@@ -28,13 +33,18 @@ struct AdminController: Sendable {
         guard let job else { throw HTTPError.notFound("No such job.") }
         var body = JobBody(job, reach: reach.map(ReachBody.init))
         body.emails = emails.map(EmailCountsBody.init)
-        return .json(body, encoder: .api)
+        return body
     }
 
     // MARK: Helpers
 
     func existingEvent(_ request: Request) throws -> Event {
-        guard let id = request.parameters["eventId"], AdminIdentifiers.isPlausible(id), let event = try store.event(id: id) else {
+        try existingEvent(id: request.parameters["eventId"])
+    }
+
+    /// The event with this id; 404 when there is none.
+    func existingEvent(id: String?) throws -> Event {
+        guard let id, AdminIdentifiers.isPlausible(id), let event = try store.event(id: id) else {
             throw HTTPError.notFound("No such event.")
         }
         return event

@@ -124,10 +124,17 @@ public final class Application: Sendable {
             store: store, passes: passes, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device"),
             deviceLogCapacity: configuration.deviceLogCapacity, maxDevicesPerPass: configuration.maxDevicesPerPass
         ).register(in: &router)
-        AdminController(
+        let admin = AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
             pushesEnqueued: { dispatcher.wake() }, jobCreated: { jobRunner.wake() },
             mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() })
+        )
+        admin.register(in: &router)
+        DashboardController(
+            admin: admin,
+            sessions: DashboardSessions(
+                store: store, lifetime: configuration.dashboard.sessionTTL, secureCookies: publicURL.scheme?.lowercased() == "https", now: now
+            )
         ).register(in: &router)
         DownloadController(store: store, passes: passes).register(in: &router)
         WebAssets().register(in: &router)

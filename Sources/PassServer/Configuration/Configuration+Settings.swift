@@ -206,6 +206,10 @@ extension Configuration {
             config, raw throws(SettingProblem) in
             config.retention.interval = try Parse.seconds(raw, in: 1...86_400)
         },
+        Setting("ADMIN_SESSION_TTL", "How long a dashboard sign-in (/admin/) lasts; expired sessions are deleted by the retention sweep", default: "12h") {
+            config, raw throws(SettingProblem) in
+            config.dashboard.sessionTTL = try Parse.seconds(raw, in: 60...(30 * 86_400))
+        },
         Setting("DEVICE_LOG_CAPACITY", "Messages from phones (/v1/log) kept; older ones are dropped", default: "10000") {
             config, raw throws(SettingProblem) in
             config.deviceLogCapacity = try Parse.integer(raw, in: 1...10_000_000)

@@ -18,6 +18,7 @@ public struct Configuration: Sendable, Equatable {
     public var jobs = Jobs()
     public var retention = Retention()
     public var mail = Mail()
+    public var dashboard = Dashboard()
     /// Secret from which pass authentication and download tokens are derived (HMAC-SHA256), so the
     /// database only ever holds their hashes. Never rotate it once passes are issued.
     public var tokenSecret: [UInt8]? = nil
@@ -142,6 +143,13 @@ public struct Configuration: Sendable, Equatable {
         public var registrations = 180 * 86_400
         /// Seconds between two sweeps of one server.
         public var interval = 3_600
+        public init() {}
+    }
+
+    /// The organizers' pages under `/admin/`.
+    public struct Dashboard: Sendable, Equatable {
+        /// Seconds a sign-in lasts; the session is then gone and the organizer signs in again.
+        public var sessionTTL = 12 * 3_600
         public init() {}
     }
 

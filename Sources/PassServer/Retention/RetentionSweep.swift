@@ -3,8 +3,10 @@ import Logging
 import Storage
 
 /// Deletes what is past its retention: push log entries and failed push and email outbox rows
-/// older than `PUSH_LOG_RETENTION` (a ticket's email status keeps its failure), jobs finished longer than `JOB_RETENTION` ago, and registrations of passes
-/// whose event ended more than `REGISTRATION_RETENTION` ago (with the devices left without any).
+/// older than `PUSH_LOG_RETENTION` (a ticket's email status keeps its failure), jobs finished
+/// longer than `JOB_RETENTION` ago, registrations of passes whose event ended more than
+/// `REGISTRATION_RETENTION` ago (with the devices left without any), and dashboard sessions
+/// that have expired.
 ///
 /// Every delete is a bounded batch in its own short statement or transaction, so a sweep never
 /// holds locks for long. One process at a time sweeps: the sweep holds the `retention` lease,
@@ -19,12 +21,13 @@ struct RetentionSweep: Sendable {
         var jobs = 0
         var registrations = 0
         var devices = 0
+        var sessions = 0
 
         /// Table (`push_outbox_failed`, `mail_outbox_failed`: failed rows of those outboxes) and
         /// count, in sweep order.
         var tables: [(name: String, count: Int)] {
             [("push_log", pushLog), ("push_outbox_failed", failedPushes), ("mail_outbox_failed", failedEmails), ("jobs", jobs),
-             ("registrations", registrations), ("devices", devices)]
+             ("registrations", registrations), ("devices", devices), ("admin_sessions", sessions)]
         }
     }
 
@@ -72,6 +75,7 @@ struct RetentionSweep: Sendable {
                 devices += batch.devices
                 return batch.registrations
             }
+            try drain(shouldStop, into: &removed.sessions) { try $0.deleteExpiredAdminSessions(before: start, limit: batchSize) }
         } catch is Interrupted {
             logger.warning("retention sweep interrupted; the next sweep goes on", ["reason": shouldStop() ? "stopping" : "lease lost"])
         }

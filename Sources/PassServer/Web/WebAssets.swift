@@ -7,7 +7,8 @@ import HTTPServer
 struct WebAssets: Sendable {
     /// File name → (content type, body).
     static let files: [String: (contentType: String, body: String)] = [
-        "site.css": ("text/css; charset=utf-8", Stylesheet.site)
+        "site.css": ("text/css; charset=utf-8", Stylesheet.site + "\n" + DashboardAssets.styles),
+        "dashboard.js": ("text/javascript; charset=utf-8", DashboardAssets.script),
     ]
 
     func register(in router: inout Router) {

@@ -23,7 +23,7 @@ struct AdminAuthenticationTests {
         _ = try app.store.createAdminToken(name: "to-revoke", tokenHash: TokenVault.hash(revoked), now: Date())
         #expect(try app.store.revokeAdminToken(idOrName: "to-revoke", now: Date()) == 1)
 
-        let routes = app.application.routes.filter { $0.pattern.hasPrefix("/admin/") }
+        let routes = app.application.routes.filter { $0.pattern.hasPrefix("/admin/v1/") }
         #expect(routes.count == AdminController.routes.count)
         #expect(routes.count == 17)
         let credentials: [[(String, String)]] = [

@@ -29,7 +29,7 @@ struct AdminRoleTests {
     func everyRouteHasARole(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let served = Set(app.application.routes.filter { $0.pattern.hasPrefix("/admin/") }.map { "\($0.method) \($0.pattern)" })
+        let served = Set(app.application.routes.filter { $0.pattern.hasPrefix("/admin/v1/") }.map { "\($0.method) \($0.pattern)" })
         let declared = Set(AdminController.routes.map { "\($0.method.rawValue) \($0.pattern)" })
         #expect(served.count >= 10)
         #expect(served == declared)
@@ -45,7 +45,7 @@ struct AdminRoleTests {
             doc = yaml.safe_load(open(sys.argv[1]))
             for path, item in doc["paths"].items():
                 for method, operation in item.items():
-                    if path.startswith("/admin/") and isinstance(operation, dict) and "responses" in operation:
+                    if path.startswith("/admin/v1/") and isinstance(operation, dict) and "responses" in operation:
                         role = operation.get("x-required-role", "-")
                         described = "token" in operation.get("description", "") and role in operation.get("description", "")
                         print(method.upper(), path, role, "403" in operation["responses"], described)
@@ -68,7 +68,7 @@ struct AdminRoleTests {
         defer { app.stop() }
         let viewer = try Self.token(app, role: .viewer)
         let scanner = try Self.token(app, role: .scanner)
-        let routes = app.application.routes.filter { $0.pattern.hasPrefix("/admin/") }
+        let routes = app.application.routes.filter { $0.pattern.hasPrefix("/admin/v1/") }
         #expect(routes.contains { $0.method != "GET" } && routes.contains { $0.method == "GET" })
         for route in routes {
             let asViewer = try Self.call(app, route.method, route.pattern, token: viewer)

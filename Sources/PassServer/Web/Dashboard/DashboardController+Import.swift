@@ -1,0 +1,99 @@
+import Foundation
+import HTTPServer
+import PassBundle
+import Storage
+
+extension DashboardController {
+    /// The import form: a CSV file, or CSV text pasted (shown again, editable, after a check).
+    func importForm(_ event: Event, _ visitor: DashboardSessions.Visitor, csv: String?) -> String {
+        let columns = (TicketImport.columns + admin.templateFields(of: event).map(\.name)).joined(separator: ", ")
+        return """
+            <details\(csv == nil ? "" : " open")><summary><h2 class="inline">Import tickets from CSV</h2></summary>
+            <form method="post" action="/admin/events/\(HTML.escape(event.id))/import" enctype="multipart/form-data" class="stack">\(DashboardLayout.csrf(visitor))
+            <p class="muted">The header row names the columns: \(HTML.escape(columns)). Nothing is issued until you have checked the rows.</p>
+            <label for="f-file">CSV file</label><input id="f-file" name="file" type="file" accept=".csv,text/csv">
+            <label for="f-csv">Or the CSV text</label><textarea id="f-csv" name="csv" rows="8" spellcheck="false">\(HTML.escape(csv ?? ""))</textarea>
+            <input type="hidden" name="step" value="check">
+            <p><button type="submit">Check rows</button></p>
+            </form></details>
+            """
+    }
+
+    /// `POST /admin/events/{id}/import`: `step=check` shows every row and its problems, issuing
+    /// nothing; `step=issue` issues the checked rows (all or none) with the import of the admin API.
+    func importTickets(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
+        let event = try admin.existingEvent(request)
+        let csv = form.nonEmpty("file") ?? form["csv"] ?? ""
+        let check: AdminController.ImportCheck
+        do {
+            check = try admin.checkImport(event, format: .csv, body: Array(csv.utf8))
+        } catch let error as HTTPError where error.status == 400 {
+            return preview(event, visitor, csv: csv, check: nil, error: error.message)
+        }
+        guard form["step"] == "issue", check.problems.isEmpty else {
+            return preview(event, visitor, csv: csv, check: check, error: nil)
+        }
+        switch try admin.importTickets(event, check: check, notify: form["notify"] == "true", requestID: request.requestID) {
+        case .invalid(let problems):
+            var refused = check
+            refused.problems = problems
+            return preview(event, visitor, csv: csv, check: refused, error: nil)
+        case .imported(let result):
+            return Self.redirect("/admin/events/\(event.id)?notice=imported&count=\(result.created)")
+        }
+    }
+
+    /// The rows of an upload with their problems, and what can be done next: issue (no problems)
+    /// or fix the text and check again.
+    private func preview(_ event: Event, _ visitor: DashboardSessions.Visitor, csv: String, check: AdminController.ImportCheck?, error: String?) -> Response {
+        let id = HTML.escape(event.id)
+        var body = """
+            <p class="crumbs"><a href="/admin/">Events</a> › <a href="/admin/events/\(id)">\(HTML.escape(event.name))</a></p>
+            <h1>Import tickets: check</h1>
+            """
+        if let check {
+            let byRow = Dictionary(grouping: check.problems, by: \.row)
+            let invalid = byRow.count
+            body += invalid == 0
+                ? #"<p class="notice ok" role="status" id="import-summary">All \#(check.rows.count) rows are valid. Nothing has been issued yet.</p>"#
+                : #"<p class="notice error" role="alert" id="import-summary">\#(invalid) of \#(check.rows.count) \#(check.rows.count == 1 ? "row is" : "rows are") invalid; nothing was issued. Fix them below and check again.</p>"#
+            let shownLimit = 500
+            var rows = ""
+            let ordered = check.rows.sorted { (byRow[$0.number] != nil ? 0 : 1, $0.number) < (byRow[$1.number] != nil ? 0 : 1, $1.number) }
+            for row in ordered.prefix(shownLimit) {
+                let problems = (byRow[row.number] ?? []).map { ($0.field.map { "\($0): " } ?? "") + $0.problem }
+                func cell(_ key: String) -> String {
+                    if case .string(let text)? = row.object[key] { return HTML.escape(text) }
+                    return ""
+                }
+                rows += """
+                    <tr class="\(problems.isEmpty ? "" : "invalid")"><td class="num">\(row.number)</td><td>\(cell("attendeeName"))</td>
+                    <td>\(cell("attendeeEmail"))</td><td>\(cell("seat"))</td>
+                    <td class="\(problems.isEmpty ? "status-ok" : "status-bad")">\(problems.isEmpty ? "ok" : HTML.escape(problems.joined(separator: "; ")))</td></tr>
+                    """
+            }
+            body += """
+                <div class="table-wrap"><table id="import-rows"><caption class="sr-only">Rows of the upload</caption>
+                <thead><tr><th scope="col">Row</th><th scope="col">Attendee</th><th scope="col">Email</th><th scope="col">Seat</th><th scope="col">Check</th></tr></thead>
+                <tbody>\(rows)</tbody></table></div>
+                \(check.rows.count > shownLimit ? #"<p class="muted">Showing \#(shownLimit) of \#(check.rows.count) rows (invalid ones first).</p>"# : "")
+                """
+            if invalid == 0 {
+                let notify = admin.mail.isEnabled
+                    ? #"<p><input type="checkbox" id="f-notify" name="notify" value="true"> <label for="f-notify" class="inline">Email each new ticket to its attendee</label></p>"#
+                    : ""
+                body += """
+                    <form method="post" action="/admin/events/\(id)/import" enctype="multipart/form-data">\(DashboardLayout.csrf(visitor))
+                    <input type="hidden" name="csv" value="\(HTML.escape(csv))"><input type="hidden" name="step" value="issue">
+                    \(notify)
+                    <p><button type="submit" id="issue-tickets">Issue \(check.rows.count) \(check.rows.count == 1 ? "ticket" : "tickets")</button>
+                    <a href="/admin/events/\(id)">Cancel</a></p>
+                    </form>
+                    """
+            }
+        }
+        body += importForm(event, visitor, csv: csv)
+        let notice = error.map { DashboardLayout.Notice(text: $0, isError: true) }
+        return .html(DashboardLayout.page(title: "Import tickets", visitor: visitor, notice: notice, body: body), status: error == nil ? 200 : 400)
+    }
+}

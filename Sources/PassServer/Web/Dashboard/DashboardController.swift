@@ -1,0 +1,202 @@
+import Foundation
+import HTTPServer
+import Logging
+import PassBundle
+import Storage
+
+/// The organizers' dashboard under `/admin/`: server-rendered pages over the same operations as
+/// the JSON admin API (`AdminController`), signed in with an admin token (`DashboardSessions`).
+///
+/// Reading needs a session of a viewer or admin token; every `POST` needs the session's CSRF
+/// token and an admin token (403 otherwise). Pages answer HTML, errors included.
+struct DashboardController: Sendable {
+    let admin: AdminController
+    let sessions: DashboardSessions
+
+    var store: any Store { admin.store }
+    var logger: Logger { admin.logger }
+
+    /// Notices a redirect may ask a page to show (`?notice=`): fixed texts, never the query's own.
+    static let notices: [String: String] = [
+        "created": "Event created.", "saved": "Saved.", "issued": "Ticket issued.", "imported": "Tickets issued.",
+        "cancelled": "Ticket cancelled.", "rotated": "The download link was replaced; the previous one no longer works.",
+        "email-queued": "Email queued.", "archived": "Event archived: changes no longer push phones.",
+        "unarchived": "Event unarchived: changes push phones again.", "signed-out": "Signed out.",
+    ]
+
+    func register(in router: inout Router) {
+        router.get("/admin") { _ in Self.redirect("/admin/") }
+        router.get("/admin/", query: ["q", "when", "cursor", "notice"]) { request in
+            guard let visitor = try? sessions.visitor(request) else { return signInPage(request) }
+            return render(request) { try eventsPage(request, visitor) }
+        }
+        router.post("/admin/sign-in") { request in signIn(request) }
+        router.post("/admin/sign-out") { request in
+            write(request, needsAdmin: false) { visitor, _ in
+                var response = Self.redirect("/admin/?notice=signed-out")
+                response.headers.add(name: "Set-Cookie", value: try sessions.signOut(visitor))
+                return response
+            }
+        }
+        router.get("/admin/events/new") { request in read(request) { visitor in try newEventPage(visitor, form: nil, error: nil) } }
+        router.post("/admin/events") { request in write(request) { visitor, form in try createEvent(visitor, form, request) } }
+        router.get("/admin/events/:eventId", query: ["q", "status", "cursor", "notice", "count", "job"]) { request in
+            read(request) { visitor in try eventPage(request, visitor) }
+        }
+        router.get("/admin/events/:eventId/edit") { request in
+            read(request) { visitor in try editEventPage(try admin.existingEvent(request), visitor, form: nil, error: nil) }
+        }
+        router.post("/admin/events/:eventId/edit") { request in write(request) { visitor, form in try updateEvent(visitor, form, request) } }
+        router.post("/admin/events/:eventId/archive") { request in write(request) { _, form in try archive(form, request) } }
+        router.post("/admin/events/:eventId/tickets") { request in write(request) { visitor, form in try issueTicket(visitor, form, request) } }
+        router.post("/admin/events/:eventId/import", maxBodySize: TicketImport.maxBodySize * 3 + 65_536) { request in
+            write(request) { visitor, form in try importTickets(visitor, form, request) }
+        }
+        router.post("/admin/events/:eventId/email") { request in write(request) { _, form in try emailEvent(form, request) } }
+        router.get("/admin/events/:eventId/tickets.csv") { request in
+            read(request) { _ in
+                let event = try admin.existingEvent(request)
+                return TicketExport(admin: admin, eventID: event.id, fields: admin.templateFields(of: event)).response
+            }
+        }
+        router.get("/admin/tickets/:serialNumber", query: ["notice"]) { request in
+            read(request) { visitor in try ticketPage(request, visitor, notice: nil) }
+        }
+        router.post("/admin/tickets/:serialNumber") { request in write(request) { visitor, form in try updateTicket(visitor, form, request) } }
+        router.post("/admin/tickets/:serialNumber/cancel") { request in write(request) { visitor, form in try cancelTicket(visitor, form, request) } }
+        router.post("/admin/tickets/:serialNumber/download-link") { request in write(request) { _, form in try rotateLink(form, request) } }
+        router.post("/admin/tickets/:serialNumber/email") { request in write(request) { _, _ in try emailTicket(request) } }
+        router.get("/admin/jobs/:jobId/progress") { request in
+            guard (try? sessions.visitor(request)) ?? nil != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }
+            var response = Response.json(try admin.jobDetails(id: request.parameters["jobId"]), encoder: .api)
+            response.headers.replace(name: "Cache-Control", value: "private, no-store")
+            return response
+        }
+    }
+
+    // MARK: Guards
+
+    /// A page for a signed-in visitor (a visitor without a session goes to the sign-in page).
+    func read(_ request: Request, _ body: (DashboardSessions.Visitor) throws -> Response) -> Response {
+        let visitor: DashboardSessions.Visitor?
+        do {
+            visitor = try sessions.visitor(request)
+        } catch {
+            return errorPage(error, visitor: nil)
+        }
+        guard let visitor else { return Self.redirect("/admin/") }
+        return render(request, visitor: visitor) { try body(visitor) }
+    }
+
+    /// A form submission: a session (403 without), its CSRF token (403 without), an admin token
+    /// unless `needsAdmin` is false (403 for a viewer); then `body`.
+    func write(
+        _ request: Request, needsAdmin: Bool = true, _ body: (DashboardSessions.Visitor, FormFields) throws -> Response
+    ) -> Response {
+        var current: DashboardSessions.Visitor?
+        do {
+            guard let visitor = try sessions.visitor(request) else {
+                throw HTTPError(status: 403, code: "signed_out", message: "You are not signed in (or your session has expired). Sign in again.")
+            }
+            current = visitor
+            let form = try request.formFields()
+            try sessions.checkCSRF(form, visitor)
+            if needsAdmin && !visitor.canWrite {
+                throw AdminAuthentication.forbidden(visitor.role, needs: .admin)
+            }
+            return try body(visitor, form)
+        } catch {
+            return failure(error, request, visitor: current)
+        }
+    }
+
+    /// Runs `body`, rendering a thrown error as an HTML page with its status.
+    private func render(_ request: Request, visitor: DashboardSessions.Visitor? = nil, _ body: () throws -> Response) -> Response {
+        do {
+            return try body()
+        } catch {
+            return failure(error, request, visitor: visitor)
+        }
+    }
+
+    private func failure(_ error: any Error, _ request: Request, visitor: DashboardSessions.Visitor?) -> Response {
+        if !(error is HTTPError) {
+            logger.error("dashboard page failed", ["error": "\(error)", "request.id": request.requestID])
+        }
+        return errorPage(error, visitor: visitor)
+    }
+
+    func errorPage(_ error: any Error, visitor: DashboardSessions.Visitor?) -> Response {
+        let status: Int
+        let message: String
+        if let error = error as? HTTPError {
+            status = error.status
+            message = error.message
+        } else if let error = error as? StorageError, error.code == .unavailable || error.code == .timeout {
+            status = 503
+            message = "The database is not answering; try again in a moment."
+        } else {
+            status = 500
+            message = "Something went wrong on the server; it has been logged."
+        }
+        let body = """
+            <h1>\(status == 404 ? "Not found" : status == 403 ? "Not allowed" : "That did not work")</h1>
+            <p class="notice error" role="alert">\(HTML.escape(message))</p>
+            <p><a href="/admin/">Back to the events</a></p>
+            """
+        return .html(DashboardLayout.page(title: "Error", visitor: visitor, body: body), status: status)
+    }
+
+    /// A 303 to `location` (after a form: the browser GETs the result).
+    static func redirect(_ location: String) -> Response {
+        Response(status: 303, headers: ["Location": location, "Cache-Control": "no-store"], body: [])
+    }
+
+    /// The notice a `?notice=` names.
+    static func notice(_ request: Request) -> DashboardLayout.Notice? {
+        guard var text = request.query["notice"].flatMap({ notices[$0] }) else { return nil }
+        if request.query["notice"] == "imported", let count = request.query["count"].flatMap(Int.init) {
+            text = "\(DashboardLayout.count(count)) \(count == 1 ? "ticket" : "tickets") issued."
+        }
+        return DashboardLayout.Notice(text: text)
+    }
+
+    // MARK: Sign-in
+
+    func signInPage(_ request: Request, error: String? = nil, status: Int = 200) -> Response {
+        let challenge = sessions.signInChallenge()
+        let notice = error.map { DashboardLayout.Notice(text: $0, isError: true) } ?? Self.notice(request)
+        let body = """
+            <h1>Sign in</h1>
+            <p>Sign in with an admin token (<code>pass-server token create</code> makes one). A viewer token can look but not change anything.</p>
+            <form method="post" action="/admin/sign-in" class="stack">
+            <input type="hidden" name="\(DashboardSessions.csrfField)" value="\(HTML.escape(challenge.value))">
+            \(DashboardLayout.field("token", label: "Admin token", type: "password", attributes: #"required autocomplete="off" autofocus"#))
+            <p><button type="submit">Sign in</button></p>
+            </form>
+            """
+        var headers: HTTPHeaders = [:]
+        headers.add(name: "Set-Cookie", value: challenge.cookie)
+        return .html(DashboardLayout.page(title: "Sign in", visitor: nil, notice: notice, body: body), status: status, headers: headers)
+    }
+
+    func signIn(_ request: Request) -> Response {
+        do {
+            let form = try request.formFields()
+            guard sessions.signInChallengeMatches(form, request) else {
+                return signInPage(request, error: "The sign-in form was out of date. Try again.", status: 403)
+            }
+            guard let cookie = try sessions.signIn(token: form["token"] ?? "") else {
+                logger.info("dashboard sign-in refused", ["request.id": request.requestID])
+                return signInPage(request, error: "That token is not valid (or it is revoked, or a scanner token).", status: 401)
+            }
+            var response = Self.redirect("/admin/")
+            response.headers.add(name: "Set-Cookie", value: cookie)
+            response.headers.add(name: "Set-Cookie", value: sessions.clearSignInCookie)
+            logger.info("dashboard signed in", ["request.id": request.requestID])
+            return response
+        } catch {
+            return errorPage(error, visitor: nil)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HTTPServer
+import Storage
+
+/// The dashboard's page chrome and the small pieces every page uses. Everything shown passes
+/// through `HTML.escape` (attendee names and event titles are whatever someone typed).
+enum DashboardLayout {
+    /// A complete page: the header with navigation and the sign-out button, a notice, `body`.
+    static func page(
+        title: String, visitor: DashboardSessions.Visitor?, notice: Notice? = nil, body: String, scripts: [String] = []
+    ) -> String {
+        var header = #"<header class="bar"><a class="brand" href="/admin/">PassServer</a>"#
+        if let visitor {
+            header += """
+                <span class="who">\(HTML.escape(visitor.tokenName)) (\(HTML.escape(visitor.role.rawValue)))</span>
+                <form method="post" action="/admin/sign-out" class="inline">\(csrf(visitor))<button type="submit">Sign out</button></form>
+                """
+        }
+        header += "</header>"
+        let noticeHTML = notice.map { #"<p class="notice \#($0.isError ? "error" : "ok")" role="\#($0.isError ? "alert" : "status")">\#(HTML.escape($0.text))</p>"# } ?? ""
+        return HTML.document(title: "\(title) · PassServer", body: header + "<main>" + noticeHTML + body + "</main>", scripts: scripts)
+    }
+
+    /// A message at the top of a page.
+    struct Notice: Sendable {
+        var text: String
+        var isError = false
+    }
+
+    /// The hidden CSRF field of every form.
+    static func csrf(_ visitor: DashboardSessions.Visitor) -> String {
+        #"<input type="hidden" name="\#(DashboardSessions.csrfField)" value="\#(HTML.escape(visitor.csrfToken))">"#
+    }
+
+    /// A labelled input. `attributes` is trusted markup (the caller's own).
+    static func field(
+        _ name: String, label: String, value: String? = nil, type: String = "text", attributes: String = "", hint: String? = nil
+    ) -> String {
+        let id = "f-" + name.replacingOccurrences(of: ".", with: "-")
+        let hintHTML = hint.map { #"<small class="muted" id="\#(id)-hint">\#(HTML.escape($0))</small>"# } ?? ""
+        let described = hint == nil ? "" : #" aria-describedby="\#(id)-hint""#
+        return """
+            <label for="\(id)">\(HTML.escape(label))</label>
+            <input id="\(id)" name="\(HTML.escape(name))" type="\(type)" value="\(HTML.escape(value ?? ""))"\(described) \(attributes)>\(hintHTML)
+            """
+    }
+
+    /// A labelled select; `options` are (value, text).
+    static func select(_ name: String, label: String, options: [(String, String)], selected: String?) -> String {
+        let id = "f-" + name.replacingOccurrences(of: ".", with: "-")
+        let items = options.map { value, text in
+            #"<option value="\#(HTML.escape(value))"\#(value == selected ? " selected" : "")>\#(HTML.escape(text))</option>"#
+        }.joined()
+        return #"<label for="\#(id)">\#(HTML.escape(label))</label><select id="\#(id)" name="\#(HTML.escape(name))">\#(items)</select>"#
+    }
+
+    /// `date` in `timeZone` as people read it: `2027-03-01 19:00 (Asia/Tokyo)`.
+    static func dateText(_ date: Date, timeZone: String) -> String {
+        "\(localInput(date, timeZone: timeZone).replacingOccurrences(of: "T", with: " ")) (\(timeZone))"
+    }
+
+    /// `date` in `timeZone` as a `datetime-local` input's value (`2027-03-01T19:00`).
+    static func localInput(_ date: Date, timeZone: String) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: timeZone) ?? .gmt
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0
+        )
+    }
+
+    /// A `datetime-local` value read in `timeZone` as the admin API's date-time text; nil when it
+    /// is not such a value (the caller passes the raw text on, so the API names the problem).
+    static func isoDate(local text: String, timeZone: String) -> String? {
+        let pieces = text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).map { Int($0) }
+        guard (5...6).contains(pieces.count), !pieces.contains(nil), text.utf8.count <= 19 else { return nil }
+        let numbers = pieces.compactMap { $0 }
+        var calendar = Calendar(identifier: .gregorian)
+        let zone = TimeZone(identifier: timeZone) ?? .gmt
+        calendar.timeZone = zone
+        let components = DateComponents(
+            year: numbers[0], month: numbers[1], day: numbers[2], hour: numbers[3], minute: numbers[4], second: numbers.count > 5 ? numbers[5] : 0
+        )
+        guard components.isValidDate(in: calendar), let date = calendar.date(from: components) else { return nil }
+        return ISODate.format(date, timeZone: zone.identifier)
+    }
+
+    /// A number with thousands separators.
+    static func count(_ value: some BinaryInteger) -> String {
+        let digits = String(value)
+        var out = ""
+        for (index, character) in digits.reversed().enumerated() {
+            if index > 0, index % 3 == 0, character != "-" { out.append(",") }
+            out.append(character)
+        }
+        return String(out.reversed())
+    }
+
+    /// A link target with query parameters (values percent-encoded), e.g. for paging.
+    static func link(_ path: String, _ query: [(String, String?)]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let items = query.compactMap { name, value in
+            value.map { "\(name)=\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+        }
+        return items.isEmpty ? path : path + "?" + items.joined(separator: "&")
+    }
+}

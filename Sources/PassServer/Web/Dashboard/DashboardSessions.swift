@@ -1,0 +1,125 @@
+import Certificates
+import Foundation
+import HTTPServer
+import Storage
+
+/// Sign-in sessions of the dashboard: a random session id in an `HttpOnly`, `SameSite=Strict`
+/// cookie scoped to `/admin` (and `Secure` behind an https `PUBLIC_URL`), stored only as its
+/// SHA-256 (`admin_sessions`), tied to the admin token it was opened with.
+///
+/// Every form carries the session's CSRF token: an HMAC of a fixed label keyed with the session
+/// id, so it is unguessable without the cookie, needs no storage, and dies with the session. It
+/// is compared in constant time. The sign-in form, which has no session yet, carries a random
+/// value that must equal a short-lived cookie's (a double submit).
+struct DashboardSessions: Sendable {
+    static let cookieName = "ps_session"
+    static let signInCookieName = "ps_signin"
+    /// The name of every form's CSRF field.
+    static let csrfField = "csrf"
+
+    let store: any Store
+    /// Seconds a session lasts (`ADMIN_SESSION_TTL`).
+    let lifetime: Int
+    /// Whether cookies get `Secure` (the public URL is https).
+    let secureCookies: Bool
+    var now: @Sendable () -> Date = Date.init
+
+    /// Who is signed in: the session, its token's role and the CSRF token its forms carry.
+    struct Visitor: Sendable {
+        var session: AdminSession
+        var csrfToken: String
+        var role: AdminRole { session.token.role }
+        var tokenName: String { session.token.name }
+        /// Whether this visitor may change anything (an admin token); viewers only read.
+        var canWrite: Bool { role == .admin }
+    }
+
+    /// The visitor of a request carrying a valid, unexpired session cookie whose token is
+    /// active and may read (a scanner token cannot use the dashboard); nil otherwise.
+    func visitor(_ request: Request) throws -> Visitor? {
+        guard let id = Self.cookie(Self.cookieName, in: request), Self.isPlausible(id) else { return nil }
+        guard let session = try store.withSession(.read, { try $0.adminSession(idHash: TokenVault.hash(id), now: now()) }),
+            session.token.role.permits(.viewer)
+        else { return nil }
+        return Visitor(session: session, csrfToken: try Self.csrfToken(sessionID: id))
+    }
+
+    /// Opens a session for a valid admin token; returns the `Set-Cookie` value, or nil when the
+    /// token is unknown, revoked, or of a role that cannot read.
+    func signIn(token presented: String) throws -> String? {
+        let token = presented.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.hasPrefix(AdminAuthentication.tokenPrefix), token.utf8.count <= 128,
+            let stored = try store.adminToken(tokenHash: TokenVault.hash(token)), stored.role.permits(.viewer)
+        else { return nil }
+        let id = Crypto.randomToken(bytes: 32)
+        let start = now()
+        try store.withSession(.write) { session in
+            try session.createAdminSession(
+                idHash: TokenVault.hash(id), tokenID: stored.id, now: start, expiresAt: start.addingTimeInterval(TimeInterval(lifetime))
+            )
+        }
+        return cookie(Self.cookieName, value: id, maxAge: lifetime)
+    }
+
+    /// Deletes the request's session (its cookie no longer works anywhere); returns the
+    /// `Set-Cookie` value that clears it in the browser.
+    func signOut(_ visitor: Visitor) throws -> String {
+        _ = try store.withSession(.write) { try $0.deleteAdminSession(idHash: visitor.session.idHash) }
+        return cookie(Self.cookieName, value: "", maxAge: 0)
+    }
+
+    /// 403 unless the form's CSRF field equals the visitor's token.
+    func checkCSRF(_ form: FormFields, _ visitor: Visitor) throws {
+        guard let sent = form[Self.csrfField], ConstantTime.equal(Array(sent.utf8), Array(visitor.csrfToken.utf8)) else {
+            throw Self.csrfRefused
+        }
+    }
+
+    static let csrfRefused = HTTPError(
+        status: 403, code: "csrf", message: "This form is out of date or was not sent from the dashboard. Reload the page and try again."
+    )
+
+    /// A fresh sign-in form value and the `Set-Cookie` carrying it (ten minutes).
+    func signInChallenge() -> (value: String, cookie: String) {
+        let value = Crypto.randomToken(bytes: 24)
+        return (value, cookie(Self.signInCookieName, value: value, maxAge: 600))
+    }
+
+    /// Whether the sign-in form's value matches its cookie.
+    func signInChallengeMatches(_ form: FormFields, _ request: Request) -> Bool {
+        guard let sent = form[Self.csrfField], let expected = Self.cookie(Self.signInCookieName, in: request), Self.isPlausible(expected) else {
+            return false
+        }
+        return ConstantTime.equal(Array(sent.utf8), Array(expected.utf8))
+    }
+
+    /// The sign-in cookie, cleared.
+    var clearSignInCookie: String { cookie(Self.signInCookieName, value: "", maxAge: 0) }
+
+    private func cookie(_ name: String, value: String, maxAge: Int) -> String {
+        "\(name)=\(value); Path=/admin; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secureCookies ? "; Secure" : "")
+    }
+
+    /// The value of cookie `name` in the request's `Cookie` headers.
+    static func cookie(_ name: String, in request: Request) -> String? {
+        for header in request.headers.values(for: "Cookie") {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+                    return parts[1].trimmingCharacters(in: .whitespaces)
+                }
+            }
+        }
+        return nil
+    }
+
+    /// A session id's shape (base64url, 43 characters for 32 bytes) before any lookup.
+    private static func isPlausible(_ id: String) -> Bool {
+        AdminIdentifiers.isPlausible(id, lengths: 20...64)
+    }
+
+    private static func csrfToken(sessionID: String) throws -> String {
+        let code = try Digest.sha256().authenticationCode(key: Array(sessionID.utf8), message: Array("passserver dashboard csrf".utf8))
+        return Crypto.base64URL(code)
+    }
+}

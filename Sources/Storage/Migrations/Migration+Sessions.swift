@@ -1,0 +1,31 @@
+// Version 8: the dashboard's sign-in sessions.
+//
+// A session belongs to the admin token it was opened with (its role is read through the token,
+// so revoking the token ends its sessions) and is found by the SHA-256 of its random id, like
+// every other token: the database never holds a usable cookie. `expires_at` is indexed for the
+// retention sweep, which deletes expired sessions.
+
+extension Migration {
+    static let sessions = Migration(
+        version: 8,
+        name: "dashboard sessions",
+        postgres: """
+        CREATE TABLE admin_sessions (
+            id_hash BYTEA PRIMARY KEY,
+            token_id BIGINT NOT NULL REFERENCES admin_tokens (id) ON DELETE CASCADE,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL
+        );
+        CREATE INDEX admin_sessions_expiry ON admin_sessions (expires_at);
+        """,
+        sqlite: """
+        CREATE TABLE admin_sessions (
+            id_hash BLOB PRIMARY KEY,
+            token_id INTEGER NOT NULL REFERENCES admin_tokens (id) ON DELETE CASCADE,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL
+        );
+        CREATE INDEX admin_sessions_expiry ON admin_sessions (expires_at);
+        """
+    )
+}

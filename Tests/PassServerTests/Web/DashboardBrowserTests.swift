@@ -1,0 +1,43 @@
+import Foundation
+import PassServerTesting
+import Storage
+import Testing
+
+@testable import PassServer
+
+/// The dashboard's acceptance in real headless Chromium (Tests/Browser/dashboard_*.py).
+@Suite("Dashboard in a browser", .offCooperativePool)
+struct DashboardBrowserTests {
+    /// An app a browser on this machine can use: an http public URL, so the cookie is not Secure.
+    static func start() throws -> TestApp {
+        try TestApp.start(.postgres) {
+            $0.http.publicURL = URL(string: "http://127.0.0.1")
+            $0.http.allowInsecurePublicURL = true
+        }
+    }
+
+    @Test("an organizer signs in, creates, imports, searches, renames, cancels, edits, exports and signs out")
+    func organizer() async throws {
+        let app = try Self.start()
+        defer { app.stop() }
+        try await BrowserScript.expectPasses(
+            "dashboard_acceptance.py", serverURL: app.baseURL, name: "dashboard-acceptance",
+            environment: [
+                "ADMIN_TOKEN": app.adminToken, "TOKEN_SECRET_HEX": String(repeating: "07", count: 32), "PASS_TYPE": app.passTypeIdentifier,
+            ],
+            timeLimit: .seconds(300)
+        )
+    }
+
+    @Test("a viewer sees no write controls and its forged POST is refused; a hostile name stays text")
+    func viewer() async throws {
+        let app = try Self.start()
+        defer { app.stop() }
+        let event = try app.createEvent(name: "Viewer Night")
+        let serial = try app.issueTicket(event: event, attendee: "<img src=x onerror=alert(1)>")
+        try await BrowserScript.expectPasses(
+            "dashboard_viewer.py", serverURL: app.baseURL, name: "dashboard-viewer",
+            environment: ["VIEWER_TOKEN": try AdminRoleTests.token(app, role: .viewer), "EVENT_ID": event, "SERIAL": serial]
+        )
+    }
+}

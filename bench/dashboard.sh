@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The dashboard at scale: an event with DASHBOARD_BENCH_TICKETS tickets (100,000), each on its own
+# registered device, on PostgreSQL. Signs in at /admin/ with an admin token like a browser (the
+# sign-in form's cookie and CSRF value, then the session cookie), and measures with wrk, sending
+# the session cookie:
+#   - the event page (counts, reach, the first page of the ticket table);
+#   - a ticket search that matches one ticket (the table's search over every ticket of the event);
+#   - a ticket search that matches many (a page fills early).
+# Goal: p99 under 100 ms for each. Prints Markdown rows (bench/http.sh).
+#
+# Assumes `swift build -c release` and PASS_SERVER_TEST_DATABASE_URL (scripts/with-postgres.sh).
+# Knobs: DASHBOARD_BENCH_TICKETS (100000), and bench/http.sh's WRK_* and BENCH_RUNS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SERVER=${PASS_SERVER:-.build/release/pass-server}
+TICKETS=${DASHBOARD_BENCH_TICKETS:-100000}
+source bench/live-server.sh
+scratch_bench bench_dashboard
+seed_bench_event "$TICKETS"
+# The seed writes rows directly; give them the search text the server keeps for every ticket.
+sql "UPDATE passes SET search_text = lower(attendee_name || chr(10) || attendee_email || chr(10) || serial_number)" >/dev/null
+psql -q "$DATABASE_URL" -c "VACUUM ANALYZE" >/dev/null
+
+HTTP_PORT=$(free_port)
+ADMIN=$(DATABASE_URL="$DATABASE_URL" "$SERVER" token create --name bench-admin --role admin 2>/dev/null)
+start_live_server "$SERVER" "$DATABASE_URL" "$HTTP_PORT" log "$WORK/certs" "$WORK/server.log"
+BASE="http://127.0.0.1:$HTTP_PORT"
+
+# Sign in as a browser does.
+jar="$WORK/cookies"
+csrf=$(curl -sf -c "$jar" "$BASE/admin/" | sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' | head -n1)
+curl -sf -b "$jar" -c "$jar" -o /dev/null --data-urlencode "csrf=$csrf" --data-urlencode "token=$ADMIN" "$BASE/admin/sign-in"
+session=$(awk '$6 == "ps_session" { print $7 }' "$jar")
+[ -n "$session" ] || { echo "bench/dashboard.sh: signing in gave no session cookie" >&2; exit 1; }
+export BENCH_COOKIE="ps_session=$session"
+
+# Each page must be the real page (a 303 to the sign-in page would also count as an answer).
+check_page() {
+    local body
+    body=$(curl -sf -H "Cookie: $BENCH_COOKIE" "$1")
+    grep -q "$2" <<<"$body" || { echo "bench/dashboard.sh: $1 does not show '$2'" >&2; exit 1; }
+}
+one=$(( TICKETS * 2 / 3 ))
+check_page "$BASE/admin/events/bench-event" "Bench Night"
+check_page "$BASE/admin/events/bench-event?q=guest$one%40" "Attendee $one<"
+check_page "$BASE/admin/events/bench-event?q=attendee%201" "Attendee 1<"
+
+echo "Event of $(printf "%'d" "$TICKETS") tickets and devices (seeded in ${seed_seconds} s); goal: p99 under 100 ms."
+echo
+BENCH_HEADER=1 bench/http.sh "$BASE/admin/events/bench-event" "dashboard event page"
+bench/http.sh "$BASE/admin/events/bench-event?q=guest$one%40" "dashboard ticket search, one match"
+bench/http.sh "$BASE/admin/events/bench-event?q=attendee%201" "dashboard ticket search, many matches"
