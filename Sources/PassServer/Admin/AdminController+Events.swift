@@ -42,11 +42,12 @@ extension AdminController {
 
     func showEvent(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
-        let (tally, emails) = try store.withSession(.read) { session in
-            (try session.eventTally(eventID: event.id), try session.emailCounts(eventID: event.id))
+        let (tally, emails, checkedIn) = try store.withSession(.read) { session in
+            (try session.eventTally(eventID: event.id), try session.emailCounts(eventID: event.id), try session.checkInCounts(eventIDs: [event.id]))
         }
         var body = EventBody(event, tally: tally.total)
         body.emailStatus = EmailCountsBody(emails)
+        body.counts?.checkedIn = checkedIn[event.id] ?? 0
         return .json(body, encoder: .api)
     }
 

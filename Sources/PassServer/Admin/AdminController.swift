@@ -17,6 +17,8 @@ struct AdminController: Sendable {
     /// Whether email is on, and whom to tell that emails were queued.
     var mail: MailAccess = .off
     var now: @Sendable () -> Date = Date.init
+    /// Scans answered, by result (shared with `/metrics`).
+    var checkIns = CheckInMetrics()
 
     func showJob(_ request: Request) throws -> Response {
         guard let id = request.parameters["jobId"], AdminIdentifiers.isPlausible(id) else { throw HTTPError.notFound("No such job.") }

@@ -103,7 +103,7 @@ extension StoreSession {
                 UPDATE passes SET attendee_name = \(target.attendeeName), attendee_email = \(target.attendeeEmail),
                     seat = \(target.seat), external_id = \(target.externalID), extra = \(ExtraColumn.encode(target.extra)),
                     search_text = \(target.searchText), status = \(target.status.rawValue), void_reason = \(target.voidReason),
-                    language = \(target.language),
+                    language = \(target.language), checked_in_at = \(target.checkedInAt.map(\.storageMillis)),
                     revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
                 WHERE id = \(current.id)
                 RETURNING \(StoredPass.columns)
