@@ -14,12 +14,12 @@ extension AdminController {
     /// 200 the first time, 409 `already_checked_in` with the first check-in, 410 `cancelled` with
     /// the reason, 404 `unknown_code` for a code no ticket has (a forged one is logged).
     func checkIn(_ request: Request) throws -> Response {
-        let token = try AdminAuthentication.check(request, role: .scanner, store: store)
+        let scanner = try tokenNames.name(of: request, role: .scanner, store: store)
         var input = try AdminInput(request, allowed: ScanInput.fields)
         let scan = ScanInput.read(&input, scannedAtRequired: false, now: now())
         try input.validate()
         guard let scan else { throw HTTPError.badRequest("code is required.", code: "invalid_fields") }
-        let answer = try apply(scan, scanner: token.name, earliestWins: false, request: request)
+        let answer = try apply(scan, scanner: scanner, earliestWins: false, request: request)
         if answer.enqueued > 0 { pushesEnqueued() }
         var body = answer.body
         if answer.status != 200 { body.error = ScanBody.ErrorInfo(code: body.result, message: answer.message) }
@@ -32,7 +32,7 @@ extension AdminController {
     /// check-in another scanner recorded meanwhile takes its place (`superseded`). Every scan's
     /// result is reported, in the order sent (`index`), with the status a single scan would get.
     func checkInBatch(_ request: Request) throws -> Response {
-        let token = try AdminAuthentication.check(request, role: .scanner, store: store)
+        let scanner = try tokenNames.name(of: request, role: .scanner, store: store)
         var input = try AdminInput(request, allowed: ["scans"])
         var scans: [ScanInput] = []
         switch input.value("scans") {
@@ -63,7 +63,7 @@ extension AdminController {
         var results = [ScanBody?](repeating: nil, count: scans.count)
         var enqueued = 0
         for index in order {
-            let answer = try apply(scans[index], scanner: token.name, earliestWins: true, request: request)
+            let answer = try apply(scans[index], scanner: scanner, earliestWins: true, request: request)
             enqueued += answer.enqueued
             var body = answer.body
             body.index = index

@@ -19,6 +19,8 @@ struct AdminController: Sendable {
     var now: @Sendable () -> Date = Date.init
     /// Scans answered, by result (shared with `/metrics`).
     var checkIns = CheckInMetrics()
+    /// Names of the tokens that scan, for the check-in records.
+    let tokenNames = TokenNames()
 
     func showJob(_ request: Request) throws -> Response {
         guard let id = request.parameters["jobId"], AdminIdentifiers.isPlausible(id) else { throw HTTPError.notFound("No such job.") }

@@ -11,37 +11,32 @@ extension StoreSession {
     /// later): then this scan becomes the check-in, with its time and gate.
     public func checkIn(_ scan: Scan, earliestWins: Bool = false, now: Date) throws -> CheckInOutcome {
         try transaction {
-            var refusal: CheckInOutcome?
             let scannedAt = Date(storageMillis: scan.scannedAt.storageMillis)
-            let update: PassUpdate
-            do {
-                update = try updatePass(passTypeIdentifier: scan.passTypeIdentifier, serialNumber: scan.serialNumber, now: now) { current in
-                    if current.status == .voided {
-                        refusal = .cancelled(current)
-                        return PassChange()
-                    }
-                    if let existing = current.checkedInAt, !(earliestWins && scannedAt < existing) {
-                        refusal = .alreadyCheckedIn(current, try checkIn(passID: current.id) ?? CheckIn(pass: current, at: existing))
-                        return PassChange()
-                    }
-                    return PassChange(checkedInAt: .some(scannedAt))
-                }
-            } catch let error as StorageError where error.code == .notFound {
+            guard let current = try lockedPass(passTypeIdentifier: scan.passTypeIdentifier, serialNumber: scan.serialNumber) else {
                 return .notFound
             }
-            if let refusal { return refusal }
-            let pass = update.pass
-            let superseded = try checkIn(passID: pass.id)
+            if current.status == .voided { return .cancelled(current) }
+            if let existing = current.checkedInAt, !(earliestWins && scannedAt < existing) {
+                return .alreadyCheckedIn(current, try checkIn(passID: current.id) ?? CheckIn(pass: current, at: existing))
+            }
+            // The check-in row first, the pass change (which takes the revision counter's lock
+            // until commit) last.
+            let superseded = current.checkedInAt == nil ? nil : try checkIn(passID: current.id)
             guard let row = try first("""
                 INSERT INTO checkins (pass_id, event_id, checked_in_at, gate, scanner, recorded_at)
-                VALUES (\(pass.id), \(pass.eventID), \(scannedAt.storageMillis), \(scan.gate), \(scan.scanner), \(now.storageMillis))
+                VALUES (\(current.id), \(current.eventID), \(scannedAt.storageMillis), \(scan.gate), \(scan.scanner), \(now.storageMillis))
                 ON CONFLICT (pass_id) DO UPDATE SET checked_in_at = excluded.checked_in_at, gate = excluded.gate,
                     scanner = excluded.scanner, recorded_at = excluded.recorded_at
                 RETURNING \(CheckIn.columns)
                 """)
             else { throw StorageError(.backend, "insert returned no row") }
-            let enqueued = if case .updated(_, let count) = update { count } else { 0 }
-            return .checkedIn(pass, try CheckIn(row: row), pushTokensEnqueued: enqueued, superseded: superseded)
+            let record = try CheckIn(row: row)
+            switch try apply(PassChange(checkedInAt: .some(scannedAt)), to: current, now: now) {
+            case .updated(let pass, let enqueued):
+                return .checkedIn(pass, record, pushTokensEnqueued: enqueued, superseded: superseded)
+            case .unchanged(let pass):
+                return .checkedIn(pass, record, pushTokensEnqueued: 0, superseded: superseded)
+            }
         }
     }
 
