@@ -45,11 +45,12 @@ extension StoreSession {
     /// Throws `.notFound` if the pass does not exist.
     public func undoCheckIn(passTypeIdentifier: String, serialNumber: String, now: Date) throws -> PassUpdate {
         try transaction {
-            let update = try updatePass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now) { current in
-                current.checkedInAt == nil ? PassChange() : PassChange(checkedInAt: .some(nil))
+            guard let current = try lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
+                throw StorageError(.notFound, "no such pass")
             }
-            try execute("DELETE FROM checkins WHERE pass_id = \(update.pass.id)")
-            return update
+            // In the check-in's lock order: the pass, its check-in row, then the revision counter.
+            try execute("DELETE FROM checkins WHERE pass_id = \(current.id)")
+            return try apply(current.checkedInAt == nil ? PassChange() : PassChange(checkedInAt: .some(nil)), to: current, now: now)
         }
     }
 
