@@ -5,9 +5,9 @@ import Storage
 /// Check-in at the door: the scanner API (`POST /admin/v1/checkins`, `…:batch`), its running
 /// count, and undoing a check-in. Scanner tokens may use these routes and no other.
 extension AdminController {
-    /// Most scans in one batch; more is a 413 (send the rest in another request).
+    /// Most scans in one batch; more is a 400 `too_many_scans` (send the rest in another request).
     static let maxBatchScans = 1_000
-    /// How far a scanner's clock may run ahead of the server's before its `scannedAt` is refused.
+    /// How far a scanner's clock may run ahead of the server's before its `scannedAt` counts as now.
     static let scannerClockSkew: TimeInterval = 300
 
     /// `POST /admin/v1/checkins`: checks in the ticket of one scanned code, now (or at `scannedAt`).
@@ -41,7 +41,7 @@ extension AdminController {
         case .array(let items)?:
             guard items.count <= Self.maxBatchScans else {
                 throw HTTPError(
-                    status: 413, code: "too_many_scans",
+                    status: 400, code: "too_many_scans",
                     message: "At most \(Self.maxBatchScans) scans per request (this one has \(items.count)); send the rest in another request."
                 )
             }
@@ -191,19 +191,24 @@ struct ScanInput {
     var gate: String?
     var scannedAt: Date?
 
-    /// Reads one scan's fields; nil (with the problems noted) when it is not usable.
+    /// Reads one scan's fields; nil (with the problems noted) when it is not usable. The code is
+    /// taken as scanned (what a scanner reads is never refused for its characters: a code that is
+    /// no ticket's is a 404); a `scannedAt` ahead of the server's clock by more than
+    /// `scannerClockSkew` counts as now (the scan happened; the scanner's clock is wrong).
     static func read(_ input: inout AdminInput, scannedAtRequired: Bool, now: Date) -> ScanInput? {
-        let code = input.requiredText("code", maxLength: CheckInCode.maxLength)
+        var code: String?
+        switch input.string("code", maxLength: CheckInCode.maxLength) {
+        case .value(let text) where text.isEmpty: input.problem("code", "must not be empty")
+        case .value(let text): code = text
+        case .absent where !input.isPresent("code"): input.problem("code", "is required")
+        default: break
+        }
         var gate: String?
         if case .value(let text) = input.text("gate", maxLength: 64) { gate = text }
         var scannedAt: Date?
         switch input.date("scannedAt") {
         case .value(let date):
-            if date > now.addingTimeInterval(AdminController.scannerClockSkew) {
-                input.problem("scannedAt", "must not be in the future (the scanner's clock is ahead)")
-            } else {
-                scannedAt = date
-            }
+            scannedAt = date > now.addingTimeInterval(AdminController.scannerClockSkew) ? now : date
         case .absent where scannedAtRequired && !input.isPresent("scannedAt"):
             input.problem("scannedAt", "is required")
         default:

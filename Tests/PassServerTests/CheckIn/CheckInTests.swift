@@ -91,6 +91,7 @@ struct CheckInTests {
         #expect(unknownSerial.status == 404)
         #expect(unknownSerial.errorCode == "unknown_code")
         #expect(try scanner.scan(String(repeating: "x", count: 257)).status == 400, "longer than any code: refused unread")
+        #expect(try scanner.scan("  ").status == 404, "blank: no ticket's code")
         for malformed in ["a~b~c", "~", serial + "~short", "<script>", String(repeating: "x", count: 256)] {
             let answer = try scanner.scan(malformed)
             #expect(answer.status == 404, "\(malformed.prefix(20)): \(answer.status) \(answer.text)")
@@ -107,8 +108,17 @@ struct CheckInTests {
         #expect(bad.status == 400)
         #expect(bad.errorCode == "invalid_fields")
         #expect(bad.text.contains("colour") && bad.text.contains("scannedAt"))
-        let future = try scanner.scan(genuine, at: ISODate.format(Date().addingTimeInterval(3_600)))
-        #expect(future.status == 400)
+        // A scanner whose clock runs an hour ahead: the scan counts as made now.
+        let other2 = try app.issueTicket(event: event, attendee: "Katherine Johnson")
+        let before = Date().addingTimeInterval(-1)
+        let future = try scanner.scan(try scanner.code(other2), at: ISODate.format(Date().addingTimeInterval(3_600)))
+        #expect(future.status == 200)
+        let recordedText = try #require(future.jsonObject?["checkedInAt"] as? String)
+        let recorded = try #require(ISODate.parse(recordedText))
+        #expect(recorded >= before && recorded <= Date().addingTimeInterval(1))
+        // Control characters in a code are no ticket's code: 404, not a refusal of the request.
+        #expect(try scanner.scan("\u{0}\u{1B}x").status == 404)
+        #expect(try app.request("POST", "/admin/v1/checkins", headers: scanner.headers, body: Array(#"{"code":""}"#.utf8)).status == 400)
     }
 
     @Test("a cancelled ticket is 410 with the reason, checked in or not", arguments: Backend.allCases)
