@@ -27,12 +27,19 @@ public struct TicketData: Sendable, Equatable {
     public var voided: Bool
     /// Why the ticket was cancelled, shown on the back of a voided pass (`CANCELLED_NO_REASON` when nil).
     public var voidReason: String?
-    /// Overrides the status text; by default `STATUS_CANCELLED` or `STATUS_VALID`.
+    /// When the holder was let in at the door; nil before. A checked-in pass's status field reads
+    /// "Checked in" with this time in the venue's zone (unless the pass is cancelled).
+    public var checkedInAt: Date?
+    /// Overrides the status text; by default `STATUS_CANCELLED`, `STATUS_CHECKED_IN` or `STATUS_VALID`.
     public var statusText: String?
     /// The lock-screen message when the status changes; `%@` is the new value.
     public var changeMessage: String
     /// Extra placeholders a custom template may use (`{{extra.name}}` → `extra["name"]`).
     public var extra: [String: String]
+    /// The barcode's message; nil: the serial number (a pass built without a server).
+    public var barcodeMessage: String?
+    /// The text under the barcode; nil: the serial number.
+    public var barcodeAltText: String?
 
     public init(
         serialNumber: String,
@@ -49,9 +56,12 @@ public struct TicketData: Sendable, Equatable {
         seat: String? = nil,
         voided: Bool = false,
         voidReason: String? = nil,
+        checkedInAt: Date? = nil,
         statusText: String? = nil,
-        changeMessage: String = "STATUS_CHANGE_MESSAGE",
-        extra: [String: String] = [:]
+        changeMessage: String? = nil,
+        extra: [String: String] = [:],
+        barcodeMessage: String? = nil,
+        barcodeAltText: String? = nil
     ) {
         self.serialNumber = serialNumber
         self.authenticationToken = authenticationToken
@@ -67,13 +77,22 @@ public struct TicketData: Sendable, Equatable {
         self.seat = seat
         self.voided = voided
         self.voidReason = voidReason
+        self.checkedInAt = checkedInAt
         self.statusText = statusText
-        self.changeMessage = changeMessage
+        // A check-in is announced as such; any other status change with the generic message.
+        self.changeMessage = changeMessage ?? (checkedInAt != nil && !voided ? "STATUS_CHECKED_IN_CHANGE_MESSAGE" : "STATUS_CHANGE_MESSAGE")
         self.extra = extra
+        self.barcodeMessage = barcodeMessage
+        self.barcodeAltText = barcodeAltText
     }
 
-    /// The status text shown on the pass.
-    public var status: String { statusText ?? (voided ? "STATUS_CANCELLED" : "STATUS_VALID") }
+    /// The status text (`{{status}}`): a `pass.strings` key unless overridden.
+    public var status: String {
+        statusText ?? (voided ? "STATUS_CANCELLED" : checkedInAt != nil ? "STATUS_CHECKED_IN" : "STATUS_VALID")
+    }
+
+    /// Whether the status field shows the check-in time (checked in, not cancelled, no override).
+    var showsCheckInTime: Bool { checkedInAt != nil && !voided && statusText == nil }
 
     /// How long after the event's end the pass expires (Wallet then shows it as expired).
     public static let expiryAfterEnd: TimeInterval = 86_400
@@ -115,7 +134,17 @@ public struct TicketData: Sendable, Equatable {
             "seatDisplay": .string(seat ?? "GENERAL_ADMISSION"),
             "voided": .bool(voided),
             "status": .string(status),
+            // The bundled template's status field: "Status: Valid", or "Checked in: 19:05" (the
+            // label from pass.strings, the time in the venue's zone, formatted by Wallet in the
+            // phone's language), with the keys a time needs removed (`.null`) otherwise.
+            "statusLabel": .string(showsCheckInTime ? "STATUS_CHECKED_IN" : "STATUS"),
+            "statusValue": checkedInAt.flatMap { at in showsCheckInTime ? .string(ISO8601Zoned.format(at, in: zone)) : nil } ?? .string(status),
+            "statusDateStyle": showsCheckInTime ? .string("PKDateStyleNone") : .null,
+            "statusTimeStyle": showsCheckInTime ? .string("PKDateStyleShort") : .null,
+            "statusIgnoresTimeZone": showsCheckInTime ? .bool(true) : .null,
             "changeMessage": .string(changeMessage),
+            "barcodeMessage": .string(barcodeMessage ?? serialNumber),
+            "barcodeAltText": .string(barcodeAltText ?? serialNumber),
         ]
         for (key, value) in extra { values["extra." + key] = .string(value) }
         return values

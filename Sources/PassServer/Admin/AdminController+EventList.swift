@@ -30,16 +30,17 @@ extension AdminController {
         }
         let limit = query.integer("limit", in: 1...100, default: 20)
         try query.validate()
-        let (page, totals, emails) = try store.withSession(.read) { session in
+        let (page, totals, emails, checkedIn) = try store.withSession(.read) { session in
             let page = try session.events(matching: filter, after: position, limit: limit + 1)
             let ids = page.prefix(limit).map(\.id)
-            return (page, try session.eventTotals(eventIDs: ids), try session.emailCounts(eventIDs: ids))
+            return (page, try session.eventTotals(eventIDs: ids), try session.emailCounts(eventIDs: ids), try session.checkInCounts(eventIDs: ids))
         }
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { EventCursor.encode(EventListPosition(after: $0)) } : nil
         let events = shown.map { event in
             var body = EventBody(event, tally: totals[event.id] ?? Tally())
             body.emailStatus = EmailCountsBody(emails[event.id] ?? EmailCounts())
+            body.counts?.checkedIn = checkedIn[event.id] ?? 0
             return body
         }
         return EventPage(events: events, nextCursor: next)

@@ -50,13 +50,14 @@ extension AdminController {
         .json(try eventDetails(try existingEvent(request)), encoder: .api)
     }
 
-    /// The event with its counts, reach and email states.
+    /// The event with its counts, reach, check-ins and email states.
     func eventDetails(_ event: Event) throws -> EventBody {
-        let (tally, emails) = try store.withSession(.read) { session in
-            (try session.eventTally(eventID: event.id), try session.emailCounts(eventID: event.id))
+        let (tally, emails, checkedIn) = try store.withSession(.read) { session in
+            (try session.eventTally(eventID: event.id), try session.emailCounts(eventID: event.id), try session.checkInCounts(eventIDs: [event.id]))
         }
         var body = EventBody(event, tally: tally.total)
         body.emailStatus = EmailCountsBody(emails)
+        body.counts?.checkedIn = checkedIn[event.id] ?? 0
         return body
     }
 

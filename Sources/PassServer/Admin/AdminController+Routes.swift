@@ -4,8 +4,7 @@ import Storage
 extension AdminController {
     /// Every route of the admin API with the role it needs and the query parameters it takes:
     /// reading needs a viewer token, changing anything an admin token (admins may use every
-    /// route). Check-in routes, the only ones scanner tokens may use, will declare `.scanner`;
-    /// until then a scanner token is refused everywhere.
+    /// route). The check-in routes declare `.scanner`: the only ones a scanner token may use.
     static let routes: [AdminRoute] = [
         AdminRoute(.GET, "/admin/v1/events", role: .viewer, query: ["q", "from", "to", "archived", "cursor", "limit"]) { admin in
             { try admin.listEvents($0) }
@@ -30,6 +29,10 @@ extension AdminController {
         AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/download-link", role: .admin) { admin in { try admin.rotateDownloadLink($0) } },
         AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/email", role: .admin) { admin in { try admin.emailTicket($0) } },
         AdminRoute(.GET, "/admin/v1/jobs/:jobId", role: .viewer) { admin in { try admin.showJob($0) } },
+        AdminRoute(.POST, "/admin/v1/checkins", role: .scanner) { admin in { try admin.checkIn($0) } },
+        AdminRoute(.POST, "/admin/v1/checkins:batch", role: .scanner) { admin in { try admin.checkInBatch($0) } },
+        AdminRoute(.GET, "/admin/v1/events/:eventId/checkins", role: .scanner) { admin in { try admin.checkInCount($0) } },
+        AdminRoute(.DELETE, "/admin/v1/tickets/:serialNumber/checkin", role: .admin) { admin in { try admin.undoCheckIn($0) } },
     ]
 
     /// Registers every route of `routes`; each one's preflight checks the bearer token and its

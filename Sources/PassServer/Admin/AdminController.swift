@@ -17,6 +17,10 @@ struct AdminController: Sendable {
     /// Whether email is on, and whom to tell that emails were queued.
     var mail: MailAccess = .off
     var now: @Sendable () -> Date = Date.init
+    /// Scans answered, by result (shared with `/metrics`).
+    var checkIns = CheckInMetrics()
+    /// Names of the tokens that scan, for the check-in records.
+    let tokenNames = TokenNames()
 
     func showJob(_ request: Request) throws -> Response {
         .json(try jobDetails(id: request.parameters["jobId"]), encoder: .api)

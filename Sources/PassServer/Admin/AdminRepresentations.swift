@@ -56,6 +56,8 @@ struct EventCountsBody: Encodable {
     var registeredDevices: Int
     var pendingPushes: Int
     var failedPushes: Int
+    /// Active tickets checked in at the door.
+    var checkedIn = 0
 
     init(_ counts: EventCounts) {
         tickets = counts.tickets
@@ -112,6 +114,8 @@ struct TicketBody: Encodable {
     var language: String?
     var status: String
     var voidReason: String?
+    /// When the ticket was checked in at the door; absent before.
+    var checkedInAt: String?
     var revision: Int64
     var lastModified: String
     var createdAt: String
@@ -137,6 +141,7 @@ struct TicketBody: Encodable {
         language = pass.language
         status = Self.status(of: pass)
         voidReason = pass.voidReason
+        checkedInAt = pass.checkedInAt.map { ISODate.format($0) }
         revision = pass.revision
         lastModified = ISODate.format(pass.modifiedDate)
         createdAt = ISODate.format(pass.createdAt)

@@ -124,10 +124,11 @@ public final class Application: Sendable {
             store: store, passes: passes, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device"),
             deviceLogCapacity: configuration.deviceLogCapacity, maxDevicesPerPass: configuration.maxDevicesPerPass
         ).register(in: &router)
+        let checkIns = CheckInMetrics()
         let admin = AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
             pushesEnqueued: { dispatcher.wake() }, jobCreated: { jobRunner.wake() },
-            mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() })
+            mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() }), checkIns: checkIns
         )
         admin.register(in: &router)
         DashboardController(
@@ -141,7 +142,7 @@ public final class Application: Sendable {
         OpenAPIController.register(in: &router)
         let httpMetrics = HTTPMetrics()
         MetricsController(
-            store: store, dispatcher: dispatcher, mail: mail, passes: passes, http: httpMetrics, certificates: certificates,
+            store: store, dispatcher: dispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns, certificates: certificates,
             logger: logger.named("metrics"), startedAt: startedAt, startedInstant: startedInstant, now: now
         ).register(in: &router)
         routes = router.routes.map { (method: $0.method.rawValue, pattern: $0.pattern) }

@@ -17,6 +17,7 @@ struct MetricsController: Sendable {
     let mail: MailDispatcher?
     let passes: PassService
     let http: HTTPMetrics
+    let checkIns: CheckInMetrics
     let certificates: CertificateMonitor
     let logger: Logger
     let countsCache = StatisticsCache(ttl: .seconds(15))
@@ -40,6 +41,8 @@ struct MetricsController: Sendable {
         self.pushes(pushes, &text)
         self.emails(emails, &text)
         requests(&text)
+        text.counter("passserver_checkins_total", "Scans answered by the check-in API, by result (forged: a valid serial with a wrong signature)",
+                     checkIns.snapshot.map { ("result=\"\($0.result.rawValue)\"", $0.count) })
         certificateExpiry(&text)
         let cache = passes.cacheStatistics
         text.counter("passserver_bundle_cache_lookups_total", "Signed-bundle cache lookups by result", [
@@ -72,6 +75,7 @@ struct MetricsController: Sendable {
         text.gauge("passserver_push_oldest_pending_age_seconds", "Age of the oldest pending push since it was first enqueued; 0 when none is pending", [("", age)])
         text.gauge("passserver_registrations", "Registrations (device and pass) in the database", [("", statistics.registrations)])
         text.gauge("passserver_devices", "Devices with at least one registration", [("", statistics.devices)])
+        text.gauge("passserver_checked_in_tickets", "Tickets checked in at the door", [("", statistics.checkedIn)])
         text.gauge("passserver_jobs", "Re-push jobs by state", Job.State.allCases.map { ("state=\"\($0.rawValue)\"", statistics.jobs[$0] ?? 0) })
         text.gauge("passserver_job_passes", "Passes of pending and running jobs: to bump in total, and bumped so far", [
             ("progress=\"total\"", Int(statistics.unfinishedJobPasses)), ("progress=\"done\"", Int(statistics.unfinishedJobPassesDone)),

@@ -38,11 +38,13 @@ extension CommandLineInterface {
                     return ExitCode.success
                 },
                 Command(
-                    "tokens", summary: "Print serial<TAB>authenticationToken for an event's passes (bench/device.sh).",
-                    usage: "--event ID [--database-url URL] [--token-secret HEX | --development]"
+                    "tokens",
+                    summary: "Print serial<TAB>authenticationToken (or, with --codes, serial<TAB>barcode message) for an event's passes (bench/device.sh, bench/checkin.sh).",
+                    usage: "--event ID [--codes] [--database-url URL] [--token-secret HEX | --development]"
                 ) { arguments, context in
-                    let (options, configuration) = try commandOptions(arguments, context: context, valued: ["event"])
+                    let (options, configuration) = try commandOptions(arguments, context: context, valued: ["event"], booleans: ["codes"])
                     let eventID = try options.required("event")
+                    let codes = options.flags.contains("codes")
                     let vault = TokenVault(secret: try Application.tokenSecret(configuration))
                     let store = try Application.openStore(configuration)
                     defer { store.close() }
@@ -52,8 +54,10 @@ extension CommandLineInterface {
                         let page = try store.passes(eventID: eventID, after: cursor, limit: 500)
                         for pass in page {
                             guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { continue }
-                            let token = try vault.authenticationToken(passType: passType, serial: serial)
-                            context.standardOutput("\(serial.rawValue)\t\(token.rawValue)")
+                            let secret = codes
+                                ? try vault.barcode(passType: passType, serial: serial).message
+                                : try vault.authenticationToken(passType: passType, serial: serial).rawValue
+                            context.standardOutput("\(serial.rawValue)\t\(secret)")
                         }
                         guard let last = page.last, page.count == 500 else { break }
                         cursor = last.id

@@ -16,7 +16,7 @@ extension CommandLineInterface {
             details: """
                 --role admin    everything (the default)
                 --role viewer   read only: every GET of the admin API
-                --role scanner  check-in only (no admin route accepts it yet)
+                --role scanner  check-in at the door only (POST /admin/v1/checkins, …:batch, an event's check-in count)
                 NAME must be unique among active tokens and not a number (`token revoke` takes an id or a name).
                 """
         ) { arguments, context in

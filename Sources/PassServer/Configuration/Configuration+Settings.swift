@@ -87,7 +87,7 @@ extension Configuration {
             }
             config.logLevel = level
         },
-        Setting("TOKEN_SECRET", "≥ 32 random bytes (hex or base64); pass and download tokens derive from it. Never rotate", default: nil, secret: true) {
+        Setting("TOKEN_SECRET", "≥ 32 random bytes (hex or base64); pass and download tokens and the signed barcodes derive from it. Never rotate", default: nil, secret: true) {
             config, raw throws(SettingProblem) in
             config.tokenSecret = try Parse.secret(raw)
         },

@@ -63,18 +63,19 @@ final class PassService: Sendable {
         guard let event else { throw PassServiceError("pass \(pass.serialNumber) has no event") }
         return try ticketData(
             passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, attendeeName: pass.attendeeName, seat: pass.seat,
-            extra: pass.extra, voided: pass.status == .voided, voidReason: pass.voidReason, event: event
+            extra: pass.extra, voided: pass.status == .voided, voidReason: pass.voidReason, checkedInAt: pass.checkedInAt, event: event
         )
     }
 
     /// The template values of a pass with these holder fields, for `event`.
     func ticketData(
         passTypeIdentifier: String, serialNumber: String, attendeeName: String, seat: String?, extra: [String: ExtraValue] = [:],
-        voided: Bool, voidReason: String?, event: Event
+        voided: Bool, voidReason: String?, checkedInAt: Date? = nil, event: Event
     ) throws -> TicketData {
         guard let passType = PassTypeIdentifier(passTypeIdentifier), let serial = SerialNumber(serialNumber) else {
             throw PassServiceError("stored pass has an invalid identifier")
         }
+        let barcode = try vault.barcode(passType: passType, serial: serial)
         return TicketData(
             serialNumber: serialNumber,
             authenticationToken: try vault.authenticationToken(passType: passType, serial: serial).rawValue,
@@ -90,9 +91,13 @@ final class PassService: Sendable {
             seat: seat,
             voided: voided,
             voidReason: voidReason,
+            checkedInAt: checkedInAt,
             // The ticket's values of the template's extra fields; PassBundle fills in the defaults
             // of those it has none for.
-            extra: extra.mapValues(\.text).merging(["voidReason": voidReason ?? ""]) { _, fixed in fixed }
+            extra: extra.mapValues(\.text).merging(["voidReason": voidReason ?? ""]) { _, fixed in fixed },
+            // The signed code scanned at the door, and its check code as the text under it.
+            barcodeMessage: barcode.message,
+            barcodeAltText: barcode.checkCode
         )
     }
 }

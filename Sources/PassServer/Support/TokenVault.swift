@@ -30,6 +30,32 @@ public struct TokenVault: Sendable {
         return Crypto.base64URL(try Digest.sha256().authenticationCode(key: secret, message: Array(message.utf8)))
     }
 
+    /// The barcode of a pass: `serial~mac`, where `mac` is the first 12 bytes (16 base64url
+    /// characters) of an HMAC under the `barcode` label, and a short check code from the same
+    /// HMAC for the text under the barcode. The serial is random, so the code says nothing about
+    /// the holder; the separator `~` is never part of a serial, so an old serial-only code is told
+    /// apart from a signed one at a glance (`CheckInCode.parse`).
+    public func barcode(passType: PassTypeIdentifier, serial: SerialNumber) throws -> (message: String, checkCode: String) {
+        let mac = try barcodeMAC(passType: passType, serial: serial)
+        let message = serial.rawValue + String(CheckInCode.separator) + Crypto.base64URL(Array(mac.prefix(CheckInCode.macBytes)))
+        return (message, CheckInCode.checkCode(mac))
+    }
+
+    /// Whether `mac` (the part after `~`) is this server's signature of the serial, in constant time.
+    public func verifiesBarcode(passType: PassTypeIdentifier, serial: SerialNumber, mac: String) throws -> Bool {
+        let expected = Crypto.base64URL(Array(try barcodeMAC(passType: passType, serial: serial).prefix(CheckInCode.macBytes)))
+        return ConstantTime.equal(Array(expected.utf8), Array(mac.utf8))
+    }
+
+    /// The check code printed under a pass's barcode.
+    public func checkCode(passType: PassTypeIdentifier, serial: SerialNumber) throws -> String {
+        CheckInCode.checkCode(try barcodeMAC(passType: passType, serial: serial))
+    }
+
+    private func barcodeMAC(passType: PassTypeIdentifier, serial: SerialNumber) throws -> [UInt8] {
+        try Digest.sha256().authenticationCode(key: secret, message: Array("barcode\u{0}\(passType.rawValue)\u{0}\(serial.rawValue)".utf8))
+    }
+
     /// What the database stores for any token.
     public static func hash(_ token: String) throws -> [UInt8] {
         try Digest.sha256().hash(Array(token.utf8))

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A change to a pass. `nil` leaves a field as it is; `.some(nil)` clears an optional field.
 public struct PassChange: Sendable, Equatable {
     public var attendeeName: String?
@@ -10,13 +12,15 @@ public struct PassChange: Sendable, Equatable {
     public var voidReason: String??
     /// The language of the ticket's email; `.some(nil)`: the event's. Changes no pass content.
     public var language: String??
+    /// When the holder was let in; `.some(nil)` undoes a check-in. Set by `checkIn`/`undoCheckIn`.
+    public var checkedInAt: Date??
     /// Bump the revision and notify devices even if no field changes (the pass's look changed).
     public var touch: Bool
 
     public init(
         attendeeName: String? = nil, attendeeEmail: String?? = nil, seat: String?? = nil, externalID: String?? = nil,
         extra: [String: ExtraValue?] = [:], status: PassStatus? = nil, voidReason: String?? = nil, language: String?? = nil,
-        touch: Bool = false
+        checkedInAt: Date?? = nil, touch: Bool = false
     ) {
         self.attendeeName = attendeeName
         self.attendeeEmail = attendeeEmail
@@ -26,6 +30,7 @@ public struct PassChange: Sendable, Equatable {
         self.status = status
         self.voidReason = voidReason
         self.language = language
+        self.checkedInAt = checkedInAt
         self.touch = touch
     }
 
@@ -42,6 +47,7 @@ public struct PassChange: Sendable, Equatable {
         if let status { result.status = status }
         if let voidReason { result.voidReason = voidReason }
         if let language { result.language = language }
+        if let checkedInAt { result.checkedInAt = checkedInAt.map { Date(storageMillis: $0.storageMillis) } }
         return result
     }
 }

@@ -36,6 +36,8 @@ public struct StoredPass: Sendable, Equatable {
     public var servedAt: Date?
     /// The language of the email that brings the ticket (`en`, `ja`); nil: the event's.
     public var language: String?
+    /// When the holder was let in at the door (the first scan's time); nil before.
+    public var checkedInAt: Date?
 
     /// The stored `search_text` of this pass.
     var searchText: String {
@@ -48,7 +50,7 @@ public struct StoredPass: Sendable, Equatable {
     static let columnNames = [
         "id", "pass_type_identifier", "serial_number", "authentication_token_hash", "download_token_hash", "download_nonce", "event_id",
         "attendee_name", "attendee_email", "seat", "external_id", "extra", "status", "void_reason", "revision", "modified_at", "created_at",
-        "served_revision", "served_at", "language",
+        "served_revision", "served_at", "language", "checked_in_at",
     ]
 
     static let columns = SQLQuery(unsafeRaw: columnNames.joined(separator: ", "))
@@ -80,6 +82,7 @@ public struct StoredPass: Sendable, Equatable {
         servedRevision = nil
         servedAt = nil
         language = pass.language
+        checkedInAt = nil
     }
 
     init(row: SQLRow) throws {
@@ -103,6 +106,7 @@ public struct StoredPass: Sendable, Equatable {
         servedRevision = try row.optionalInt64("served_revision")
         servedAt = try row.optionalDate("served_at")
         language = try row.optionalString("language")
+        checkedInAt = try row.optionalDate("checked_in_at")
     }
 }
 

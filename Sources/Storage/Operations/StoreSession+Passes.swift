@@ -78,53 +78,79 @@ extension StoreSession {
         passTypeIdentifier: String, serialNumber: String, now: Date, _ decide: (StoredPass) throws -> PassChange
     ) throws -> PassUpdate {
         try transaction {
-            guard let current = try first("""
-                SELECT \(StoredPass.columns) FROM passes
-                WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)\(unsafeRaw: forUpdate)
-                """).map(StoredPass.init(row:))
-            else {
+            guard let current = try lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
                 throw StorageError(.notFound, "no such pass")
             }
-            let change = try decide(current)
-            let target = change.applied(to: current)
-            if target == current && !change.touch { return .unchanged(current) }
-            // The email's language is no part of the pass: no new revision, nothing to tell phones.
-            var sameContent = target
-            sameContent.language = current.language
-            if sameContent == current && !change.touch {
-                guard let row = try first("""
-                    UPDATE passes SET language = \(target.language) WHERE id = \(current.id) RETURNING \(StoredPass.columns)
-                    """)
-                else { throw StorageError(.notFound, "no such pass") }
-                return .updated(try StoredPass(row: row), pushTokensEnqueued: 0)
-            }
-            let revision = try nextRevision()
+            return try apply(try decide(current), to: current, now: now)
+        }
+    }
+
+    /// The pass, locked until the end of the transaction (PostgreSQL `FOR UPDATE`; SQLite's write
+    /// lock); nil if it does not exist.
+    func lockedPass(passTypeIdentifier: String, serialNumber: String) throws -> StoredPass? {
+        try first("""
+            SELECT \(StoredPass.columns) FROM passes
+            WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)\(unsafeRaw: forUpdate)
+            """).map(StoredPass.init(row:))
+    }
+
+    /// Applies `change` to `current`, a pass `lockedPass` locked in this transaction (see
+    /// `updatePass`).
+    ///
+    /// Taking the revision locks the counter's row until commit: every change of every pass waits
+    /// for it, in commit order, so that revisions become visible in the order they were taken.
+    /// What needs no revision (whether the event is archived) is read before; on PostgreSQL the
+    /// counter and the pass are updated in one statement, so the lock is held for three
+    /// statements (the pass, its pushes, its registrations) and the commit.
+    func apply(_ change: PassChange, to current: StoredPass, now: Date) throws -> PassUpdate {
+        let target = change.applied(to: current)
+        if target == current && !change.touch { return .unchanged(current) }
+        // The email's language is no part of the pass: no new revision, nothing to tell phones.
+        var sameContent = target
+        sameContent.language = current.language
+        if sameContent == current && !change.touch {
             guard let row = try first("""
-                UPDATE passes SET attendee_name = \(target.attendeeName), attendee_email = \(target.attendeeEmail),
-                    seat = \(target.seat), external_id = \(target.externalID), extra = \(ExtraColumn.encode(target.extra)),
-                    search_text = \(target.searchText), status = \(target.status.rawValue), void_reason = \(target.voidReason),
-                    language = \(target.language),
-                    revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
-                WHERE id = \(current.id)
+                UPDATE passes SET language = \(target.language) WHERE id = \(current.id) RETURNING \(StoredPass.columns)
+                """)
+            else { throw StorageError(.notFound, "no such pass") }
+            return .updated(try StoredPass(row: row), pushTokensEnqueued: 0)
+        }
+        // An archived event's passes change without telling phones (they see it when they ask).
+        let archived = try current.eventID.map(isArchived(eventID:)) ?? false
+        let assignments: SQLQuery = """
+            attendee_name = \(target.attendeeName), attendee_email = \(target.attendeeEmail),
+            seat = \(target.seat), external_id = \(target.externalID), extra = \(ExtraColumn.encode(target.extra)),
+            search_text = \(target.searchText), status = \(target.status.rawValue), void_reason = \(target.voidReason),
+            language = \(target.language), checked_in_at = \(target.checkedInAt.map(\.storageMillis)),
+            modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
+            """
+        let updatedRow: SQLRow?
+        if dialect == .postgres {
+            updatedRow = try first("""
+                WITH next AS (UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value)
+                UPDATE passes SET \(assignments), revision = next.value FROM next
+                WHERE passes.id = \(current.id)
+                RETURNING \(StoredPass.columns(prefix: "passes"))
+                """)
+        } else {
+            let revision = try nextRevision()
+            updatedRow = try first("""
+                UPDATE passes SET \(assignments), revision = \(revision) WHERE id = \(current.id)
                 RETURNING \(StoredPass.columns)
                 """)
-            else {
-                throw StorageError(.notFound, "no such pass")
-            }
-            let updated = try StoredPass(row: row)
-            // An archived event's passes change without telling phones (they see it when they ask).
-            let archived = try current.eventID.map(isArchived(eventID:)) ?? false
-            let enqueued = archived ? 0 : try enqueuePushes(
-                where: "r.pass_type_identifier = \(passTypeIdentifier) AND r.serial_number = \(serialNumber)",
-                owner: PushOwner(eventID: updated.eventID, jobID: nil), now: now
-            )
-            // After the outbox rows: the dispatcher locks outbox rows, then registrations.
-            try execute("""
-                UPDATE registrations SET pass_revision = \(revision)
-                WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
-                """)
-            return .updated(updated, pushTokensEnqueued: enqueued)
         }
+        guard let updatedRow else { throw StorageError(.notFound, "no such pass") }
+        let updated = try StoredPass(row: updatedRow)
+        let enqueued = archived ? 0 : try enqueuePushes(
+            where: "r.pass_type_identifier = \(current.passTypeIdentifier) AND r.serial_number = \(current.serialNumber)",
+            owner: PushOwner(eventID: updated.eventID, jobID: nil), now: now
+        )
+        // After the outbox rows: the dispatcher locks outbox rows, then registrations.
+        try execute("""
+            UPDATE registrations SET pass_revision = \(updated.revision)
+            WHERE pass_type_identifier = \(current.passTypeIdentifier) AND serial_number = \(current.serialNumber)
+            """)
+        return .updated(updated, pushTokensEnqueued: enqueued)
     }
 
     /// Inserts or coalesces one outbox row per distinct (push token, pass type) among the

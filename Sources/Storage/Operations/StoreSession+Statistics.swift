@@ -14,7 +14,8 @@ extension StoreSession {
                 (SELECT count(*) FROM jobs WHERE state = 'done') AS jobs_done,
                 (SELECT count(*) FROM jobs WHERE state = 'failed') AS jobs_failed,
                 (SELECT CAST(COALESCE(sum(total), 0) AS BIGINT) FROM jobs WHERE state IN ('pending', 'running')) AS unfinished_total,
-                (SELECT CAST(COALESCE(sum(done), 0) AS BIGINT) FROM jobs WHERE state IN ('pending', 'running')) AS unfinished_done
+                (SELECT CAST(COALESCE(sum(done), 0) AS BIGINT) FROM jobs WHERE state IN ('pending', 'running')) AS unfinished_done,
+                (SELECT count(*) FROM checkins) AS checked_in
             """)
         else { throw StorageError(.backend, "count query returned no row") }
         return StoreStatistics(
@@ -24,7 +25,8 @@ extension StoreSession {
                 .pending: try row.int("jobs_pending"), .running: try row.int("jobs_running"),
                 .done: try row.int("jobs_done"), .failed: try row.int("jobs_failed"),
             ],
-            unfinishedJobPasses: try row.int64("unfinished_total"), unfinishedJobPassesDone: try row.int64("unfinished_done")
+            unfinishedJobPasses: try row.int64("unfinished_total"), unfinishedJobPassesDone: try row.int64("unfinished_done"),
+            checkedIn: try row.int("checked_in")
         )
     }
 }
@@ -40,10 +42,12 @@ public struct StoreStatistics: Sendable, Equatable {
     /// Passes to bump, and bumped so far, summed over pending and running jobs.
     public var unfinishedJobPasses: Int64
     public var unfinishedJobPassesDone: Int64
+    /// Tickets checked in at the door (`checkins` rows).
+    public var checkedIn: Int
 
     public init(
         registrations: Int, devices: Int, oldestPendingPush: Date?, jobs: [Job.State: Int],
-        unfinishedJobPasses: Int64, unfinishedJobPassesDone: Int64
+        unfinishedJobPasses: Int64, unfinishedJobPassesDone: Int64, checkedIn: Int = 0
     ) {
         self.registrations = registrations
         self.devices = devices
@@ -51,5 +55,6 @@ public struct StoreStatistics: Sendable, Equatable {
         self.jobs = jobs
         self.unfinishedJobPasses = unfinishedJobPasses
         self.unfinishedJobPassesDone = unfinishedJobPassesDone
+        self.checkedIn = checkedIn
     }
 }

@@ -1,0 +1,90 @@
+public import Foundation
+
+extension StoreSession {
+    /// Checks a ticket in, in one transaction: the pass row is locked (`updatePass`), so of two
+    /// scanners checking in the same ticket at once exactly one succeeds and the other finds it
+    /// checked in; the `checkins` row (primary key `pass_id`) is written with the pass's
+    /// `checked_in_at`, a new revision and pushes to the pass's phones.
+    ///
+    /// A cancelled ticket is refused whatever else. A ticket already checked in is refused, unless
+    /// `earliestWins` and this scan is older than the recorded one (a scan an offline scanner sends
+    /// later): then this scan becomes the check-in, with its time and gate.
+    public func checkIn(_ scan: Scan, earliestWins: Bool = false, now: Date) throws -> CheckInOutcome {
+        try transaction {
+            let scannedAt = Date(storageMillis: scan.scannedAt.storageMillis)
+            guard let current = try lockedPass(passTypeIdentifier: scan.passTypeIdentifier, serialNumber: scan.serialNumber) else {
+                return .notFound
+            }
+            if current.status == .voided { return .cancelled(current) }
+            if let existing = current.checkedInAt, !(earliestWins && scannedAt < existing) {
+                return .alreadyCheckedIn(current, try checkIn(passID: current.id) ?? CheckIn(pass: current, at: existing))
+            }
+            // The check-in row first, the pass change (which takes the revision counter's lock
+            // until commit) last.
+            let superseded = current.checkedInAt == nil ? nil : try checkIn(passID: current.id)
+            guard let row = try first("""
+                INSERT INTO checkins (pass_id, event_id, checked_in_at, gate, scanner, recorded_at)
+                VALUES (\(current.id), \(current.eventID), \(scannedAt.storageMillis), \(scan.gate), \(scan.scanner), \(now.storageMillis))
+                ON CONFLICT (pass_id) DO UPDATE SET checked_in_at = excluded.checked_in_at, gate = excluded.gate,
+                    scanner = excluded.scanner, recorded_at = excluded.recorded_at
+                RETURNING \(CheckIn.columns)
+                """)
+            else { throw StorageError(.backend, "insert returned no row") }
+            let record = try CheckIn(row: row)
+            switch try apply(PassChange(checkedInAt: .some(scannedAt)), to: current, now: now) {
+            case .updated(let pass, let enqueued):
+                return .checkedIn(pass, record, pushTokensEnqueued: enqueued, superseded: superseded)
+            case .unchanged(let pass):
+                return .checkedIn(pass, record, pushTokensEnqueued: 0, superseded: superseded)
+            }
+        }
+    }
+
+    /// Undoes a check-in: deletes the `checkins` row and gives the pass its status back (a new
+    /// revision and pushes). A ticket not checked in is left as it is (`.unchanged`).
+    /// Throws `.notFound` if the pass does not exist.
+    public func undoCheckIn(passTypeIdentifier: String, serialNumber: String, now: Date) throws -> PassUpdate {
+        try transaction {
+            guard let current = try lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
+                throw StorageError(.notFound, "no such pass")
+            }
+            // In the check-in's lock order: the pass, its check-in row, then the revision counter.
+            try execute("DELETE FROM checkins WHERE pass_id = \(current.id)")
+            return try apply(current.checkedInAt == nil ? PassChange() : PassChange(checkedInAt: .some(nil)), to: current, now: now)
+        }
+    }
+
+    /// The check-in of a pass, if it has one.
+    public func checkIn(passID: Int64) throws -> CheckIn? {
+        try first("SELECT \(CheckIn.columns) FROM checkins WHERE pass_id = \(passID)").map(CheckIn.init(row:))
+    }
+
+    /// How many active (not cancelled) tickets of each event are checked in; events without any
+    /// are missing from the answer.
+    public func checkInCounts(eventIDs: [String]) throws -> [String: Int] {
+        guard !eventIDs.isEmpty else { return [:] }
+        let events = SQLQuery.joined(eventIDs.map { "\($0)" }, separator: ", ")
+        var counts: [String: Int] = [:]
+        for row in try execute("""
+            SELECT c.event_id, count(*) AS n FROM checkins c JOIN passes p ON p.id = c.pass_id
+            WHERE c.event_id IN (\(events)) AND p.status = 'active' GROUP BY c.event_id
+            """)
+        {
+            counts[try row.string("event_id")] = try row.int("n")
+        }
+        return counts
+    }
+}
+
+extension CheckIn {
+    /// A check-in known only from the pass row (a pass checked in without a `checkins` row,
+    /// which the transaction above never leaves behind).
+    init(pass: StoredPass, at time: Date) {
+        passID = pass.id
+        eventID = pass.eventID
+        checkedInAt = time
+        gate = nil
+        scanner = nil
+        recordedAt = time
+    }
+}

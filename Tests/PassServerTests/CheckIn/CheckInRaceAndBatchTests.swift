@@ -1,0 +1,195 @@
+import Foundation
+import PassServerTesting
+import Storage
+import Synchronization
+import Testing
+
+@testable import PassServer
+
+/// Two scanners at once, and offline batches, over real HTTP on both backends.
+@Suite("Check-in: concurrent scanners and offline batches", .offCooperativePool)
+struct CheckInRaceAndBatchTests {
+    static let rounds = 40
+
+    @Test("two scanners checking in the same ticket at the same instant: exactly one 200", arguments: Backend.allCases)
+    func twoScannersAtOnce(backend: Backend) async throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let scanner = try Scanner(app)
+        let event = try app.createEvent()
+        let serials = try Scanner.issue(Self.rounds, app: app, event: event)
+        var firstWon = 0
+        for (round, serial) in serials.enumerated() {
+            let code = try scanner.code(serial)
+            let (north, south) = try await race(
+                app, token: scanner.token,
+                ("POST", "/admin/v1/checkins", #"{"code":"\#(code)","gate":"North"}"#),
+                ("POST", "/admin/v1/checkins", #"{"code":"\#(code)","gate":"South"}"#)
+            )
+            #expect([north.status, south.status].sorted() == [200, 409], "round \(round): \(north.status) \(north.text) / \(south.status) \(south.text)")
+            let (winner, loser) = north.status == 200 ? (north, south) : (south, north)
+            if north.status == 200 { firstWon += 1 }
+            // The refused one is told the winner's check-in.
+            #expect(loser.jsonObject?["checkedInAt"] as? String == winner.jsonObject?["checkedInAt"] as? String)
+            #expect(loser.jsonObject?["gate"] as? String == winner.jsonObject?["gate"] as? String)
+            let stored = try #require(try app.store.pass(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial))
+            #expect(stored.checkedInAt != nil)
+        }
+        print("\(backend): North first \(firstWon) of \(Self.rounds)")
+        let rows = try app.store.execute("SELECT count(*) AS n FROM checkins").first.map { try $0.int("n") }
+        #expect(rows == Self.rounds)
+        // Both orders happened, so the requests really raced.
+        #expect(firstWon > 0 && firstWon < Self.rounds)
+    }
+
+    @Test("an offline batch of 500 scans with 20 duplicates and 5 cancelled tickets: exactly those results, in scan order", arguments: Backend.allCases)
+    func offlineBatch(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let scanner = try Scanner(app)
+        let event = try app.createEvent()
+        let serials = try Scanner.issue(480, app: app, event: event)
+        #expect(serials.count == 480)
+        var generator = SystemRandomNumberGenerator()
+        let cancelled = Set(serials.shuffled(using: &generator).prefix(5))
+        for serial in cancelled {
+            #expect(try app.admin("POST", "/admin/v1/tickets/\(serial)/cancel", json: #"{"reason":"refund \#(serial.prefix(4))"}"#).status == 200)
+        }
+        // 480 first scans in random order, and 20 second scans of active tickets placed after
+        // their first, each a second apart.
+        var order = serials.shuffled(using: &generator)
+        let duplicated = Array(serials.filter { !cancelled.contains($0) }.shuffled(using: &generator).prefix(20))
+        for serial in duplicated {
+            let first = try #require(order.firstIndex(of: serial))
+            order.insert(serial, at: Int.random(in: (first + 1)...order.count))
+        }
+        #expect(order.count == 500)
+        let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 3_600).rounded(.down))
+        let scans = try order.enumerated().map { index, serial in
+            (code: try scanner.code(serial), gate: "G\(index % 4)", at: start.addingTimeInterval(Double(index)))
+        }
+        var seen: Set<String> = []
+        var firstTime: [String: String] = [:]
+        let expected = order.enumerated().map { index, serial -> String in
+            if cancelled.contains(serial) { return "cancelled" }
+            if seen.insert(serial).inserted {
+                firstTime[serial] = ISODate.format(start.addingTimeInterval(Double(index)))
+                return "checked_in"
+            }
+            return "already_checked_in"
+        }
+
+        let answer = try scanner.batch(scans)
+        #expect(answer.status == 200, "\(answer.text.prefix(300))")
+        let results = try #require(answer.jsonObject?["results"] as? [[String: Any]])
+        #expect(results.count == 500)
+        #expect(results.map { $0["result"] as? String ?? "?" } == expected)
+        #expect(results.map { $0["index"] as? Int ?? -1 } == Array(0..<500))
+        #expect(results.map { $0["ticket"] as? String ?? "?" } == order)
+        let statuses = ["checked_in": 200, "already_checked_in": 409, "cancelled": 410]
+        #expect(results.map { $0["status"] as? Int ?? 0 } == expected.map { statuses[$0] ?? 0 })
+        #expect(answer.jsonObject?["counts"] as? [String: Int] == ["checked_in": 475, "already_checked_in": 20, "cancelled": 5])
+        // Duplicates are told the first scan's time; cancelled tickets their reason.
+        for (index, result) in results.enumerated() where expected[index] != "cancelled" {
+            #expect(result["checkedInAt"] as? String == firstTime[order[index]], "scan \(index)")
+        }
+        for (index, result) in results.enumerated() where expected[index] == "cancelled" {
+            #expect(result["reason"] as? String == "refund \(order[index].prefix(4))")
+        }
+        let count = try app.request("GET", "/admin/v1/events/\(event)/checkins", headers: scanner.headers)
+        #expect(count.jsonObject?["checkedIn"] as? Int == 475)
+        #expect(count.jsonObject?["total"] as? Int == 475)
+
+        // Sent again, every scan is a duplicate (or cancelled) and nothing changes.
+        let again = try scanner.batch(Array(scans.prefix(50)))
+        #expect((again.jsonObject?["results"] as? [[String: Any]])?.allSatisfy { ($0["status"] as? Int).map { [409, 410].contains($0) } ?? false } == true)
+    }
+
+    @Test("the earliest scan wins: sent out of order, and against a later online check-in", arguments: Backend.allCases)
+    func earliestWins(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let scanner = try Scanner(app)
+        let event = try app.createEvent()
+        let serials = try Scanner.issue(2, app: app, event: event)
+        let base = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 600).rounded(.down))
+
+        // Two scans of one ticket sent latest first: the earlier one checks it in.
+        let code = try scanner.code(serials[0])
+        let outOfOrder = try scanner.batch([(code, "Late", base.addingTimeInterval(60)), (code, "Early", base)])
+        let results = try #require(outOfOrder.jsonObject?["results"] as? [[String: Any]])
+        #expect(results.map { $0["result"] as? String ?? "?" } == ["already_checked_in", "checked_in"])
+        #expect(results.map { $0["gate"] as? String ?? "?" } == ["Early", "Early"])
+
+        // Checked in online now; an offline scan from ten minutes ago arrives later and wins.
+        let other = try scanner.code(serials[1])
+        #expect(try scanner.scan(other, gate: "Online").status == 200)
+        let offline = try scanner.batch([(other, "Offline", base)])
+        let result = try #require((offline.jsonObject?["results"] as? [[String: Any]])?.first)
+        #expect(result["result"] as? String == "checked_in")
+        #expect(result["gate"] as? String == "Offline")
+        #expect((result["superseded"] as? [String: Any])?["gate"] as? String == "Online")
+        let ticket = try app.admin("GET", "/admin/v1/tickets/\(serials[1])")
+        #expect(ticket.jsonObject?["checkedInAt"] as? String == ISODate.format(base))
+        // A single online scan never moves a check-in.
+        #expect(try scanner.scan(other, gate: "Online", at: ISODate.format(base.addingTimeInterval(-60))).status == 409)
+    }
+
+    @Test("batch limits: 1,001 scans is 400 too_many_scans; one invalid scan refuses the batch and applies nothing", arguments: [Backend.sqlite])
+    func batchLimits(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let scanner = try Scanner(app)
+        let serial = try app.issueTicket(event: try app.createEvent())
+        let code = try scanner.code(serial)
+        let now = Date().addingTimeInterval(-10)
+        let tooMany = try scanner.batch(Array(repeating: (code, "G", now), count: 1_001))
+        #expect(tooMany.status == 400)
+        #expect(tooMany.errorCode == "too_many_scans")
+        #expect(tooMany.text.contains("1000"))
+        let atLimit = try scanner.batch(Array(repeating: (code, "G", now), count: 1_000))
+        #expect(atLimit.status == 200)
+        #expect(try app.admin("DELETE", "/admin/v1/tickets/\(serial)/checkin").status == 200)
+
+        let body = #"{"scans":[{"code":"\#(code)","scannedAt":"\#(ISODate.format(now))"},{"code":"\#(code)"},"x"]}"#
+        let invalid = try app.request("POST", "/admin/v1/checkins:batch", headers: scanner.headers, body: Array(body.utf8))
+        #expect(invalid.status == 400)
+        #expect(invalid.text.contains("scans[1].scannedAt") && invalid.text.contains("scans[2]"))
+        let ticket = try app.admin("GET", "/admin/v1/tickets/\(serial)")
+        #expect(ticket.jsonObject?["checkedInAt"] == nil, "nothing of a refused batch was applied")
+        #expect(try app.request("POST", "/admin/v1/checkins:batch", headers: scanner.headers, body: Array(#"{"scans":{}}"#.utf8)).status == 400)
+    }
+
+    /// Sends both requests at the same instant on two threads, each on a connection opened
+    /// beforehand, and returns both answers.
+    func race(
+        _ app: TestApp, token: String, _ first: (method: String, target: String, json: String), _ second: (method: String, target: String, json: String)
+    ) async throws -> (TestResponse, TestResponse) {
+        let requests = [first, second]
+        let answers = Mutex<[Int: Result<TestResponse, any Error>]>([:])
+        let ready = DispatchSemaphore(value: 0)
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let port = app.port
+        let headers = [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")]
+        for (index, request) in requests.enumerated() {
+            Thread {
+                let client = Result { try TestClient(port: port, timeout: 30) }
+                ready.signal()
+                start.wait()
+                usleep(UInt32.random(in: 0...1_500))
+                let result = Result { try client.get().request(request.method, request.target, headers: headers, body: Array(request.json.utf8)) }
+                answers.withLock { $0[index] = result }
+                done.signal()
+            }.start()
+        }
+        await offPool {
+            for _ in requests { ready.wait() }
+            for _ in requests { start.signal() }
+            for _ in requests { done.wait() }
+        }
+        let results = answers.withLock { $0 }
+        guard let a = results[0], let b = results[1] else { throw AdminSupport.Failure(description: "a racing request did not finish") }
+        return (try a.get(), try b.get())
+    }
+}

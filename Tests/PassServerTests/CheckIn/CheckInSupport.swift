@@ -1,0 +1,56 @@
+import Foundation
+import PassServerTesting
+import Storage
+import Testing
+
+@testable import PassServer
+
+/// Scanning helpers shared by the check-in tests.
+struct Scanner {
+    let app: TestApp
+    let token: String
+
+    /// A scanner token stored in `app`'s database.
+    init(_ app: TestApp) throws {
+        self.app = app
+        token = try AdminRoleTests.token(app, role: .scanner)
+    }
+
+    var headers: [(String, String)] { [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")] }
+
+    /// The signed barcode message of a ticket, as its pass carries it.
+    func code(_ serial: String) throws -> String {
+        let passType = try #require(PassTypeIdentifier(app.passTypeIdentifier))
+        let serialNumber = try #require(SerialNumber(serial))
+        return try app.application.passes.vault.barcode(passType: passType, serial: serialNumber).message
+    }
+
+    /// `POST /admin/v1/checkins`.
+    func scan(_ code: String, gate: String? = nil, at time: String? = nil) throws -> TestResponse {
+        var fields = [#""code":\#(Self.quoted(code))"#]
+        if let gate { fields.append(#""gate":\#(Self.quoted(gate))"#) }
+        if let time { fields.append(#""scannedAt":"\#(time)""#) }
+        return try app.request("POST", "/admin/v1/checkins", headers: headers, body: Array("{\(fields.joined(separator: ","))}".utf8))
+    }
+
+    /// `POST /admin/v1/checkins:batch` of `(code, gate, scannedAt)` scans.
+    func batch(_ scans: [(code: String, gate: String, at: Date)]) throws -> TestResponse {
+        let items = scans.map { #"{"code":\#(Self.quoted($0.code)),"gate":\#(Self.quoted($0.gate)),"scannedAt":"\#(ISODate.format($0.at))"}"# }
+        return try app.request("POST", "/admin/v1/checkins:batch", headers: headers, body: Array(#"{"scans":[\#(items.joined(separator: ","))]}"#.utf8))
+    }
+
+    static func quoted(_ text: String) -> String {
+        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+    }
+
+    /// Issues `count` tickets in one import; returns their serials in order.
+    static func issue(_ count: Int, app: TestApp, event: String) throws -> [String] {
+        let body = "[" + (0..<count).map { #"{"attendeeName":"Guest \#($0)","seat":"S\#($0)"}"# }.joined(separator: ",") + "]"
+        let imported = try app.request(
+            "POST", "/admin/v1/events/\(event)/tickets:batch",
+            headers: [("Authorization", "Bearer \(app.adminToken)"), ("Content-Type", "application/json")], body: Array(body.utf8)
+        )
+        let entries = try #require(imported.jsonObject?["tickets"] as? [[String: Any]], "import answered \(imported.status) \(imported.text.prefix(300))")
+        return entries.compactMap { $0["serialNumber"] as? String }
+    }
+}
