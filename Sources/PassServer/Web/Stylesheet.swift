@@ -27,7 +27,7 @@ enum Stylesheet {
         .notice { border-left: 4px solid var(--bad); background: #fdecea; padding: .5rem .8rem; margin: 0 0 1rem; }
         .notice p { margin: .2rem 0; overflow-wrap: anywhere; }
         .wallet .button { background: #000; font-size: 1.05rem; padding: .7rem 1.2rem; }
-        .qr { margin: 0; } .qr svg { display: block; width: 100%; max-width: 18rem; height: auto; }
+        .qr { margin: 0; } .qr svg { display: block; width: 100%; min-width: 14rem; max-width: 18rem; height: auto; }
         .qr figcaption { margin-top: .4rem; } .serial { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
         """
 }

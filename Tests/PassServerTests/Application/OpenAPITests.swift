@@ -28,12 +28,11 @@ struct OpenAPITests {
         return Set(String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init))
     }
 
-    /// Whether a routed "METHOD /path" is a page for browsers (the dashboard's HTML and forms,
-    /// the stylesheet and scripts), which the document leaves out; the dashboard's JSON progress
+    /// Whether a routed "METHOD /path" is one of the dashboard's pages for browsers (HTML and forms),
+    /// which the document leaves out; `/assets/{name}` and the dashboard's JSON progress
     /// endpoint is in it.
     static func isWebPage(_ route: String) -> Bool {
         let path = route.split(separator: " ").last.map(String.init) ?? ""
-        if path.hasPrefix("/assets/") { return true }
         return path.hasPrefix("/admin") && !path.hasPrefix("/admin/v1/") && path != "/admin/jobs/{jobId}/progress"
     }
 

@@ -28,9 +28,11 @@ struct PruneCommandTests {
         #expect(result.standardOutput == """
             push_log: 4 removed
             push_outbox_failed: 1 removed
+            mail_outbox_failed: 1 removed
             jobs: 1 removed
             registrations: 2 removed
             devices: 1 removed
+            admin_sessions: 0 removed
 
             """)
         #expect(try RetentionRows.remaining(store) == RetentionRows.survivors(exactEdge: false))
