@@ -79,6 +79,9 @@ struct EventEmailTests {
         let event = try fixture.createEvent()
         let serials = try fixture.importGuests(3, event: event, notify: true)
         _ = try await fixture.smtp.waitForMessages(3, timeout: 60)
+        // The server records a message as sent just after the SMTP server has it: resend once all
+        // three are recorded, not while one is still in the outbox.
+        for serial in serials { _ = try await fixture.waitForEmail(serial, state: "sent") }
         let resend = try fixture.app.admin("POST", "/admin/v1/events/\(event)/email", json: #"{"resend":true}"#)
         #expect(resend.status == 202 && resend.jsonObject?["kind"] as? String == "email-resend" && resend.jsonObject?["total"] as? Int == 3)
         let messages = try await fixture.smtp.waitForMessages(6, timeout: 60)
