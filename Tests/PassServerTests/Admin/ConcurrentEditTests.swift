@@ -12,9 +12,11 @@ struct ConcurrentEditTests {
     static let rounds = 60
 
     /// Sends `first` and `second` at the same instant on two threads, each on a connection opened
-    /// beforehand, and returns both answers. Waits off the cooperative pool, which other tests need.
+    /// beforehand, with `token` (the admin token by default), and returns both answers. Waits off
+    /// the cooperative pool, which other tests need.
     static func race(
-        _ app: TestApp, _ first: (method: String, target: String, json: String), _ second: (method: String, target: String, json: String)
+        _ app: TestApp, token: String? = nil, _ first: (method: String, target: String, json: String),
+        _ second: (method: String, target: String, json: String)
     ) async throws -> (TestResponse, TestResponse) {
         let requests = [first, second]
         let answers = Mutex<[Int: Result<TestResponse, any Error>]>([:])
@@ -22,7 +24,7 @@ struct ConcurrentEditTests {
         let start = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         let port = app.port
-        let headers = [("Authorization", "Bearer \(app.adminToken)"), ("Content-Type", "application/json")]
+        let headers = [("Authorization", "Bearer \(token ?? app.adminToken)"), ("Content-Type", "application/json")]
         for (index, request) in requests.enumerated() {
             Thread {
                 let client = Result { try TestClient(port: port, timeout: 30) }

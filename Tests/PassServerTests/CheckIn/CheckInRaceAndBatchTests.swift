@@ -21,7 +21,7 @@ struct CheckInRaceAndBatchTests {
         var firstWon = 0
         for (round, serial) in serials.enumerated() {
             let code = try scanner.code(serial)
-            let (north, south) = try await race(
+            let (north, south) = try await ConcurrentEditTests.race(
                 app, token: scanner.token,
                 ("POST", "/admin/v1/checkins", #"{"code":"\#(code)","gate":"North"}"#),
                 ("POST", "/admin/v1/checkins", #"{"code":"\#(code)","gate":"South"}"#)
@@ -158,38 +158,5 @@ struct CheckInRaceAndBatchTests {
         let ticket = try app.admin("GET", "/admin/v1/tickets/\(serial)")
         #expect(ticket.jsonObject?["checkedInAt"] == nil, "nothing of a refused batch was applied")
         #expect(try app.request("POST", "/admin/v1/checkins:batch", headers: scanner.headers, body: Array(#"{"scans":{}}"#.utf8)).status == 400)
-    }
-
-    /// Sends both requests at the same instant on two threads, each on a connection opened
-    /// beforehand, and returns both answers.
-    func race(
-        _ app: TestApp, token: String, _ first: (method: String, target: String, json: String), _ second: (method: String, target: String, json: String)
-    ) async throws -> (TestResponse, TestResponse) {
-        let requests = [first, second]
-        let answers = Mutex<[Int: Result<TestResponse, any Error>]>([:])
-        let ready = DispatchSemaphore(value: 0)
-        let start = DispatchSemaphore(value: 0)
-        let done = DispatchSemaphore(value: 0)
-        let port = app.port
-        let headers = [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")]
-        for (index, request) in requests.enumerated() {
-            Thread {
-                let client = Result { try TestClient(port: port, timeout: 30) }
-                ready.signal()
-                start.wait()
-                usleep(UInt32.random(in: 0...1_500))
-                let result = Result { try client.get().request(request.method, request.target, headers: headers, body: Array(request.json.utf8)) }
-                answers.withLock { $0[index] = result }
-                done.signal()
-            }.start()
-        }
-        await offPool {
-            for _ in requests { ready.wait() }
-            for _ in requests { start.signal() }
-            for _ in requests { done.wait() }
-        }
-        let results = answers.withLock { $0 }
-        guard let a = results[0], let b = results[1] else { throw AdminSupport.Failure(description: "a racing request did not finish") }
-        return (try a.get(), try b.get())
     }
 }
