@@ -24,8 +24,24 @@ extension StoreSession {
     /// already, in which case nothing is written. Returns whether anything was.
     @discardableResult
     public func recordServed(passTypeIdentifier: String, serialNumber: String, revision: Int64, now: Date) throws -> Bool {
-        try transaction {
-            let pass: SQLQuery = "pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)"
+        let pass: SQLQuery = "pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)"
+        if dialect == .postgres {
+            // One statement, one round trip (every phone's fetch makes it once per revision): the
+            // registrations are written only when the pass row was, as in the transaction below.
+            // The EXISTS runs the passes update first, so rows are locked in the same order.
+            return try first("""
+                WITH served AS (
+                    UPDATE passes SET served_revision = \(revision), served_at = \(now.storageMillis)
+                    WHERE \(pass) AND (served_revision IS NULL OR served_revision < \(revision))
+                    RETURNING id),
+                registered AS (
+                    UPDATE registrations SET served_revision = \(revision)
+                    WHERE \(pass) AND (served_revision IS NULL OR served_revision < \(revision)) AND EXISTS (SELECT 1 FROM served)
+                    RETURNING 1)
+                SELECT (SELECT count(*) FROM served) AS served
+                """).map { try $0.int("served") > 0 } ?? false
+        }
+        return try transaction {
             let changed = try execute("""
                 UPDATE passes SET served_revision = \(revision), served_at = \(now.storageMillis)
                 WHERE \(pass) AND (served_revision IS NULL OR served_revision < \(revision))
