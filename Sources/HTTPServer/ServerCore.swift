@@ -77,6 +77,8 @@ final class ServerCore: Sendable {
     func logAccess(_ context: RequestContext, status: Int, bytes: Int, note: String? = nil) {
         let duration = ContinuousClock.now - context.startedAt
         observer?(CompletedRequest(method: context.method, route: context.route?.pattern, status: status, duration: duration))
+        // Every request passes here: build the line only when it is written.
+        guard logger.level <= .info else { return }
         let milliseconds = duration / .milliseconds(1)
         var metadata: Logger.Metadata = [
             "method": context.method.rawValue,
