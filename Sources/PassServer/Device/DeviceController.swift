@@ -69,7 +69,7 @@ struct DeviceController: Sendable {
 
     // MARK: What changed
 
-    private struct SerialsBody: Encodable {
+    struct SerialsBody: Encodable {
         var serialNumbers: [String]
         var lastUpdated: String
     }
@@ -91,7 +91,31 @@ struct DeviceController: Sendable {
                 )
             }
         }
-        return .json(SerialsBody(serialNumbers: changed.serialNumbers, lastUpdated: String(last)), encoder: .api)
+        let body = SerialsBody(serialNumbers: changed.serialNumbers, lastUpdated: String(last))
+        guard let bytes = Self.serialsJSON(body) else { return .json(body, encoder: .api) }
+        return Response(status: 200, headers: ["Content-Type": "application/json"], body: bytes)
+    }
+
+    /// The list answer, byte for byte what `JSONEncoder.api` makes of it, when no string in it needs
+    /// escaping (nil otherwise: the encoder writes it). Every phone asks for it after a change.
+    static func serialsJSON(_ body: SerialsBody) -> [UInt8]? {
+        func plain(_ text: String) -> Bool {
+            !text.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        }
+        guard plain(body.lastUpdated), body.serialNumbers.allSatisfy(plain) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(40 + body.lastUpdated.utf8.count + body.serialNumbers.reduce(0) { $0 + $1.utf8.count + 3 })
+        out.append(contentsOf: #"{"lastUpdated":""#.utf8)
+        out.append(contentsOf: body.lastUpdated.utf8)
+        out.append(contentsOf: #"","serialNumbers":["#.utf8)
+        for (index, serial) in body.serialNumbers.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: serial.utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(contentsOf: "]}".utf8)
+        return out
     }
 
     func latestPass(_ request: Request) throws -> Response {
