@@ -24,9 +24,16 @@ enum RequestID {
     /// 128 random bits as 32 lowercase hex digits.
     static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in
-            let digits = String(generator.next() as UInt64, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
-        }.joined()
+        let words: (UInt64, UInt64) = (generator.next(), generator.next())
+        // Written straight into the string's storage: every request without an id makes one.
+        return String(unsafeUninitializedCapacity: 32) { buffer in
+            for (offset, word) in [(0, words.0), (16, words.1)] {
+                for nibble in 0..<16 {
+                    let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * nibble)) & 0x0F
+                    buffer[offset + nibble] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+                }
+            }
+            return 32
+        }
     }
 }

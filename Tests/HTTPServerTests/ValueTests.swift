@@ -41,6 +41,10 @@ import Testing
             #expect(resolved.count == 32)
         }
         #expect(RequestID.generate() != RequestID.generate())
+        // 32 lowercase hex digits, every digit value reachable.
+        let generated = (0..<64).map { _ in RequestID.generate() }
+        #expect(generated.allSatisfy { $0.utf8.count == 32 && $0.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) } })
+        #expect(Set(generated.joined()).count == 16)
     }
 
     @Test func errorResponsesHaveTheJSONShape() throws {
