@@ -1,9 +1,10 @@
 import Foundation
+import PassServerTesting
 import Testing
 
 @testable import PassServer
 
-@Suite("Device API: the changed-serials answer's bytes")
+@Suite("Device API: the changed-serials answer's bytes", .offCooperativePool)
 struct SerialsAnswerTests {
     static let cases: [[String]] = [
         ["A1B2C3D4E5F6G7H8J9K0LM"],
