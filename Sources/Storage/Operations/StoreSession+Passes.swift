@@ -100,8 +100,8 @@ extension StoreSession {
     /// Taking the revision locks the counter's row until commit: every change of every pass waits
     /// for it, in commit order, so that revisions become visible in the order they were taken.
     /// What needs no revision (whether the event is archived) is read before; on PostgreSQL the
-    /// counter and the pass are updated in one statement, so the lock is held for three
-    /// statements (the pass, its pushes, its registrations) and the commit.
+    /// counter, the pass, its pushes and its registrations are updated in one statement, so the
+    /// lock is held for that statement and the commit.
     func apply(_ change: PassChange, to current: StoredPass, now: Date) throws -> PassUpdate {
         let target = change.applied(to: current)
         if target == current && !change.touch { return .unchanged(current) }
@@ -124,27 +124,40 @@ extension StoreSession {
             language = \(target.language), checked_in_at = \(target.checkedInAt.map(\.storageMillis)),
             modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
             """
-        let updatedRow: SQLRow?
+        let thisPass: SQLQuery = "r.pass_type_identifier = \(current.passTypeIdentifier) AND r.serial_number = \(current.serialNumber)"
+        let owner = PushOwner(eventID: target.eventID, jobID: nil)
         if dialect == .postgres {
-            updatedRow = try first("""
-                WITH next AS (UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value)
-                UPDATE passes SET \(assignments), revision = next.value FROM next
-                WHERE passes.id = \(current.id)
-                RETURNING \(StoredPass.columns(prefix: "passes"))
+            // One statement, so the counter's lock is held for it and the commit only. The
+            // sub-statements lock in the order every other writer does: the counter and the pass
+            // (`upd`, which the answer reads first), the outbox rows (`pushes`, counted by the
+            // answer), then the registrations (`regs`, which nothing reads: PostgreSQL runs it
+            // after the answer). The dispatcher locks outbox rows, then registrations.
+            let pushes: SQLQuery = archived
+                ? "SELECT 1 AS id WHERE false"
+                : enqueueStatement(where: thisPass, owner: owner, now: now)
+            guard let row = try first("""
+                WITH next AS (UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value),
+                upd AS (
+                    UPDATE passes SET \(assignments), revision = next.value FROM next
+                    WHERE passes.id = \(current.id)
+                    RETURNING \(StoredPass.columns(prefix: "passes"))),
+                pushes AS (\(pushes)),
+                regs AS (
+                    UPDATE registrations r SET pass_revision = next.value FROM next
+                    WHERE \(thisPass))
+                SELECT upd.*, (SELECT count(*) FROM pushes) AS enqueued FROM upd
                 """)
-        } else {
-            let revision = try nextRevision()
-            updatedRow = try first("""
-                UPDATE passes SET \(assignments), revision = \(revision) WHERE id = \(current.id)
-                RETURNING \(StoredPass.columns)
-                """)
+            else { throw StorageError(.notFound, "no such pass") }
+            return .updated(try StoredPass(row: row), pushTokensEnqueued: try row.int("enqueued"))
         }
-        guard let updatedRow else { throw StorageError(.notFound, "no such pass") }
+        let revision = try nextRevision()
+        guard let updatedRow = try first("""
+            UPDATE passes SET \(assignments), revision = \(revision) WHERE id = \(current.id)
+            RETURNING \(StoredPass.columns)
+            """)
+        else { throw StorageError(.notFound, "no such pass") }
         let updated = try StoredPass(row: updatedRow)
-        let enqueued = archived ? 0 : try enqueuePushes(
-            where: "r.pass_type_identifier = \(current.passTypeIdentifier) AND r.serial_number = \(current.serialNumber)",
-            owner: PushOwner(eventID: updated.eventID, jobID: nil), now: now
-        )
+        let enqueued = archived ? 0 : try enqueuePushes(where: thisPass, owner: owner, now: now)
         // After the outbox rows: the dispatcher locks outbox rows, then registrations.
         try execute("""
             UPDATE registrations SET pass_revision = \(updated.revision)
@@ -171,6 +184,11 @@ extension StoreSession {
     /// (a hash join it estimated cheaper than 500 index lookups), 4× slower at 100,000
     /// registrations and growing with the database. SQLite's planner takes the index on its own.
     func enqueuePushes(where filter: SQLQuery, joinPasses: Bool = false, owner: PushOwner, now: Date) throws -> Int {
+        try execute(enqueueStatement(where: filter, joinPasses: joinPasses, owner: owner, now: now)).count
+    }
+
+    /// The statement `enqueuePushes` runs: an upsert returning one `id` per pair enqueued.
+    func enqueueStatement(where filter: SQLQuery, joinPasses: Bool = false, owner: PushOwner, now: Date) -> SQLQuery {
         let source: SQLQuery
         if !joinPasses {
             source = "registrations r JOIN devices d ON d.device_library_identifier = r.device_library_identifier"
@@ -188,7 +206,7 @@ extension StoreSession {
         }
         let millis = now.storageMillis
         // `WHERE true`: SQLite needs a WHERE before an upsert's ON CONFLICT (parsing ambiguity).
-        return try execute("""
+        return """
             INSERT INTO push_outbox (push_token, pass_type_identifier, generation, attempts, next_attempt_at, first_enqueued_at, state,
                 event_id, job_id)
             SELECT pairs.push_token, pairs.pass_type_identifier, 1, 0, \(millis), \(millis), 'pending', \(owner.eventID), \(owner.jobID)
@@ -206,7 +224,7 @@ extension StoreSession {
                     ELSE push_outbox.first_enqueued_at END,
                 state = 'pending', event_id = excluded.event_id, job_id = excluded.job_id
             RETURNING id
-            """).count
+            """
     }
 }
 
