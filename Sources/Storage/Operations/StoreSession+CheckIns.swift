@@ -12,26 +12,28 @@ extension StoreSession {
     public func checkIn(_ scan: Scan, earliestWins: Bool = false, now: Date) throws -> CheckInOutcome {
         try transaction {
             let scannedAt = Date(storageMillis: scan.scannedAt.storageMillis)
-            guard let current = try lockedPass(passTypeIdentifier: scan.passTypeIdentifier, serialNumber: scan.serialNumber) else {
+            guard let locked = try lockedPass(passTypeIdentifier: scan.passTypeIdentifier, serialNumber: scan.serialNumber) else {
                 return .notFound
             }
+            let current = locked.pass
             if current.status == .voided { return .cancelled(current) }
             if let existing = current.checkedInAt, !(earliestWins && scannedAt < existing) {
                 return .alreadyCheckedIn(current, try checkIn(passID: current.id) ?? CheckIn(pass: current, at: existing))
             }
-            // The check-in row first, the pass change (which takes the revision counter's lock
-            // until commit) last.
             let superseded = current.checkedInAt == nil ? nil : try checkIn(passID: current.id)
-            guard let row = try first("""
+            let record = CheckIn(
+                passID: current.id, eventID: current.eventID, checkedInAt: scannedAt, gate: scan.gate, scanner: scan.scanner,
+                recordedAt: Date(storageMillis: now.storageMillis)
+            )
+            // Written with the pass change, in its round trip on PostgreSQL: the row is the pass's
+            // (primary key `pass_id`), and the pass is locked.
+            let upsert: SQLQuery = """
                 INSERT INTO checkins (pass_id, event_id, checked_in_at, gate, scanner, recorded_at)
-                VALUES (\(current.id), \(current.eventID), \(scannedAt.storageMillis), \(scan.gate), \(scan.scanner), \(now.storageMillis))
+                VALUES (\(record.passID), \(record.eventID), \(scannedAt.storageMillis), \(record.gate), \(record.scanner), \(now.storageMillis))
                 ON CONFLICT (pass_id) DO UPDATE SET checked_in_at = excluded.checked_in_at, gate = excluded.gate,
                     scanner = excluded.scanner, recorded_at = excluded.recorded_at
-                RETURNING \(CheckIn.columns)
-                """)
-            else { throw StorageError(.backend, "insert returned no row") }
-            let record = try CheckIn(row: row)
-            switch try apply(PassChange(checkedInAt: .some(scannedAt)), to: current, now: now) {
+                """
+            switch try apply(PassChange(checkedInAt: .some(scannedAt)), to: locked, alongside: upsert, now: now) {
             case .updated(let pass, let enqueued):
                 return .checkedIn(pass, record, pushTokensEnqueued: enqueued, superseded: superseded)
             case .unchanged(let pass):
@@ -45,12 +47,11 @@ extension StoreSession {
     /// Throws `.notFound` if the pass does not exist.
     public func undoCheckIn(passTypeIdentifier: String, serialNumber: String, now: Date) throws -> PassUpdate {
         try transaction {
-            guard let current = try lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
+            guard let locked = try lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
                 throw StorageError(.notFound, "no such pass")
             }
-            // In the check-in's lock order: the pass, its check-in row, then the revision counter.
-            try execute("DELETE FROM checkins WHERE pass_id = \(current.id)")
-            return try apply(current.checkedInAt == nil ? PassChange() : PassChange(checkedInAt: .some(nil)), to: current, now: now)
+            let change = locked.pass.checkedInAt == nil ? PassChange() : PassChange(checkedInAt: .some(nil))
+            return try apply(change, to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(locked.pass.id)", now: now)
         }
     }
 
@@ -79,6 +80,15 @@ extension StoreSession {
 extension CheckIn {
     /// A check-in known only from the pass row (a pass checked in without a `checkins` row,
     /// which the transaction above never leaves behind).
+    init(passID: Int64, eventID: String?, checkedInAt: Date, gate: String?, scanner: String?, recordedAt: Date) {
+        self.passID = passID
+        self.eventID = eventID
+        self.checkedInAt = checkedInAt
+        self.gate = gate
+        self.scanner = scanner
+        self.recordedAt = recordedAt
+    }
+
     init(pass: StoredPass, at time: Date) {
         passID = pass.id
         eventID = pass.eventID

@@ -78,37 +78,46 @@ extension StoreSession {
         passTypeIdentifier: String, serialNumber: String, now: Date, _ decide: (StoredPass) throws -> PassChange
     ) throws -> PassUpdate {
         try transaction {
-            guard let current = try lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
+            guard let locked = try lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
                 throw StorageError(.notFound, "no such pass")
             }
-            return try apply(try decide(current), to: current, now: now)
+            return try apply(try decide(locked.pass), to: locked, now: now)
         }
     }
 
     /// The pass, locked until the end of the transaction (PostgreSQL `FOR UPDATE`; SQLite's write
-    /// lock); nil if it does not exist.
-    func lockedPass(passTypeIdentifier: String, serialNumber: String) throws -> StoredPass? {
-        try first("""
-            SELECT \(StoredPass.columns) FROM passes
-            WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)\(unsafeRaw: forUpdate)
-            """).map(StoredPass.init(row:))
+    /// lock), and whether its event is archived, read in the same statement; nil if it does not exist.
+    func lockedPass(passTypeIdentifier: String, serialNumber: String) throws -> LockedPass? {
+        guard let row = try first("""
+            SELECT \(StoredPass.columns(prefix: "p")), CASE WHEN e.archived_at IS NULL THEN 0 ELSE 1 END AS event_archived
+            FROM passes p LEFT JOIN events e ON e.id = p.event_id
+            WHERE p.pass_type_identifier = \(passTypeIdentifier) AND p.serial_number = \(serialNumber)\(unsafeRaw: dialect == .postgres ? " FOR UPDATE OF p" : "")
+            """)
+        else { return nil }
+        return LockedPass(pass: try StoredPass(row: row), eventArchived: try row.int("event_archived") != 0)
     }
 
-    /// Applies `change` to `current`, a pass `lockedPass` locked in this transaction (see
-    /// `updatePass`).
+    /// Applies `change` to the pass `lockedPass` locked in this transaction (see `updatePass`).
+    /// `alongside`, a statement of the caller's on rows only this pass's lock guards, is written in
+    /// the same round trip on PostgreSQL and just before the change on SQLite.
     ///
     /// Taking the revision locks the counter's row until commit: every change of every pass waits
     /// for it, in commit order, so that revisions become visible in the order they were taken.
     /// What needs no revision (whether the event is archived) is read before; on PostgreSQL the
     /// counter, the pass, its pushes and its registrations are updated in one statement, so the
     /// lock is held for that statement and the commit.
-    func apply(_ change: PassChange, to current: StoredPass, now: Date) throws -> PassUpdate {
+    func apply(_ change: PassChange, to locked: LockedPass, alongside: SQLQuery? = nil, now: Date) throws -> PassUpdate {
+        let current = locked.pass
         let target = change.applied(to: current)
-        if target == current && !change.touch { return .unchanged(current) }
+        if target == current && !change.touch {
+            if let alongside { try execute(alongside) }
+            return .unchanged(current)
+        }
         // The email's language is no part of the pass: no new revision, nothing to tell phones.
         var sameContent = target
         sameContent.language = current.language
         if sameContent == current && !change.touch {
+            if let alongside { try execute(alongside) }
             guard let row = try first("""
                 UPDATE passes SET language = \(target.language) WHERE id = \(current.id) RETURNING \(StoredPass.columns)
                 """)
@@ -116,7 +125,7 @@ extension StoreSession {
             return .updated(try StoredPass(row: row), pushTokensEnqueued: 0)
         }
         // An archived event's passes change without telling phones (they see it when they ask).
-        let archived = try current.eventID.map(isArchived(eventID:)) ?? false
+        let archived = locked.eventArchived
         let assignments: SQLQuery = """
             attendee_name = \(target.attendeeName), attendee_email = \(target.attendeeEmail),
             seat = \(target.seat), external_id = \(target.externalID), extra = \(ExtraColumn.encode(target.extra)),
@@ -135,8 +144,9 @@ extension StoreSession {
             let pushes: SQLQuery = archived
                 ? "SELECT 1 AS id WHERE false"
                 : enqueueStatement(where: thisPass, owner: owner, now: now)
+            let extra: SQLQuery = alongside.map { "alongside AS (\($0))," } ?? ""
             guard let row = try first("""
-                WITH next AS (UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value),
+                WITH \(extra)next AS (UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value),
                 upd AS (
                     UPDATE passes SET \(assignments), revision = next.value FROM next
                     WHERE passes.id = \(current.id)
@@ -150,6 +160,7 @@ extension StoreSession {
             else { throw StorageError(.notFound, "no such pass") }
             return .updated(try StoredPass(row: row), pushTokensEnqueued: try row.int("enqueued"))
         }
+        if let alongside { try execute(alongside) }
         let revision = try nextRevision()
         guard let updatedRow = try first("""
             UPDATE passes SET \(assignments), revision = \(revision) WHERE id = \(current.id)
@@ -226,6 +237,13 @@ extension StoreSession {
             RETURNING id
             """
     }
+}
+
+/// A pass locked for a change, with what the change needs to know of its event.
+struct LockedPass {
+    var pass: StoredPass
+    /// Its event is archived: the change tells no phone.
+    var eventArchived: Bool
 }
 
 /// Who a push belongs to: the event whose pass changed and the re-push job that changed it (nil
