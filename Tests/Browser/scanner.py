@@ -128,7 +128,9 @@ def test():
     page.wait_for(lambda: page.find("#scan-waiting").get_attribute("hidden") is not None, "the waiting scans were never sent", timeout=45)
     items = [item.text for item in page.find_all("#scan-sent li")]
     check(len(items) == 3 and all(item.startswith("Checked in:") for item in items), f"the sent scans are listed as {items!r}")
-    check(all(any(code in item for item in items) for code in offline), f"not every sent code is listed: {items!r}")
+    check(all(code in item for code, item in zip(offline, items)), f"the sent codes are not listed in scan order: {items!r}")
+    kind, title, detail = result(page)
+    check(title == "3 waiting scans sent" and "3 checked in" in detail and "ok" in kind.split(), f"the batch is summed up as {kind!r} {title!r} {detail!r}")
     count(page, f"5 / {total}")
     check(page.driver.execute_script("return localStorage.getItem('passserver.scanner.waiting')") == "[]", "sent scans are still kept")
     page.screenshot("sent", full_page=False)
@@ -146,6 +148,7 @@ def test():
     page.open(f"/admin/scan?event={event}")
     page.wait_for(lambda: len(page.find_all("#scan-sent li")) == 1, "the scan kept across the reload was never sent", timeout=30)
     check(page.text("#scan-sent li").startswith("Checked in:"), f"the kept scan was answered {page.text('#scan-sent li')!r}")
+    page.wait_for_text("1 waiting scan sent", "#scan-title")
     count(page, f"6 / {total}")
     page.assert_no_dialog()
 

@@ -178,13 +178,14 @@ enum ScannerAssets {
             retryDelay = Math.min(retryDelay * 2, LAST_RETRY);
           }
 
-          function listSent(scan, status, body) {
+          // One line of the list of sent scans; returns its class (ok, warn or bad).
+          function listSent(scan, status, body, into) {
             var shown = describe(status, body);
             var item = document.createElement("li");
             item.className = shown[0];
             item.textContent = shown[1] + ": " + (shown[2].length ? shown[2].join(" · ") : "") + " (" + scan.code + ", scanned " + time(scan.scannedAt) + ")";
-            sentList.insertBefore(item, sentList.firstChild);
-            sentBox.hidden = false;
+            into.appendChild(item);
+            return shown[0];
           }
 
           function sendWaiting() {
@@ -203,15 +204,21 @@ enum ScannerAssets {
               // Scans made meanwhile were appended: remove only the ones sent.
               saveQueue(queue().slice(batch.length));
               retryDelay = FIRST_RETRY;
+              // The newest batch on top, its scans in the order they were made.
+              var items = document.createDocumentFragment(), kinds = {};
               answer.body.results.forEach(function (one) {
-                var sent = batch[one.index] || { code: "?", scannedAt: "" };
-                listSent(sent, one.status, one);
+                kinds[listSent(batch[one.index] || { code: "?", scannedAt: "" }, one.status, one, items)] = true;
               });
-              var last = answer.body.results[answer.body.results.length - 1];
-              if (last) {
-                var shown = describe(last.status, last);
-                show(shown[0], shown[1], shown[2].concat([batch.length + (batch.length === 1 ? " waiting scan sent" : " waiting scans sent") + "; see the list below."]));
-              }
+              sentList.insertBefore(items, sentList.firstChild);
+              sentBox.hidden = false;
+              // The summary takes the colour of the worst result: a refused scan must be seen.
+              var counts = answer.body.counts || {}, lines = [];
+              [["checked_in", "checked in"], ["already_checked_in", "already checked in"], ["cancelled", "cancelled"], ["unknown_code", "unknown code"]].forEach(function (pair) {
+                if (counts[pair[0]]) { lines.push(counts[pair[0]] + " " + pair[1]); }
+              });
+              lines.push("Each result is listed below.");
+              show(kinds.bad ? "bad" : kinds.warn ? "warn" : "ok",
+                   batch.length + (batch.length === 1 ? " waiting scan sent" : " waiting scans sent"), lines);
               refreshCount();
               if (queue().length > 0) { sendWaiting(); }
             }, function () {
