@@ -8,7 +8,8 @@ import Storage
 /// the JSON admin API (`AdminController`), signed in with an admin token (`DashboardSessions`).
 ///
 /// Reading needs a session of a viewer or admin token; every `POST` needs the session's CSRF
-/// token and an admin token (403 otherwise). Pages answer HTML, errors included.
+/// token and an admin token (403 otherwise). Pages answer HTML, errors included. A scanner
+/// token's session reaches only the scanner page and its JSON calls (`DashboardController+Scan`).
 struct DashboardController: Sendable {
     let admin: AdminController
     let sessions: DashboardSessions
