@@ -148,7 +148,8 @@ def test():
     page.open(f"/admin/scan?event={event}")
     page.wait_for(lambda: len(page.find_all("#scan-sent li")) == 1, "the scan kept across the reload was never sent", timeout=30)
     check(page.text("#scan-sent li").startswith("Checked in:"), f"the kept scan was answered {page.text('#scan-sent li')!r}")
-    page.wait_for_text("1 waiting scan sent", "#scan-title")
+    page.wait_for_text("Sent after reconnecting", "#scan-detail")
+    check(page.text("#scan-title") == "Checked in", f"the one kept scan is shown as {page.text('#scan-title')!r}")
     count(page, f"6 / {total}")
     page.assert_no_dialog()
 

@@ -211,7 +211,15 @@ enum ScannerAssets {
               });
               sentList.insertBefore(items, sentList.firstChild);
               sentBox.hidden = false;
-              // The summary takes the colour of the worst result: a refused scan must be seen.
+              // One scan is shown as a scan made now would be; more are summed up in the colour
+              // of the worst result, so a refused scan is seen.
+              if (answer.body.results.length === 1) {
+                var one = answer.body.results[0], alone = describe(one.status, one);
+                show(alone[0], alone[1], alone[2].concat(["Sent after reconnecting (scanned " + time(batch[0].scannedAt) + ")."]));
+                refreshCount();
+                if (queue().length > 0) { sendWaiting(); }
+                return;
+              }
               var counts = answer.body.counts || {}, lines = [];
               [["checked_in", "checked in"], ["already_checked_in", "already checked in"], ["cancelled", "cancelled"], ["unknown_code", "unknown code"]].forEach(function (pair) {
                 if (counts[pair[0]]) { lines.push(counts[pair[0]] + " " + pair[1]); }
