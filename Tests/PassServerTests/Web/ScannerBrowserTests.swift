@@ -92,7 +92,10 @@ struct ScannerBrowserTests {
         }
     }
 
-    @Test("door staff scan: green, amber, red as text; offline scans kept through a stopped server and a reload, then sent", arguments: Backend.allCases)
+    @Test(
+        "door staff scan: green, amber, red as text; offline scans kept through a stopped server and a reload, then sent",
+        .timeLimit(.minutes(10)), arguments: Backend.allCases
+    )
     func scanner(backend: Backend) async throws {
         let server = try await Restartable(backend)
         do {
@@ -115,13 +118,14 @@ struct ScannerBrowserTests {
                 throw Restartable.Failure(description: "the ticket was not cancelled")
             }
             let offline = try Scanner.issue(4, app: app, event: event)
+            let other = try app.issueTicket(event: try app.createEvent(name: "Another Night"), attendee: "Other Guest")
             let codes = try Scanner(app)
             let adaCode = try codes.code(ada)
             return (event, [
                 "SCANNER_TOKEN": codes.token, "EVENT_ID": event, "CODE_ADA": adaCode, "CODE_HOSTILE": try codes.code(hostile),
                 "CODE_CANCELLED": try codes.code(cancelled), "CODE_FORGED": String(adaCode.dropLast()) + (adaCode.hasSuffix("A") ? "B" : "A"),
                 "OFFLINE_CODES": try offline.prefix(3).map { try codes.code($0) }.joined(separator: ","),
-                "RELOAD_CODE": try codes.code(offline[3]), "TOTAL": "6",
+                "RELOAD_CODE": try codes.code(offline[3]), "TOTAL": "6", "CODE_OTHER_EVENT": try codes.code(other),
                 "OFFLINE_SERIALS": offline.joined(separator: ","),
             ])
         }
@@ -154,7 +158,7 @@ struct ScannerBrowserTests {
         #expect(count?["total"] as? Int == 6)
     }
 
-    @Test("a viewer's scanner page has no scan input and its check-in POST is refused")
+    @Test("a viewer's scanner page has no scan input and its check-in POST is refused", .timeLimit(.minutes(5)))
     func viewer() async throws {
         let app = try await TestApp.startOffPool(.postgres, configure: Self.browsable)
         defer { app.stop() }

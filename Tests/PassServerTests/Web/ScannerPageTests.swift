@@ -15,6 +15,7 @@ struct ScannerPageTests {
         defer { app.stop() }
         let event = try app.createEvent(name: "Door Night")
         let serial = try app.issueTicket(event: event)
+        _ = try app.createEvent(name: "<img src=x onerror=alert(1)>")
         #expect(try app.request("GET", "/admin/scan").header("Location") == "/admin/")
 
         let (scanner, signIn) = try DashboardClient.signIn(app, token: AdminRoleTests.token(app, role: .scanner))
@@ -27,6 +28,8 @@ struct ScannerPageTests {
         #expect(page.text.contains(#"<script src="/assets/scanner.js" defer></script>"#))
         #expect(page.text.contains(#"<option value="\#(event)" selected>Door Night"#))
         #expect(!page.text.contains("<script>"), "no inline script")
+        #expect(page.text.contains("&lt;img src=x onerror=alert(1)&gt;"))
+        #expect(!page.text.contains("<img src=x"), "an event name became markup")
         // The rest of the dashboard is closed to it: the events page sends it back to its page.
         #expect(try scanner.get("/admin/").header("Location") == "/admin/scan")
         for target in ["/admin/events/\(event)", "/admin/tickets/\(serial)", "/admin/events/new"] {

@@ -24,7 +24,8 @@ enum ScannerAssets {
     /// Sends each scan to `/admin/scan/checkins` and shows the answer; when the server cannot be
     /// reached, keeps the scan (with its time and gate) in localStorage and sends the waiting
     /// scans as one `/admin/scan/checkins:batch` call once it can (retrying every 2 s, doubling
-    /// up to 15 s, and at once on the `online` event or a reload).
+    /// up to 15 s, and at once on the `online` event or a reload). The count is refreshed after
+    /// every scan and every 30 s.
     static let script = """
         (function () {
           "use strict";
@@ -111,7 +112,11 @@ enum ScannerAssets {
               if (body.checkCode) { lines.push("Check code " + body.checkCode); }
               if (body.superseded) { lines.push("Replaces a later check-in at " + time(body.superseded.checkedInAt)); }
               if (body.unsigned) { lines.push("Old code without a signature"); }
-              if (body.eventId && chosenEvent() && body.eventId !== chosenEvent()) { lines.push("This ticket is for another event"); }
+              // The check-in API takes any event's ticket: make one of another event stand out.
+              if (body.eventId && chosenEvent() && body.eventId !== chosenEvent()) {
+                lines.push("This ticket is for another event than the one chosen");
+                return ["warn", "Checked in: another event", lines];
+              }
               return ["ok", "Checked in", lines];
             }
             if (body.result === "already_checked_in") {
@@ -243,7 +248,9 @@ enum ScannerAssets {
             input.focus();
             if (code) { scan(code); }
           });
-          window.addEventListener("online", function () { retryDelay = FIRST_RETRY; sendWaiting(); });
+          window.addEventListener("online", function () { retryDelay = FIRST_RETRY; sendWaiting(); refreshCount(); });
+          // Other scanners check tickets in too.
+          setInterval(refreshCount, 30000);
           window.addEventListener("focus", function () { input.focus(); });
           showWaiting();
           refreshCount();
