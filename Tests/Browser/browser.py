@@ -9,6 +9,9 @@ passes its URL and tokens in the environment and runs the script:
     SERVER_URL   base URL of the server under test, e.g. http://127.0.0.1:40123
     OUTPUT_DIR   where screenshots and page sources go (created if missing)
     anything else the test needs (tokens, download paths), read with `env(name)`.
+
+`ask_test(name)` asks the Swift test to act mid-script (stop or restart the server) and waits
+until it has.
 """
 
 import base64
@@ -376,6 +379,27 @@ def decode_qr(png_path):
     if result.returncode != 0:
         return None
     return result.stdout.decode("utf-8")
+
+
+REQUEST_PREFIX = "browser-test-request: "
+
+
+def ask_test(request, timeout=90.0):
+    """Asks the Swift test to do `request` (e.g. "stop-server") and waits until it has: prints
+    `browser-test-request: <request>` and waits for OUTPUT_DIR/reply-<request>, which BrowserScript
+    writes after running the test's handler. Fails unless the reply is "ok" within `timeout` s."""
+    reply = os.path.join(env("OUTPUT_DIR"), f"reply-{request}")
+    if os.path.exists(reply):
+        os.remove(reply)
+    print(f"{REQUEST_PREFIX}{request}", flush=True)
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(reply):
+        if time.monotonic() > deadline:
+            raise Failure(f"the test did not answer {request!r} within {timeout:.0f} s")
+        time.sleep(0.1)
+    with open(reply, encoding="utf-8") as file:
+        answer = file.read().strip()
+    check(answer == "ok", f"the test could not {request}: {answer}")
 
 
 _open_browsers = []

@@ -2,7 +2,8 @@
 what the browser sent), and the server under test reachable at SERVER_URL.
 
 HARNESS_MODE=fail makes the test fail on purpose after opening a page, so that the Swift side can
-check that a failure exits 1, says why and leaves a screenshot.
+check that a failure exits 1, says why and leaves a screenshot. HARNESS_MODE=ask only asks the
+test for "ping" (answered) and "refuse-me" (refused with "no thanks"), through `ask_test`.
 """
 
 import html
@@ -11,7 +12,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import browser
-from browser import check, decode_qr
+from browser import ask_test, check, decode_qr
 
 
 class EchoHandler(BaseHTTPRequestHandler):
@@ -106,5 +107,15 @@ def test():
     echo.shutdown()
 
 
+def ask():
+    ask_test("ping")
+    try:
+        ask_test("refuse-me")
+    except browser.Failure as error:
+        check("no thanks" in str(error), f"the refusal reads {error}")
+    else:
+        raise browser.Failure("a refused request was answered ok")
+
+
 if __name__ == "__main__":
-    browser.main(test)
+    browser.main(ask if os.environ.get("HARNESS_MODE") == "ask" else test)

@@ -13,8 +13,10 @@ extension AdminController {
     /// `POST /admin/v1/checkins`: checks in the ticket of one scanned code, now (or at `scannedAt`).
     /// 200 the first time, 409 `already_checked_in` with the first check-in, 410 `cancelled` with
     /// the reason, 404 `unknown_code` for a code no ticket has (a forged one is logged).
-    func checkIn(_ request: Request) throws -> Response {
-        let scanner = try tokenNames.name(of: request, role: .scanner, store: store)
+    /// `scanner` names who scanned when the caller has already identified them (the dashboard's
+    /// scanner page, by its session); otherwise it is the bearer token's name.
+    func checkIn(_ request: Request, scanner knownScanner: String? = nil) throws -> Response {
+        let scanner = try knownScanner ?? tokenNames.name(of: request, role: .scanner, store: store)
         var input = try AdminInput(request, allowed: ScanInput.fields)
         let scan = ScanInput.read(&input, scannedAtRequired: false, now: now())
         try input.validate()
@@ -31,8 +33,8 @@ extension AdminController {
     /// earliest scan of a ticket checks it in, later ones are duplicates; a scan older than a
     /// check-in another scanner recorded meanwhile takes its place (`superseded`). Every scan's
     /// result is reported, in the order sent (`index`), with the status a single scan would get.
-    func checkInBatch(_ request: Request) throws -> Response {
-        let scanner = try tokenNames.name(of: request, role: .scanner, store: store)
+    func checkInBatch(_ request: Request, scanner knownScanner: String? = nil) throws -> Response {
+        let scanner = try knownScanner ?? tokenNames.name(of: request, role: .scanner, store: store)
         var input = try AdminInput(request, allowed: ["scans"])
         var scans: [ScanInput] = []
         switch input.value("scans") {

@@ -16,7 +16,8 @@ extension CommandLineInterface {
             details: """
                 --role admin    everything (the default)
                 --role viewer   read only: every GET of the admin API
-                --role scanner  check-in at the door only (POST /admin/v1/checkins, …:batch, an event's check-in count)
+                --role scanner  check-in at the door only (POST /admin/v1/checkins, …:batch, an event's check-in count,
+                                and the dashboard's scanner page /admin/scan)
                 NAME must be unique among active tokens and not a number (`token revoke` takes an id or a name).
                 """
         ) { arguments, context in

@@ -7,8 +7,9 @@ import HTTPServer
 struct WebAssets: Sendable {
     /// File name → (content type, body).
     static let files: [String: (contentType: String, body: String)] = [
-        "site.css": ("text/css; charset=utf-8", Stylesheet.site + "\n" + DashboardAssets.styles),
+        "site.css": ("text/css; charset=utf-8", Stylesheet.site + "\n" + DashboardAssets.styles + "\n" + ScannerAssets.styles),
         "dashboard.js": ("text/javascript; charset=utf-8", DashboardAssets.script),
+        "scanner.js": ("text/javascript; charset=utf-8", ScannerAssets.script),
     ]
 
     func register(in router: inout Router) {

@@ -29,11 +29,11 @@ struct OpenAPITests {
     }
 
     /// Whether a routed "METHOD /path" is one of the dashboard's pages for browsers (HTML and forms),
-    /// which the document leaves out; `/assets/{name}` and the dashboard's JSON progress
-    /// endpoint is in it.
+    /// which the document leaves out; `/assets/{name}` and the dashboard's JSON (the job progress,
+    /// the scanner page's calls under `/admin/scan/`) are in it.
     static func isWebPage(_ route: String) -> Bool {
         let path = route.split(separator: " ").last.map(String.init) ?? ""
-        return path.hasPrefix("/admin") && !path.hasPrefix("/admin/v1/") && path != "/admin/jobs/{jobId}/progress"
+        return path.hasPrefix("/admin") && !path.hasPrefix("/admin/v1/") && path != "/admin/jobs/{jobId}/progress" && !path.hasPrefix("/admin/scan/")
     }
 
     /// `/a/:b/c` → `/a/{b}/c`.

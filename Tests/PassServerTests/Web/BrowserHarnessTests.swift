@@ -1,5 +1,6 @@
 import Foundation
 import PassServerTesting
+import Synchronization
 import Testing
 
 /// The page tests' harness: headless Chromium through Tests/Browser/browser.py, against a running server.
@@ -26,6 +27,27 @@ struct BrowserHarnessTests {
         let png = try #require(FileManager.default.contents(atPath: screenshot), "no screenshot at \(screenshot)")
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG")
         #expect(FileManager.default.fileExists(atPath: outcome.outputDirectory + "/harness-failure.html"))
+        try? FileManager.default.removeItem(atPath: outcome.outputDirectory)
+    }
+
+    @Test("a script's requests reach the test mid-script, in order, and the test's answers reach the script", .timeLimit(.minutes(2)))
+    func requests() async throws {
+        final class Seen: Sendable {
+            let names = Mutex<[String]>([])
+        }
+        struct Refusal: Error, CustomStringConvertible {
+            var description: String { "no thanks" }
+        }
+        let seen = Seen()
+        let outcome = try await BrowserScript.run(
+            "harness_selftest.py", serverURL: "http://127.0.0.1:9", name: "harness-requests", environment: ["HARNESS_MODE": "ask"]
+        ) { name in
+            seen.names.withLock { $0.append(name) }
+            if name == "refuse-me" { throw Refusal() }
+        }
+        #expect(outcome.passed, "\(outcome.output)")
+        #expect(seen.names.withLock { $0 } == ["ping", "refuse-me"])
+        #expect(try String(contentsOfFile: outcome.outputDirectory + "/reply-refuse-me", encoding: .utf8) == "refuse-me failed: no thanks")
         try? FileManager.default.removeItem(atPath: outcome.outputDirectory)
     }
 

@@ -10,7 +10,17 @@ import Testing
 /// environment. On failure the directory holds a screenshot and the source of every open page.
 ///
 /// Chromium is heavy: one script runs at a time, whichever suite it comes from.
+///
+/// A script may ask the test to act mid-script (stop the server, start it again): `browser.ask_test`
+/// prints `browser-test-request: <name>` and waits for the file `<OUTPUT_DIR>/reply-<name>`, which
+/// the test writes once its `requests` handler has run ("ok", or why it failed).
 enum BrowserScript {
+    /// What a script prints to ask the test for something (browser.py's `ask_test`).
+    static let requestPrefix = "browser-test-request: "
+
+    /// Runs what a script asked for, by name.
+    typealias Requests = @Sendable (String) async throws -> Void
+
     struct Outcome: Sendable {
         let status: Int32
         let output: String
@@ -31,7 +41,8 @@ enum BrowserScript {
 
     /// Runs `Tests/Browser/<script>` and returns how it ended, killing it after `timeLimit`.
     static func run(
-        _ script: String, serverURL: String, name: String, environment extra: [String: String] = [:], timeLimit: Duration = .seconds(180)
+        _ script: String, serverURL: String, name: String, environment extra: [String: String] = [:], timeLimit: Duration = .seconds(180),
+        requests: Requests? = nil
     ) async throws -> Outcome {
         try await slot.withSlot {
             let directory = outputDirectory(for: name)
@@ -52,9 +63,11 @@ enum BrowserScript {
                 standardOutput: .file(log), standardError: .file(log + ".err")
             )
             let deadline = ContinuousClock.now + timeLimit
+            var answered = 0
             do {
                 while process.isRunning && ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(100))
+                    answered += try await answer(log: log, directory: directory, after: answered, requests)
                 }
             } catch {
                 // The test was cancelled (its time limit): leave no browser behind.
@@ -67,6 +80,30 @@ enum BrowserScript {
             let output = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "") + ((try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? "")
             return Outcome(status: status, output: output, outputDirectory: directory, timedOut: timedOut)
         }
+    }
+
+    /// Runs the requests the script printed after the first `after` and writes each one's reply
+    /// file (atomically: the script sees a whole reply or none); returns how many it answered.
+    private static func answer(log: String, directory: String, after: Int, _ requests: Requests?) async throws -> Int {
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        // Only whole lines: the script may be in the middle of printing one.
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        let names = lines.filter { $0.hasPrefix(requestPrefix) }.map { String($0.dropFirst(requestPrefix.count)) }
+        guard names.count > after else { return 0 }
+        for name in names[after...] {
+            var reply = "ok"
+            if name.isEmpty || !name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) {
+                reply = "not a request name: \(name)"
+            } else if let requests {
+                do { try await requests(name) } catch { reply = "\(name) failed: \(error)" }
+            } else {
+                reply = "this test answers no requests"
+            }
+            let path = directory + "/reply-" + name
+            try reply.write(toFile: path + ".tmp", atomically: false, encoding: .utf8)
+            guard rename(path + ".tmp", path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+        return names.count - after
     }
 
     /// SIGTERM lets the script close Chromium (browser.main quits every browser); SIGKILL if it
@@ -83,9 +120,9 @@ enum BrowserScript {
     /// unless it passes.
     static func expectPasses(
         _ script: String, serverURL: String, name: String, environment: [String: String] = [:], timeLimit: Duration = .seconds(180),
-        sourceLocation: SourceLocation = #_sourceLocation
+        requests: Requests? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        let outcome = try await run(script, serverURL: serverURL, name: name, environment: environment, timeLimit: timeLimit)
+        let outcome = try await run(script, serverURL: serverURL, name: name, environment: environment, timeLimit: timeLimit, requests: requests)
         if outcome.timedOut {
             Issue.record("\(script) did not finish within \(timeLimit); screenshots in \(outcome.outputDirectory)\n\(outcome.output.suffix(8_000))", sourceLocation: sourceLocation)
         } else if outcome.status != 0 {

@@ -102,9 +102,10 @@ struct DashboardSessionTests {
         // An admin's same POST does change the ticket.
         #expect(try admin.post("/admin/tickets/\(serial)/cancel", [("confirm", "yes"), ("reason", "real")], csrf: admin.csrf(on: "/admin/")).status == 303)
         #expect(try app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject?["status"] as? String == "cancelled")
-        // A scanner token cannot sign in at all.
-        let (_, scanner) = try DashboardClient.signIn(app, token: AdminRoleTests.token(app, role: .scanner))
-        #expect(scanner.status == 401)
+        // A scanner token's session reaches the scanner page only (ScannerPageTests).
+        let (scannerClient, scanner) = try DashboardClient.signIn(app, token: AdminRoleTests.token(app, role: .scanner))
+        #expect(scanner.status == 303 && scanner.header("Location") == "/admin/scan")
+        #expect(try scannerClient.get("/admin/tickets/\(serial)").header("Location") == "/admin/")
     }
 
     @Test("an expired session and a signed-out one no longer work; the sweep deletes expired sessions", arguments: Backend.allCases)

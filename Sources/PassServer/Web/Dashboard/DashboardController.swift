@@ -8,7 +8,8 @@ import Storage
 /// the JSON admin API (`AdminController`), signed in with an admin token (`DashboardSessions`).
 ///
 /// Reading needs a session of a viewer or admin token; every `POST` needs the session's CSRF
-/// token and an admin token (403 otherwise). Pages answer HTML, errors included.
+/// token and an admin token (403 otherwise). Pages answer HTML, errors included. A scanner
+/// token's session reaches only the scanner page and its JSON calls (`DashboardController+Scan`).
 struct DashboardController: Sendable {
     let admin: AdminController
     let sessions: DashboardSessions
@@ -27,12 +28,14 @@ struct DashboardController: Sendable {
     func register(in router: inout Router) {
         router.get("/admin") { _ in Self.redirect("/admin/") }
         router.get("/admin/", query: ["q", "when", "cursor", "notice"]) { request in
-            guard let visitor = try? sessions.visitor(request) else { return signInPage(request) }
+            guard let visitor = try? sessions.visitor(request, allowingScanner: true) else { return signInPage(request) }
+            // A scanner token's session has one page.
+            if visitor.role == .scanner { return Self.redirect("/admin/scan") }
             return render(request) { try eventsPage(request, visitor) }
         }
         router.post("/admin/sign-in") { request in signIn(request) }
         router.post("/admin/sign-out") { request in
-            write(request, needsAdmin: false) { visitor, _ in
+            write(request, needsAdmin: false, allowingScanner: true) { visitor, _ in
                 var response = Self.redirect("/admin/?notice=signed-out")
                 response.headers.add(name: "Set-Cookie", value: try sessions.signOut(visitor))
                 return response
@@ -66,6 +69,7 @@ struct DashboardController: Sendable {
         router.post("/admin/tickets/:serialNumber/cancel") { request in write(request) { visitor, form in try cancelTicket(visitor, form, request) } }
         router.post("/admin/tickets/:serialNumber/download-link") { request in write(request) { _, form in try rotateLink(form, request) } }
         router.post("/admin/tickets/:serialNumber/email") { request in write(request) { _, _ in try emailTicket(request) } }
+        registerScanner(in: &router)
         router.get("/admin/jobs/:jobId/progress") { request in
             guard (try? sessions.visitor(request)) ?? nil != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }
             var response = Response.json(try admin.jobDetails(id: request.parameters["jobId"]), encoder: .api)
@@ -89,13 +93,15 @@ struct DashboardController: Sendable {
     }
 
     /// A form submission: a session (403 without), its CSRF token (403 without), an admin token
-    /// unless `needsAdmin` is false (403 for a viewer); then `body`.
+    /// unless `needsAdmin` is false (403 for a viewer); then `body`. A scanner token's session
+    /// counts only where `allowingScanner` (signing out).
     func write(
-        _ request: Request, needsAdmin: Bool = true, _ body: (DashboardSessions.Visitor, FormFields) throws -> Response
+        _ request: Request, needsAdmin: Bool = true, allowingScanner: Bool = false,
+        _ body: (DashboardSessions.Visitor, FormFields) throws -> Response
     ) -> Response {
         var current: DashboardSessions.Visitor?
         do {
-            guard let visitor = try sessions.visitor(request) else {
+            guard let visitor = try sessions.visitor(request, allowingScanner: allowingScanner) else {
                 throw HTTPError(status: 403, code: "signed_out", message: "You are not signed in (or your session has expired). Sign in again.")
             }
             current = visitor
@@ -111,7 +117,7 @@ struct DashboardController: Sendable {
     }
 
     /// Runs `body`, rendering a thrown error as an HTML page with its status.
-    private func render(_ request: Request, visitor: DashboardSessions.Visitor? = nil, _ body: () throws -> Response) -> Response {
+    func render(_ request: Request, visitor: DashboardSessions.Visitor? = nil, _ body: () throws -> Response) -> Response {
         do {
             return try body()
         } catch {
@@ -168,7 +174,7 @@ struct DashboardController: Sendable {
         let notice = error.map { DashboardLayout.Notice(text: $0, isError: true) } ?? Self.notice(request)
         let body = """
             <h1>Sign in</h1>
-            <p>Sign in with an admin token (<code>pass-server token create</code> makes one). A viewer token can look but not change anything.</p>
+            <p>Sign in with an admin token (<code>pass-server token create</code> makes one). A viewer token can look but not change anything; a scanner token opens the <a href="/admin/scan">scanner page</a> for the door.</p>
             <form method="post" action="/admin/sign-in" class="stack">
             <input type="hidden" name="\(DashboardSessions.csrfField)" value="\(HTML.escape(challenge.value))">
             \(DashboardLayout.field("token", label: "Admin token", type: "password", attributes: #"required autocomplete="off" autofocus"#))
@@ -186,11 +192,12 @@ struct DashboardController: Sendable {
             guard sessions.signInChallengeMatches(form, request) else {
                 return signInPage(request, error: "The sign-in form was out of date. Try again.", status: 403)
             }
-            guard let cookie = try sessions.signIn(token: form["token"] ?? "") else {
+            guard let (cookie, role) = try sessions.signIn(token: form["token"] ?? "") else {
                 logger.info("dashboard sign-in refused", ["request.id": request.requestID])
-                return signInPage(request, error: "That token is not valid (or it is revoked, or a scanner token).", status: 401)
+                return signInPage(request, error: "That token is not valid (or it is revoked).", status: 401)
             }
-            var response = Self.redirect("/admin/")
+            // Door staff land on the scanner page, the only one a scanner token may use.
+            var response = Self.redirect(role == .scanner ? "/admin/scan" : "/admin/")
             response.headers.add(name: "Set-Cookie", value: cookie)
             response.headers.add(name: "Set-Cookie", value: sessions.clearSignInCookie)
             logger.info("dashboard signed in", ["request.id": request.requestID])

@@ -35,21 +35,23 @@ struct DashboardSessions: Sendable {
     }
 
     /// The visitor of a request carrying a valid, unexpired session cookie whose token is
-    /// active and may read (a scanner token cannot use the dashboard); nil otherwise.
-    func visitor(_ request: Request) throws -> Visitor? {
+    /// active and may read; nil otherwise. A scanner token's session counts only where
+    /// `allowingScanner` (the scanner page, its JSON and signing out): it cannot read the rest.
+    func visitor(_ request: Request, allowingScanner: Bool = false) throws -> Visitor? {
         guard let id = Self.cookie(Self.cookieName, in: request), Self.isPlausible(id) else { return nil }
         guard let session = try store.withSession(.read, { try $0.adminSession(idHash: TokenVault.hash(id), now: now()) }),
-            session.token.role.permits(.viewer)
+            session.token.role.permits(.viewer) || (allowingScanner && session.token.role == .scanner)
         else { return nil }
         return Visitor(session: session, csrfToken: try Self.csrfToken(sessionID: id))
     }
 
-    /// Opens a session for a valid admin token; returns the `Set-Cookie` value, or nil when the
-    /// token is unknown, revoked, or of a role that cannot read.
-    func signIn(token presented: String) throws -> String? {
+    /// Opens a session for a valid admin token (any role: a scanner's session reaches only the
+    /// scanner page); returns the `Set-Cookie` value and the token's role, or nil when the token
+    /// is unknown or revoked.
+    func signIn(token presented: String) throws -> (cookie: String, role: AdminRole)? {
         let token = presented.trimmingCharacters(in: .whitespacesAndNewlines)
         guard token.hasPrefix(AdminAuthentication.tokenPrefix), token.utf8.count <= 128,
-            let stored = try store.adminToken(tokenHash: TokenVault.hash(token)), stored.role.permits(.viewer)
+            let stored = try store.adminToken(tokenHash: TokenVault.hash(token))
         else { return nil }
         let id = Crypto.randomToken(bytes: 32)
         let start = now()
@@ -58,7 +60,7 @@ struct DashboardSessions: Sendable {
                 idHash: TokenVault.hash(id), tokenID: stored.id, now: start, expiresAt: start.addingTimeInterval(TimeInterval(lifetime))
             )
         }
-        return cookie(Self.cookieName, value: id, maxAge: lifetime)
+        return (cookie(Self.cookieName, value: id, maxAge: lifetime), stored.role)
     }
 
     /// Deletes the request's session (its cookie no longer works anywhere); returns the
@@ -70,10 +72,19 @@ struct DashboardSessions: Sendable {
 
     /// 403 unless the form's CSRF field equals the visitor's token.
     func checkCSRF(_ form: FormFields, _ visitor: Visitor) throws {
-        guard let sent = form[Self.csrfField], ConstantTime.equal(Array(sent.utf8), Array(visitor.csrfToken.utf8)) else {
+        try checkCSRF(sent: form[Self.csrfField], visitor)
+    }
+
+    /// 403 unless `sent` (a form field, or the `X-CSRF-Token` header of the scanner page's JSON
+    /// calls) equals the visitor's token.
+    func checkCSRF(sent: String?, _ visitor: Visitor) throws {
+        guard let sent, ConstantTime.equal(Array(sent.utf8), Array(visitor.csrfToken.utf8)) else {
             throw Self.csrfRefused
         }
     }
+
+    /// The header the scanner page's JSON calls carry the CSRF token in.
+    static let csrfHeader = "X-CSRF-Token"
 
     static let csrfRefused = HTTPError(
         status: 403, code: "csrf", message: "This form is out of date or was not sent from the dashboard. Reload the page and try again."

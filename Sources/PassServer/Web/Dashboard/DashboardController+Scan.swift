@@ -1,0 +1,111 @@
+import Foundation
+import HTTPServer
+import Storage
+
+/// The scanner page for door staff (`/admin/scan`), and the three JSON calls its script makes with
+/// the session cookie: one scan, a batch of scans kept while the server was unreachable, and the
+/// event's running count. They run the admin API's own check-in operations
+/// (`AdminController.checkIn`, `checkInBatch`, `checkInCount`), so a scan from the page is the same
+/// scan as one from a hardware scanner with a bearer token; only who is asking is found
+/// differently: the session (of a scanner or admin token; a viewer's is refused with 403), and
+/// every `POST` must carry the session's CSRF token in the `X-CSRF-Token` header (403 without).
+/// Errors are JSON, as the admin API's are.
+extension DashboardController {
+    /// Most events the page offers to choose from.
+    static let scannerEventChoices = 50
+
+    func registerScanner(in router: inout Router) {
+        router.get("/admin/scan", query: ["event"]) { request in scannerPage(request) }
+        router.post("/admin/scan/checkins") { request in
+            let visitor = try scanVisitor(request, posting: true)
+            return try admin.checkIn(request, scanner: visitor.tokenName)
+        }
+        router.post("/admin/scan/checkins:batch") { request in
+            let visitor = try scanVisitor(request, posting: true)
+            return try admin.checkInBatch(request, scanner: visitor.tokenName)
+        }
+        router.get("/admin/scan/events/:eventId/checkins") { request in
+            _ = try scanVisitor(request, posting: false)
+            var response = try admin.checkInCount(request)
+            response.headers.replace(name: "Cache-Control", value: "private, no-store")
+            return response
+        }
+    }
+
+    /// The visitor of a JSON call of the scanner page: 401 without a session, 403 for a role that
+    /// may not check in (a viewer) and, when `posting`, 403 without the session's CSRF header.
+    private func scanVisitor(_ request: Request, posting: Bool) throws -> DashboardSessions.Visitor {
+        guard let visitor = try sessions.visitor(request, allowingScanner: true) else {
+            throw HTTPError(status: 401, code: "signed_out", message: "You are not signed in (or your session has expired). Sign in again.")
+        }
+        guard visitor.role.permits(.scanner) else { throw AdminAuthentication.forbidden(visitor.role, needs: .scanner) }
+        if posting { try sessions.checkCSRF(sent: request.headers[DashboardSessions.csrfHeader], visitor) }
+        return visitor
+    }
+
+    /// `GET /admin/scan`: the page. The event to count is chosen on the page (`?event=` chooses
+    /// it; the script remembers the last one); a viewer sees the page without a scan input.
+    func scannerPage(_ request: Request) -> Response {
+        let visitor: DashboardSessions.Visitor?
+        do {
+            visitor = try sessions.visitor(request, allowingScanner: true)
+        } catch {
+            return errorPage(error, visitor: nil)
+        }
+        guard let visitor else { return Self.redirect("/admin/") }
+        return render(request, visitor: visitor) {
+            let canScan = visitor.role.permits(.scanner)
+            let now = admin.now()
+            var events = try store.withSession(.read) { session in
+                // Events that have not ended more than a day ago, soonest last (newest first).
+                try session.events(
+                    matching: EventFilter(startsFrom: now.addingTimeInterval(-3 * 86_400), archived: false), limit: Self.scannerEventChoices
+                )
+            }
+            var notice: DashboardLayout.Notice?
+            let requested = request.query["event"].flatMap { AdminIdentifiers.isPlausible($0, lengths: 1...64) ? $0 : nil }
+            if let requested, !events.contains(where: { $0.id == requested }) {
+                if let event = try store.withSession(.read, { try $0.event(id: requested) }) {
+                    events.insert(event, at: 0)
+                } else {
+                    notice = DashboardLayout.Notice(text: "No event has the id in this link; choose the event below.", isError: true)
+                }
+            }
+            let selected = requested.flatMap { id in events.contains { $0.id == id } ? id : nil }
+            let options = [("", "Choose the event")] + events.map { event in
+                (event.id, "\(event.name) · \(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone))")
+            }
+            let scanner: String
+            if canScan {
+                scanner = """
+                    <form id="scan-form" class="scan-form" autocomplete="off">
+                    <label for="scan-code">Ticket code</label>
+                    <input id="scan-code" name="code" type="text" inputmode="text" maxlength="256" autocomplete="off" autocapitalize="off" spellcheck="false" autofocus enterkeyhint="go">
+                    <button type="submit">Check in</button>
+                    </form>
+                    <div id="scan-result" class="scan-result idle" role="status" aria-live="assertive" aria-atomic="true">
+                    <p class="scan-title" id="scan-title">Ready</p><p class="scan-detail" id="scan-detail">Scan a ticket or type its code and press Enter.</p>
+                    </div>
+                    <p id="scan-waiting" class="scan-waiting" hidden></p>
+                    <section id="scan-sent-box" hidden><h2>Sent after reconnecting</h2><ol id="scan-sent" class="scan-list"></ol></section>
+                    <details><summary>Gate</summary>
+                    \(DashboardLayout.field("gate", label: "Gate (sent with every scan)", attributes: #"maxlength="64""#))
+                    </details>
+                    """
+            } else {
+                scanner = """
+                    <p class="notice error" role="alert">A \(HTML.escape(visitor.role.rawValue)) token cannot check tickets in. Sign in with a scanner or admin token to scan.</p>
+                    """
+            }
+            let body = """
+                <div id="scanner" class="scanner" data-csrf="\(HTML.escape(visitor.csrfToken))" data-can-scan="\(canScan)">
+                <h1 class="sr-only">Scanner</h1>
+                \(DashboardLayout.select("event", label: "Event", options: options, selected: selected))
+                <p class="scan-count" id="scan-count-line" aria-live="polite"><span id="scan-count">–</span> checked in</p>
+                \(scanner)
+                </div>
+                """
+            return .html(DashboardLayout.page(title: "Scanner", visitor: visitor, notice: notice, body: body, scripts: canScan ? ["scanner.js"] : []))
+        }
+    }
+}
