@@ -16,11 +16,16 @@ public enum StoreAccess: Sendable {
 /// Every method blocks the calling thread until the database answers: call them from HTTP engine
 /// threads or dedicated threads, never from Swift's cooperative pool. The operations themselves
 /// (`insertPass`, `upsertRegistration`, `claimOutbox`, …) are defined once for both backends on
-/// `StoreSession` and forwarded by the `Store` extensions; `transaction` groups several of them.
+/// `StoreSession`: borrow a session with `withSession(.read)` or `withSession(.write)` and run as
+/// many of them on it as the work needs; `transaction` also makes them one atomic change.
 public protocol Store: Sendable {
     var backend: StorageBackend { get }
 
     /// Lends one connection to `body` for its duration (outside any transaction).
+    ///
+    /// Nested use on the same thread borrows nothing: inside a session of this store, `withSession`
+    /// and `transaction` run on that same session (a `.write` inside a `.read` session throws
+    /// `.invalidValue`). Another thread borrows a connection of its own.
     func withSession<T>(_ access: StoreAccess, _ body: (StoreSession) throws -> T) throws -> T
 
     /// Releases idle connections. Later calls fail with `.unavailable` (PostgreSQL).
@@ -28,7 +33,9 @@ public protocol Store: Sendable {
 }
 
 extension Store {
-    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws. Inside
+    /// another transaction of this store (same thread) it joins that one: see
+    /// `StoreSession.transaction`.
     public func transaction<T>(_ body: (StoreSession) throws -> T) throws -> T {
         try withSession(.write) { session in try session.transaction { try body(session) } }
     }

@@ -1,17 +1,22 @@
 /// One borrowed connection: the operations of the store, run on it.
 ///
 /// A session is lent to a closure by `Store.withSession` or `Store.transaction` and must not
-/// escape it. Operations that change several rows open their own transaction, or join the
-/// surrounding one when called inside `transaction`.
+/// escape it (nor be used from another thread). Operations that change several rows open their
+/// own transaction, or join the surrounding one when called inside `transaction`.
 public final class StoreSession {
     let connection: any SQLConnection
+    /// What the session was borrowed for: a write session also serves nested reads.
+    public let access: StoreAccess
     private var transactionDepth = 0
+    /// Set when a transaction nested in another one threw: the outermost one then rolls back.
+    private var rollbackOnly = false
     /// Statements this session has run, transaction control aside: bulk operations promise a
     /// fixed number of round trips whatever their size, and tests hold them to it.
     private(set) var statementsRun = 0
 
-    init(connection: any SQLConnection) {
+    init(connection: any SQLConnection, access: StoreAccess) {
         self.connection = connection
+        self.access = access
     }
 
     var dialect: SQLDialect { connection.dialect }
@@ -19,27 +24,46 @@ public final class StoreSession {
     /// Runs one statement and returns its rows.
     @discardableResult
     public func execute(_ query: SQLQuery) throws -> [SQLRow] {
+        if rollbackOnly { throw Self.rolledBack }
         statementsRun += 1
         return try connection.query(query)
     }
 
-    /// Runs `body` atomically. Nested calls join the outermost transaction.
+    /// Runs `body` atomically.
+    ///
+    /// A call inside another transaction of this session joins it: nothing is committed before
+    /// the outermost one returns. If a nested call throws, the whole transaction is lost even when
+    /// the caller catches the error: every later statement in it fails, and the outermost call
+    /// rolls back and throws. Both backends behave alike (left to themselves, PostgreSQL refuses
+    /// every statement after a failed one while SQLite goes on).
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         if transactionDepth > 0 {
             transactionDepth += 1
             defer { transactionDepth -= 1 }
-            return try body()
+            do {
+                return try body()
+            } catch {
+                rollbackOnly = true
+                throw error
+            }
         }
         // IMMEDIATE takes SQLite's write lock up front, so a read-then-write never hits SQLITE_BUSY.
         try connection.executeScript(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN")
         transactionDepth = 1
-        defer { transactionDepth = 0 }
+        defer {
+            transactionDepth = 0
+            rollbackOnly = false
+        }
         let result: T
         do {
             result = try body()
         } catch {
             try? connection.executeScript("ROLLBACK")
             throw error
+        }
+        if rollbackOnly {
+            try? connection.executeScript("ROLLBACK")
+            throw Self.rolledBack
         }
         do {
             try connection.executeScript("COMMIT")
@@ -49,6 +73,8 @@ public final class StoreSession {
         }
         return result
     }
+
+    private static let rolledBack = StorageError(.backend, "the transaction was rolled back: a transaction nested in it failed")
 
     /// Runs a query expected to return at most one row.
     func first(_ query: SQLQuery) throws -> SQLRow? {

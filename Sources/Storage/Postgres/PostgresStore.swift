@@ -22,9 +22,9 @@ public final class PostgresStore: Store {
     public var poolSize: Int { pool.settings.size }
 
     public func withSession<T>(_ access: StoreAccess, _ body: (StoreSession) throws -> T) throws -> T {
-        try pool.withConnection { connection in
-            try body(StoreSession(connection: connection))
-        }
+        try OpenSessions.withSession(of: self, access, borrow: { inner in
+            try pool.withConnection { try inner(StoreSession(connection: $0, access: access)) }
+        }, body)
     }
 
     public func close() {

@@ -13,9 +13,9 @@ import Synchronization
 /// The SQLite `Store`: WAL journal, `busy_timeout`, `foreign_keys = ON`.
 public final class SQLiteStore: Store {
     private let writer: SQLiteConnection
-    /// Recursive so that a store call made inside `transaction` on the same thread joins the open
-    /// transaction on the writer instead of deadlocking.
-    private let writerLock = NSRecursiveLock()
+    /// Held for a whole write session. A nested session on the same thread reuses the open one
+    /// (`OpenSessions`) and never takes this lock twice.
+    private let writerLock = NSLock()
     private let readers = Mutex<[SQLiteConnection]>([])
     private let readerPermits: DispatchSemaphore
     private let path: String
@@ -43,13 +43,17 @@ public final class SQLiteStore: Store {
     }
 
     public func withSession<T>(_ access: StoreAccess, _ body: (StoreSession) throws -> T) throws -> T {
+        try OpenSessions.withSession(of: self, access, borrow: { try borrow(access, $0) }, body)
+    }
+
+    private func borrow<T>(_ access: StoreAccess, _ body: (StoreSession) throws -> T) throws -> T {
         switch access {
         case .write:
             guard writerLock.lock(before: Date() + acquireTimeout.timeInterval) else {
                 throw StorageError(.timeout, "the SQLite writer stayed busy too long")
             }
             defer { writerLock.unlock() }
-            return try body(StoreSession(connection: writer))
+            return try body(StoreSession(connection: writer, access: .write))
         case .read:
             guard readerPermits.wait(timeout: .now() + acquireTimeout.dispatchInterval) == .success else {
                 throw StorageError(.timeout, "no SQLite reader connection became free in time")
@@ -58,7 +62,7 @@ public final class SQLiteStore: Store {
             let connection = try readers.withLock { $0.popLast() }
                 ?? SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             defer { readers.withLock { $0.append(connection) } }
-            return try body(StoreSession(connection: connection))
+            return try body(StoreSession(connection: connection, access: .read))
         }
     }
 
