@@ -40,18 +40,22 @@ public enum StorageBenchmark {
         let passType = "pass.bench." + RandomIdentifier.make(length: 8)
         let now = Date()
         let passCount = 100
-        for index in 0..<passCount {
-            _ = try store.insertPass(NewPass(
-                passTypeIdentifier: passType, serialNumber: "S\(index)",
-                authenticationTokenHash: Array("auth\(index)".utf8), downloadTokenHash: Array("\(passType)-\(index)".utf8),
-                attendeeName: "Bench \(index)"
-            ), now: now)
+        try store.withSession(.write) { session in
+            for index in 0..<passCount {
+                _ = try session.insertPass(NewPass(
+                    passTypeIdentifier: passType, serialNumber: "S\(index)",
+                    authenticationTokenHash: Array("auth\(index)".utf8), downloadTokenHash: Array("\(passType)-\(index)".utf8),
+                    attendeeName: "Bench \(index)"
+                ), now: now)
+            }
         }
         @Sendable func register(_ index: Int) throws {
-            _ = try store.upsertRegistration(
-                deviceLibraryIdentifier: "\(passType)-device-\(index)", pushToken: "token-\(index)",
-                passTypeIdentifier: passType, serialNumber: "S\(index % passCount)", now: now
-            )
+            _ = try store.withSession(.write) {
+                try $0.upsertRegistration(
+                    deviceLibraryIdentifier: "\(passType)-device-\(index)", pushToken: "token-\(index)",
+                    passTypeIdentifier: passType, serialNumber: "S\(index % passCount)", now: now
+                )
+            }
         }
         if operation == .changedSerials {
             for index in 0..<min(count, 1000) { try register(index) }
@@ -60,10 +64,12 @@ public enum StorageBenchmark {
             switch operation {
             case .registrations: try register(index)
             case .changedSerials:
-                _ = try store.serials(
-                    deviceLibraryIdentifier: "\(passType)-device-\(index % min(count, 1000))",
-                    passTypeIdentifier: passType, updatedAfter: 0
-                )
+                _ = try store.withSession(.read) {
+                    try $0.serials(
+                        deviceLibraryIdentifier: "\(passType)-device-\(index % min(count, 1000))",
+                        passTypeIdentifier: passType, updatedAfter: 0
+                    )
+                }
             }
         }
         let seconds = try runOnThreads(count: count, threads: max(threads, 1), work)

@@ -32,10 +32,12 @@ struct ConcurrencyTests {
         }.start()
         try onThreads(threads) { thread in
             for step in 0..<perThread {
-                let update = try store.updatePass(
-                    passTypeIdentifier: StoreFixture.passType, serialNumber: "C\(thread * perThread + step)",
-                    change: PassChange(attendeeName: "T\(thread)-\(step)"), now: Date()
-                )
+                let update = try store.withSession(.write) {
+                    try $0.updatePass(
+                        passTypeIdentifier: StoreFixture.passType, serialNumber: "C\(thread * perThread + step)",
+                        change: PassChange(attendeeName: "T\(thread)-\(step)"), now: Date()
+                    )
+                }
                 committed.withLock { $0.append(update.pass.revision) }
             }
         }

@@ -16,15 +16,15 @@ struct DownloadTokenTests {
         #expect(first.downloadNonce == 1)
         #expect(first.downloadTokenHash == Array("link-1".utf8))
         #expect(first.revision == created.revision, "the pass itself does not change")
-        #expect(try fixture.store.pass(downloadTokenHash: created.downloadTokenHash) == nil, "the old link is gone")
-        #expect(try fixture.store.pass(downloadTokenHash: Array("link-1".utf8))?.id == created.id)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(downloadTokenHash: created.downloadTokenHash) } == nil, "the old link is gone")
+        #expect(try fixture.store.withSession(.read) { try $0.pass(downloadTokenHash: Array("link-1".utf8)) }?.id == created.id)
 
         let second = try #require(try fixture.store.withSession(.write) { session in
             try session.rotateDownloadToken(passTypeIdentifier: StoreFixture.passType, serialNumber: "ROT") { Array("link-\($0)".utf8) }
         })
         #expect(second.downloadNonce == 2)
-        #expect(try fixture.store.pass(downloadTokenHash: Array("link-1".utf8)) == nil)
-        #expect(try fixture.store.pass(downloadTokenHash: Array("link-2".utf8))?.id == created.id)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(downloadTokenHash: Array("link-1".utf8)) } == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(downloadTokenHash: Array("link-2".utf8)) }?.id == created.id)
         let missing = try fixture.store.withSession(.write) { session in
             try session.rotateDownloadToken(passTypeIdentifier: StoreFixture.passType, serialNumber: "nope") { _ in [1] }
         }

@@ -6,9 +6,11 @@ import Testing
 @Suite("Event lists, page counts and archived events", .offCooperativePool)
 struct EventListTests {
     static func makeEvent(_ fixture: StoreFixture, name: String, venue: String = "Hall", startsAt: TimeInterval) throws -> Event {
-        try fixture.store.createEvent(
-            NewEvent(name: name, venue: venue, startsAt: Date(timeIntervalSince1970: startsAt), timeZone: "UTC", template: "event"), now: Date()
-        )
+        try fixture.store.withSession(.write) {
+            try $0.createEvent(
+                NewEvent(name: name, venue: venue, startsAt: Date(timeIntervalSince1970: startsAt), timeZone: "UTC", template: "event"), now: Date()
+            )
+        }
     }
 
     static func list(_ store: any Store, _ filter: EventFilter = EventFilter(), after: EventListPosition? = nil, limit: Int = 100) throws -> [Event] {
@@ -54,13 +56,21 @@ struct EventListTests {
         let empty = try Self.makeEvent(fixture, name: "Empty", startsAt: 1_800_000_200)
         for index in 0..<6 { try fixture.makePass(serial: "B\(index)", eventID: big.id) }
         for index in 0..<2 { try fixture.makePass(serial: "S\(index)", eventID: small.id) }
-        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B0", change: PassChange(status: .voided), now: now)
-        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B1", change: PassChange(status: .voided), now: now)
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B0", change: PassChange(status: .voided), now: now)
+        }
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B1", change: PassChange(status: .voided), now: now)
+        }
         _ = try fixture.register(device: "d1", token: "t1", serial: "B2")
         _ = try fixture.register(device: "d1", token: "t1", serial: "S0")
         _ = try fixture.register(device: "d2", token: "t2", serial: "B3")
-        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B2", change: PassChange(touch: true), now: now)
-        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B3", change: PassChange(touch: true), now: now)
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B2", change: PassChange(touch: true), now: now)
+        }
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B3", change: PassChange(touch: true), now: now)
+        }
 
         func totals() throws -> [String: EventCounts] {
             try fixture.store.withSession(.read) { try $0.eventTotals(eventIDs: [big.id, small.id, empty.id]) }.mapValues(EventCounts.init)
@@ -72,7 +82,7 @@ struct EventListTests {
         // t1's push was enqueued by the change of B2, so it belongs to the big event only.
         #expect(counts[small.id] == EventCounts(tickets: 2, voided: 0, registeredDevices: 1, pendingPushes: 0, failedPushes: 0))
         #expect(counts[empty.id] == nil)
-        for event in [big, small] { #expect(try fixture.store.eventCounts(id: event.id) == counts[event.id]) }
+        for event in [big, small] { #expect(try fixture.store.withSession(.read, { try $0.eventCounts(id: event.id) }) == counts[event.id]) }
     }
 
     @Test(arguments: Backend.allCases)
@@ -86,7 +96,9 @@ struct EventListTests {
             try fixture.store.execute("SELECT coalesce(sum(generation), 0) AS n FROM push_outbox").first?.int64("n") ?? -1
         }
         // Not archived: a change enqueues (this proves the check below could fail).
-        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "A1", change: PassChange(attendeeName: "B"), now: now)
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "A1", change: PassChange(attendeeName: "B"), now: now)
+        }
         #expect(try enqueued() == 1)
 
         let archived = try fixture.store.withSession(.write) { try $0.setArchived(eventID: event.id, archived: true, now: now) }
@@ -97,22 +109,26 @@ struct EventListTests {
         #expect(try Self.list(fixture.store, EventFilter(archived: true)).map(\.id) == [event.id])
         #expect(try Self.list(fixture.store, EventFilter(archived: false)).isEmpty)
 
-        let renamed = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "A1", change: PassChange(attendeeName: "C"), now: now)
+        let renamed = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "A1", change: PassChange(attendeeName: "C"), now: now)
+        }
         guard case .updated(let pass, let pushes) = renamed else {
             Issue.record("the change is stored")
             return
         }
         #expect(pushes == 0)
         #expect(pass.attendeeName == "C")
-        let job = try #require(try fixture.store.updateEvent(id: event.id, change: EventChange(venue: "Elsewhere"), now: now).job)
-        let batch = try fixture.store.runRepushBatch(jobID: job.id, batchSize: 10, now: now)
+        let job = try #require(try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(venue: "Elsewhere"), now: now) }.job)
+        let batch = try fixture.store.withSession(.write) { try $0.runRepushBatch(jobID: job.id, batchSize: 10, now: now) }
         #expect(batch.passesBumped == 1, "the pass still moves to the new revision")
         #expect(batch.pushTokensEnqueued == 0)
         #expect(try enqueued() == 1, "nothing was enqueued while archived")
 
         let restored = try fixture.store.withSession(.write) { try $0.setArchived(eventID: event.id, archived: false, now: now) }
         #expect(restored.archivedAt == nil)
-        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "A1", change: PassChange(attendeeName: "D"), now: now)
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "A1", change: PassChange(attendeeName: "D"), now: now)
+        }
         #expect(try enqueued() == 2)
         #expect(storageCode { _ = try fixture.store.withSession(.write) { try $0.setArchived(eventID: "missing", archived: true, now: now) } } == .notFound)
     }

@@ -20,15 +20,17 @@ struct HostileInputTests {
         for (index, text) in Self.strings.enumerated() {
             let serial = "\(index)-" + String(text.prefix(200))
             let pass = try fixture.makePass(serial: serial, name: text)
-            let read = try #require(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: serial))
+            let read = try #require(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) })
             #expect(read.attendeeName == text)
             #expect(read == pass)
             _ = try fixture.register(device: text, token: text, serial: serial)
-            #expect(try fixture.store.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) == [text])
+            #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) } == [text])
         }
         // Nothing was executed: every table still exists and holds what was written.
-        #expect(try fixture.store.passes(eventID: "none", limit: 1).isEmpty)
-        let serials = try fixture.store.serials(deviceLibraryIdentifier: Self.strings[1], passTypeIdentifier: StoreFixture.passType, updatedAfter: nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes(eventID: "none", limit: 1) }.isEmpty)
+        let serials = try fixture.store.withSession(.read) {
+            try $0.serials(deviceLibraryIdentifier: Self.strings[1], passTypeIdentifier: StoreFixture.passType, updatedAfter: nil)
+        }
         #expect(serials.serialNumbers.count == 1)
     }
 
@@ -42,7 +44,7 @@ struct HostileInputTests {
             #expect(error.code == .invalidValue)
             #expect(error.description.contains("NUL"))
         }
-        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul") == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul") } == nil)
     }
 
     /// A name with NUL is refused whole on both backends, never stored cut short at the NUL.
@@ -51,14 +53,16 @@ struct HostileInputTests {
         let fixture = try StoreFixture(backend)
         let name = "Ada\u{0}Lovelace"
         #expect(storageCode { try fixture.makePass(serial: "nul-name", name: name) } == .invalidValue)
-        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-name") == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-name") } == nil)
         let pass = try fixture.makePass(serial: "nul-update", name: "Ada")
         #expect(storageCode {
-            _ = try fixture.store.updatePass(
-                passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-update", change: PassChange(attendeeName: name), now: Date()
-            )
+            _ = try fixture.store.withSession(.write) {
+                try $0.updatePass(
+                    passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-update", change: PassChange(attendeeName: name), now: Date()
+                )
+            }
         } == .invalidValue)
-        let read = try #require(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-update"))
+        let read = try #require(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-update") })
         #expect(read == pass)
         #expect(read.attendeeName == "Ada")
     }
@@ -67,13 +71,15 @@ struct HostileInputTests {
     func arbitraryBytesRoundTrip(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let bytes: [UInt8] = [0, 0xff, 0xfe, 0xc3, 0x28, 0x00, 0x5c, 0x27, 0x22] + (0...255).map { UInt8($0) }
-        let pass = try fixture.store.insertPass(NewPass(
-            passTypeIdentifier: StoreFixture.passType, serialNumber: "bytes", authenticationTokenHash: bytes,
-            downloadTokenHash: [], attendeeName: "b"
-        ), now: Date())
+        let pass = try fixture.store.withSession(.write) {
+            try $0.insertPass(NewPass(
+                passTypeIdentifier: StoreFixture.passType, serialNumber: "bytes", authenticationTokenHash: bytes,
+                downloadTokenHash: [], attendeeName: "b"
+            ), now: Date())
+        }
         #expect(pass.authenticationTokenHash == bytes)
         #expect(pass.downloadTokenHash == [])
-        #expect(try fixture.store.pass(downloadTokenHash: [])?.authenticationTokenHash == bytes)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(downloadTokenHash: []) }?.authenticationTokenHash == bytes)
     }
 
     @Test(arguments: Backend.allCases)

@@ -68,12 +68,16 @@ struct MailOutboxTests {
     func ineligible(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let event = try fixture.makeEvent(now: now)
-        let silent = try fixture.store.insertPass(NewPass(
-            passTypeIdentifier: StoreFixture.passType, serialNumber: "NOMAIL", authenticationTokenHash: [1], downloadTokenHash: [2],
-            eventID: event.id, attendeeName: "No Mail"
-        ), now: now)
+        let silent = try fixture.store.withSession(.write) {
+            try $0.insertPass(NewPass(
+                passTypeIdentifier: StoreFixture.passType, serialNumber: "NOMAIL", authenticationTokenHash: [1], downloadTokenHash: [2],
+                eventID: event.id, attendeeName: "No Mail"
+            ), now: now)
+        }
         let cancelled = try fixture.makePass(serial: "GONE", eventID: event.id, now: now)
-        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "GONE", change: PassChange(status: .voided), now: now)
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "GONE", change: PassChange(status: .voided), now: now)
+        }
         #expect(try fixture.store.withSession(.write) { try $0.enqueueEmails(passIDs: [silent.id, cancelled.id], now: now) }.isEmpty)
         let job = try fixture.store.withSession(.write) { try $0.createEmailJob(eventID: event.id, resend: true, now: now) }
         #expect(job.total == 0)

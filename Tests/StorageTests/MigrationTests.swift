@@ -17,7 +17,7 @@ struct MigrationTests {
         try fixture.store.migrate()
         try fixture.store.migrate()
         #expect(try Self.versions(fixture.store) == [1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12])
-        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "keep") != nil)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "keep") } != nil)
     }
 
     @Test(arguments: Backend.allCases)

@@ -35,15 +35,19 @@ struct OutboxSettlementTests {
         for index in 0..<6 {
             try fixture.makePass(serial: "S\(index)")
             _ = try fixture.register(device: "d\(index)", token: "token\(index)", serial: "S\(index)")
-            _ = try fixture.store.updatePass(
-                passTypeIdentifier: StoreFixture.passType, serialNumber: "S\(index)", change: PassChange(touch: true), now: start
-            )
+            _ = try fixture.store.withSession(.write) {
+                try $0.updatePass(
+                    passTypeIdentifier: StoreFixture.passType, serialNumber: "S\(index)", change: PassChange(touch: true), now: start
+                )
+            }
         }
         let rows = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: start, lease: .seconds(600)) }
         #expect(rows.count == 6)
         let byToken = Dictionary(uniqueKeysWithValues: rows.map { ($0.pushToken, $0) })
         // token1 changes again while its push is in flight.
-        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S1", change: PassChange(touch: true), now: start)
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S1", change: PassChange(touch: true), now: start)
+        }
         let retryAt = start.addingTimeInterval(120)
         let entries: [OutboxSettlement.Entry] = try ["token0", "token1", "token2", "token3", "token4", "token5"].map { token in
             let row = try #require(byToken[token])
@@ -59,7 +63,7 @@ struct OutboxSettlementTests {
         #expect(result.deletedIDs == Set(["token0", "token2", "token3"].compactMap { byToken[$0]?.id }))
 
         // Left: token1 (released, due now), token4 (retrying later, answer kept), token5 (failed).
-        #expect(try fixture.store.outboxCounts(now: start) == OutboxCounts(pending: 2, inFlight: 0, failed: 1))
+        #expect(try fixture.store.withSession(.read) { try $0.outboxCounts(now: start) } == OutboxCounts(pending: 2, inFlight: 0, failed: 1))
         let due = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: start, lease: .seconds(600)) }
         #expect(due.map(\.pushToken) == ["token1"])
         #expect(due.first?.attempts == 0)
@@ -122,7 +126,7 @@ struct OutboxSettlementTests {
         #expect(largeResult.deleted == 100 && largeResult.updated == 200 && largeResult.missing == 0)
         #expect(small == 4)
         #expect(large == small)
-        #expect(try fixture.store.outboxCounts(now: start) == OutboxCounts(pending: 101, inFlight: 0, failed: 101))
+        #expect(try fixture.store.withSession(.read) { try $0.outboxCounts(now: start) } == OutboxCounts(pending: 101, inFlight: 0, failed: 101))
         let logged = try fixture.store.withSession(.read) { try $0.execute("SELECT count(*) AS n FROM push_log").first?.int("n") }
         #expect(logged == 303)
     }

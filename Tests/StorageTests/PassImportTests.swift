@@ -35,7 +35,7 @@ struct PassImportTests {
         #expect(first.allSatisfy { $0.pass.eventID == event.id && $0.pass.status == .active })
         // What the import returned is what is stored.
         for imported in first {
-            #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: imported.pass.serialNumber) == imported.pass)
+            #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: imported.pass.serialNumber) } == imported.pass)
         }
         #expect(first[0].pass.extra == ["gate": .string("B"), "row": .integer(12)])
         #expect(first[0].pass.externalID == "ext-1")
@@ -110,12 +110,14 @@ struct PassImportTests {
         #expect(other.first?.created == true)
         var duplicate = Self.newPass("U3", externalID: "e")
         duplicate.eventID = one.id
-        #expect(storageCode { _ = try fixture.store.insertPass(duplicate, now: Date()) } == .conflict)
+        #expect(storageCode { _ = try fixture.store.withSession(.write) { try $0.insertPass(duplicate, now: Date()) } } == .conflict)
         // A change to an external id the event has is a conflict too; clearing one is fine.
         let change = PassChange(externalID: .some("e"))
         try fixture.makePass(serial: "U4", eventID: one.id)
-        #expect(storageCode { _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "U4", change: change, now: Date()) } == .conflict)
-        let cleared = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "U1", change: PassChange(externalID: .some(nil)), now: Date())
+        #expect(storageCode { _ = try fixture.store.withSession(.write) { try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "U4", change: change, now: Date()) } } == .conflict)
+        let cleared = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "U1", change: PassChange(externalID: .some(nil)), now: Date())
+        }
         #expect(cleared.pass.externalID == nil)
     }
 
@@ -130,17 +132,21 @@ struct PassImportTests {
         let hostile: [String: ExtraValue] = ["note": .string("\"}\\\u{1}\n\té 🎉 {\"x\":1}"), "n": .integer(Int64.min), "gate": .string("")]
         let stored = try fixture.store.withSession(.write) { try $0.importPasses([Self.newPass("X0", extra: hostile)], eventID: event.id, now: Date()) }
         #expect(stored.first?.pass.extra == hostile)
-        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "X0")?.extra == hostile)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "X0") }?.extra == hostile)
         let values: [String: ExtraValue?] = ["gate": ExtraValue.string("C"), "type": nil as ExtraValue?, "row": ExtraValue.integer(-3)]
         let change = PassChange(extra: values)
-        let updated = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "X1", change: change, now: Date())
+        let updated = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "X1", change: change, now: Date())
+        }
         let expected: [String: ExtraValue] = ["gate": .string("C"), "row": .integer(-3)]
         #expect(updated.pass.extra == expected)
-        let again = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "X1", change: change, now: Date())
+        let again = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "X1", change: change, now: Date())
+        }
         guard case .unchanged = again else {
             Issue.record("the same values again change nothing")
             return
         }
-        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "X1")?.extra == updated.pass.extra)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "X1") }?.extra == updated.pass.extra)
     }
 }

@@ -53,9 +53,13 @@ struct PassSearchTests {
         for index in 0..<12 { all.append(try fixture.makePass(serial: String(format: "P%02d", index), eventID: event.id, name: "Name \(index)", now: early)) }
         let later = early.addingTimeInterval(100)
         for index in [1, 4, 7, 10] {
-            _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: all[index].serialNumber, change: PassChange(status: .voided), now: later)
+            _ = try fixture.store.withSession(.write) {
+                try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: all[index].serialNumber, change: PassChange(status: .voided), now: later)
+            }
         }
-        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: all[2].serialNumber, change: PassChange(attendeeName: "Renamed"), now: later)
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: all[2].serialNumber, change: PassChange(attendeeName: "Renamed"), now: later)
+        }
 
         #expect(try Self.serials(fixture.store, event.id, PassFilter(status: .voided)) == ["P01", "P04", "P07", "P10"])
         #expect(try Self.serials(fixture.store, event.id, PassFilter(status: .active)).count == 8)

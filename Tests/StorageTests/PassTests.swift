@@ -12,11 +12,11 @@ struct PassTests {
         let created = try fixture.makePass(serial: "S-1", eventID: event.id)
         #expect(created.status == .active)
         #expect(created.revision > 0)
-        let bySerial = try #require(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S-1"))
+        let bySerial = try #require(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S-1") })
         #expect(bySerial == created)
-        let byToken = try #require(try fixture.store.pass(downloadTokenHash: Array("download-S-1".utf8)))
+        let byToken = try #require(try fixture.store.withSession(.read) { try $0.pass(downloadTokenHash: Array("download-S-1".utf8)) })
         #expect(byToken.id == created.id)
-        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nope") == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nope") } == nil)
         #expect(storageCode { try fixture.makePass(serial: "S-1") } == .conflict)
         #expect(storageCode { try fixture.makePass(serial: "S-2", eventID: "missing-event") } == .notFound)
     }
@@ -27,9 +27,9 @@ struct PassTests {
         let event = try fixture.makeEvent()
         for index in 0..<5 { try fixture.makePass(serial: "P\(index)", eventID: event.id) }
         try fixture.makePass(serial: "other")
-        let first = try fixture.store.passes(eventID: event.id, limit: 3)
+        let first = try fixture.store.withSession(.read) { try $0.passes(eventID: event.id, limit: 3) }
         #expect(first.map(\.serialNumber) == ["P0", "P1", "P2"])
-        let rest = try fixture.store.passes(eventID: event.id, after: try #require(first.last).id, limit: 3)
+        let rest = try fixture.store.withSession(.read) { try $0.passes(eventID: event.id, after: try #require(first.last).id, limit: 3) }
         #expect(rest.map(\.serialNumber) == ["P3", "P4"])
     }
 
@@ -40,10 +40,12 @@ struct PassTests {
         let pass = try fixture.makePass(serial: "U1", now: now)
         _ = try fixture.register(device: "dev-a", token: "tok-a", serial: "U1")
         _ = try fixture.register(device: "dev-b", token: "tok-b", serial: "U1")
-        let update = try fixture.store.updatePass(
-            passTypeIdentifier: StoreFixture.passType, serialNumber: "U1",
-            change: PassChange(attendeeName: "Grace", seat: .some(nil), status: .voided, voidReason: "refund"), now: now
-        )
+        let update = try fixture.store.withSession(.write) {
+            try $0.updatePass(
+                passTypeIdentifier: StoreFixture.passType, serialNumber: "U1",
+                change: PassChange(attendeeName: "Grace", seat: .some(nil), status: .voided, voidReason: "refund"), now: now
+            )
+        }
         guard case .updated(let updated, let enqueued) = update else {
             Issue.record("expected an update")
             return
@@ -55,18 +57,24 @@ struct PassTests {
         #expect(updated.voidReason == "refund")
         #expect(updated.revision > pass.revision)
         #expect(updated.modifiedAt > pass.modifiedAt)
-        #expect(try fixture.store.outboxCounts(now: now).pending == 2)
+        #expect(try fixture.store.withSession(.read) { try $0.outboxCounts(now: now) }.pending == 2)
 
-        let again = try fixture.store.updatePass(
-            passTypeIdentifier: StoreFixture.passType, serialNumber: "U1", change: PassChange(attendeeName: "Grace"), now: now
-        )
+        let again = try fixture.store.withSession(.write) {
+            try $0.updatePass(
+                passTypeIdentifier: StoreFixture.passType, serialNumber: "U1", change: PassChange(attendeeName: "Grace"), now: now
+            )
+        }
         #expect(again == .unchanged(updated))
-        let touched = try fixture.store.updatePass(
-            passTypeIdentifier: StoreFixture.passType, serialNumber: "U1", change: PassChange(touch: true), now: now
-        )
+        let touched = try fixture.store.withSession(.write) {
+            try $0.updatePass(
+                passTypeIdentifier: StoreFixture.passType, serialNumber: "U1", change: PassChange(touch: true), now: now
+            )
+        }
         #expect(touched.pass.revision > updated.revision)
         #expect(storageCode {
-            _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "none", change: PassChange(touch: true), now: now)
+            _ = try fixture.store.withSession(.write) {
+                try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "none", change: PassChange(touch: true), now: now)
+            }
         } == .notFound)
     }
 
@@ -77,17 +85,21 @@ struct PassTests {
         let pass = try fixture.makePass(serial: "M1", now: now)
         var previous = pass.modifiedAt
         for step in 0..<3 {
-            let update = try fixture.store.updatePass(
-                passTypeIdentifier: StoreFixture.passType, serialNumber: "M1",
-                change: PassChange(attendeeName: "Name \(step)"), now: now.addingTimeInterval(0.1 * Double(step))
-            )
+            let update = try fixture.store.withSession(.write) {
+                try $0.updatePass(
+                    passTypeIdentifier: StoreFixture.passType, serialNumber: "M1",
+                    change: PassChange(attendeeName: "Name \(step)"), now: now.addingTimeInterval(0.1 * Double(step))
+                )
+            }
             #expect(update.pass.modifiedAt > previous)
             previous = update.pass.modifiedAt
         }
         // Once the clock passes the bumped value, modified_at follows the clock again.
-        let later = try fixture.store.updatePass(
-            passTypeIdentifier: StoreFixture.passType, serialNumber: "M1", change: PassChange(touch: true), now: now.addingTimeInterval(100)
-        )
+        let later = try fixture.store.withSession(.write) {
+            try $0.updatePass(
+                passTypeIdentifier: StoreFixture.passType, serialNumber: "M1", change: PassChange(touch: true), now: now.addingTimeInterval(100)
+            )
+        }
         #expect(later.pass.modifiedAt == 1_800_000_100)
     }
 
@@ -104,7 +116,7 @@ struct PassTests {
                 throw Abort()
             }
         }
-        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "T1") == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "T1") } == nil)
         let count = try fixture.store.transaction { session in
             _ = try session.insertPass(NewPass(
                 passTypeIdentifier: StoreFixture.passType, serialNumber: "T2", authenticationTokenHash: [1],
@@ -113,7 +125,7 @@ struct PassTests {
             return try session.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "T2")
         }
         #expect(count == 0)
-        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "T2") != nil)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "T2") } != nil)
         try fixture.store.ping()
     }
 }

@@ -96,7 +96,7 @@ struct PreparedStatementTests {
                 throw Abort()
             }
         }
-        #expect(try fixture.store.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "E-1") == 0)
-        #expect(try fixture.store.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "E-2") != nil)
+        #expect(try fixture.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "E-1") } == 0)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "E-2") } != nil)
     }
 }

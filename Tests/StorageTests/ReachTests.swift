@@ -75,7 +75,7 @@ struct ReachTests {
         }
         #expect(try devices().values.allSatisfy { $0.toldRevision == nil && !$0.upToDate })
 
-        let listed = try fixture.store.serials(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: nil)
+        let listed = try fixture.store.withSession(.read) { try $0.serials(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: nil) }
         #expect(listed.needsTelling)
         let tag = try #require(listed.lastRevision)
         let told = try fixture.store.withSession(.write) {
@@ -86,7 +86,7 @@ struct ReachTests {
         #expect(try devices()["phone-a"]?.toldRevision == tag)
         #expect(try devices()["phone-a"]?.upToDate == false)
         // Asking again changes nothing and writes nothing.
-        #expect(try fixture.store.serials(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: nil).needsTelling == false)
+        #expect(try fixture.store.withSession(.read) { try $0.serials(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: nil) }.needsTelling == false)
         #expect(try fixture.store.withSession(.write) {
             try $0.recordTold(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, listedAfter: nil, tag: tag, now: now)
         } == 0)
@@ -97,7 +97,7 @@ struct ReachTests {
         #expect(try fixture.store.withSession(.write) {
             try $0.recordServed(passTypeIdentifier: Self.passType, serialNumber: "R1", revision: pass.revision, now: now)
         } == false, "a second fetch of the same revision writes nothing")
-        #expect(try fixture.store.pass(passTypeIdentifier: Self.passType, serialNumber: "R1")?.servedRevision == pass.revision)
+        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: Self.passType, serialNumber: "R1") }?.servedRevision == pass.revision)
         // A fetch by any device counts for the pass: phone-a (told) is up to date, phone-b (never told) is not.
         #expect(try devices()["phone-a"]?.upToDate == true)
         #expect(try devices()["phone-b"]?.upToDate == false)
@@ -105,14 +105,18 @@ struct ReachTests {
         #expect(try Self.tally(fixture.store, event: event.id).total.devicesUpToDate == 1)
 
         // A change makes nobody up to date until told and served again.
-        let changed = try fixture.store.updatePass(passTypeIdentifier: Self.passType, serialNumber: "R1", change: PassChange(seat: "B2"), now: now)
+        let changed = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "R1", change: PassChange(seat: "B2"), now: now)
+        }
         #expect(try devices()["phone-a"]?.upToDate == false)
         try Self.expectTallyMatches(fixture, event: event.id, "a change")
         // An old tag lists the pass again; a tag the pass is at does not.
-        #expect(try fixture.store.serials(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: tag).serialNumbers == ["R1"])
-        #expect(try fixture.store.serials(
-            deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: changed.pass.revision
-        ).serialNumbers.isEmpty)
+        #expect(try fixture.store.withSession(.read) { try $0.serials(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: tag) }.serialNumbers == ["R1"])
+        #expect(try fixture.store.withSession(.read) {
+            try $0.serials(
+                deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: changed.pass.revision
+            )
+        }.serialNumbers.isEmpty)
     }
 
     @Test("tallies equal a recount through changes, jobs, pushes, deletions and folds", arguments: Backend.allCases)
@@ -139,13 +143,13 @@ struct ReachTests {
         // Phones list and fetch: some up to date.
         for index in 0..<6 {
             let device = "dev\(index)"
-            let listed = try fixture.store.serials(deviceLibraryIdentifier: device, passTypeIdentifier: Self.passType, updatedAfter: nil)
+            let listed = try fixture.store.withSession(.read) { try $0.serials(deviceLibraryIdentifier: device, passTypeIdentifier: Self.passType, updatedAfter: nil) }
             _ = try fixture.store.withSession(.write) {
                 try $0.recordTold(deviceLibraryIdentifier: device, passTypeIdentifier: Self.passType, listedAfter: nil,
                                   tag: try #require(listed.lastRevision), now: now)
             }
             if index % 2 == 0 {
-                let pass = try #require(try fixture.store.pass(passTypeIdentifier: Self.passType, serialNumber: "T\(index)"))
+                let pass = try #require(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: Self.passType, serialNumber: "T\(index)") })
                 _ = try fixture.store.withSession(.write) {
                     try $0.recordServed(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber, revision: pass.revision, now: now)
                 }
@@ -156,18 +160,22 @@ struct ReachTests {
         #expect(try Self.tally(fixture.store, event: event.id).total.devicesUpToDate == 4)
 
         // Single-ticket changes, a cancel, and a fold in between.
-        _ = try fixture.store.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T0", change: PassChange(status: .voided), now: now)
-        _ = try fixture.store.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T1", change: PassChange(seat: "C3"), now: now)
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T0", change: PassChange(status: .voided), now: now)
+        }
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T1", change: PassChange(seat: "C3"), now: now)
+        }
         try Self.expectTallyMatches(fixture, event: event.id, "single-ticket changes")
         #expect(try fixture.store.withSession(.write) { try $0.foldTallyChanges() } > 0)
         try Self.expectTallyMatches(fixture, event: event.id, "a fold")
         #expect(try Self.tally(fixture.store, event: event.id).total.voided == 1)
 
         // A re-push job in batches: registrations and pushes move to the job as its batches commit.
-        let job = try #require(try fixture.store.updateEvent(id: event.id, change: EventChange(venue: "Arena"), now: now).job)
-        _ = try fixture.store.runRepushBatch(jobID: job.id, batchSize: 4, now: now)
+        let job = try #require(try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(venue: "Arena"), now: now) }.job)
+        _ = try fixture.store.withSession(.write) { try $0.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }
         try Self.expectTallyMatches(fixture, event: event.id, "the first batch")
-        while try fixture.store.runRepushBatch(jobID: job.id, batchSize: 4, now: now).job.state != .done {}
+        while try fixture.store.withSession(.write, { try $0.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }).job.state != .done {}
         try Self.expectTallyMatches(fixture, event: event.id, "the whole job")
         let afterJob = try Self.tally(fixture.store, event: event.id)
         #expect(afterJob.byJob[job.id]?.devices == 14)
@@ -175,7 +183,7 @@ struct ReachTests {
         #expect(afterJob.byJob[job.id]?.pushesPending ?? 0 > 0)
 
         // The dispatcher: claims, delivers (row deleted), fails one for good.
-        let claimed = try fixture.store.claimOutbox(limit: 100, now: now, lease: .seconds(60))
+        let claimed = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 100, now: now, lease: .seconds(60)) }
         #expect(claimed.contains { $0.jobID == job.id && $0.eventID == event.id })
         try Self.expectTallyMatches(fixture, event: event.id, "claims")
         let settlement = OutboxSettlement(entries: claimed.enumerated().map { index, row in
@@ -191,8 +199,10 @@ struct ReachTests {
         try Self.expectTallyMatches(fixture, event: event.id, "pushes answered")
 
         // Deletions: unregistering, pruning a token, and a registration added after the job.
-        try fixture.store.deleteRegistration(deviceLibraryIdentifier: "extra0", passTypeIdentifier: Self.passType, serialNumber: "T0")
-        _ = try fixture.store.pruneRegistrations(pushToken: "tok1", passTypeIdentifier: Self.passType, unlessUpdatedAfter: nil)
+        _ = try fixture.store.withSession(.write) {
+            try $0.deleteRegistration(deviceLibraryIdentifier: "extra0", passTypeIdentifier: Self.passType, serialNumber: "T0")
+        }
+        _ = try fixture.store.withSession(.write) { try $0.pruneRegistrations(pushToken: "tok1", passTypeIdentifier: Self.passType, unlessUpdatedAfter: nil) }
         _ = try fixture.register(device: "late", token: "late-token", serial: "T5")
         try Self.expectTallyMatches(fixture, event: event.id, "deletions and a late registration")
         try Self.expectTallyMatches(fixture, event: other.id, "the other event, never touched by the job")
@@ -212,14 +222,14 @@ struct ReachTests {
             try fixture.makePass(serial: "S\(index)", eventID: event.id)
             _ = try fixture.register(device: "d\(index)", token: "t\(index)", serial: "S\(index)")
         }
-        let job = try #require(try fixture.store.updateEvent(id: event.id, change: EventChange(name: "Renamed"), now: now).job)
-        var running = try #require(try fixture.store.claimJob(now: now, lease: .seconds(60)))
+        let job = try #require(try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(name: "Renamed"), now: now) }.job)
+        var running = try #require(try fixture.store.withSession(.write) { try $0.claimJob(now: now, lease: .seconds(60)) })
         #expect(try Self.tally(fixture.store, event: event.id).share(of: running).devices == 6)
         #expect(try Self.tally(fixture.store, event: event.id).share(of: running).devicesUpToDate == 0)
-        running = try fixture.store.runRepushBatch(jobID: job.id, batchSize: 4, now: now).job
+        running = try fixture.store.withSession(.write) { try $0.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }.job
         #expect(running.state == .running)
         #expect(try Self.tally(fixture.store, event: event.id).share(of: running).devices == 6, "passes still to bump count")
-        let done = try fixture.store.runRepushBatch(jobID: job.id, batchSize: 4, now: now).job
+        let done = try fixture.store.withSession(.write) { try $0.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }.job
         #expect(done.state == .done)
         let share = try Self.tally(fixture.store, event: event.id).share(of: done)
         #expect(share.devices == 6)

@@ -39,8 +39,10 @@ struct RetentionTests {
         let fixture = try StoreFixture(backend)
         try fixture.makePass(serial: "F")
         for index in 0..<4 { _ = try fixture.register(device: "d\(index)", token: "t\(index)", serial: "F") }
-        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "F", change: PassChange(touch: true), now: Self.cutoff.addingTimeInterval(-86_400))
-        let rows = try fixture.store.claimOutbox(limit: 10, now: Self.cutoff.addingTimeInterval(-86_400), lease: .seconds(30)).sorted { $0.pushToken < $1.pushToken }
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "F", change: PassChange(touch: true), now: Self.cutoff.addingTimeInterval(-86_400))
+        }
+        let rows = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: Self.cutoff.addingTimeInterval(-86_400), lease: .seconds(30)) }.sorted { $0.pushToken < $1.pushToken }
         try #require(rows.count == 4)
         // t0 failed 1 ms before the cutoff, t1 exactly at it, t2 1 ms after; t3 is still pending (and old).
         try fixture.store.settle(rows[0], .failed(status: 400, reason: "BadPriority"), now: Self.cutoff.addingTimeInterval(-Self.millisecond))
@@ -58,7 +60,7 @@ struct RetentionTests {
         let event = try fixture.makeEvent()
         try fixture.makePass(serial: "J", eventID: event.id)
         func job(finishedAt: Date?, state: String) throws -> String {
-            let job = try fixture.store.createJob(kind: Job.repushKind, eventID: event.id, now: Self.cutoff.addingTimeInterval(-86_400))
+            let job = try fixture.store.withSession(.write) { try $0.createJob(kind: Job.repushKind, eventID: event.id, now: Self.cutoff.addingTimeInterval(-86_400)) }
             try fixture.store.execute("UPDATE jobs SET state = \(state), finished_at = \(finishedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }) WHERE id = \(job.id)")
             return job.id
         }
@@ -71,18 +73,20 @@ struct RetentionTests {
         #expect(try write(fixture) { try $0.deleteFinishedJobs(before: Self.cutoff, limit: 1) } == 1)
         #expect(try write(fixture) { try $0.deleteFinishedJobs(before: Self.cutoff, limit: 1) } == 1)
         #expect(try write(fixture) { try $0.deleteFinishedJobs(before: Self.cutoff, limit: 1) } == 0)
-        for id in [doneOld, failedOld] { #expect(try fixture.store.job(id: id) == nil) }
-        for id in [doneAtCutoff, doneYoung, running, pending] { #expect(try fixture.store.job(id: id) != nil) }
+        for id in [doneOld, failedOld] { #expect(try fixture.store.withSession(.read, { try $0.job(id: id) }) == nil) }
+        for id in [doneAtCutoff, doneYoung, running, pending] { #expect(try fixture.store.withSession(.read, { try $0.job(id: id) }) != nil) }
     }
 
     @Test(arguments: Backend.allCases)
     func registrationsOfEndedEventsGoWithDevicesLeftEmpty(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         func event(starts: TimeInterval, ends: TimeInterval?) throws -> String {
-            try fixture.store.createEvent(NewEvent(
-                name: "E", venue: "V", startsAt: Self.cutoff.addingTimeInterval(starts), endsAt: ends.map { Self.cutoff.addingTimeInterval($0) },
-                timeZone: "UTC", template: "event"
-            ), now: Date()).id
+            try fixture.store.withSession(.write) { session in
+                try session.createEvent(NewEvent(
+                    name: "E", venue: "V", startsAt: Self.cutoff.addingTimeInterval(starts), endsAt: ends.map { Self.cutoff.addingTimeInterval($0) },
+                    timeZone: "UTC", template: "event"
+                ), now: Date())
+            }.id
         }
         let endedJustBefore = try event(starts: -86_400, ends: -Self.millisecond)
         let endsAtCutoff = try event(starts: -86_400, ends: 0)
@@ -163,10 +167,14 @@ struct RetentionTests {
         _ = try fixture.register(device: "d1", token: "t1", serial: "S1")
         _ = try fixture.register(device: "d2", token: "t2", serial: "S1")
         let early = Self.cutoff
-        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S0", change: PassChange(touch: true), now: early)
-        _ = try fixture.store.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S1", change: PassChange(touch: true), now: early.addingTimeInterval(5))
-        let job = try #require(try fixture.store.updateEvent(id: event.id, change: EventChange(name: "Renamed"), now: early).job)
-        _ = try fixture.store.runRepushBatch(jobID: job.id, batchSize: 2, now: early)
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S0", change: PassChange(touch: true), now: early)
+        }
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S1", change: PassChange(touch: true), now: early.addingTimeInterval(5))
+        }
+        let job = try #require(try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(name: "Renamed"), now: early) }.job)
+        _ = try fixture.store.withSession(.write) { try $0.runRepushBatch(jobID: job.id, batchSize: 2, now: early) }
         let statistics = try fixture.store.withSession(.read) { try $0.statistics() }
         #expect(statistics.registrations == 3)
         #expect(statistics.devices == 2)

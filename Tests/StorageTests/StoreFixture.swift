@@ -51,24 +51,30 @@ final class StoreFixture: Sendable {
     /// Inserts a pass with unique tokens.
     @discardableResult
     func makePass(serial: String = UUID().uuidString, eventID: String? = nil, name: String = "Ada", now: Date = Date()) throws -> StoredPass {
-        try store.insertPass(NewPass(
-            passTypeIdentifier: Self.passType, serialNumber: serial,
-            authenticationTokenHash: Array(("auth-" + serial).utf8), downloadTokenHash: Array(("download-" + serial).utf8),
-            eventID: eventID, attendeeName: name, attendeeEmail: "ada@example.com", seat: "A1"
-        ), now: now)
+        try store.withSession(.write) {
+            try $0.insertPass(NewPass(
+                passTypeIdentifier: Self.passType, serialNumber: serial,
+                authenticationTokenHash: Array(("auth-" + serial).utf8), downloadTokenHash: Array(("download-" + serial).utf8),
+                eventID: eventID, attendeeName: name, attendeeEmail: "ada@example.com", seat: "A1"
+            ), now: now)
+        }
     }
 
     func makeEvent(now: Date = Date()) throws -> Event {
-        try store.createEvent(NewEvent(
-            name: "Concert", venue: "Hall", startsAt: Date(timeIntervalSince1970: 1_900_000_000),
-            timeZone: "Europe/Paris", template: "event"
-        ), now: now)
+        try store.withSession(.write) {
+            try $0.createEvent(NewEvent(
+                name: "Concert", venue: "Hall", startsAt: Date(timeIntervalSince1970: 1_900_000_000),
+                timeZone: "Europe/Paris", template: "event"
+            ), now: now)
+        }
     }
 
     func register(device: String, token: String, serial: String, now: Date = Date()) throws -> RegistrationResult {
-        try store.upsertRegistration(
-            deviceLibraryIdentifier: device, pushToken: token, passTypeIdentifier: Self.passType, serialNumber: serial, now: now
-        )
+        try store.withSession(.write) {
+            try $0.upsertRegistration(
+                deviceLibraryIdentifier: device, pushToken: token, passTypeIdentifier: Self.passType, serialNumber: serial, now: now
+            )
+        }
     }
 }
 

@@ -28,7 +28,7 @@ enum AdminAuthentication {
         let token = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
         guard token.hasPrefix(tokenPrefix), token.utf8.count <= 128 else { throw unauthorized }
         // The lookup is by SHA-256 of a 256-bit random token: timing reveals nothing usable.
-        guard let stored = try store.adminToken(tokenHash: TokenVault.hash(token)) else { throw unauthorized }
+        guard let stored = try store.withSession(.read, { try $0.adminToken(tokenHash: TokenVault.hash(token)) }) else { throw unauthorized }
         guard stored.role.permits(required) else { throw forbidden(stored.role, needs: required) }
         return stored
     }

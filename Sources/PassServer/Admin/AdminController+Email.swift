@@ -30,7 +30,7 @@ extension AdminController {
         guard pass.attendeeEmail != nil else {
             throw HTTPError(status: 409, code: "no_email_address", message: "The ticket has no attendeeEmail.")
         }
-        let event = try pass.eventID.flatMap { try store.event(id: $0) }
+        let event = try pass.eventID.flatMap { id in try store.withSession(.read) { try $0.event(id: id) } }
         try requireEmailTexts(template: event?.template)
         let queued = try store.withSession(.write) { try $0.enqueueEmails(passIDs: [pass.id], now: now()) }
         if !queued.isEmpty {

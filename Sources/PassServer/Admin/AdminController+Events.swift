@@ -47,7 +47,9 @@ extension AdminController {
     }
 
     func showEvent(_ request: Request) throws -> Response {
-        .json(try eventDetails(try existingEvent(request)), encoder: .api)
+        // One connection for the lookup and the counts (nested sessions reuse it).
+        let details = try store.withSession(.read) { _ in try eventDetails(try existingEvent(request)) }
+        return .json(details, encoder: .api)
     }
 
     /// The event with its counts, reach, check-ins and email states.

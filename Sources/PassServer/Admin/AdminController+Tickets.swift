@@ -81,7 +81,9 @@ extension AdminController {
     }
 
     func showTicket(_ request: Request) throws -> Response {
-        .json(try ticketDetails(try existingTicket(request)), encoder: .api)
+        // One connection for the lookup and the three reads of the details (nested sessions reuse it).
+        let details = try store.withSession(.read) { _ in try ticketDetails(try existingTicket(request)) }
+        return .json(details, encoder: .api)
     }
 
     /// The ticket with its devices, their state and the latest pushes to them.
@@ -133,7 +135,7 @@ extension AdminController {
         case .absent: break
         }
         if input.isPresent("extra") {
-            let event = try pass.eventID.flatMap { try store.event(id: $0) }
+            let event = try pass.eventID.flatMap { id in try store.withSession(.read) { try $0.event(id: id) } }
             change.extra = input.extras(declared: event.map(templateFields(of:)) ?? [], creating: false)
         }
         try input.validate()
@@ -196,7 +198,7 @@ extension AdminController {
     /// The ticket with this serial number; 404 when there is none (or it is not a serial number).
     func existingTicket(serialNumber: String?) throws -> StoredPass {
         guard let serial = serialNumber.flatMap(SerialNumber.init),
-            let pass = try store.pass(passTypeIdentifier: passes.passTypeIdentifier, serialNumber: serial.rawValue)
+            let pass = try store.withSession(.read, { try $0.pass(passTypeIdentifier: passes.passTypeIdentifier, serialNumber: serial.rawValue) })
         else { throw HTTPError.notFound("No such ticket.") }
         return pass
     }

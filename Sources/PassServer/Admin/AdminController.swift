@@ -48,7 +48,7 @@ struct AdminController: Sendable {
 
     /// The event with this id; 404 when there is none.
     func existingEvent(id: String?) throws -> Event {
-        guard let id, AdminIdentifiers.isPlausible(id), let event = try store.event(id: id) else {
+        guard let id, AdminIdentifiers.isPlausible(id), let event = try store.withSession(.read, { try $0.event(id: id) }) else {
             throw HTTPError.notFound("No such event.")
         }
         return event

@@ -51,7 +51,7 @@ struct DownloadController: Sendable {
     func download(_ request: Request) throws -> Response {
         let format = try Format(request: request)
         guard let token = request.parameters["downloadToken"], AdminIdentifiers.isPlausible(token, lengths: 20...128),
-            let pass = try store.pass(downloadTokenHash: TokenVault.hash(token))
+            let pass = try store.withSession(.read, { try $0.pass(downloadTokenHash: TokenVault.hash(token)) })
         else {
             guard format == .html else { throw HTTPError.notFound("No ticket at this link.") }
             let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
@@ -66,7 +66,7 @@ struct DownloadController: Sendable {
     private func passFile(_ pass: StoredPass) throws -> Response {
         let bundle = try passes.bundle(for: pass) {
             guard let eventID = pass.eventID else { return nil }
-            return try store.event(id: eventID)
+            return try store.withSession(.read) { try $0.event(id: eventID) }
         }
         return Response(
             status: 200,
@@ -85,7 +85,7 @@ struct DownloadController: Sendable {
         let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
         let key = BundleCache.Key(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision, variant: language)
         let page = try pages.bundle(for: key) {
-            guard let eventID = pass.eventID, let event = try store.event(id: eventID) else {
+            guard let eventID = pass.eventID, let event = try store.withSession(.read, { try $0.event(id: eventID) }) else {
                 throw PassServiceError("pass \(pass.serialNumber) has no event")
             }
             let barcode = try passes.barcode(for: pass, event: event)

@@ -139,10 +139,13 @@ extension Application {
     /// Outside development nil.
     func developmentAdminToken() throws -> DevelopmentToken? {
         guard configuration.development else { return nil }
-        guard try store.adminTokens().isEmpty else { return .mintWith(command: Self.tokenCreateCommand(configuration)) }
         let token = AdminAuthentication.newToken()
-        _ = try store.createAdminToken(name: "development", tokenHash: TokenVault.hash(token), now: Date())
-        return .minted(token)
+        let minted = try store.withSession(.write) { session -> Bool in
+            guard try session.adminTokens().isEmpty else { return false }
+            _ = try session.createAdminToken(name: "development", tokenHash: TokenVault.hash(token), now: Date())
+            return true
+        }
+        return minted ? .minted(token) : .mintWith(command: Self.tokenCreateCommand(configuration))
     }
 
     /// The exact command that mints an admin token for this database from a source checkout (how

@@ -51,7 +51,7 @@ extension CommandLineInterface {
                     // The tokens are HMAC-derived, so the benchmark needs the secret, not the database, to know them.
                     var cursor: Int64 = 0
                     while true {
-                        let page = try store.passes(eventID: eventID, after: cursor, limit: 500)
+                        let page = try store.withSession(.read) { try $0.passes(eventID: eventID, after: cursor, limit: 500) }
                         for pass in page {
                             guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { continue }
                             let secret = codes

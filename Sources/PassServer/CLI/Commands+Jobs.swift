@@ -19,12 +19,15 @@ extension CommandLineInterface {
             let store = try Application.openStore(configuration)
             defer { store.close() }
             try store.migrate()
-            guard try store.event(id: eventID) != nil else {
+            let job = try store.withSession(.write) { session -> Job? in
+                guard try session.event(id: eventID) != nil else { return nil }
+                let unfinished = try session.jobs(eventID: eventID, limit: 20).first { $0.state == .pending || $0.state == .running }
+                return try unfinished ?? session.createJob(kind: Job.repushKind, eventID: eventID, now: Date())
+            }
+            guard let job else {
                 context.standardError("error: no event '\(eventID)'")
                 return ExitCode.failure
             }
-            let unfinished = try store.jobs(eventID: eventID, limit: 20).first { $0.state == .pending || $0.state == .running }
-            let job = try unfinished ?? store.createJob(kind: Job.repushKind, eventID: eventID, now: Date())
             let runner = JobRunner(
                 store: store, logger: Logger(label: "repush", level: configuration.logLevel), settings: JobRunner.Settings(configuration.jobs)
             )

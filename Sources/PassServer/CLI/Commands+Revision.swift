@@ -22,7 +22,7 @@ extension CommandLineInterface {
             let store = try Application.openStore(configuration)
             defer { store.close() }
             try store.migrate()
-            context.standardOutput(String(try store.currentRevision()))
+            context.standardOutput(String(try store.withSession(.read) { try $0.currentRevision() }))
             return ExitCode.success
         }
     }
@@ -45,7 +45,7 @@ extension CommandLineInterface {
             let store = try Application.openStore(configuration)
             defer { store.close() }
             try store.migrate()
-            let advance = try store.advanceRevision(by: amount)
+            let advance = try store.withSession(.write) { try $0.advanceRevision(by: amount) }
             context.standardOutput("revision counter advanced from \(advance.before) to \(advance.after)")
             return ExitCode.success
         }

@@ -55,7 +55,7 @@ extension CommandLineInterface {
             let store = try Application.openStore(configuration)
             defer { store.close() }
             try store.migrate()
-            let tokens = try store.adminTokens()
+            let tokens = try store.withSession(.read) { try $0.adminTokens() }
             if tokens.isEmpty { context.standardOutput("no admin tokens") }
             for token in tokens {
                 let state = token.revokedAt.map { "revoked \(ISODate.format($0))" } ?? "active"
@@ -75,7 +75,7 @@ extension CommandLineInterface {
             let store = try Application.openStore(configuration)
             defer { store.close() }
             try store.migrate()
-            let revoked = try store.revokeAdminToken(idOrName: options.positional[0], now: Date())
+            let revoked = try store.withSession(.write) { try $0.revokeAdminToken(idOrName: options.positional[0], now: Date()) }
             guard revoked > 0 else {
                 context.standardError("error: no active admin token '\(options.positional[0])'")
                 return ExitCode.failure

@@ -61,9 +61,11 @@ struct DeviceController: Sendable {
     func unregisterDevice(_ request: Request) throws -> Response {
         let pass = try authenticatedIdentifiers(request)
         let device = try DeviceRequest.device(request)
-        try store.deleteRegistration(
-            deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber
-        )
+        _ = try store.withSession(.write) {
+            try $0.deleteRegistration(
+                deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber
+            )
+        }
         return Response(status: 200)
     }
 
@@ -78,9 +80,11 @@ struct DeviceController: Sendable {
         let device = try DeviceRequest.device(request)
         let passType = try DeviceRequest.passType(request)
         let since = PassFreshness.revision(fromTag: request.query["passesUpdatedSince"])
-        let changed = try store.serials(
-            deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: passType.rawValue, updatedAfter: since
-        )
+        let changed = try store.withSession(.read) {
+            try $0.serials(
+                deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: passType.rawValue, updatedAfter: since
+            )
+        }
         guard let last = changed.lastRevision, !changed.serialNumbers.isEmpty else { return Response(status: 204) }
         // Reach: the device is told `last` for the passes listed. Written only when a listed
         // registration has not been told it yet, so a phone asking again costs no write.
@@ -132,7 +136,7 @@ struct DeviceController: Sendable {
         }
         let bundle = try passes.bundle(for: pass) {
             guard let eventID = pass.eventID else { return nil }
-            return try store.event(id: eventID)
+            return try store.withSession(.read) { try $0.event(id: eventID) }
         }
         if request.method == .GET { recordServed(pass, request: request) }
         headers.replace(name: "Content-Type", value: "application/vnd.apple.pkpass")
@@ -190,7 +194,7 @@ struct DeviceController: Sendable {
             logger.warning("device log", ["device.message": message, "request.id": request.requestID, "client": client])
         }
         if !messages.isEmpty {
-            try store.appendDeviceLogs(Array(messages), peer: client, keepNewest: deviceLogCapacity, now: now())
+            _ = try store.withSession(.write) { try $0.appendDeviceLogs(Array(messages), peer: client, keepNewest: deviceLogCapacity, now: now()) }
         }
         return Response(status: 200)
     }
@@ -203,7 +207,7 @@ struct DeviceController: Sendable {
         let token = try DeviceRequest.token(request)
         let passType = try DeviceRequest.passType(request)
         let serial = try DeviceRequest.serial(request)
-        let stored = try store.pass(passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue)
+        let stored = try store.withSession(.read) { try $0.pass(passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue) }
         // Hash even when the pass is unknown so both paths cost the same.
         let matches = try TokenVault.matches(token.rawValue, storedHash: stored?.authenticationTokenHash ?? [UInt8](repeating: 0, count: 32))
         guard let stored, matches else { throw DeviceRequest.unauthorized }

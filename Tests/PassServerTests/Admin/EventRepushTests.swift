@@ -72,7 +72,7 @@ struct EventRepushTests {
         }
         #expect(pushes.allSatisfy { $0.topic == app.passTypeIdentifier && $0.status == 200 })
 
-        let after = try app.store.passes(eventID: event, limit: 2_000)
+        let after = try app.store.withSession(.read) { try $0.passes(eventID: event, limit: 2_000) }
         #expect(after.count == 1_000)
         #expect(after.allSatisfy { $0.revision > maxRevisionBefore })
         let fetched = try Phone(app: app, deviceLibraryIdentifier: "device-7", pushToken: tokens[7]).fetch(passes[7].serialNumber)

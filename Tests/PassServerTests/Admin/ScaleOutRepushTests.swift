@@ -38,7 +38,7 @@ struct ScaleOutRepushTests {
             }
             self.tokens = tokens
             adminToken = AdminAuthentication.newToken()
-            _ = try fixture.store.createAdminToken(name: "scale-out", tokenHash: TokenVault.hash(adminToken), now: Date())
+            _ = try fixture.store.withSession(.write) { try $0.createAdminToken(name: "scale-out", tokenHash: TokenVault.hash(adminToken), now: Date()) }
         }
 
         /// A `serve` process sending to the fake. Short leases make a killed process's job and
@@ -85,7 +85,7 @@ struct ScaleOutRepushTests {
         /// Each pass bumped exactly once: the job took one revision per batch, every pass carries
         /// one of them, and each revision covers one full batch of passes.
         func expectBumpedOnce(since counterAfterEdit: Int64, batch: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
-            let passes = try fixture.store.passes(eventID: event, limit: ScaleOutRepushTests.passCount + 1)
+            let passes = try fixture.store.withSession(.read) { try $0.passes(eventID: event, limit: ScaleOutRepushTests.passCount + 1) }
             let counter = try AdminSupport.revisionCounter(fixture.store)
             let batches = ScaleOutRepushTests.passCount / batch
             #expect(passes.count == ScaleOutRepushTests.passCount, sourceLocation: sourceLocation)
@@ -131,9 +131,9 @@ struct ScaleOutRepushTests {
         let (servers, job, counterAfterEdit) = try await setup.start(jobBatch: batch, jobLease: "60s", pushLease: "60s")
         let store = setup.fixture.store
 
-        try await Self.wait("job done", timeout: 120) { try store.job(id: job)?.state == .done }
-        try await Self.wait("outbox drained", timeout: 180) { try store.outboxCounts(now: Date()).summary == [0, 0, 0] }
-        let final = try #require(try store.job(id: job))
+        try await Self.wait("job done", timeout: 120) { try store.withSession(.read) { try $0.job(id: job) }?.state == .done }
+        try await Self.wait("outbox drained", timeout: 180) { try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0] }
+        let final = try #require(try store.withSession(.read) { try $0.job(id: job) })
         #expect(final.done == Int64(Self.passCount))
         try setup.expectBumpedOnce(since: counterAfterEdit, batch: batch)
         #expect(servers.map(Self.startedLines).reduce(0, +) == 1, "the job was started once, by one process")
@@ -157,14 +157,14 @@ struct ScaleOutRepushTests {
         )
         let survivor = servers[1 - killed]
         // Pushes claimed at the kill: the dead process's may have reached the fake unrecorded.
-        let inFlightAtKill = try store.outboxCounts(now: Date()).inFlight
-        let atKill = try #require(try store.job(id: job))
+        let inFlightAtKill = try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.inFlight
+        let atKill = try #require(try store.withSession(.read) { try $0.job(id: job) })
         #expect(atKill.done > 0 && atKill.done < atKill.total, "killed mid-job (\(atKill.done)/\(atKill.total))")
 
-        try await Self.wait("job done by the other process", timeout: 120) { try store.job(id: job)?.state == .done }
-        try await Self.wait("outbox drained", timeout: 180) { try store.outboxCounts(now: Date()).summary == [0, 0, 0] }
+        try await Self.wait("job done by the other process", timeout: 120) { try store.withSession(.read) { try $0.job(id: job) }?.state == .done }
+        try await Self.wait("outbox drained", timeout: 180) { try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0] }
         #expect(Self.startedLines(survivor) == 1, "the survivor resumed the job")
-        let final = try #require(try store.job(id: job))
+        let final = try #require(try store.withSession(.read) { try $0.job(id: job) })
         #expect(final.done == Int64(Self.passCount))
         try setup.expectBumpedOnce(since: counterAfterEdit, batch: batch)
 
@@ -182,7 +182,7 @@ struct ScaleOutRepushTests {
         let pids = servers.map(\.process.processIdentifier)
         let logs = servers.map(\.errorPath)
         let killed = await ServerProcess.killAsSoonAs {
-            guard let current = try? store.job(id: job), current.done >= after else { return nil }
+            guard let current = try? store.withSession(.read, { try $0.job(id: job) }), current.done >= after else { return nil }
             let runner = logs.firstIndex { ((try? String(contentsOfFile: $0, encoding: .utf8)) ?? "").contains("re-push job started") }
             return runner.map { pids[$0] }
         }

@@ -57,18 +57,22 @@ struct DevicePassChangeTests {
 
         // Both changes carry the same wall-clock second, so only the server's rules can tell them apart.
         let instant = Date()
-        let update1 = try app.store.updatePass(
-            passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial, change: PassChange(attendeeName: "First Name"), now: instant
-        )
+        let update1 = try app.store.withSession(.write) {
+            try $0.updatePass(
+                passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial, change: PassChange(attendeeName: "First Name"), now: instant
+            )
+        }
         let firstFetch = try phone.fetch(serial)
         let firstLastModified = try #require(firstFetch.header("Last-Modified"))
         let firstListing = try phone.changedSerials(since: initialTag)
         #expect(firstListing.serials == [serial])
         let firstTag = try #require(firstListing.lastUpdated)
 
-        let update2 = try app.store.updatePass(
-            passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial, change: PassChange(attendeeName: "Second Name"), now: instant
-        )
+        let update2 = try app.store.withSession(.write) {
+            try $0.updatePass(
+                passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial, change: PassChange(attendeeName: "Second Name"), now: instant
+            )
+        }
         #expect(update2.pass.revision > update1.pass.revision)
         #expect(update2.pass.modifiedAt > update1.pass.modifiedAt)
 

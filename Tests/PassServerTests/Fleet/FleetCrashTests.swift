@@ -27,7 +27,7 @@ struct FleetCrashTests {
         defer { store.close() }
         try store.migrate()
         let adminToken = AdminAuthentication.newToken()
-        _ = try store.createAdminToken(name: "fleet", tokenHash: TokenVault.hash(adminToken), now: Date())
+        _ = try store.withSession(.write) { try $0.createAdminToken(name: "fleet", tokenHash: TokenVault.hash(adminToken), now: Date()) }
         var environment = ServerProcess.environment(certificates: fixture.certificates, databaseURL: databaseURL).merging([
             "APNS_MODE": "live", "APNS_URL": fleet.apns.url, "APNS_CA_FILE": fixture.certificates.rootCertificate,
             "APNS_REQUEST_TIMEOUT": "4", "PUSH_LEASE": "3", "JOB_LEASE": "2s", "JOB_BATCH_SIZE": "10",
@@ -55,7 +55,7 @@ struct FleetCrashTests {
         #expect(report.signatureFailures == 0)
         // The kill was felt: requests failed while the server was down and were retried.
         #expect(report.fetchFailures + report.listFailures > 0, "\(report.summary)")
-        #expect(try store.event(id: report.setup?.eventID ?? "")?.venue == report.venue)
+        #expect(try store.withSession(.read) { try $0.event(id: report.setup?.eventID ?? "") }?.venue == report.venue)
     }
 
     /// SIGKILLs the server once `atLeast` phones hold the new pass; returns how many did then. A

@@ -86,16 +86,16 @@ struct PushFixture {
     }
 
     var counts: OutboxCounts {
-        get throws { try app.store.outboxCounts(now: Date()) }
+        get throws { try app.store.withSession(.read) { try $0.outboxCounts(now: Date()) } }
     }
 
     func registrations(_ serial: String) throws -> Int {
-        try app.store.registrationCount(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial)
+        try app.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial) }
     }
 
     /// The push log of one token, newest first.
     func log(_ token: String) throws -> [PushLogEntry] {
-        try app.store.latestPushes(tokenHashes: [PushDispatcher.tokenHash(token)], limit: 50)
+        try app.store.withSession(.read) { try $0.latestPushes(tokenHashes: [PushDispatcher.tokenHash(token)], limit: 50) }
     }
 
     func readiness() throws -> TestResponse { try app.request("GET", "/readyz") }

@@ -77,8 +77,8 @@ struct PushResilienceTests {
 
         let store = try Storage.openStore(url: fixture.app.databaseURL)
         defer { store.close() }
-        #expect(try store.outboxCounts(now: Date()).summary == [0, 0, 0])
-        let log = try store.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 100)
+        #expect(try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0])
+        let log = try store.withSession(.read) { try $0.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 100) }
         #expect(log.count == 10)
         #expect(log.allSatisfy { $0.status == 200 })
     }

@@ -60,7 +60,7 @@ struct RetentionRows {
         }
 
         func event(_ name: String, starts: Date, ends: Date?) throws -> String {
-            try store.createEvent(NewEvent(name: name, venue: "Hall", startsAt: starts, endsAt: ends, timeZone: "UTC", template: "event-ticket"), now: now).id
+            try store.withSession(.write) { try $0.createEvent(NewEvent(name: name, venue: "Hall", startsAt: starts, endsAt: ends, timeZone: "UTC", template: "event-ticket"), now: now) }.id
         }
         let endedOld = try event("ended-old", starts: ago(retention.registrations, -margin - 3_600), ends: ago(retention.registrations, -margin))
         let endedYoung = try event("ended-young", starts: ago(retention.registrations, -margin - 3_600), ends: ago(retention.registrations, margin))
@@ -68,10 +68,12 @@ struct RetentionRows {
         let noEndYoung = try event("no-end-young", starts: ago(retention.registrations, margin), ends: nil)
         for (serial, eventID) in [("old-ended", endedOld), ("young-ended", endedYoung), ("old-no-end", noEndOld),
                                   ("young-no-end", noEndYoung), ("no-event", nil)] as [(String, String?)] {
-            _ = try store.insertPass(NewPass(
-                passTypeIdentifier: passType, serialNumber: serial, authenticationTokenHash: Array("a-\(serial)".utf8),
-                downloadTokenHash: Array("d-\(serial)".utf8), eventID: eventID, attendeeName: "Ada", attendeeEmail: nil, seat: nil
-            ), now: now)
+            _ = try store.withSession(.write) {
+                try $0.insertPass(NewPass(
+                    passTypeIdentifier: passType, serialNumber: serial, authenticationTokenHash: Array("a-\(serial)".utf8),
+                    downloadTokenHash: Array("d-\(serial)".utf8), eventID: eventID, attendeeName: "Ada", attendeeEmail: nil, seat: nil
+                ), now: now)
+            }
         }
         // Email outbox rows, by their pass: failed long ago, failed recently, pending since long ago.
         for (serial, state, time, next) in [("old-ended", "failed", ago(retention.pushLog, -margin), ago(retention.pushLog, -margin)),
@@ -84,9 +86,11 @@ struct RetentionRows {
         }
         for (device, serial) in [("dev-old", "old-ended"), ("dev-mixed", "old-no-end"), ("dev-mixed", "young-no-end"),
                                  ("dev-young", "young-ended"), ("dev-young", "no-event")] {
-            _ = try store.upsertRegistration(
-                deviceLibraryIdentifier: device, pushToken: "token-\(device)", passTypeIdentifier: passType, serialNumber: serial, now: now
-            )
+            _ = try store.withSession(.write) {
+                try $0.upsertRegistration(
+                    deviceLibraryIdentifier: device, pushToken: "token-\(device)", passTypeIdentifier: passType, serialNumber: serial, now: now
+                )
+            }
         }
 
         // The running job belongs to another process's runner for the next day, so a running

@@ -73,7 +73,9 @@ final class TestApp: Sendable {
         let application = try Application(configuration: configuration, logSink: logs, now: now)
         try application.start()
         let token = AdminAuthentication.newToken()
-        _ = try application.store.createAdminToken(name: "test-\(UUID().uuidString.prefix(8))", tokenHash: TokenVault.hash(token), now: Date())
+        _ = try application.store.withSession(.write) {
+            try $0.createAdminToken(name: "test-\(UUID().uuidString.prefix(8))", tokenHash: TokenVault.hash(token), now: Date())
+        }
         return TestApp(application: application, certificates: certificates, directory: directory, databaseURL: databaseURL, logs: logs, adminToken: token)
     }
 

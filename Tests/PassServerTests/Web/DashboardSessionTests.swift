@@ -152,7 +152,7 @@ struct DashboardSessionTests {
         let token = try AdminRoleTests.token(app, role: .viewer)
         let (client, _) = try DashboardClient.signIn(app, token: token)
         #expect(try client.get("/admin/").text.contains("<h1>Events</h1>"))
-        let name = try #require(try app.store.adminTokens().first { $0.role == .viewer }?.name)
+        let name = try #require(try app.store.withSession(.read) { try $0.adminTokens() }.first { $0.role == .viewer }?.name)
         _ = try app.store.withSession(.write) { try $0.revokeAdminToken(idOrName: name, now: Date()) }
         #expect(try client.get("/admin/").text.contains("Admin token"))
     }

@@ -73,7 +73,7 @@ extension DashboardController {
     /// kept current by dashboard.js polling `/admin/jobs/{id}/progress`.
     private func jobPanel(_ event: Event, _ request: Request) throws -> String {
         var jobID = request.query["job"]
-        if jobID == nil, let latest = try store.jobs(eventID: event.id, limit: 1).first, latest.state == .pending || latest.state == .running {
+        if jobID == nil, let latest = try store.withSession(.read, { try $0.jobs(eventID: event.id, limit: 1) }).first, latest.state == .pending || latest.state == .running {
             jobID = latest.id
         }
         guard let jobID, let job = try? admin.jobDetails(id: jobID), job.eventId == event.id else { return "" }

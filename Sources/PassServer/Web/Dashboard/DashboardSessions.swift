@@ -51,7 +51,7 @@ struct DashboardSessions: Sendable {
     func signIn(token presented: String) throws -> (cookie: String, role: AdminRole)? {
         let token = presented.trimmingCharacters(in: .whitespacesAndNewlines)
         guard token.hasPrefix(AdminAuthentication.tokenPrefix), token.utf8.count <= 128,
-            let stored = try store.adminToken(tokenHash: TokenVault.hash(token))
+            let stored = try store.withSession(.read, { try $0.adminToken(tokenHash: TokenVault.hash(token)) })
         else { return nil }
         let id = Crypto.randomToken(bytes: 32)
         let start = now()
