@@ -5,7 +5,7 @@ import Foundation
 import HTTPServer
 public import Logging
 import PassBundle
-import Storage
+package import Storage
 
 /// The running service: one HTTP server, the store, pass signing, the push dispatcher, the job
 /// runner, the retention sweep, the certificate expiry check and the tally folder, wired from one
@@ -209,14 +209,14 @@ public final class Application: Sendable {
     }
 
     /// Applies pending migrations (for `pass-server migrate`).
-    static func migrate(configuration: Configuration) throws {
+    package static func migrate(configuration: Configuration) throws {
         let store = try openStore(configuration)
         defer { store.close() }
         try store.migrate()
     }
 
     /// The configured store; `logger` hears of connection losses and reconnects (once each).
-    static func openStore(_ configuration: Configuration, logger: Logger? = nil) throws -> any Store {
+    package static func openStore(_ configuration: Configuration, logger: Logger? = nil) throws -> any Store {
         var options = StoreOptions(logger: logger)
         if configuration.database.poolSize > 0 { options.poolSize = configuration.database.poolSize }
         options.statementTimeout = .seconds(configuration.database.statementTimeout)

@@ -1,4 +1,5 @@
 import Foundation
+import PassServer
 
 /// The `pass-server` command tree. `main.swift` only calls `run` and exits with its code.
 public enum CommandLineInterface {
@@ -6,7 +7,12 @@ public enum CommandLineInterface {
 
     /// Runs the command named by `arguments` (without the program name); returns the exit code.
     public static func run(_ arguments: [String], context: CommandContext = CommandContext()) -> Int32 {
-        var path = ["pass-server"]
+        run(arguments, root: root, context: context)
+    }
+
+    /// Runs `arguments` against the command tree `root` (named after its program).
+    package static func run(_ arguments: [String], root: Command, context: CommandContext) -> Int32 {
+        var path = [root.name]
         var command = root
         var remaining = arguments[...]
         while let next = remaining.first, !next.hasPrefix("-"),
@@ -22,7 +28,7 @@ public enum CommandLineInterface {
             return ExitCode.success
         }
         if path.count == 1, rest == ["--version"] {
-            context.standardOutput("pass-server \(version)")
+            context.standardOutput("\(root.name) \(version)")
             return ExitCode.success
         }
         guard let action = command.action else {
@@ -50,7 +56,7 @@ public enum CommandLineInterface {
             summary: "PassServer: an Apple Wallet pass web service for event tickets.",
             details: "Options:\n  --help     Show help for any command\n  --version  Print the version",
             subcommands: [
-                serveCommand, migrateCommand, pruneCommand, tokenCommand, repushCommand, revisionCommand, certsCommand, passCommand, benchCommand,
+                serveCommand, migrateCommand, pruneCommand, tokenCommand, repushCommand, revisionCommand, certsCommand, passCommand,
             ]
         )
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PassServer
 
 extension CommandLineInterface {
     static var serveCommand: Command {

@@ -1,6 +1,7 @@
 import Certificates
 import Foundation
 import PassBundle
+import PassServer
 
 extension CommandLineInterface {
     static var certsCommand: Command {
