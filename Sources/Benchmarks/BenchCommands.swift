@@ -34,7 +34,7 @@ public enum BenchmarkCommandLine {
                     guard let count = Int(options.options["count"] ?? "20000"), count > 0,
                         let threads = Int(options.options["threads"] ?? "8"), threads > 0
                     else { throw UsageError("--count and --threads must be positive numbers") }
-                    let store = try Application.openStore(configuration)
+                    let store = try Application.openStore(configuration, creatingSQLiteFile: true)
                     defer { store.close() }
                     let result = try StorageBenchmark.run(store: store, operation: operation, count: count, threads: threads)
                     context.standardOutput(result.markdownRow(backend: store.backend))

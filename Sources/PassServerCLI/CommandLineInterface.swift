@@ -1,5 +1,6 @@
 import Foundation
 import PassServer
+import Storage
 
 /// The `pass-server` command tree. `main.swift` only calls `run` and exits with its code.
 public enum CommandLineInterface {
@@ -43,6 +44,12 @@ public enum CommandLineInterface {
             return ExitCode.usage
         } catch let error as ConfigurationError {
             context.standardError("error: \(error)")
+            return ExitCode.usage
+        } catch let error as StorageError {
+            context.standardError("error: \(error.reason)")
+            return ExitCode.failure
+        } catch let error as StartupError {
+            context.standardError("error: \(path.last ?? root.name) \(error)")
             return ExitCode.usage
         } catch {
             context.standardError("error: \(error)")

@@ -24,7 +24,7 @@ extension Application {
 
     /// The pass signing identity, valid at `now`; in development, generated certificates are
     /// created first. A certificate that cannot be used (expired, not yet valid, unreadable, not
-    /// matching its key) is a configuration error naming the setting.
+    /// matching its key) is a `StartupError` naming the setting, with a hint.
     package static func signingIdentity(_ configuration: Configuration, logger: Logger, now: Date) throws -> SigningIdentity {
         do {
             return try loadSigningIdentity(configuration, logger: logger, now: now)
@@ -37,8 +37,7 @@ extension Application {
             } else {
                 signing.p12 != nil ? "PASS_P12" : "PASS_CERTIFICATE"
             }
-            let hint = error.code == .expired ? " (renew it: see Certificates/README.md)" : ""
-            throw ConfigurationError(problems: ["\(key): \(error.message)\(hint)"])
+            throw StartupError([Bootstrap.certificateProblem(error, setting: key, step: .signing)])
         }
     }
 

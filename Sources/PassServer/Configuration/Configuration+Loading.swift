@@ -26,9 +26,11 @@ extension Configuration {
     public static let developmentCertificatesDirectory = "Certificates/dev"
 
     /// Reads the environment, then the flags (`--http-port 9000`, `--http-port=9000`, bare `--flag`
-    /// for booleans, `--no-migrate`), then checks everything together.
+    /// for booleans, `--no-migrate`), then checks everything together. `checkingFiles: false`
+    /// leaves whether the certificate files can be read to the caller (`serve` reports it with its
+    /// other start-up problems).
     public static func load(
-        environment: [String: String], arguments: [String] = [], requirements: Requirements = []
+        environment: [String: String], arguments: [String] = [], requirements: Requirements = [], checkingFiles: Bool = true
     ) throws(ConfigurationError) -> Configuration {
         var configuration = Configuration()
         var problems: [String] = []
@@ -77,7 +79,7 @@ extension Configuration {
         if configuration.development {
             configuration.applyDevelopmentDefaults(explicit: explicit)
         }
-        problems += configuration.validate(requirements: requirements)
+        problems += configuration.validate(requirements: requirements, checkingFiles: checkingFiles)
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return configuration
     }
@@ -112,7 +114,7 @@ extension Configuration {
     public static let developmentOrganizationName = "PassServer"
 
     /// Cross-key checks; returns every problem.
-    func validate(requirements: Requirements) -> [String] {
+    func validate(requirements: Requirements, checkingFiles: Bool = true) -> [String] {
         var problems: [String] = []
         if let problem = APNSConfiguration.headerProblem(pushType: apns.pushType, priority: apns.priority) {
             problems.append("APNS_PRIORITY: \(apns.priority.rawValue) with APNS_PUSH_TYPE=\(apns.pushType.rawValue): \(problem)")
@@ -133,7 +135,7 @@ extension Configuration {
             }
         }
         if requirements.contains(.signing) {
-            problems += validateSigning()
+            problems += validateSigning(checkingFiles: checkingFiles)
         }
         problems += validateMail()
         return problems
@@ -155,7 +157,7 @@ extension Configuration {
         return problems
     }
 
-    private func validateSigning() -> [String] {
+    private func validateSigning(checkingFiles: Bool) -> [String] {
         var problems: [String] = []
         let usesP12 = signing.p12 != nil
         let usesPEM = signing.certificate != nil || signing.privateKey != nil
@@ -170,15 +172,21 @@ extension Configuration {
         if signing.wwdrCertificate == nil {
             problems.append("WWDR_CERTIFICATE: required, Apple's WWDR G4 intermediate")
         }
-        // Development certificates are generated at start, so only operator-given files must exist now.
-        guard !development else { return problems }
+        guard checkingFiles else { return problems }
+        return problems + unreadableFiles().map { "\($0.key): cannot read '\($0.path)'" }
+    }
+
+    /// The certificate and key files given that this process cannot read, by setting. Development
+    /// certificates are generated at start, so only operator-given files must exist beforehand.
+    func unreadableFiles() -> [(key: String, path: String)] {
+        guard !development else { return [] }
         let files: [(String, String?)] = [
             ("PASS_CERTIFICATE", signing.certificate), ("PASS_PRIVATE_KEY", signing.privateKey),
             ("PASS_P12", signing.p12), ("WWDR_CERTIFICATE", signing.wwdrCertificate), ("APNS_CA_FILE", apns.caFile),
         ]
-        for case let (key, path?) in files where !FileManager.default.isReadableFile(atPath: path) {
-            problems.append("\(key): cannot read '\(path)'")
+        return files.compactMap { key, path in
+            guard let path, !FileManager.default.isReadableFile(atPath: path) else { return nil }
+            return (key, path)
         }
-        return problems
     }
 }
