@@ -94,6 +94,7 @@ let package = Package(
             dependencies: ["Fleet", "APNs", "PassBundle", "Certificates", "PassServerTesting"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "PassServerCLITests", dependencies: ["PassServerCLI", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BenchmarksTests",
             dependencies: ["Benchmarks", "PassServerCLI", "APNs", "Storage", "PassServerTesting"],

@@ -5,6 +5,9 @@ import Mail
 /// Every problem found while reading the configuration, reported together.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public let problems: [String]
+    /// Whether some of the problems are about the signing identity (certificate, key, WWDR), so a
+    /// command can point at `--development`.
+    public var aboutSigning = false
     public var description: String {
         "configuration is invalid:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
     }
@@ -80,7 +83,10 @@ extension Configuration {
             configuration.applyDevelopmentDefaults(explicit: explicit)
         }
         problems += configuration.validate(requirements: requirements, checkingFiles: checkingFiles)
-        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        guard problems.isEmpty else {
+            let aboutSigning = requirements.contains(.signing) && !configuration.validateSigning(checkingFiles: checkingFiles).isEmpty
+            throw ConfigurationError(problems: problems, aboutSigning: aboutSigning)
+        }
         return configuration
     }
 
