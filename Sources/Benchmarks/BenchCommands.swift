@@ -98,7 +98,6 @@ extension BenchmarkCommandLine {
 
     /// `pass-server-bench apns`: parses the options, runs the benchmark, prints one result line.
     static func apns(_ arguments: [String], context: CommandContext) async -> Int32 {
-        let usage = "Usage: pass-server-bench apns \(apnsCommand.usage)\nRun 'pass-server-bench apns --help' for details."
         do {
             let options = try OptionParser(arguments, valued: ["url", "ca-file", "count", "connections", "concurrency", "cert-der", "key-der"])
             func number(_ name: String, _ fallback: Int) throws(UsageError) -> Int {
@@ -124,12 +123,8 @@ extension BenchmarkCommandLine {
                     + "pushes_per_second=\(Int(result.pushesPerSecond)) peak_rss_mib=\(memory)"
             )
             return ExitCode.success
-        } catch let error as UsageError {
-            context.standardError("error: \(error.message)\n\n\(usage)")
-            return ExitCode.usage
         } catch {
-            context.standardError("error: \(error)")
-            return ExitCode.failure
+            return CommandLineInterface.report(error, path: [root.name, apnsCommand.name], usage: apnsCommand.usage, context: context)
         }
     }
 }

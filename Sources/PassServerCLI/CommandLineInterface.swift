@@ -39,19 +39,29 @@ public enum CommandLineInterface {
         }
         do {
             return try action(rest, context)
-        } catch let error as UsageError {
-            context.standardError("error: \(error.message)\n\nUsage: \(path.joined(separator: " ")) \(command.usage)\nRun '\(path.joined(separator: " ")) --help' for details.")
+        } catch {
+            return report(error, path: path, usage: command.usage, context: context)
+        }
+    }
+
+    /// Prints what a command's `error` means on standard error and returns the exit code: 64 for
+    /// usage, configuration and start-up problems, 1 for anything else.
+    package static func report(_ error: any Error, path: [String], usage: String, context: CommandContext) -> Int32 {
+        let fullName = path.joined(separator: " ")
+        switch error {
+        case let error as UsageError:
+            context.standardError("error: \(error.message)\n\nUsage: \(fullName) \(usage)\nRun '\(fullName) --help' for details.")
             return ExitCode.usage
-        } catch let error as ConfigurationError {
+        case let error as ConfigurationError:
             context.standardError("error: \(error)")
             return ExitCode.usage
-        } catch let error as StorageError {
+        case let error as StartupError:
+            context.standardError("error: \(fullName) \(error)")
+            return ExitCode.usage
+        case let error as StorageError:
             context.standardError("error: \(error.reason)")
             return ExitCode.failure
-        } catch let error as StartupError {
-            context.standardError("error: \(path.last ?? root.name) \(error)")
-            return ExitCode.usage
-        } catch {
+        default:
             context.standardError("error: \(error)")
             return ExitCode.failure
         }
