@@ -42,6 +42,8 @@ fuzz: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 	/usr/bin/python3 scripts/fuzz.py
 
+# bench/*.sh drive the release pass-server, fake-apns and pass-server-bench (the benchmark drivers,
+# kept out of the server's executable and libraries).
 bench: bench-deps
 	$(SWIFT) build -c release
 	scripts/with-postgres.sh bench/run.sh

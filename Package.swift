@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "pass-server", targets: ["pass-server"]),
         .executable(name: "fake-apns", targets: ["fake-apns"]),
         .executable(name: "fleet", targets: ["fleet-cli"]),
+        .executable(name: "pass-server-bench", targets: ["pass-server-bench"]),
         .library(name: "PassBundle", targets: ["PassBundle"]),
     ],
     targets: [
@@ -44,7 +45,21 @@ let package = Package(
             dependencies: ["Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage", "Mail", "CQRencode"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "pass-server", dependencies: ["PassServer"], swiftSettings: swiftSettings),
+        // The command tree of `pass-server`, apart from the library the server and its tests link.
+        .target(
+            name: "PassServerCLI",
+            dependencies: ["PassServer", "Logging", "Certificates", "PassBundle", "Storage"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "pass-server", dependencies: ["PassServerCLI"], swiftSettings: swiftSettings),
+
+        // MARK: Benchmarks (linked only by `pass-server-bench`, never by the server)
+        .target(
+            name: "Benchmarks",
+            dependencies: ["PassServerCLI", "PassServer", "APNs", "Storage", "PassBundle", "Certificates", "Logging"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "pass-server-bench", dependencies: ["Benchmarks"], swiftSettings: swiftSettings),
 
         // MARK: Test support
         .target(
@@ -79,9 +94,15 @@ let package = Package(
             dependencies: ["Fleet", "APNs", "PassBundle", "Certificates", "PassServerTesting"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "PassServerCLITests", dependencies: ["PassServerCLI", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BenchmarksTests",
+            dependencies: ["Benchmarks", "PassServerCLI", "APNs", "Storage", "PassServerTesting"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PassServerTests",
-            dependencies: ["PassServer", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet"],
+            dependencies: ["PassServer", "PassServerCLI", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -2,18 +2,22 @@
 # APNs client throughput: 100,000 pushes through APNSClient (1 and 4 connections) against the
 # fake-apns server, next to h2load against the same fake as the ceiling. Prints Markdown rows.
 #
-# Assumes `swift build -c release` was run (override the binary with FAKE_APNS=...).
+# Assumes `swift build -c release` was run (override the binaries with FAKE_APNS=... and
+# PASS_SERVER_BENCH=...); `pass-server-bench apns` drives the client.
 # Knobs: APNS_BENCH_COUNT (100000), APNS_BENCH_CONCURRENCY (1000 streams in flight).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BIN=${FAKE_APNS:-.build/release/fake-apns}
+BENCH=${PASS_SERVER_BENCH:-.build/release/pass-server-bench}
 COUNT=${APNS_BENCH_COUNT:-100000}
 CONCURRENCY=${APNS_BENCH_CONCURRENCY:-1000}
 TOKEN=$(printf 'ab%.0s' $(seq 32))
 TOPIC=pass.com.example.bench
 
-[ -x "$BIN" ] || { echo "missing $BIN: run swift build -c release first" >&2; exit 1; }
+for binary in "$BIN" "$BENCH"; do
+    [ -x "$binary" ] || { echo "missing $binary: run swift build -c release first" >&2; exit 1; }
+done
 command -v h2load >/dev/null || { echo "h2load not found (apt-get install nghttp2-client)" >&2; exit 1; }
 
 WORK=$(mktemp -d)
@@ -41,7 +45,7 @@ URL="https://127.0.0.1:$PORT"
 
 client() { # connections → "pushes/s peakMiB failures"
     local line
-    line=$("$BIN" bench-client --url "$URL" --ca-file "$WORK/ca.pem" --count "$COUNT" --connections "$1" --concurrency "$CONCURRENCY")
+    line=$("$BENCH" apns --url "$URL" --ca-file "$WORK/ca.pem" --count "$COUNT" --connections "$1" --concurrency "$CONCURRENCY")
     local rate mem fail
     rate=$(sed -n 's/.*pushes_per_second=\([0-9]*\).*/\1/p' <<<"$line")
     mem=$(sed -n 's/.*peak_rss_mib=\([0-9?]*\).*/\1/p' <<<"$line")

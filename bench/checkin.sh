@@ -11,7 +11,7 @@
 # A check-in is one verified code, one insert and one pass change with its push. Prints a Markdown
 # table with the medians and the median of the per-run ratios (goal ≥ 0.5).
 #
-# Needs: .build/release/pass-server, PASS_SERVER_TEST_DATABASE_URL (scripts/with-postgres.sh),
+# Needs: .build/release/pass-server and pass-server-bench, PASS_SERVER_TEST_DATABASE_URL (scripts/with-postgres.sh),
 #        wrk, psql, curl, python3, openssl.
 # Env:   CHECKIN_BENCH_TICKETS (10000) CHECKIN_BENCH_SCANNERS (16) CHECKIN_BENCH_LIMIT (40s) WRK_THREADS (2)
 #        WRK_DURATION (10s) BENCH_RUNS (3)
@@ -19,6 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 binary="${PASS_SERVER_BINARY:-.build/release/pass-server}"
+bench_binary="${PASS_SERVER_BENCH_BINARY:-.build/release/pass-server-bench}"
 tickets="${CHECKIN_BENCH_TICKETS:-10000}"
 scanners="${CHECKIN_BENCH_SCANNERS:-16}"
 threads="${WRK_THREADS:-2}"
@@ -37,7 +38,7 @@ database_url="${PASS_SERVER_TEST_DATABASE_URL%/*}/$database"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 base="http://127.0.0.1:$port"
 work=$(mktemp -d /tmp/pass-server-checkin-bench.XXXXXX)
-# One secret for the server and for `bench tokens`, so both derive the same tokens and codes.
+# One secret for the server and for `pass-server-bench tokens`, so both derive the same tokens and codes.
 export TOKEN_SECRET
 TOKEN_SECRET=$(openssl rand -hex 32)
 
@@ -81,10 +82,10 @@ event=$(issue "$tickets" "Check-in Night")
 # Registrations go to tickets of their own, as many, so no pass reaches MAX_DEVICES_PER_PASS (a
 # registration past it replaces the oldest, a slower path) and the check-in tickets keep one phone.
 register_event=$(issue "$tickets" "Registration Night")
-"$binary" bench tokens --event "$event" --database-url "$database_url" >"$work/tokens.tsv"
-"$binary" bench tokens --event "$event" --codes --database-url "$database_url" >"$work/codes.tsv"
-"$binary" bench tokens --event "$register_event" --database-url "$database_url" >"$work/register-tokens.tsv"
-[ "$(wc -l <"$work/codes.tsv")" -eq "$tickets" ] || { echo "bench/checkin.sh: bench tokens printed the wrong number of lines" >&2; exit 1; }
+"$bench_binary" tokens --event "$event" --database-url "$database_url" >"$work/tokens.tsv"
+"$bench_binary" tokens --event "$event" --codes --database-url "$database_url" >"$work/codes.tsv"
+"$bench_binary" tokens --event "$register_event" --database-url "$database_url" >"$work/register-tokens.tsv"
+[ "$(wc -l <"$work/codes.tsv")" -eq "$tickets" ] || { echo "bench/checkin.sh: pass-server-bench tokens printed the wrong number of lines" >&2; exit 1; }
 pass_type=$(curl -fsS "$base/admin/v1/events/$event/tickets?limit=1" -H "Authorization: Bearer $admin" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["tickets"][0]["passTypeIdentifier"])')
 python3 - "$base" "$pass_type" "$work/tokens.tsv" <<'PY'

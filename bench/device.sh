@@ -6,13 +6,14 @@
 #   POST registrations of random new devices, GET the changed-serial list with each device's tag.
 # Prints Markdown rows with requests/s, p99 and the ratio to /healthz.
 #
-# Needs: .build/release/pass-server, PASS_SERVER_TEST_DATABASE_URL (scripts/with-postgres.sh),
+# Needs: .build/release/pass-server and pass-server-bench, PASS_SERVER_TEST_DATABASE_URL (scripts/with-postgres.sh),
 #        wrk, psql, curl, python3, openssl.
 # Env:   DEVICE_BENCH_TICKETS (1000) BUNDLE_CACHE_SIZE (400 KiB per ticket) WRK_THREADS (2) WRK_CONNECTIONS (64) WRK_DURATION (10s) BENCH_RUNS (3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 binary="${PASS_SERVER_BINARY:-.build/release/pass-server}"
+bench_binary="${PASS_SERVER_BENCH_BINARY:-.build/release/pass-server-bench}"
 tickets="${DEVICE_BENCH_TICKETS:-1000}"
 threads="${WRK_THREADS:-2}"
 connections="${WRK_CONNECTIONS:-64}"
@@ -31,7 +32,7 @@ database_url="${PASS_SERVER_TEST_DATABASE_URL%/*}/$database"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 base="http://127.0.0.1:$port"
 work=$(mktemp -d /tmp/pass-server-device-bench.XXXXXX)
-# One secret for the server and for `bench tokens`, so both derive the same ApplePass tokens.
+# One secret for the server and for `pass-server-bench tokens`, so both derive the same ApplePass tokens.
 export TOKEN_SECRET
 TOKEN_SECRET=$(openssl rand -hex 32)
 
@@ -61,8 +62,8 @@ done
 
 echo "bench/device.sh: issuing $tickets tickets" >&2
 read -r event pass_type < <(python3 bench/device_setup.py tickets "$base" "$admin" "$tickets")
-"$binary" bench tokens --event "$event" --database-url "$database_url" >"$work/tokens.tsv"
-[ "$(wc -l <"$work/tokens.tsv")" -eq "$tickets" ] || { echo "bench/device.sh: bench tokens printed the wrong number of lines" >&2; exit 1; }
+"$bench_binary" tokens --event "$event" --database-url "$database_url" >"$work/tokens.tsv"
+[ "$(wc -l <"$work/tokens.tsv")" -eq "$tickets" ] || { echo "bench/device.sh: pass-server-bench tokens printed the wrong number of lines" >&2; exit 1; }
 echo "bench/device.sh: registering devices and warming the bundle cache" >&2
 python3 bench/device_setup.py devices "$base" "$admin" "$pass_type" "$work/tokens.tsv" "$work/devices.tsv"
 # Fresh statistics, as autovacuum leaves them within a minute of a bulk import: without them the

@@ -2,8 +2,8 @@
 # Pass bundle throughput: signed .pkpass archives per second (render, validate, hash, CMS sign,
 # zip) on one thread and on every core, next to OpenSSL's raw RSA-2048 signing rate.
 #
-# Expects the release build (`swift build -c release`) and its `pass-server bench bundles
-# --threads N --seconds S` subcommand, which prints bundles/s (PassBundleBenchmark.run).
+# Expects the release build (`swift build -c release`) and its `pass-server-bench bundles
+# --threads N --seconds S` command, which prints bundles/s (PassBundleBenchmark.run).
 # Both rates are wall-clock (`openssl speed -elapsed`), so a busy machine slows both alike. The two
 # measurements alternate for BENCH_ROUNDS rounds and the table quotes the median of each column
 # and the median of the per-round ratios: a neighbour's burst then spoils one round, not the result.
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BIN=${PASS_SERVER_BIN:-.build/release/pass-server}
+BIN=${PASS_SERVER_BENCH_BIN:-.build/release/pass-server-bench}
 SECONDS_PER_RUN=${BENCH_SECONDS:-2}
 ROUNDS=${BENCH_ROUNDS:-9}
 CORES=$(nproc)
@@ -28,7 +28,7 @@ pin() {
 
 # First number printed by the subcommand.
 bundles() {
-    $(pin "$1") "$BIN" bench bundles --threads "$1" --seconds "$SECONDS_PER_RUN" | grep -Eo '[0-9]+(\.[0-9]+)?' | head -n 1
+    $(pin "$1") "$BIN" bundles --threads "$1" --seconds "$SECONDS_PER_RUN" | grep -Eo '[0-9]+(\.[0-9]+)?' | head -n 1
 }
 
 # sign/s column of `openssl speed rsa2048` ("rsa 2048 bits <sign s> <verify s> <sign/s> <verify/s>").

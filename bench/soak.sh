@@ -27,9 +27,10 @@ TICKETS=${SOAK_TICKETS:-200}
 BUILD=${SOAK_BUILD:-release}
 SERVER=".build/$BUILD/pass-server"
 FAKE=".build/$BUILD/fake-apns"
+BENCH=".build/$BUILD/pass-server-bench"
 : "${PASS_SERVER_TEST_DATABASE_URL:?run inside scripts/with-postgres.sh (make soak does)}"
 : "${PASS_SERVER_TEST_PG_CTL:?scripts/with-postgres.sh sets PASS_SERVER_TEST_PG_CTL}"
-for binary in "$SERVER" "$FAKE"; do
+for binary in "$SERVER" "$FAKE" "$BENCH"; do
     [ -x "$binary" ] || { echo "soak: missing $binary (swift build -c $BUILD)" >&2; exit 1; }
 done
 
@@ -103,7 +104,7 @@ BASE_B="http://127.0.0.1:${PORTS[b]}"
 
 # An event of $TICKETS tickets through the admin API; the phones' ApplePass tokens from the secret.
 read -r EVENT PASS_TYPE < <(python3 bench/device_setup.py tickets "$BASE_A" "$ADMIN" "$TICKETS")
-TOKEN_SECRET="$SECRET" "$SERVER" bench tokens --event "$EVENT" >"$WORK/tickets.tsv"
+TOKEN_SECRET="$SECRET" "$BENCH" tokens --event "$EVENT" >"$WORK/tickets.tsv"
 
 : >"$WORK/windows"
 : >"$WORK/rss"

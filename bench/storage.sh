@@ -5,7 +5,7 @@
 #   scripts/with-postgres.sh bench/storage.sh        (after swift build -c release)
 #
 # Needs PASS_SERVER_TEST_DATABASE_URL (an admin URL; scratch databases are created and dropped)
-# and, for the store rows, `.build/release/pass-server bench storage`.
+# and, for the store rows, `.build/release/pass-server-bench storage`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,13 +35,13 @@ pgbench -i -q -s 10 "$base/$scratch" >/dev/null 2>&1
 tps=$(pgbench -S -c 8 -j 2 -T 10 "$base/$scratch" 2>/dev/null | awk '/^tps = / {print int($3)}' | tail -n 1)
 echo "| pgbench -S (ceiling) | postgres | select-only | 8 clients | ${tps:-?} tps |"
 
-binary=.build/release/pass-server
-if [ ! -x "$binary" ] || ! "$binary" bench storage --help >/dev/null 2>&1; then
-    echo "| store | - | - | - | skipped: $binary has no 'bench storage' subcommand yet |"
+binary=.build/release/pass-server-bench
+if [ ! -x "$binary" ] || ! "$binary" storage --help >/dev/null 2>&1; then
+    echo "| store | - | - | - | skipped: $binary has no 'storage' command |"
     exit 0
 fi
 for url in "$base/$store_db" "sqlite://$sqlite_dir/bench.db"; do
     for operation in registrations changed-serials; do
-        "$binary" bench storage --database-url "$url" --operation "$operation" --count "$COUNT" --threads "$THREADS"
+        "$binary" storage --database-url "$url" --operation "$operation" --count "$COUNT" --threads "$THREADS"
     done
 done

@@ -80,3 +80,14 @@ enum ListenSocket {
         return HTTPServerError(code: code, message: "\(message): \(reason)", underlying: underlying)
     }
 }
+
+extension HTTPServer {
+    /// Whether `host:port` can be bound now: binds a socket and closes it at once, so a start-up
+    /// can report a port in use together with its other problems before anything else starts.
+    /// Port 0 always can.
+    public static func checkAddress(host: String, port: Int) throws(HTTPServerError) {
+        guard port != 0 else { return }
+        let socket = try ListenSocket.open(host: host, port: port, backlog: 1)
+        close(socket.fd)
+    }
+}

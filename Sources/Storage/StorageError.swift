@@ -38,6 +38,18 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     /// and background work waits and retries instead of giving up.
     public var isTransient: Bool { code == .unavailable || code == .timeout }
 
+    /// The message and the driver's, each its first line, for people and logs: no type names.
+    public var reason: String {
+        let driver: String? = switch underlying {
+        case let error as PGError: error.message
+        case let error as SQLiteError: error.message
+        case let error as StorageError: error.reason
+        default: nil
+        }
+        let lines = [message] + (driver.map { [$0] } ?? [])
+        return lines.compactMap { $0.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } }.joined(separator: ": ")
+    }
+
     public var description: String {
         if let underlying {
             return "StorageError(\(code.rawValue)): \(message) [\(underlying)]"

@@ -3,7 +3,8 @@ import Foundation
 /// Opens the store a database URL names:
 /// - `postgres://…` or `postgresql://…`: a `PostgresStore` (the URL goes to libpq as is);
 /// - `sqlite:///absolute/path.db` or `sqlite://relative/path.db`: a `SQLiteStore`
-///   (parent directories are created).
+///   (parent directories are created, unless `options.createIfMissing` is off: then a missing
+///   file is a `.notFound` error).
 ///
 /// A protocol cannot carry a static factory callable as `Store.open(…)`, so this is a function.
 public func openStore(url: String, options: StoreOptions = StoreOptions()) throws -> any Store {
@@ -19,6 +20,9 @@ public func openStore(url: String, options: StoreOptions = StoreOptions()) throw
     path = path.removingPercentEncoding ?? path
     guard !path.isEmpty, path != "/" else {
         throw StorageError(.invalidValue, "sqlite:// URL needs a file path")
+    }
+    guard options.createIfMissing || FileManager.default.fileExists(atPath: path) else {
+        throw StorageError(.notFound, "the SQLite database \(path) does not exist")
     }
     return try SQLiteStore(path: path, options: options)
 }

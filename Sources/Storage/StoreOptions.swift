@@ -13,19 +13,24 @@ public struct StoreOptions: Sendable {
     public var busyTimeout: Duration
     /// Where connection losses and reconnects are reported (never with URLs or values).
     public var logger: Logger?
+    /// Whether an SQLite file that does not exist is created (and its directories). Off for tools
+    /// that work on an existing database, so a mistyped path is named instead of becoming an empty one.
+    public var createIfMissing: Bool
 
     public init(
         poolSize: Int? = nil,
         statementTimeout: Duration = .seconds(10),
         acquireTimeout: Duration = .seconds(10),
         busyTimeout: Duration = .seconds(5),
-        logger: Logger? = nil
+        logger: Logger? = nil,
+        createIfMissing: Bool = true
     ) {
         self.poolSize = poolSize
         self.statementTimeout = statementTimeout
         self.acquireTimeout = acquireTimeout
         self.busyTimeout = busyTimeout
         self.logger = logger
+        self.createIfMissing = createIfMissing
     }
 
     /// `2 × active cores + 2`: enough to keep the server's cores busy while others wait on I/O.

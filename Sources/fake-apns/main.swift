@@ -1,5 +1,5 @@
-// fake-apns: the FakeAPNs server as a process (for h2load and benchmarks), plus a `bench-client`
-// mode that drives APNSClient against it and prints pushes per second. `usage` below lists the flags.
+// fake-apns: the FakeAPNs server as a process (for h2load, `pass-server-bench apns` and trying
+// things out). `usage` below lists the flags.
 
 import APNs
 import Foundation
@@ -13,26 +13,30 @@ let usage = """
       fake-apns --cert server.pem --key server.key (--client-ca ca.pem | --no-client-auth) [--port N]
                 [--max-streams N] [--goaway-after N] [--answer 200|STATUS:Reason] [--print-port] [--log-level LEVEL]
                 [--push-log FILE]
-      fake-apns bench-client --url https://127.0.0.1:PORT --ca-file ca.pem --count N --connections C
-                --concurrency M [--cert-der client.der --key-der client.pk8.der]
       fake-apns --help
 
     The server listens on 127.0.0.1 (--port 0, the default, picks a free port; --print-port prints it) and answers
-    every valid push with --answer (200 by default). Each push it receives is logged at info level with its token
-    truncated (--log-level warning keeps quiet, as the benchmarks do). --push-log FILE appends
+    every valid push with --answer (200 by default). Each push it receives is logged on standard error at info
+    level, one line with its token's first 8 characters, its topic and the status answered, control characters
+    escaped (--log-level warning keeps quiet, as the benchmarks do). --push-log FILE appends
     "<unix ms> <status> <token>" per answered push.
+    `pass-server-bench apns` measures the push client against it.
+
+    Exit codes: 0 after --help, 64 for a usage error (unknown option, missing or bad value), 1 when it cannot serve.
     """
 
 struct Usage: Error, CustomStringConvertible {
     var description: String
 }
 
-func parseFlags(_ arguments: ArraySlice<String>) throws -> [String: String] {
+func parseFlags(_ arguments: ArraySlice<String>) throws(Usage) -> [String: String] {
     var flags: [String: String] = [:]
     var rest = arguments
     let switches: Set<String> = ["--no-client-auth", "--print-port"]
+    let valued: Set<String> = ["--cert", "--key", "--client-ca", "--port", "--max-streams", "--goaway-after", "--answer", "--log-level", "--push-log"]
     while let flag = rest.popFirst() {
-        guard flag.hasPrefix("--") else { throw Usage(description: "unexpected argument \(flag)") }
+        guard flag.hasPrefix("--") else { throw Usage(description: "unexpected argument '\(LogText.escape(flag))'") }
+        guard switches.contains(flag) || valued.contains(flag) else { throw Usage(description: "unknown option '\(LogText.escape(flag))'") }
         if switches.contains(flag) {
             flags[flag] = "1"
         } else {
@@ -99,35 +103,17 @@ final class PushLogFile: @unchecked Sendable {
     }
 }
 
-func benchClient(_ flags: [String: String]) async throws {
-    guard let url = flags["--url"] else { throw Usage(description: "--url is required") }
-    func read(_ flag: String) throws -> [UInt8] {
-        guard let path = flags[flag] else { return [] }
-        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-    var configuration = APNSConfiguration(clientCertificateDER: try read("--cert-der"), clientPrivateKeyDER: try read("--key-der"))
-    configuration.url = url
-    configuration.caFile = flags["--ca-file"]
-    configuration.connections = max(1, try integer(flags, "--connections", 1))
-    let count = try integer(flags, "--count", 100_000)
-    let concurrency = max(1, try integer(flags, "--concurrency", 1000))
-    let result = try await APNSBenchmark.run(configuration: configuration, count: count, concurrency: concurrency)
-    let memory = result.peakMemoryBytes.map { String($0 / 1024 / 1024) } ?? "?"
-    print("pushes=\(result.pushes) failures=\(result.failures) seconds=\(String(format: "%.3f", result.seconds)) pushes_per_second=\(Int(result.pushesPerSecond)) peak_rss_mib=\(memory)")
-}
-
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.contains("--help") || arguments.contains("-h") {
     print(usage)
     exit(0)
 }
 do {
-    if arguments.first == "bench-client" {
-        try await benchClient(try parseFlags(arguments.dropFirst()))
-    } else {
-        try serve(try parseFlags(arguments))
-    }
+    try serve(try parseFlags(arguments))
+} catch let error as Usage {
+    FileHandle.standardError.write(Data("fake-apns: \(error)\n\n\(usage)\n".utf8))
+    exit(64)
 } catch {
-    FileHandle.standardError.write(Data("fake-apns: \(error)\nRun 'fake-apns --help' for usage.\n".utf8))
-    exit(2)
+    FileHandle.standardError.write(Data("fake-apns: \(error)\n".utf8))
+    exit(1)
 }

@@ -1,5 +1,5 @@
 import Foundation
-import PassServer
+import PassServerCLI
 
 // A peer that closes a socket mid-write must not kill the server: writes report EPIPE instead.
 signal(SIGPIPE, SIG_IGN)

@@ -26,7 +26,10 @@ extension DeploymentTests {
 
         let directory = try TestCertificates.temporaryDirectory(prefix: "first-token")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let minted = try PassServerExecutable.run(runArguments, environment: ["DATABASE_URL": "sqlite://\(directory)/db.sqlite"])
+        // The deployment's server has started (or `migrate` has run) by then: only those create a database.
+        let environment = ["DATABASE_URL": "sqlite://\(directory)/db.sqlite"]
+        #expect(try PassServerExecutable.run(["migrate"], environment: environment).status == 0)
+        let minted = try PassServerExecutable.run(runArguments, environment: environment)
         #expect(minted.status == 0, "\(minted.standardError)")
         #expect(minted.standardOutput.hasPrefix("psa_"))
         #expect(minted.standardError.contains("role admin"))

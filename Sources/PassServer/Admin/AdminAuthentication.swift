@@ -3,7 +3,7 @@ import HTTPServer
 import Storage
 
 /// `Authorization: Bearer <token>` against the hashed, unrevoked admin tokens.
-enum AdminAuthentication {
+package enum AdminAuthentication {
     static let unauthorized = HTTPError(
         status: 401, code: "unauthorized", message: "A valid admin token is required (Authorization: Bearer <token>).",
         headers: ["WWW-Authenticate": "Bearer"]
@@ -34,7 +34,7 @@ enum AdminAuthentication {
     }
 
     /// A new random admin token (shown once, stored hashed).
-    static func newToken() -> String {
+    package static func newToken() -> String {
         tokenPrefix + Crypto.randomToken(bytes: 32)
     }
 }

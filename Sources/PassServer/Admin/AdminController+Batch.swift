@@ -126,11 +126,8 @@ extension AdminController {
         var checked = Set<[String: ExtraValue]>()
         var problems: [InvalidRowsBody.Problem] = []
         for (index, item) in imported.enumerated() where item.created && checked.insert(item.pass.extra).inserted {
-            do {
-                try requireBuildable { try passes.validate(item.pass, event: event) }
-            } catch let error as HTTPError {
-                let message = error.message.hasPrefix("pass: ") ? String(error.message.dropFirst("pass: ".count)) : error.message
-                problems.append(.init(row: rows[index], field: "pass", problem: message))
+            if let reason = try unbuildableReason({ try passes.validate(item.pass, event: event) }) {
+                problems.append(.init(row: rows[index], field: "pass", problem: reason))
             }
         }
         return problems

@@ -58,13 +58,22 @@ struct AdminController: Sendable {
     /// change: a change after which a pass could not be built is refused with 400 and rolled
     /// back, instead of being stored and failing every download of the pass afterwards.
     func requireBuildable(_ validation: () throws -> Void) throws {
+        if let reason = try unbuildableReason(validation) {
+            throw HTTPError.badRequest("pass: \(reason)", code: "invalid_fields")
+        }
+    }
+
+    /// Why the pass cannot be built, in words, or nil when `validation` passes; errors other than
+    /// the bundle's and the pass service's are thrown.
+    func unbuildableReason(_ validation: () throws -> Void) throws -> String? {
         do {
             try validation()
+            return nil
         } catch let error as PassBundleError {
             let detail = error.issues.isEmpty ? error.message : error.issues.map(\.description).joined(separator: "; ")
-            throw HTTPError.badRequest("pass: the pass cannot be built with this change (\(detail))", code: "invalid_fields")
+            return "the pass cannot be built with this change (\(detail))"
         } catch let error as PassServiceError {
-            throw HTTPError.badRequest("pass: the pass cannot be built with this change (\(error.description))", code: "invalid_fields")
+            return "the pass cannot be built with this change (\(error.description))"
         }
     }
 }

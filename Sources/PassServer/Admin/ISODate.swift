@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import PassBundle
 
 /// ISO 8601 date-times with a zone, as the admin API reads and writes them.
@@ -7,11 +7,11 @@ import PassBundle
 /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, a real calendar day, a year 1970–9999 and an offset
 /// within ±18:00. Anything a pass cannot hold is refused here rather than stored (Wallet's dates
 /// have four-digit years; ISO8601DateFormatter would accept `2027-02-30`, `24:00` or `+99:59`).
-enum ISODate {
+package enum ISODate {
     /// The longest text accepted (a fraction of many digits is the only way to get long).
     static let maxLength = 64
 
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         var reader = DigitReader(Array(text.utf8))
         guard text.utf8.count <= maxLength,
             let year = reader.number(4), (1970...9999).contains(year), reader.skip("-"),
@@ -48,7 +48,7 @@ enum ISODate {
     ///
     /// Written by `ISO8601Zoned`, not ISO8601DateFormatter: creating a formatter costs more than
     /// the rest of a ticket's JSON, and a list or an import writes two dates per ticket.
-    static func format(_ date: Date, timeZone: String = "UTC") -> String {
+    package static func format(_ date: Date, timeZone: String = "UTC") -> String {
         ISO8601Zoned.format(date, in: TimeZoneCache.zone(timeZone) ?? .gmt)
     }
 

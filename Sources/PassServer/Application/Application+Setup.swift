@@ -1,13 +1,13 @@
 import APNs
-import Certificates
-import Foundation
-import Logging
+package import Certificates
+package import Foundation
+package import Logging
 
 extension Application {
     /// TOKEN_SECRET, or in development a secret kept in `.data/token-secret` (created once, mode
     /// 0600 from its first instant; an existing file that is not a valid secret is an error rather
     /// than replaced, because every issued pass depends on it).
-    static func tokenSecret(_ configuration: Configuration) throws -> [UInt8] {
+    package static func tokenSecret(_ configuration: Configuration) throws -> [UInt8] {
         if let secret = configuration.tokenSecret { return secret }
         guard configuration.development else { throw ConfigurationError(problems: ["TOKEN_SECRET: required"]) }
         let path = ".data/token-secret"
@@ -24,8 +24,8 @@ extension Application {
 
     /// The pass signing identity, valid at `now`; in development, generated certificates are
     /// created first. A certificate that cannot be used (expired, not yet valid, unreadable, not
-    /// matching its key) is a configuration error naming the setting.
-    static func signingIdentity(_ configuration: Configuration, logger: Logger, now: Date) throws -> SigningIdentity {
+    /// matching its key) is a `StartupError` naming the setting, with a hint.
+    package static func signingIdentity(_ configuration: Configuration, logger: Logger, now: Date) throws -> SigningIdentity {
         do {
             return try loadSigningIdentity(configuration, logger: logger, now: now)
         } catch let error as CertificateError {
@@ -37,8 +37,7 @@ extension Application {
             } else {
                 signing.p12 != nil ? "PASS_P12" : "PASS_CERTIFICATE"
             }
-            let hint = error.code == .expired ? " (renew it: see Certificates/README.md)" : ""
-            throw ConfigurationError(problems: ["\(key): \(error.message)\(hint)"])
+            throw StartupError([Bootstrap.certificateProblem(error, setting: key, step: .signing)])
         }
     }
 
@@ -127,7 +126,7 @@ extension Application {
     static let sandboxHosts: Set<String> = ["api.sandbox.push.apple.com", "api.development.push.apple.com"]
 
     /// What a development start says about admin tokens.
-    enum DevelopmentToken: Equatable {
+    package enum DevelopmentToken: Equatable {
         /// The first start minted this admin token (shown once).
         case minted(String)
         /// Tokens exist already; this command mints another.
@@ -137,7 +136,7 @@ extension Application {
     /// In development, the first start mints an admin token named "development" and returns it
     /// (once) so `make run` can print it; later starts return the command that mints another.
     /// Outside development nil.
-    func developmentAdminToken() throws -> DevelopmentToken? {
+    package func developmentAdminToken() throws -> DevelopmentToken? {
         guard configuration.development else { return nil }
         let token = AdminAuthentication.newToken()
         let minted = try store.withSession(.write) { session -> Bool in

@@ -5,7 +5,7 @@ import Foundation
 import HTTPServer
 public import Logging
 import PassBundle
-import Storage
+package import Storage
 
 /// The running service: one HTTP server, the store, pass signing, the push dispatcher, the job
 /// runner, the retention sweep, the certificate expiry check and the tally folder, wired from one
@@ -32,9 +32,9 @@ public final class Application: Sendable {
     /// Every route served (method and `:param` pattern), for the OpenAPI coverage test.
     let routes: [(method: String, pattern: String)]
 
-    /// Opens the store (migrating unless told not to), loads the signing identity and builds the
-    /// routes. Nothing listens until `start()`. An expired or unusable certificate is a
-    /// `ConfigurationError`.
+    /// Runs the start-up steps (settings, token secret, signing identity, watched certificates,
+    /// database and migrations, the HTTP port, the push and mail senders) and builds the routes.
+    /// Nothing listens until `start()`. Every problem found is thrown together as a `StartupError`.
     public convenience init(configuration: Configuration, logSink: any LogSink = StandardErrorSink()) throws {
         try self.init(configuration: configuration, logSink: logSink, now: Date.init)
     }
@@ -48,26 +48,31 @@ public final class Application: Sendable {
         let startedInstant = ContinuousClock.now
         let startedAt = now()
 
-        let secret = try Self.tokenSecret(configuration)
-        let identity = try Self.signingIdentity(configuration, logger: logger, now: startedAt)
-        let certificates = CertificateMonitor(
-            certificates: try Self.watchedCertificates(configuration, identity: identity), readiness: readiness,
-            logger: logger.named("certificates"), now: now
+        // Start-up steps: every independent one runs, and all their problems are reported together.
+        var bootstrap = Bootstrap(configuration)
+        let publicURL = bootstrap.require(configuration.http.publicURL, setting: "PUBLIC_URL", purpose: "the https address phones reach this server at")
+        let organizationName = bootstrap.require(
+            configuration.signing.organizationName, setting: "ORGANIZATION_NAME", purpose: "Wallet shows it on the lock screen"
         )
+        let secret = bootstrap.run(.tokenSecret) { try Self.tokenSecret(configuration) }
+        // The signing identity needs its files; an unreadable one is the problem to report, not what loading it says.
+        let identity = bootstrap.checkFiles() ? bootstrap.run(.signing) { try Self.signingIdentity(configuration, logger: logger, now: startedAt) } : nil
+        let signer = identity.flatMap { identity in bootstrap.run(.signing) { try PassSigner(identity: identity) } }
+        let watched = identity.flatMap { identity in bootstrap.run(.watchedCertificates) { try Self.watchedCertificates(configuration, identity: identity) } }
+        let store = bootstrap.run(.database) { try Self.openStore(configuration, logger: logger.named("database"), creatingSQLiteFile: true) }
+        if let store, configuration.database.migrateOnStart {
+            bootstrap.run(.migrations) { try store.migrate() }
+        }
+        bootstrap.run(.listener) { try HTTPServer.checkAddress(host: configuration.http.host, port: configuration.http.port) }
+        guard let publicURL, let organizationName, let secret, let identity, let signer, let watched, let store, bootstrap.problems.isEmpty else {
+            store?.close()
+            throw StartupError(bootstrap.problems)
+        }
+        let certificates = CertificateMonitor(certificates: watched, readiness: readiness, logger: logger.named("certificates"), now: now)
         self.certificates = certificates
-        let store = try Self.openStore(configuration, logger: logger.named("database"))
         self.store = store
-        if configuration.database.migrateOnStart {
-            try store.migrate()
-        }
-        guard let publicURL = configuration.http.publicURL else {
-            throw ConfigurationError(problems: ["PUBLIC_URL: required"])
-        }
-        guard let organizationName = configuration.signing.organizationName else {
-            throw ConfigurationError(problems: ["ORGANIZATION_NAME: required"])
-        }
         let passes = PassService(
-            signer: try PassSigner(identity: identity),
+            signer: signer,
             templates: TemplateStore(root: configuration.passesDirectory),
             vault: TokenVault(secret: secret),
             publicURL: publicURL,
@@ -77,8 +82,17 @@ public final class Application: Sendable {
         )
         self.passes = passes
 
+        let sender = bootstrap.run(.push) { try Self.pushSender(configuration, identity: identity, logger: logger.named("apns")) }
+        let readiness = readiness
+        let mailDispatcher = bootstrap.run(.mail) {
+            try Self.mailDispatcher(configuration, store: store, passes: passes, readiness: readiness, logger: logger.named("mail"), now: now)
+        }
+        guard let sender, let mailDispatcher, bootstrap.problems.isEmpty else {
+            store.close()
+            throw StartupError(bootstrap.problems)
+        }
         let dispatcher = PushDispatcher(
-            store: store, sender: try Self.pushSender(configuration, identity: identity, logger: logger.named("apns")),
+            store: store, sender: sender,
             policy: PushPolicy(
                 maxRetryAge: TimeInterval(configuration.push.maxRetryAge), baseDelay: configuration.push.retryBaseDelay,
                 maxDelay: configuration.push.retryMaxDelay
@@ -96,7 +110,7 @@ public final class Application: Sendable {
         self.dispatcher = dispatcher
         readiness.addCheck { dispatcher.unreachableFinding().map { [$0] } ?? [] }
         Self.warnAboutSandbox(configuration, logger: logger)
-        let mail = try Self.mailDispatcher(configuration, store: store, passes: passes, readiness: readiness, logger: logger.named("mail"), now: now)
+        let mail = mailDispatcher
         self.mail = mail
         let jobRunner = JobRunner(
             store: store, logger: logger.named("jobs"), settings: JobRunner.Settings(configuration.jobs),
@@ -167,7 +181,11 @@ public final class Application: Sendable {
 
     /// Starts listening, dispatching pushes, running jobs, sweeping old rows and checking certificates.
     public func start() throws {
-        try server.start()
+        do {
+            try server.start()
+        } catch {
+            throw StartupError([Bootstrap.listenerProblem(error, http: configuration.http)])
+        }
         dispatcher.start()
         mail?.start()
         jobRunner.start()
@@ -208,18 +226,24 @@ public final class Application: Sendable {
         signals.cancel()
     }
 
-    /// Applies pending migrations (for `pass-server migrate`).
-    static func migrate(configuration: Configuration) throws {
-        let store = try openStore(configuration)
+    /// Applies pending migrations (for `pass-server migrate`), creating an SQLite database that does not exist yet.
+    package static func migrate(configuration: Configuration) throws {
+        let store = try openStore(configuration, creatingSQLiteFile: true)
         defer { store.close() }
         try store.migrate()
     }
 
-    /// The configured store; `logger` hears of connection losses and reconnects (once each).
-    static func openStore(_ configuration: Configuration, logger: Logger? = nil) throws -> any Store {
-        var options = StoreOptions(logger: logger)
+    /// The configured store; `logger` hears of connection losses and reconnects (once each). Only
+    /// `serve` and `migrate` create an SQLite file that does not exist: other commands would
+    /// otherwise work on a new empty database after a mistyped DATABASE_URL.
+    package static func openStore(_ configuration: Configuration, logger: Logger? = nil, creatingSQLiteFile: Bool = false) throws -> any Store {
+        var options = StoreOptions(logger: logger, createIfMissing: creatingSQLiteFile)
         if configuration.database.poolSize > 0 { options.poolSize = configuration.database.poolSize }
         options.statementTimeout = .seconds(configuration.database.statementTimeout)
-        return try Storage.openStore(url: configuration.database.url, options: options)
+        do {
+            return try Storage.openStore(url: configuration.database.url, options: options)
+        } catch let error as StorageError where error.code == .notFound {
+            throw StorageError(.notFound, "DATABASE_URL: \(error.message); `pass-server migrate` creates it, or correct DATABASE_URL")
+        }
     }
 }

@@ -5,6 +5,9 @@ import Mail
 /// Every problem found while reading the configuration, reported together.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public let problems: [String]
+    /// Whether some of the problems are about the signing identity (certificate, key, WWDR), so a
+    /// command can point at `--development`.
+    public var aboutSigning = false
     public var description: String {
         "configuration is invalid:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
     }
@@ -26,9 +29,11 @@ extension Configuration {
     public static let developmentCertificatesDirectory = "Certificates/dev"
 
     /// Reads the environment, then the flags (`--http-port 9000`, `--http-port=9000`, bare `--flag`
-    /// for booleans, `--no-migrate`), then checks everything together.
+    /// for booleans, `--no-migrate`), then checks everything together. `checkingFiles: false`
+    /// leaves whether the certificate files can be read to the caller (`serve` reports it with its
+    /// other start-up problems).
     public static func load(
-        environment: [String: String], arguments: [String] = [], requirements: Requirements = []
+        environment: [String: String], arguments: [String] = [], requirements: Requirements = [], checkingFiles: Bool = true
     ) throws(ConfigurationError) -> Configuration {
         var configuration = Configuration()
         var problems: [String] = []
@@ -77,8 +82,11 @@ extension Configuration {
         if configuration.development {
             configuration.applyDevelopmentDefaults(explicit: explicit)
         }
-        problems += configuration.validate(requirements: requirements)
-        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        problems += configuration.validate(requirements: requirements, checkingFiles: checkingFiles)
+        guard problems.isEmpty else {
+            let aboutSigning = requirements.contains(.signing) && !configuration.validateSigning(checkingFiles: checkingFiles).isEmpty
+            throw ConfigurationError(problems: problems, aboutSigning: aboutSigning)
+        }
         return configuration
     }
 
@@ -112,7 +120,7 @@ extension Configuration {
     public static let developmentOrganizationName = "PassServer"
 
     /// Cross-key checks; returns every problem.
-    func validate(requirements: Requirements) -> [String] {
+    func validate(requirements: Requirements, checkingFiles: Bool = true) -> [String] {
         var problems: [String] = []
         if let problem = APNSConfiguration.headerProblem(pushType: apns.pushType, priority: apns.priority) {
             problems.append("APNS_PRIORITY: \(apns.priority.rawValue) with APNS_PUSH_TYPE=\(apns.pushType.rawValue): \(problem)")
@@ -133,7 +141,7 @@ extension Configuration {
             }
         }
         if requirements.contains(.signing) {
-            problems += validateSigning()
+            problems += validateSigning(checkingFiles: checkingFiles)
         }
         problems += validateMail()
         return problems
@@ -155,7 +163,7 @@ extension Configuration {
         return problems
     }
 
-    private func validateSigning() -> [String] {
+    private func validateSigning(checkingFiles: Bool) -> [String] {
         var problems: [String] = []
         let usesP12 = signing.p12 != nil
         let usesPEM = signing.certificate != nil || signing.privateKey != nil
@@ -170,15 +178,21 @@ extension Configuration {
         if signing.wwdrCertificate == nil {
             problems.append("WWDR_CERTIFICATE: required, Apple's WWDR G4 intermediate")
         }
-        // Development certificates are generated at start, so only operator-given files must exist now.
-        guard !development else { return problems }
+        guard checkingFiles else { return problems }
+        return problems + unreadableFiles().map { "\($0.key): cannot read '\($0.path)'" }
+    }
+
+    /// The certificate and key files given that this process cannot read, by setting. Development
+    /// certificates are generated at start, so only operator-given files must exist beforehand.
+    func unreadableFiles() -> [(key: String, path: String)] {
+        guard !development else { return [] }
         let files: [(String, String?)] = [
             ("PASS_CERTIFICATE", signing.certificate), ("PASS_PRIVATE_KEY", signing.privateKey),
             ("PASS_P12", signing.p12), ("WWDR_CERTIFICATE", signing.wwdrCertificate), ("APNS_CA_FILE", apns.caFile),
         ]
-        for case let (key, path?) in files where !FileManager.default.isReadableFile(atPath: path) {
-            problems.append("\(key): cannot read '\(path)'")
+        return files.compactMap { key, path in
+            guard let path, !FileManager.default.isReadableFile(atPath: path) else { return nil }
+            return (key, path)
         }
-        return problems
     }
 }

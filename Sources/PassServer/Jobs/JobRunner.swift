@@ -1,6 +1,6 @@
-import Foundation
-import Logging
-import Storage
+package import Foundation
+package import Logging
+package import Storage
 
 /// Runs jobs: claims a pending job (or one whose runner died) and works through its event's passes
 /// in batches, each one transaction with its outbox rows: a re-push bumps them and enqueues pushes
@@ -9,15 +9,15 @@ import Storage
 ///
 /// Threading: a `Worker` thread runs `Loop`, one batch per round, so a shutdown lands between
 /// batches; every store call blocks there.
-final class JobRunner: Sendable {
-    struct Settings: Sendable {
+package final class JobRunner: Sendable {
+    package struct Settings: Sendable {
         var batchSize = 500
         var lease: Duration = .seconds(60)
         var pollInterval: TimeInterval = 2
 
         init() {}
 
-        init(_ jobs: Configuration.Jobs) {
+        package init(_ jobs: Configuration.Jobs) {
             batchSize = jobs.batchSize
             lease = .seconds(jobs.lease)
         }
@@ -33,7 +33,7 @@ final class JobRunner: Sendable {
 
     /// `afterBatch` runs on the runner thread after every committed re-push batch (wakes the push
     /// dispatcher), `afterEmailBatch` after every batch of an event send (wakes the mail dispatcher).
-    init(store: any Store, logger: Logger, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
+    package init(store: any Store, logger: Logger, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
          afterBatch: @escaping @Sendable (RepushBatch) -> Void = { _ in },
          afterEmailBatch: @escaping @Sendable (EmailBatch) -> Void = { _ in }) {
         self.store = store
@@ -103,7 +103,7 @@ final class JobRunner: Sendable {
 
     /// Runs `job` batch by batch until it is done or `shouldStop` says so; returns the job as last
     /// seen. Used by `pass-server repush` in the foreground.
-    func run(_ job: Job, shouldStop: () -> Bool = { false }, progress: (Job) -> Void = { _ in }) throws -> Job {
+    package func run(_ job: Job, shouldStop: () -> Bool = { false }, progress: (Job) -> Void = { _ in }) throws -> Job {
         logStart(job)
         var current = job
         while current.state != .done && current.state != .failed && !shouldStop() {

@@ -1,6 +1,6 @@
-import Foundation
-import Logging
-import Storage
+package import Foundation
+package import Logging
+package import Storage
 
 /// Deletes what is past its retention: push log entries and failed push and email outbox rows
 /// older than `PUSH_LOG_RETENTION` (a ticket's email status keeps its failure), jobs finished
@@ -12,9 +12,9 @@ import Storage
 /// holds locks for long. One process at a time sweeps: the sweep holds the `retention` lease,
 /// renewed between batches; a process that finds it held skips the sweep. Each sweep logs what it
 /// removed, per table. Run by the server every `RETENTION_INTERVAL` and by `pass-server prune`.
-struct RetentionSweep: Sendable {
+package struct RetentionSweep: Sendable {
     /// Rows removed by one sweep.
-    struct Removed: Sendable, Equatable {
+    package struct Removed: Sendable, Equatable {
         var pushLog = 0
         var failedPushes = 0
         var failedEmails = 0
@@ -25,7 +25,7 @@ struct RetentionSweep: Sendable {
 
         /// Table (`push_outbox_failed`, `mail_outbox_failed`: failed rows of those outboxes) and
         /// count, in sweep order.
-        var tables: [(name: String, count: Int)] {
+        package var tables: [(name: String, count: Int)] {
             [("push_log", pushLog), ("push_outbox_failed", failedPushes), ("mail_outbox_failed", failedEmails), ("jobs", jobs),
              ("registrations", registrations), ("devices", devices), ("admin_sessions", sessions)]
         }
@@ -43,13 +43,21 @@ struct RetentionSweep: Sendable {
     var lease: Duration = .seconds(600)
     var now: @Sendable () -> Date = Date.init
 
+    package init(store: any Store, retention: Configuration.Retention, logger: Logger, holder: String, now: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        self.retention = retention
+        self.logger = logger
+        self.holder = holder
+        self.now = now
+    }
+
     /// Thrown inside a sweep that lost its lease (it ran longer than the lease and another process
     /// took over) or was asked to stop: the sweep ends early, keeping what it removed.
     private struct Interrupted: Error {}
 
     /// Runs one sweep and returns what it removed, or nil when another process is sweeping.
     /// `shouldStop` is checked between batches (server shutdown).
-    func run(shouldStop: () -> Bool = { false }) throws -> Removed? {
+    package func run(shouldStop: () -> Bool = { false }) throws -> Removed? {
         let start = now()
         let acquired = try store.withSession(.write) {
             try $0.acquireLease(Self.leaseName, holder: holder, now: start, duration: lease)

@@ -3,9 +3,9 @@ import Foundation
 
 /// Random tokens as URL-safe text. The primitives under them (hashing, HMAC, random bytes, hex)
 /// live in the Certificates module, the one owner of OpenSSL.
-enum Crypto {
+package enum Crypto {
     /// URL-safe, unpadded base64 alphabet text of `count` random bytes.
-    static func randomToken(bytes count: Int) -> String {
+    package static func randomToken(bytes count: Int) -> String {
         base64URL(SecureRandom.bytes(count))
     }
 

@@ -121,7 +121,7 @@ final class PGConnectionPool: Sendable {
         guard changed else { return }
         settings.logger?.warning(
             "database connection lost; calls fail with unavailable until it returns",
-            ["error": "\(error)"]
+            ["error": (error as? StorageError)?.reason ?? (error as? PGError)?.message ?? "\(error)"]
         )
     }
 

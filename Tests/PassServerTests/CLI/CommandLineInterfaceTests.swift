@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import PassServer
+@testable import PassServerCLI
 
 /// Captures what a command prints.
 final class CapturedOutput: Sendable {
@@ -73,5 +74,18 @@ struct CommandLineInterfaceTests {
         #expect(result.status == 64)
         #expect(result.standardError.contains("HTTP_PORT"))
         #expect(result.standardError.contains("LOG_LEVEL"))
+    }
+
+    @Test("the real executable prints its commands on --help and exits 0; the benchmark drivers live in pass-server-bench")
+    func executableHelp() throws {
+        let result = try PassServerExecutable.run(["--help"])
+        #expect(result.status == 0, "\(result.standardError)")
+        for command in ["serve", "migrate", "prune", "token", "repush", "revision", "certs", "pass"] {
+            #expect(result.standardOutput.contains("\n  \(command) "), "\(command) missing from \(result.standardOutput)")
+        }
+        #expect(!result.standardOutput.contains("\n  bench "))
+        let unknown = try PassServerExecutable.run(["bench", "storage"])
+        #expect(unknown.status == 64)
+        #expect(unknown.standardError.contains("unknown command 'bench'"))
     }
 }

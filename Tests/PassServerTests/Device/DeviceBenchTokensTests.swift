@@ -4,7 +4,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("pass-server bench tokens: the ApplePass tokens bench/device.sh uses", .offCooperativePool)
+@Suite("pass-server-bench tokens: the ApplePass tokens bench/device.sh uses", .offCooperativePool)
 struct DeviceBenchTokensTests {
     @Test("prints serial<TAB>token for every pass of the event, as the server derives them", arguments: Backend.allCases)
     func printsTokens(backend: Backend) throws {
@@ -16,7 +16,7 @@ struct DeviceBenchTokensTests {
 
         let secret = String(repeating: "07", count: 32)  // TestApp's TOKEN_SECRET
         let result = try PassServerExecutable.run(
-            ["bench", "tokens", "--event", event, "--database-url", app.databaseURL], environment: ["TOKEN_SECRET": secret]
+            ["tokens", "--event", event, "--database-url", app.databaseURL], environment: ["TOKEN_SECRET": secret], program: "pass-server-bench"
         )
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
@@ -27,7 +27,7 @@ struct DeviceBenchTokensTests {
             #expect(try Phone(app: app).fetch(line[0]).status == 200, "the printed token authenticates")
         }
 
-        let missing = try PassServerExecutable.run(["bench", "tokens", "--event", event, "--database-url", app.databaseURL])
+        let missing = try PassServerExecutable.run(["tokens", "--event", event, "--database-url", app.databaseURL], program: "pass-server-bench")
         #expect(missing.status != 0, "without TOKEN_SECRET the tokens cannot be derived")
         #expect(missing.standardError.contains("TOKEN_SECRET"))
     }

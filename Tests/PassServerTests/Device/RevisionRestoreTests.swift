@@ -4,6 +4,7 @@ import Storage
 import Testing
 
 @testable import PassServer
+import PassServerCLI
 
 /// What a database backup holds of the state these tests change: the revision counter and, for
 /// every pass, its revision, attendee and `modified_at`. Restoring writes them back with raw SQL,

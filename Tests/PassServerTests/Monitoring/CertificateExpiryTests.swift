@@ -104,7 +104,7 @@ struct CertificateExpiryTests {
         #expect(clear.status == 200)
         #expect(clear.text == #"{"reasons":[],"status":"ready","warnings":[]}"#, "no warnings before the window: \(clear.text)")
 
-        #expect(throws: ConfigurationError.self) {
+        #expect(throws: StartupError.self) {
             _ = try TestApp.start(.sqlite, certificates: certificates, frozenAt: passExpiry.addingTimeInterval(1))
         }
     }

@@ -4,6 +4,7 @@ import PassServerTesting
 import Testing
 
 @testable import PassServer
+import PassServerCLI
 
 /// The dispatcher's operator settings reach the running dispatcher.
 @Suite("Push dispatcher: settings", .offCooperativePool)

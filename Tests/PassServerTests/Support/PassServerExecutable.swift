@@ -16,27 +16,34 @@ enum PassServerExecutable {
     }
 
     /// `.build/debug/pass-server` (built by `swift build --build-tests`).
-    static var path: String {
-        for candidate in [".build/debug/pass-server", ".build/x86_64-unknown-linux-gnu/debug/pass-server"] {
+    static var path: String { path(of: "pass-server") }
+
+    /// `.build/debug/<program>`: `pass-server` or `pass-server-bench`.
+    static func path(of program: String) -> String {
+        for candidate in [".build/debug/\(program)", ".build/x86_64-unknown-linux-gnu/debug/\(program)"] {
             let url = packageRoot.appendingPathComponent(candidate)
             if FileManager.default.isExecutableFile(atPath: url.path) { return url.path }
         }
-        return packageRoot.appendingPathComponent(".build/debug/pass-server").path
+        return packageRoot.appendingPathComponent(".build/debug/\(program)").path
     }
 
     /// Starts the binary; the caller owns the process.
-    static func launch(_ arguments: [String], environment: [String: String], currentDirectory: URL? = nil) throws -> ChildProcess {
+    static func launch(
+        _ arguments: [String], environment: [String: String], currentDirectory: URL? = nil, program: String = "pass-server"
+    ) throws -> ChildProcess {
         var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         for (key, value) in environment { base[key] = value }
         return try ChildProcess(
-            path, arguments, environment: base, directory: (currentDirectory ?? packageRoot).path,
+            path(of: program), arguments, environment: base, directory: (currentDirectory ?? packageRoot).path,
             standardOutput: .pipe, standardError: .pipe
         )
     }
 
     /// Runs to completion and returns the exit status and output.
-    static func run(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> Result {
-        let process = try launch(arguments, environment: environment, currentDirectory: currentDirectory)
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil, program: String = "pass-server"
+    ) throws -> Result {
+        let process = try launch(arguments, environment: environment, currentDirectory: currentDirectory, program: program)
         let (output, error) = try process.readToEnd()
         return Result(
             status: process.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self),

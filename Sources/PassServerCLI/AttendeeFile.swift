@@ -1,5 +1,6 @@
 import Foundation
 import PassBundle
+import PassServer
 
 /// The attendee file of `pass build`: one JSON object describing one ticket.
 ///

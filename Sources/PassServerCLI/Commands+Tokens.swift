@@ -1,4 +1,5 @@
 import Foundation
+package import PassServer
 import Storage
 
 extension CommandLineInterface {
@@ -86,7 +87,7 @@ extension CommandLineInterface {
     }
 
     /// Splits a command's own options from configuration flags and loads the configuration.
-    static func commandOptions(
+    package static func commandOptions(
         _ arguments: [String], context: CommandContext, valued: Set<String>, booleans: Set<String> = [],
         requirements: Configuration.Requirements = []
     ) throws -> (OptionParser, Configuration) {

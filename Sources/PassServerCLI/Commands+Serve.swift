@@ -1,4 +1,5 @@
 import Foundation
+import PassServer
 
 extension CommandLineInterface {
     static var serveCommand: Command {
@@ -9,9 +10,14 @@ extension CommandLineInterface {
             details: "Every option is also an environment variable (flags win):\n\n" + settingsHelp()
                 + "\n\n  --no-migrate  Same as --migrate-on-start=false\n\nSIGTERM or SIGINT stops accepting, drains in-flight requests, and exits 0."
         ) { arguments, context in
-            let configuration = try Configuration.load(
-                environment: context.environment, arguments: arguments, requirements: .serve
-            )
+            let configuration: Configuration
+            do throws(ConfigurationError) {
+                configuration = try Configuration.load(
+                    environment: context.environment, arguments: arguments, requirements: .serve, checkingFiles: false
+                )
+            } catch {
+                throw StartupError(error)
+            }
             let application = try Application(configuration: configuration)
             switch try application.developmentAdminToken() {
             case .minted(let token):

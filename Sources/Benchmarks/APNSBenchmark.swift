@@ -1,5 +1,6 @@
-// A push-throughput benchmark for APNSClient, for `fake-apns bench-client` and `pass-server bench apns`.
+// A push-throughput benchmark for APNSClient, behind `pass-server-bench apns`.
 
+public import APNs
 import Foundation
 public import Logging
 import Synchronization
@@ -52,7 +53,7 @@ public enum APNSBenchmark {
         let failures = Atomic<Int>(0)
     }
 
-    /// Convenience for `pass-server bench apns`: benchmark against `url` (a fake; empty identity
+    /// Convenience for tests: benchmark against `url` (a fake; empty identity
     /// unless the fake asks for a client certificate).
     public static func run(
         url: String, count: Int, connections: Int, concurrency: Int = 1000, caFile: String? = nil,

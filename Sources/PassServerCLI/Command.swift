@@ -1,4 +1,5 @@
 import Foundation
+import PassServer
 
 /// Exit codes of `pass-server` (BSD sysexits where one fits).
 public enum ExitCode {
@@ -48,9 +49,9 @@ public struct Command: Sendable {
     /// Extra help text (options, examples).
     public let details: String
     public let subcommands: [Command]
-    let action: (@Sendable (_ arguments: [String], _ context: CommandContext) throws -> Int32)?
+    package let action: (@Sendable (_ arguments: [String], _ context: CommandContext) throws -> Int32)?
 
-    init(
+    package init(
         _ name: String, summary: String, usage: String = "", details: String = "", subcommands: [Command] = [],
         action: (@Sendable (_ arguments: [String], _ context: CommandContext) throws -> Int32)? = nil
     ) {
@@ -62,7 +63,7 @@ public struct Command: Sendable {
         self.action = action
     }
 
-    func help(path: [String]) -> String {
+    package func help(path: [String]) -> String {
         let fullName = path.joined(separator: " ")
         var text = "\(summary)\n\nUsage: \(fullName)"
         if !subcommands.isEmpty {
@@ -81,13 +82,13 @@ public struct Command: Sendable {
 }
 
 /// Reads `--name value` / `--name=value` options and positional arguments for one command.
-struct OptionParser {
-    private(set) var options: [String: String] = [:]
-    private(set) var flags: Set<String> = []
-    private(set) var positional: [String] = []
+package struct OptionParser {
+    package private(set) var options: [String: String] = [:]
+    package private(set) var flags: Set<String> = []
+    package private(set) var positional: [String] = []
 
     /// `valued` options take a value; `booleans` do not. Anything else is a usage error.
-    init(_ arguments: [String], valued: Set<String>, booleans: Set<String> = []) throws(UsageError) {
+    package init(_ arguments: [String], valued: Set<String>, booleans: Set<String> = []) throws(UsageError) {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -115,7 +116,7 @@ struct OptionParser {
         }
     }
 
-    func required(_ name: String) throws(UsageError) -> String {
+    package func required(_ name: String) throws(UsageError) -> String {
         guard let value = options[name], !value.isEmpty else { throw UsageError("--\(name) is required") }
         return value
     }

@@ -1,7 +1,8 @@
-// A small load generator for `pass-server bench storage`: the two device-API queries that run
+// A small load generator for `pass-server-bench storage`: the two device-API queries that run
 // most often, driven from plain threads (not the cooperative pool) against a migrated store.
 
 import Foundation
+public import Storage
 import Synchronization
 
 /// Measures store throughput for the device API's hot paths.
@@ -37,7 +38,7 @@ public enum StorageBenchmark {
     /// registered first (not timed).
     public static func run(store: any Store, operation: Operation, count: Int, threads: Int) throws -> Result {
         try store.migrate()
-        let passType = "pass.bench." + RandomIdentifier.make(length: 8)
+        let passType = "pass.bench." + String(UUID().uuidString.prefix(8)).lowercased()
         let now = Date()
         let passCount = 100
         try store.withSession(.write) { session in

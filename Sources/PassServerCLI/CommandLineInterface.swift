@@ -1,4 +1,6 @@
 import Foundation
+import PassServer
+import Storage
 
 /// The `pass-server` command tree. `main.swift` only calls `run` and exits with its code.
 public enum CommandLineInterface {
@@ -6,7 +8,12 @@ public enum CommandLineInterface {
 
     /// Runs the command named by `arguments` (without the program name); returns the exit code.
     public static func run(_ arguments: [String], context: CommandContext = CommandContext()) -> Int32 {
-        var path = ["pass-server"]
+        run(arguments, root: root, context: context)
+    }
+
+    /// Runs `arguments` against the command tree `root` (named after its program).
+    package static func run(_ arguments: [String], root: Command, context: CommandContext) -> Int32 {
+        var path = [root.name]
         var command = root
         var remaining = arguments[...]
         while let next = remaining.first, !next.hasPrefix("-"),
@@ -22,7 +29,7 @@ public enum CommandLineInterface {
             return ExitCode.success
         }
         if path.count == 1, rest == ["--version"] {
-            context.standardOutput("pass-server \(version)")
+            context.standardOutput("\(root.name) \(version)")
             return ExitCode.success
         }
         guard let action = command.action else {
@@ -32,13 +39,29 @@ public enum CommandLineInterface {
         }
         do {
             return try action(rest, context)
-        } catch let error as UsageError {
-            context.standardError("error: \(error.message)\n\nUsage: \(path.joined(separator: " ")) \(command.usage)\nRun '\(path.joined(separator: " ")) --help' for details.")
+        } catch {
+            return report(error, path: path, usage: command.usage, context: context)
+        }
+    }
+
+    /// Prints what a command's `error` means on standard error and returns the exit code: 64 for
+    /// usage, configuration and start-up problems, 1 for anything else.
+    package static func report(_ error: any Error, path: [String], usage: String, context: CommandContext) -> Int32 {
+        let fullName = path.joined(separator: " ")
+        switch error {
+        case let error as UsageError:
+            context.standardError("error: \(error.message)\n\nUsage: \(fullName) \(usage)\nRun '\(fullName) --help' for details.")
             return ExitCode.usage
-        } catch let error as ConfigurationError {
+        case let error as ConfigurationError:
             context.standardError("error: \(error)")
             return ExitCode.usage
-        } catch {
+        case let error as StartupError:
+            context.standardError("error: \(fullName) \(error)")
+            return ExitCode.usage
+        case let error as StorageError:
+            context.standardError("error: \(error.reason)")
+            return ExitCode.failure
+        default:
             context.standardError("error: \(error)")
             return ExitCode.failure
         }
@@ -50,7 +73,7 @@ public enum CommandLineInterface {
             summary: "PassServer: an Apple Wallet pass web service for event tickets.",
             details: "Options:\n  --help     Show help for any command\n  --version  Print the version",
             subcommands: [
-                serveCommand, migrateCommand, pruneCommand, tokenCommand, repushCommand, revisionCommand, certsCommand, passCommand, benchCommand,
+                serveCommand, migrateCommand, pruneCommand, tokenCommand, repushCommand, revisionCommand, certsCommand, passCommand,
             ]
         )
     }

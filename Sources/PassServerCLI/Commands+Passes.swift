@@ -1,6 +1,7 @@
 import Certificates
 import Foundation
 import PassBundle
+import PassServer
 
 extension CommandLineInterface {
     static var certsCommand: Command {
@@ -73,7 +74,7 @@ extension CommandLineInterface {
     private static func passBuildOptions(_ arguments: [String], context: CommandContext) throws -> (OptionParser, Configuration) {
         do {
             return try commandOptions(arguments, context: context, valued: ["template", "data", "out"], requirements: [.signing])
-        } catch let error as ConfigurationError where error.problems.contains(where: { $0.hasPrefix("PASS_") || $0.hasPrefix("WWDR_") }) {
+        } catch let error as ConfigurationError where error.aboutSigning {
             throw UsageError("\(error)\nhint: to try it without Apple's certificates, add --development (throwaway certificates in ./Certificates/dev)")
         }
     }

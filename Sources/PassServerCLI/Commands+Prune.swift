@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PassServer
 import Storage
 
 extension CommandLineInterface {

@@ -6,9 +6,10 @@
 
 import Certificates
 import Foundation
+import PassBundle
 import Synchronization
 
-/// Bundle throughput measurement behind `pass-server bench bundles`.
+/// Bundle throughput measurement behind `pass-server-bench bundles`.
 public enum PassBundleBenchmark {
     /// Builds bundles for `seconds` on `threads` threads and returns bundles per second.
     ///

@@ -1,4 +1,5 @@
 import APNs
+import Benchmarks
 import PassServerTesting
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 struct APNSBenchmarkTests {
     @Test("a small run against the fake delivers every push and reports a rate")
     func smallRun() async throws {
-        let certificates = try APNsTestHarness.sharedCertificates()
+        let certificates = try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "apns-bench"))
         var configuration = FakeAPNs.Configuration(
             certificatePath: certificates.serverCertificate, privateKeyPath: certificates.serverKey, clientCAPath: nil
         )

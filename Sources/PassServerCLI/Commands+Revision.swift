@@ -1,3 +1,4 @@
+import PassServer
 import Storage
 
 extension CommandLineInterface {

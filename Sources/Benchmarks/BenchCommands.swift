@@ -1,0 +1,130 @@
+import APNs
+import Foundation
+import PassBundle
+import PassServer
+import PassServerCLI
+import Storage
+
+/// The `pass-server-bench` command tree: the drivers behind `make bench` (bench/*.sh), kept out of
+/// the server's own executable and libraries.
+public enum BenchmarkCommandLine {
+    /// Runs the command named by `arguments` (without the program name); returns the exit code.
+    public static func run(_ arguments: [String]) async -> Int32 {
+        // `apns` drives the async push client; the rest block on their own threads.
+        if arguments.first == "apns", !arguments.contains("--help"), !arguments.contains("-h") {
+            return await apns(Array(arguments.dropFirst()), context: CommandContext())
+        }
+        return CommandLineInterface.run(arguments, root: root, context: CommandContext())
+    }
+
+    static var root: Command {
+        Command(
+            "pass-server-bench",
+            summary: "Measure this machine (used by `make bench` and bench/*.sh).",
+            details: "Options:\n  --help     Show help for any command\n  --version  Print the version",
+            subcommands: [
+                Command(
+                    "storage", summary: "Registration upserts/s or changed-serial queries/s against DATABASE_URL.",
+                    usage: "--operation registrations|changed-serials [--count N] [--threads N] [--database-url URL]"
+                ) { arguments, context in
+                    let (options, configuration) = try CommandLineInterface.commandOptions(arguments, context: context, valued: ["operation", "count", "threads"])
+                    guard let operation = StorageBenchmark.Operation(rawValue: try options.required("operation")) else {
+                        throw UsageError("--operation must be registrations or changed-serials")
+                    }
+                    guard let count = Int(options.options["count"] ?? "20000"), count > 0,
+                        let threads = Int(options.options["threads"] ?? "8"), threads > 0
+                    else { throw UsageError("--count and --threads must be positive numbers") }
+                    let store = try Application.openStore(configuration, creatingSQLiteFile: true)
+                    defer { store.close() }
+                    let result = try StorageBenchmark.run(store: store, operation: operation, count: count, threads: threads)
+                    context.standardOutput(result.markdownRow(backend: store.backend))
+                    return ExitCode.success
+                },
+                Command(
+                    "bundles", summary: "Signed bundles built per second.",
+                    usage: "[--threads N] [--seconds S]"
+                ) { arguments, context in
+                    let options = try OptionParser(arguments, valued: ["threads", "seconds", "passes-dir"])
+                    let threads = Int(options.options["threads"] ?? "1") ?? 1
+                    let seconds = Double(options.options["seconds"] ?? "5") ?? 5
+                    let directory = (options.options["passes-dir"] ?? "Passes") + "/event-ticket"
+                    let rate = try PassBundleBenchmark.run(threads: threads, seconds: seconds, templateDirectory: directory)
+                    context.standardOutput(String(format: "%.1f", rate))
+                    return ExitCode.success
+                },
+                Command(
+                    "tokens",
+                    summary: "Print serial<TAB>authenticationToken (or, with --codes, serial<TAB>barcode message) for an event's passes (bench/device.sh, bench/checkin.sh).",
+                    usage: "--event ID [--codes] [--database-url URL] [--token-secret HEX | --development]"
+                ) { arguments, context in
+                    let (options, configuration) = try CommandLineInterface.commandOptions(arguments, context: context, valued: ["event"], booleans: ["codes"])
+                    let eventID = try options.required("event")
+                    let codes = options.flags.contains("codes")
+                    let vault = TokenVault(secret: try Application.tokenSecret(configuration))
+                    let store = try Application.openStore(configuration)
+                    defer { store.close() }
+                    // The tokens are HMAC-derived, so the benchmark needs the secret, not the database, to know them.
+                    var cursor: Int64 = 0
+                    while true {
+                        let page = try store.withSession(.read) { try $0.passes(eventID: eventID, after: cursor, limit: 500) }
+                        for pass in page {
+                            guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { continue }
+                            let secret = codes
+                                ? try vault.barcode(passType: passType, serial: serial).message
+                                : try vault.authenticationToken(passType: passType, serial: serial).rawValue
+                            context.standardOutput("\(serial.rawValue)\t\(secret)")
+                        }
+                        guard let last = page.last, page.count == 500 else { break }
+                        cursor = last.id
+                    }
+                    return ExitCode.success
+                },
+                apnsCommand,
+            ]
+        )
+    }
+}
+
+extension BenchmarkCommandLine {
+    /// Described here for `--help`; run by `apns(_:context:)`, since it drives the async push client.
+    static var apnsCommand: Command {
+        Command(
+            "apns", summary: "Pushes per second through one APNSClient against a fake-apns (bench/apns.sh).",
+            usage: "--url https://127.0.0.1:PORT --ca-file ca.pem [--count N] [--connections C] [--concurrency M] "
+                + "[--cert-der client.der --key-der client.pk8.der]",
+            details: "Prints pushes=N failures=N seconds=S pushes_per_second=N peak_rss_mib=N. Point it only at a fake: every push goes to one token."
+        )
+    }
+
+    /// `pass-server-bench apns`: parses the options, runs the benchmark, prints one result line.
+    static func apns(_ arguments: [String], context: CommandContext) async -> Int32 {
+        do {
+            let options = try OptionParser(arguments, valued: ["url", "ca-file", "count", "connections", "concurrency", "cert-der", "key-der"])
+            func number(_ name: String, _ fallback: Int) throws(UsageError) -> Int {
+                guard let text = options.options[name] else { return fallback }
+                guard let value = Int(text), value > 0 else { throw UsageError("--\(name) must be a positive number, not '\(text)'") }
+                return value
+            }
+            func bytes(_ name: String) throws -> [UInt8] {
+                guard let path = options.options[name] else { return [] }
+                guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read --\(name) \(path)") }
+                return Array(data)
+            }
+            var configuration = APNSConfiguration(clientCertificateDER: try bytes("cert-der"), clientPrivateKeyDER: try bytes("key-der"))
+            configuration.url = try options.required("url")
+            configuration.caFile = options.options["ca-file"]
+            configuration.connections = try number("connections", 1)
+            let count = try number("count", 100_000)
+            let concurrency = try number("concurrency", 1000)
+            let result = try await APNSBenchmark.run(configuration: configuration, count: count, concurrency: concurrency)
+            let memory = result.peakMemoryBytes.map { String($0 / 1024 / 1024) } ?? "?"
+            context.standardOutput(
+                "pushes=\(result.pushes) failures=\(result.failures) seconds=\(String(format: "%.3f", result.seconds)) "
+                    + "pushes_per_second=\(Int(result.pushesPerSecond)) peak_rss_mib=\(memory)"
+            )
+            return ExitCode.success
+        } catch {
+            return CommandLineInterface.report(error, path: [root.name, apnsCommand.name], usage: apnsCommand.usage, context: context)
+        }
+    }
+}
