@@ -15,7 +15,7 @@ extension StoreSession {
     /// every ticket of the event. Without the index (PostgreSQL without `pg_trgm`; on SQLite a
     /// term holding `%`, `_` or `\`) the second step reads the rest of the event.
     public func passes(eventID: String, matching filter: PassFilter, after: Int64 = 0, limit: Int) throws -> [StoredPass] {
-        var conditions: [SQLQuery] = ["event_id = \(eventID)", "id > \(after)"]
+        var conditions: [SQLQuery] = []
         if let status = filter.status { conditions.append("status = \(status.rawValue)") }
         if let search = filter.search {
             conditions.append("search_text LIKE \(SearchText.containsPattern(search)) ESCAPE '\\'")
@@ -24,19 +24,28 @@ extension StoreSession {
             // `modified_at` is whole seconds: the first whole second at or after the instant.
             conditions.append("modified_at >= \(Int64(since.timeIntervalSince1970.rounded(.up)))")
         }
+        let event: [SQLQuery] = ["event_id = \(eventID)", "id > \(after)"]
         func page(_ extra: [SQLQuery], limit: Int) throws -> [StoredPass] {
             try execute("""
-                SELECT \(StoredPass.columns) FROM passes WHERE \(SQLQuery.joined(conditions + extra, separator: " AND "))
+                SELECT \(StoredPass.columns) FROM passes WHERE \(SQLQuery.joined(event + conditions + extra, separator: " AND "))
                 ORDER BY id LIMIT \(limit)
                 """).map(StoredPass.init(row:))
         }
-        guard let search = filter.search, limit > 0,
+        guard let search = filter.search, limit > 0 else { return try page([], limit: limit) }
+        // The window as a subquery with its own LIMIT: planned without the search (an id-ordered
+        // read of the event's index that stops when the page is full), whatever plan a prepared
+        // statement's generic plan would pick for the pattern.
+        let early = try execute("""
+            SELECT \(StoredPass.columns) FROM (
+                SELECT * FROM passes WHERE \(SQLQuery.joined(event, separator: " AND ")) ORDER BY id LIMIT \(Self.searchWindow)
+            ) w WHERE \(SQLQuery.joined(conditions, separator: " AND "))
+            ORDER BY id LIMIT \(limit)
+            """).map(StoredPass.init(row:))
+        guard early.count < limit,
               let windowEnd = try first("""
-                  SELECT id FROM passes WHERE event_id = \(eventID) AND id > \(after) ORDER BY id LIMIT 1 OFFSET \(Self.searchWindow - 1)
+                  SELECT id FROM passes WHERE \(SQLQuery.joined(event, separator: " AND ")) ORDER BY id LIMIT 1 OFFSET \(Self.searchWindow - 1)
                   """)?.int64("id")
-        else { return try page([], limit: limit) }
-        let early = try page(["id <= \(windowEnd)"], limit: limit)
-        guard early.count < limit else { return early }
+        else { return early }
         var rest: [SQLQuery] = ["id > \(windowEnd)"]
         if dialect == .sqlite, !search.contains(where: { "%_\\".contains($0) }) {
             // FTS5 serves only a LIKE without ESCAPE; `passes_search` checks the pattern against
