@@ -16,7 +16,7 @@ extension DashboardController {
         if let statusFilter { object["status"] = .string(statusFilter) }
         if let cursor = request.query["cursor"] { object["cursor"] = .string(cursor) }
         var query = AdminInput(object: object, allowed: Set(object.keys))
-        let page = try admin.ticketList(event, &query)
+        let page = try admin.ticketList(event, &query, downloadURLs: false)
         let id = HTML.escape(event.id)
 
         var body = """
