@@ -26,43 +26,12 @@ threads="${WRK_THREADS:-2}"
 duration="${WRK_DURATION:-10s}"
 runs="${BENCH_RUNS:-3}"
 
-[ -x "$binary" ] || { echo "bench/checkin.sh: $binary missing (swift build -c release)" >&2; exit 1; }
-: "${PASS_SERVER_TEST_DATABASE_URL:?bench/checkin.sh: run inside scripts/with-postgres.sh}"
-for tool in wrk psql curl python3 openssl; do
-    command -v "$tool" >/dev/null || { echo "bench/checkin.sh: $tool is not installed" >&2; exit 1; }
-done
-
-database="bench_checkin_$(date +%s)_$$"
-psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "CREATE DATABASE $database" >/dev/null
-database_url="${PASS_SERVER_TEST_DATABASE_URL%/*}/$database"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-base="http://127.0.0.1:$port"
-work=$(mktemp -d /tmp/pass-server-checkin-bench.XXXXXX)
-# One secret for the server and for `pass-server-bench tokens`, so both derive the same tokens and codes.
-export TOKEN_SECRET
-TOKEN_SECRET=$(openssl rand -hex 32)
-
-server_pid=""
-cleanup() {
-    if [ -n "$server_pid" ]; then
-        kill -TERM "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
-    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "DROP DATABASE IF EXISTS $database" >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/wrk-lib.sh"
+wrk_live_server checkin
 
 admin=$("$binary" token create --name bench --database-url "$database_url" 2>/dev/null)
 scanner=$("$binary" token create --name bench-scanner --role scanner --database-url "$database_url" 2>/dev/null)
-"$binary" serve --development --database-url "$database_url" --http-port "$port" --log-level warning \
-    >"$work/server.out" 2>"$work/server.err" &
-server_pid=$!
-for _ in $(seq 1 300); do
-    curl -fsS -o /dev/null "$base/healthz" 2>/dev/null && break
-    kill -0 "$server_pid" 2>/dev/null || { echo "bench/checkin.sh: server exited" >&2; cat "$work/server.err" >&2; exit 1; }
-    sleep 0.2
-done
+wrk_serve checkin
 
 # issue COUNT NAME: an event with COUNT tickets imported in one request; prints the event id.
 issue() {
@@ -105,7 +74,6 @@ for line in open(tokens):
 PY
 psql -q "$database_url" -c ANALYZE >/dev/null
 
-source "$(dirname "${BASH_SOURCE[0]}")/wrk-lib.sh"
 export DEVICE_BENCH_TOKENS="$work/register-tokens.tsv" DEVICE_BENCH_PASS_TYPE="$pass_type"
 export CHECKIN_BENCH_CODES="$work/codes.tsv" CHECKIN_BENCH_TOKEN="$scanner" CHECKIN_BENCH_THREADS="$threads"
 

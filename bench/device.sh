@@ -20,45 +20,14 @@ connections="${WRK_CONNECTIONS:-64}"
 duration="${WRK_DURATION:-10s}"
 runs="${BENCH_RUNS:-3}"
 
-[ -x "$binary" ] || { echo "bench/device.sh: $binary missing (swift build -c release)" >&2; exit 1; }
-: "${PASS_SERVER_TEST_DATABASE_URL:?bench/device.sh: run inside scripts/with-postgres.sh}"
-for tool in wrk psql curl python3 openssl; do
-    command -v "$tool" >/dev/null || { echo "bench/device.sh: $tool is not installed" >&2; exit 1; }
-done
-
-database="bench_device_$(date +%s)_$$"
-psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "CREATE DATABASE $database" >/dev/null
-database_url="${PASS_SERVER_TEST_DATABASE_URL%/*}/$database"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-base="http://127.0.0.1:$port"
-work=$(mktemp -d /tmp/pass-server-device-bench.XXXXXX)
-# One secret for the server and for `pass-server-bench tokens`, so both derive the same ApplePass tokens.
-export TOKEN_SECRET
-TOKEN_SECRET=$(openssl rand -hex 32)
-
-server_pid=""
-cleanup() {
-    if [ -n "$server_pid" ]; then
-        kill -TERM "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
-    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "DROP DATABASE IF EXISTS $database" >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/wrk-lib.sh"
+wrk_live_server device
 
 admin=$("$binary" token create --name bench --database-url "$database_url" 2>/dev/null)
 # The pass benchmark measures a warm cache: size it to hold every bundle (about 165 KB each with
 # the template's strip images) in its young generation.
 export BUNDLE_CACHE_SIZE="${BUNDLE_CACHE_SIZE:-$((tickets * 400 * 1024))}"
-"$binary" serve --development --database-url "$database_url" --http-port "$port" --log-level warning \
-    >"$work/server.out" 2>"$work/server.err" &
-server_pid=$!
-for _ in $(seq 1 300); do
-    curl -fsS -o /dev/null "$base/healthz" 2>/dev/null && break
-    kill -0 "$server_pid" 2>/dev/null || { echo "bench/device.sh: server exited" >&2; cat "$work/server.err" >&2; exit 1; }
-    sleep 0.2
-done
+wrk_serve device
 
 echo "bench/device.sh: issuing $tickets tickets" >&2
 read -r event pass_type < <(python3 bench/device_setup.py tickets "$base" "$admin" "$tickets")
@@ -72,7 +41,6 @@ psql -q "$database_url" -c ANALYZE >/dev/null
 export DEVICE_BENCH_TOKENS="$work/tokens.tsv" DEVICE_BENCH_DEVICES="$work/devices.tsv" DEVICE_BENCH_PASS_TYPE="$pass_type"
 
 # to_ms and median.
-source "$(dirname "${BASH_SOURCE[0]}")/wrk-lib.sh"
 
 # measure NAME [SCRIPT] URL: sets rps and p99 (medians over the runs).
 measure() {

@@ -44,6 +44,49 @@ struct PassSearchTests {
         #expect(try search("nobody") == [])
     }
 
+    @Test("a search finds tickets past the scanned window through the index, and follows renames", arguments: Backend.allCases)
+    func searchPastTheWindowUsesTheIndex(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let event = try fixture.makeEvent()
+        let count = StoreSession.searchWindow + 300
+        let passes = (0..<count).map { index in
+            NewPass(
+                passTypeIdentifier: StoreFixture.passType, serialNumber: "W\(index)", authenticationTokenHash: Array("a\(index)".utf8),
+                downloadTokenHash: Array("d\(index)".utf8), attendeeName: "Guest \(index)", attendeeEmail: "guest\(index)@example.com"
+            )
+        }
+        _ = try fixture.store.withSession(.write) { try $0.importPasses(passes, eventID: event.id, now: Date()) }
+        func search(_ term: String, after: Int64 = 0, limit: Int = 100) throws -> [String] {
+            try Self.serials(fixture.store, event.id, PassFilter(search: term), after: after, limit: limit)
+        }
+        let last = count - 1
+        #expect(try search("guest\(last)@") == ["W\(last)"], "a match after the window")
+        #expect(try search("guest1@") == ["W1"], "a match inside the window")
+        #expect(try search("guest\(last)") == ["W\(last)"])
+        #expect(try search("guest21") == ["W21"] + (210...219).map { "W\($0)" } + (2100...2199).map { "W\($0)" }.prefix(89))
+        let tail = try search("guest229", limit: 20)
+        #expect(tail == ["W229"] + (2290...2299).map { "W\($0)" }, "matches on both sides of the window, in id order")
+        #expect(try search("%") == [], "an escaped term past the window (no index on SQLite) still answers")
+
+        _ = try fixture.store.withSession(.write) {
+            try $0.updatePass(
+                passTypeIdentifier: StoreFixture.passType, serialNumber: "W\(last - 1)", change: PassChange(attendeeName: "Zephyrine Quill"), now: Date()
+            )
+        }
+        #expect(try search("zephyrine") == ["W\(last - 1)"], "the new name is indexed")
+        #expect(try search("guest \(last - 1)\n") == [], "the old name is gone")
+        #expect(try search("guest\(last - 1)@") == ["W\(last - 1)"], "the unchanged email is still found")
+
+        switch backend {
+        case .sqlite:
+            // Fails if the FTS5 index and the text in `passes` ever disagree.
+            _ = try fixture.store.execute("INSERT INTO passes_search (passes_search, rank) VALUES ('integrity-check', 1)")
+        case .postgres:
+            let indexes = try fixture.store.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'passes' AND indexname = 'passes_search_trgm'")
+            #expect(indexes.count == 1, "pg_trgm is shipped with PostgreSQL: the test cluster has the trigram index")
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func statusModificationAndPaging(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)

@@ -43,6 +43,19 @@ struct ReachTests {
             """) {
             add(try row.string("job"), Tally(pushesPending: try row.int64("pending")))
         }
+        for row in try store.execute("""
+            SELECT count(*) AS n FROM checkins c JOIN passes p ON p.id = c.pass_id WHERE p.event_id = \(event) AND p.status = 'active'
+            """) {
+            add("", Tally(checkedIn: try row.int64("n")))
+        }
+        for row in try store.execute("""
+            SELECT COALESCE(sum(CASE WHEN state = 'queued' THEN 1 ELSE 0 END), 0) AS queued,
+                COALESCE(sum(CASE WHEN state = 'sent' THEN 1 ELSE 0 END), 0) AS sent,
+                COALESCE(sum(CASE WHEN state = 'failed' THEN 1 ELSE 0 END), 0) AS failed
+            FROM ticket_emails WHERE event_id = \(event)
+            """) {
+            add("", Tally(emailsQueued: try row.int64("queued"), emailsSent: try row.int64("sent"), emailsFailed: try row.int64("failed")))
+        }
         tally.byJob = tally.byJob.filter { !$0.value.isZero }
         return tally
     }

@@ -54,12 +54,11 @@ extension AdminController {
 
     /// The event with its counts, reach, check-ins and email states.
     func eventDetails(_ event: Event) throws -> EventBody {
-        let (tally, emails, checkedIn) = try store.withSession(.read) { session in
-            (try session.eventTally(eventID: event.id), try session.emailCounts(eventID: event.id), try session.checkInCounts(eventIDs: [event.id]))
-        }
-        var body = EventBody(event, tally: tally.total)
-        body.emailStatus = EmailCountsBody(emails)
-        body.counts?.checkedIn = checkedIn[event.id] ?? 0
+        // One read of the event's tallies: counts, reach, check-ins and emails, whatever its size.
+        let total = try store.withSession(.read) { try $0.eventTally(eventID: event.id) }.total
+        var body = EventBody(event, tally: total)
+        body.emailStatus = EmailCountsBody(EmailCounts(queued: Int(total.emailsQueued), sent: Int(total.emailsSent), failed: Int(total.emailsFailed)))
+        body.counts?.checkedIn = Int(total.checkedIn)
         return body
     }
 

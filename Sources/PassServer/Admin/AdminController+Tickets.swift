@@ -59,8 +59,10 @@ extension AdminController {
         return .json(try ticketList(event, &query), encoder: .api)
     }
 
-    /// One page of the event's tickets as `query` (`status`, `q`, `updatedSince`, `cursor`, `limit`) asks.
-    func ticketList(_ event: Event, _ query: inout AdminInput) throws -> TicketPage {
+    /// One page of the event's tickets as `query` (`status`, `q`, `updatedSince`, `cursor`, `limit`) asks;
+    /// `downloadURLs: false` leaves out each ticket's download link (a token derived per ticket),
+    /// which the dashboard's table does not show.
+    func ticketList(_ event: Event, _ query: inout AdminInput, downloadURLs: Bool = true) throws -> TicketPage {
         var filter = PassFilter()
         switch query.choice("status", ["active", "cancelled"]) {
         case "active": filter.status = .active
@@ -77,7 +79,7 @@ extension AdminController {
         }
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { String($0.id) } : nil
-        return TicketPage(tickets: try ticketBodies(Array(shown)), nextCursor: next)
+        return TicketPage(tickets: try ticketBodies(Array(shown), downloadURLs: downloadURLs), nextCursor: next)
     }
 
     func showTicket(_ request: Request) throws -> Response {

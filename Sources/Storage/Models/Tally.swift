@@ -14,10 +14,17 @@ public struct Tally: Sendable, Equatable {
     public var pushesPending: Int64 = 0
     public var pushesFailed: Int64 = 0
     public var pushesDelivered: Int64 = 0
+    /// Active (not cancelled) tickets checked in, and the tickets' emails by state (event totals
+    /// only; jobs own none).
+    public var checkedIn: Int64 = 0
+    public var emailsQueued: Int64 = 0
+    public var emailsSent: Int64 = 0
+    public var emailsFailed: Int64 = 0
 
     public init(
         tickets: Int64 = 0, voided: Int64 = 0, registeredDevices: Int64 = 0, devices: Int64 = 0, devicesUpToDate: Int64 = 0,
-        pushesPending: Int64 = 0, pushesFailed: Int64 = 0, pushesDelivered: Int64 = 0
+        pushesPending: Int64 = 0, pushesFailed: Int64 = 0, pushesDelivered: Int64 = 0,
+        checkedIn: Int64 = 0, emailsQueued: Int64 = 0, emailsSent: Int64 = 0, emailsFailed: Int64 = 0
     ) {
         self.tickets = tickets
         self.voided = voided
@@ -27,6 +34,10 @@ public struct Tally: Sendable, Equatable {
         self.pushesPending = pushesPending
         self.pushesFailed = pushesFailed
         self.pushesDelivered = pushesDelivered
+        self.checkedIn = checkedIn
+        self.emailsQueued = emailsQueued
+        self.emailsSent = emailsSent
+        self.emailsFailed = emailsFailed
     }
 
     public static func + (lhs: Tally, rhs: Tally) -> Tally {
@@ -34,7 +45,9 @@ public struct Tally: Sendable, Equatable {
             tickets: lhs.tickets + rhs.tickets, voided: lhs.voided + rhs.voided,
             registeredDevices: lhs.registeredDevices + rhs.registeredDevices, devices: lhs.devices + rhs.devices,
             devicesUpToDate: lhs.devicesUpToDate + rhs.devicesUpToDate, pushesPending: lhs.pushesPending + rhs.pushesPending,
-            pushesFailed: lhs.pushesFailed + rhs.pushesFailed, pushesDelivered: lhs.pushesDelivered + rhs.pushesDelivered
+            pushesFailed: lhs.pushesFailed + rhs.pushesFailed, pushesDelivered: lhs.pushesDelivered + rhs.pushesDelivered,
+            checkedIn: lhs.checkedIn + rhs.checkedIn, emailsQueued: lhs.emailsQueued + rhs.emailsQueued,
+            emailsSent: lhs.emailsSent + rhs.emailsSent, emailsFailed: lhs.emailsFailed + rhs.emailsFailed
         )
     }
 

@@ -63,17 +63,9 @@ extension StoreSession {
     /// How many active (not cancelled) tickets of each event are checked in; events without any
     /// are missing from the answer.
     public func checkInCounts(eventIDs: [String]) throws -> [String: Int] {
-        guard !eventIDs.isEmpty else { return [:] }
-        let events = SQLQuery.joined(eventIDs.map { "\($0)" }, separator: ", ")
-        var counts: [String: Int] = [:]
-        for row in try execute("""
-            SELECT c.event_id, count(*) AS n FROM checkins c JOIN passes p ON p.id = c.pass_id
-            WHERE c.event_id IN (\(events)) AND p.status = 'active' GROUP BY c.event_id
-            """)
-        {
-            counts[try row.string("event_id")] = try row.int("n")
-        }
-        return counts
+        // From the events' tallies (migration 13 keeps them by trigger on the pass's `status` and
+        // `checked_in_at`, which a check-in and its undo change with the `checkins` row).
+        try eventTotals(eventIDs: eventIDs).compactMapValues { $0.checkedIn == 0 ? nil : Int($0.checkedIn) }
     }
 }
 

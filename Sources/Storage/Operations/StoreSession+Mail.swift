@@ -142,18 +142,13 @@ extension StoreSession {
         try emailCounts(eventIDs: [eventID])[eventID] ?? EmailCounts()
     }
 
-    /// The emails of several events by state, in one statement (an event without any is absent).
+    /// The emails of several events by state (an event without any is absent), from the events'
+    /// tallies (migration 13 keeps them by trigger): a few rows whatever the events' sizes.
     public func emailCounts(eventIDs: [String]) throws -> [String: EmailCounts] {
-        guard !eventIDs.isEmpty else { return [:] }
-        let events = SQLQuery.joined(eventIDs.map { "\($0)" }, separator: ", ")
-        var counts: [String: EmailCounts] = [:]
-        for row in try execute("""
-            SELECT event_id, state, count(*) AS n FROM ticket_emails WHERE event_id IN (\(events)) GROUP BY event_id, state
-            """)
-        {
-            counts[try row.string("event_id"), default: EmailCounts()].add(try row.string("state"), try row.int("n"))
+        try eventTotals(eventIDs: eventIDs).compactMapValues { tally in
+            let counts = EmailCounts(queued: Int(tally.emailsQueued), sent: Int(tally.emailsSent), failed: Int(tally.emailsFailed))
+            return counts == EmailCounts() ? nil : counts
         }
-        return counts
     }
 
     /// The emails an event send queued (those not queued again since by another send), by state.

@@ -131,7 +131,8 @@ extension StoreSession {
             let change = row.change
             return """
                 (\(row.eventID), \(row.jobID ?? ""), \(change.tickets), \(change.voided), \(change.registeredDevices), \(change.devices),
-                \(change.devicesUpToDate), \(change.pushesPending), \(change.pushesDelivered), \(change.pushesFailed))
+                \(change.devicesUpToDate), \(change.pushesPending), \(change.pushesDelivered), \(change.pushesFailed),
+                \(change.checkedIn), \(change.emailsQueued), \(change.emailsSent), \(change.emailsFailed))
                 """
         }, separator: ", ")
         try execute("INSERT INTO event_tally_changes (\(Self.tallyColumns)) VALUES \(values)")
@@ -176,6 +177,7 @@ extension StoreSession {
 
     private static let counterColumns = [
         "tickets", "voided", "registered_devices", "devices", "devices_current", "pushes_pending", "pushes_delivered", "pushes_failed",
+        "checked_in", "emails_queued", "emails_sent", "emails_failed",
     ]
     private static let tallyColumns = SQLQuery(unsafeRaw: (["event_id", "job_id"] + counterColumns).joined(separator: ", "))
     private static let tallySums = SQLQuery(unsafeRaw: counterColumns.map { "CAST(sum(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
@@ -185,7 +187,9 @@ extension StoreSession {
             tickets: try row.int64("tickets"), voided: try row.int64("voided"), registeredDevices: try row.int64("registered_devices"),
             devices: try row.int64("devices"),
             devicesUpToDate: try row.int64("devices_current"), pushesPending: try row.int64("pushes_pending"),
-            pushesFailed: try row.int64("pushes_failed"), pushesDelivered: try row.int64("pushes_delivered")
+            pushesFailed: try row.int64("pushes_failed"), pushesDelivered: try row.int64("pushes_delivered"),
+            checkedIn: try row.int64("checked_in"), emailsQueued: try row.int64("emails_queued"),
+            emailsSent: try row.int64("emails_sent"), emailsFailed: try row.int64("emails_failed")
         )
     }
 }

@@ -18,6 +18,7 @@ enum DashboardAssets {
         .counts { display: grid; grid-template-columns: repeat(auto-fill, minmax(9rem, 1fr)); gap: .5rem; margin: 0 0 1rem; }
         .counts div { border: 1px solid var(--line); border-radius: 6px; padding: .4rem .6rem; }
         .counts dt { color: var(--muted); font-size: .85rem; } .counts dd { margin: 0; font-size: 1.3rem; font-weight: 600; }
+        .counts dd .of { color: var(--muted); font-size: .85rem; font-weight: 400; }
         .job { border: 1px solid var(--line); border-radius: 6px; padding: .2rem 1rem; margin-bottom: 1rem; }
         .job progress { width: 100%; }
         .num { text-align: right; font-variant-numeric: tabular-nums; }

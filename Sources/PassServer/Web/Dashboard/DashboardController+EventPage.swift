@@ -16,7 +16,7 @@ extension DashboardController {
         if let statusFilter { object["status"] = .string(statusFilter) }
         if let cursor = request.query["cursor"] { object["cursor"] = .string(cursor) }
         var query = AdminInput(object: object, allowed: Set(object.keys))
-        let page = try admin.ticketList(event, &query)
+        let page = try admin.ticketList(event, &query, downloadURLs: false)
         let id = HTML.escape(event.id)
 
         var body = """
@@ -60,7 +60,8 @@ extension DashboardController {
             \(item("count-tickets", "Tickets", Int64(counts?.tickets ?? 0)))
             \(item("count-cancelled", "Cancelled", Int64(counts?.cancelled ?? 0)))
             \(item("count-phones", "Phones", Int64(counts?.registeredDevices ?? 0)))
-            <div><dt>Phones up to date</dt><dd><span id="count-up-to-date">\(DashboardLayout.count(reach?.devicesUpToDate ?? 0))</span> of \(DashboardLayout.count(reach?.devices ?? 0)) registrations</dd></div>
+            \(item("count-checked-in", "Checked in", Int64(counts?.checkedIn ?? 0)))
+            <div><dt>Phones up to date</dt><dd><span id="count-up-to-date">\(DashboardLayout.count(reach?.devicesUpToDate ?? 0))</span> <span class="of">of \(DashboardLayout.count(reach?.devices ?? 0)) registrations</span></dd></div>
             \(item("count-pending", "Pushes pending", reach?.pushesPending ?? 0))
             \(item("count-failed", "Pushes failed", reach?.pushesFailed ?? 0))
             \(item("count-email-sent", "Emails sent", Int64(email?.sent ?? 0)))
