@@ -35,9 +35,11 @@ struct PushTokenIsolationTests {
         let started = Date()
         try fixture.change(serial)
         var readiness: [Int] = []
-        try await eventually("outbox emptied", timeout: 180) {
+        // The dispatcher counts a batch just after recording it: wait for both.
+        try await eventually("outbox emptied and every answer counted", timeout: 180) {
             readiness.append(try fixture.readiness().status)
-            return try fixture.counts.summary == [0, 0, 0]
+            let counted = fixture.app.application.dispatcher.statistics
+            return try fixture.counts.summary == [0, 0, 0] && counted.delivered + counted.pruned >= 1_000
         }
         let elapsed = Date().timeIntervalSince(started)
 
