@@ -51,32 +51,6 @@ struct OutboxTests {
         #expect(try fixture.store.settle(again, .completed, now: now))
     }
 
-    @Test("a claim past a position of the claim order skips the rows before it; a claim from the start takes them", arguments: Backend.allCases)
-    func claimPastAPosition(_ backend: Backend) throws {
-        let fixture = try StoreFixture(backend)
-        let now = Date()
-        for index in 1...4 {
-            try fixture.makePass(serial: "K\(index)")
-            _ = try fixture.register(device: "d\(index)", token: "tok\(index)", serial: "K\(index)")
-            _ = try change(fixture, "K\(index)", now: now)
-        }
-        func claim(_ limit: Int, after: OutboxPosition?, at time: Date = now) throws -> [OutboxRow] {
-            try fixture.store.withSession(.write) { try $0.claimOutbox(limit: limit, now: time, lease: .seconds(30), after: after) }
-        }
-        let first = try claim(2, after: nil)
-        #expect(first.map(\.pushToken) == ["tok1", "tok2"])
-        #expect(first.map(\.claimPosition.nextAttemptMillis) == Array(repeating: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)), count: 2))
-        // The first row's lease runs out: a claim from the start would take it back first.
-        let later = now.addingTimeInterval(31)
-        let past = try #require(first.map(\.claimPosition).max())
-        let next = try claim(2, after: past, at: later)
-        #expect(next.map(\.pushToken) == ["tok3", "tok4"], "rows past the position, not the expired ones before it")
-        let end = try #require(next.map(\.claimPosition).max())
-        #expect(try claim(2, after: end, at: later).isEmpty)
-        let fromStart = try claim(10, after: nil, at: later)
-        #expect(fromStart.map(\.pushToken) == ["tok1", "tok2"], "a claim from the start finds the expired leases")
-    }
-
     @Test(arguments: Backend.allCases)
     func expiredLeaseIsClaimableAgainAndRetriesBackOff(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)

@@ -18,8 +18,6 @@ final class PushChannel: OutboxChannel {
     let unreachableGrace: TimeInterval
     /// Counters and reachability: written by the dispatcher's thread, read by metrics and `/readyz`.
     let status = Mutex(Status())
-    /// Where the next claim starts; used by the dispatcher's thread only (a lock it never waits on).
-    let claimCursor = Mutex(ClaimCursor())
 
     struct Status: Sendable {
         var statistics = PushDispatcher.Statistics()
@@ -36,10 +34,7 @@ final class PushChannel: OutboxChannel {
     }
 
     func claim(limit: Int, now: Date, lease: Duration) throws -> [OutboxRow] {
-        let start = claimCursor.withLock { $0.start(now: now) }
-        let rows = try store.withSession(.write) { try $0.claimOutbox(limit: limit, now: now, lease: lease, after: start) }
-        claimCursor.withLock { $0.claimed(rows, limit: limit, from: start, now: now) }
-        return rows
+        try store.withSession(.write) { try $0.claimOutbox(limit: limit, now: now, lease: lease) }
     }
 
     func message(for row: OutboxRow) -> APNSRequest {
@@ -131,31 +126,5 @@ final class PushChannel: OutboxChannel {
     func resumed() {
         logger.notice("APNs accepts pushes again; sending resumed")
         readiness.report("apns", problem: nil)
-    }
-}
-
-/// Where the dispatcher's next claim starts in the claim order (`StoreSession.claimOutbox`).
-///
-/// In a storm every claim fills its limit, and the rows in flight (up to `maxInFlight`) stay
-/// pending, first in the claim order, until their answers are recorded: a claim from the start
-/// reads past all of them each time. After a full claim the next one continues past the last row
-/// claimed instead. Rows that come before that position later (a crashed instance's leases
-/// expiring, a retry due sooner) are claimed by the next claim from the start: after any claim
-/// that did not fill its limit, and at least every `fullScanInterval`.
-struct ClaimCursor: Sendable {
-    static let fullScanInterval: TimeInterval = 1
-    var position: OutboxPosition?
-    var lastFullScan = Date.distantPast
-
-    /// The position to claim past, or nil for a claim from the start of the claim order.
-    func start(now: Date) -> OutboxPosition? {
-        guard let position, now.timeIntervalSince(lastFullScan) < Self.fullScanInterval else { return nil }
-        return position
-    }
-
-    /// Records what a claim from `start` with `limit` returned.
-    mutating func claimed(_ rows: [OutboxRow], limit: Int, from start: OutboxPosition?, now: Date) {
-        if start == nil { lastFullScan = now }
-        position = rows.count >= limit ? rows.map(\.claimPosition).max() : nil
     }
 }

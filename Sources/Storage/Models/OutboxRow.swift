@@ -16,11 +16,9 @@ public struct OutboxRow: Sendable, Equatable {
     /// before events were recorded.
     public var eventID: String?
     public var jobID: String?
-    /// Where the row stood in the claim order when it was claimed.
-    public var claimPosition: OutboxPosition
 
     static let columns = SQLQuery(
-        unsafeRaw: "id, push_token, pass_type_identifier, generation, attempts, first_enqueued_at, claimed_until, event_id, job_id, next_attempt_at"
+        unsafeRaw: "id, push_token, pass_type_identifier, generation, attempts, first_enqueued_at, claimed_until, event_id, job_id"
     )
 
     /// Whether `a` is locked before `b` by a transaction that changes several outbox rows: by push
@@ -31,7 +29,6 @@ public struct OutboxRow: Sendable, Equatable {
         return a.passTypeIdentifier.utf8.lexicographicallyPrecedes(b.passTypeIdentifier.utf8)
     }
 
-    /// A row as claimed; its claim position is its first enqueue time (a row never retried).
     public init(
         id: Int64, pushToken: String, passTypeIdentifier: String, generation: Int64, attempts: Int, firstEnqueuedAt: Date,
         claimedUntil: Date? = nil
@@ -43,7 +40,6 @@ public struct OutboxRow: Sendable, Equatable {
         self.attempts = attempts
         self.firstEnqueuedAt = firstEnqueuedAt
         self.claimedUntil = claimedUntil
-        claimPosition = OutboxPosition(nextAttemptMillis: firstEnqueuedAt.storageMillis, id: id)
     }
 
     init(row: SQLRow) throws {
@@ -56,23 +52,6 @@ public struct OutboxRow: Sendable, Equatable {
         claimedUntil = try row.optionalDate("claimed_until")
         eventID = try row.optionalString("event_id")
         jobID = try row.optionalString("job_id")
-        claimPosition = OutboxPosition(nextAttemptMillis: try row.int64("next_attempt_at"), id: id)
-    }
-}
-
-/// A place in the order outbox rows are claimed in: due time, then id.
-public struct OutboxPosition: Sendable, Hashable, Comparable {
-    /// The row's `next_attempt_at`, in milliseconds since 1970.
-    public var nextAttemptMillis: Int64
-    public var id: Int64
-
-    public init(nextAttemptMillis: Int64, id: Int64) {
-        self.nextAttemptMillis = nextAttemptMillis
-        self.id = id
-    }
-
-    public static func < (a: OutboxPosition, b: OutboxPosition) -> Bool {
-        (a.nextAttemptMillis, a.id) < (b.nextAttemptMillis, b.id)
     }
 }
 

@@ -5,22 +5,15 @@ extension StoreSession {
     /// not handed out again until then. A dispatcher that crashes leaves its rows to expire and be
     /// claimed again (at-least-once delivery). PostgreSQL claimers never block each other
     /// (`FOR UPDATE SKIP LOCKED`); SQLite claims on its single writer.
-    ///
-    /// With `after`, only rows past that position of the claim order are considered: a claimer
-    /// that keeps as many rows in flight as it claims at a time (a push storm) would otherwise
-    /// read past every row it has in flight on each claim, as they stay pending until answered.
-    /// Rows before the position (a crashed claimer's expired leases) are found by the next claim
-    /// without it.
-    public func claimOutbox(limit: Int, now: Date, lease: Duration, after: OutboxPosition? = nil) throws -> [OutboxRow] {
+    public func claimOutbox(limit: Int, now: Date, lease: Duration) throws -> [OutboxRow] {
         let nowMillis = now.storageMillis
         let until = nowMillis + lease.milliseconds
-        let past: SQLQuery = after.map { "AND (next_attempt_at, id) > (\($0.nextAttemptMillis), \($0.id))" } ?? ""
         return try execute("""
             UPDATE push_outbox SET claimed_until = \(until)
             WHERE id IN (
                 SELECT id FROM push_outbox
                 WHERE state = 'pending' AND next_attempt_at <= \(nowMillis)
-                  AND (claimed_until IS NULL OR claimed_until <= \(nowMillis)) \(past)
+                  AND (claimed_until IS NULL OR claimed_until <= \(nowMillis))
                 ORDER BY next_attempt_at, id LIMIT \(limit)\(unsafeRaw: skipLocked))
             RETURNING \(OutboxRow.columns)
             """).map(OutboxRow.init(row:)).sorted { $0.id < $1.id }
