@@ -1,3 +1,4 @@
+import PassIdentifiers
 import Foundation
 
 /// What a scanner read from a ticket's barcode.
