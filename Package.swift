@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "Certificates", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Logging"], swiftSettings: swiftSettings),
         .target(name: "PassBundle", dependencies: ["Certificates", "COpenSSL", "CZip"], swiftSettings: swiftSettings),
-        .target(name: "APNs", dependencies: ["Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
+        .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Storage", dependencies: ["CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Mail", dependencies: ["CCurl"], swiftSettings: swiftSettings),
 
@@ -65,7 +65,7 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PassServerTesting",
-            dependencies: ["APNs", "Certificates", "CSpawn", "Logging", "Storage"],
+            dependencies: ["PassIdentifiers", "APNs", "Certificates", "CSpawn", "Logging", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
