@@ -32,17 +32,18 @@ let package = Package(
 
         // MARK: Feature libraries
         .target(name: "Logging", swiftSettings: swiftSettings),
+        .target(name: "PassIdentifiers", swiftSettings: swiftSettings),
         .target(name: "Certificates", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Logging"], swiftSettings: swiftSettings),
         .target(name: "PassBundle", dependencies: ["Certificates", "COpenSSL", "CZip"], swiftSettings: swiftSettings),
-        .target(name: "APNs", dependencies: ["Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
+        .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Storage", dependencies: ["CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Mail", dependencies: ["CCurl"], swiftSettings: swiftSettings),
 
         // MARK: The application
         .target(
             name: "PassServer",
-            dependencies: ["Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage", "Mail", "CQRencode"],
+            dependencies: ["PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage", "Mail", "CQRencode"],
             swiftSettings: swiftSettings
         ),
         // The command tree of `pass-server`, apart from the library the server and its tests link.
@@ -56,7 +57,7 @@ let package = Package(
         // MARK: Benchmarks (linked only by `pass-server-bench`, never by the server)
         .target(
             name: "Benchmarks",
-            dependencies: ["PassServerCLI", "PassServer", "APNs", "Storage", "PassBundle", "Certificates", "Logging"],
+            dependencies: ["PassServerCLI", "PassServer", "PassIdentifiers", "APNs", "Storage", "PassBundle", "Certificates", "Logging"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "pass-server-bench", dependencies: ["Benchmarks"], swiftSettings: swiftSettings),
@@ -64,7 +65,7 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PassServerTesting",
-            dependencies: ["APNs", "Certificates", "CSpawn", "Logging", "Storage"],
+            dependencies: ["PassIdentifiers", "APNs", "Certificates", "CSpawn", "Logging", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
@@ -78,6 +79,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: swiftSettings),
+        .testTarget(name: "PassIdentifiersTests", dependencies: ["PassIdentifiers"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
@@ -102,7 +104,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassServerTests",
-            dependencies: ["PassServer", "PassServerCLI", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet"],
+            dependencies: ["PassServer", "PassIdentifiers", "PassServerCLI", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -11,6 +11,7 @@
 // I/O thread, never on Swift's cooperative pool.
 
 import Foundation
+import PassIdentifiers
 public import Logging
 import Synchronization
 
@@ -138,18 +139,12 @@ public final class APNSClient: Sendable {
 
     /// Rejects what cannot be put into a request path or header; APNs judges the rest.
     static func validate(_ request: APNSRequest) throws(APNSError) {
-        let token = request.pushToken.utf8
-        guard !token.isEmpty, token.count <= 200,
-              token.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
-        else { throw APNSError(code: .invalidRequest, message: "push token is not a hex string") }
-        let topic = request.topic.utf8
-        guard !topic.isEmpty, topic.count <= 255, topic.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+        guard IdentifierBytes.isValid(request.pushToken, maxLength: 200, allowed: IdentifierBytes.isBase64URL) else {
+            throw APNSError(code: .invalidRequest, message: "push token is not a hex string")
+        }
+        guard IdentifierBytes.isValid(request.topic, maxLength: 255, allowed: IdentifierBytes.isVisibleASCII) else {
             throw APNSError(code: .invalidRequest, message: "topic must be a non-empty visible ASCII string")
         }
-    }
-
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
     }
 }
 

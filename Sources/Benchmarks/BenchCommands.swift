@@ -1,3 +1,4 @@
+import PassIdentifiers
 import APNs
 import Foundation
 import PassBundle

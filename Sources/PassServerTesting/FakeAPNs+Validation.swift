@@ -1,3 +1,5 @@
+import PassIdentifiers
+
 extension FakeAPNs {
     /// Push types APNs knows. Those bound to a topic of their own (`voip`, `location`, …) need a
     /// topic suffix a pass type identifier never has, so only `alert` and `background` (or no push
@@ -11,7 +13,7 @@ extension FakeAPNs {
         guard path.hasPrefix(prefix) else { return .error(status: 404, reason: "BadPath") }
         let token = path.dropFirst(prefix.count)
         guard !token.isEmpty else { return .error(status: 400, reason: "MissingDeviceToken") }
-        guard token.utf8.allSatisfy(isHexDigit) else { return .error(status: 400, reason: "BadDeviceToken") }
+        guard token.utf8.allSatisfy(IdentifierBytes.isHexDigit) else { return .error(status: 400, reason: "BadDeviceToken") }
         guard let topic = headers["apns-topic"], !topic.isEmpty else { return .error(status: 400, reason: "MissingTopic") }
         if let answer = validatePushTypeAndPriority(headers) { return answer }
         // Absent: APNs stores the push and tries once; present: a UNIX time in seconds.
@@ -41,9 +43,5 @@ extension FakeAPNs {
     static func token(fromPath path: String) -> String {
         let prefix = "/3/device/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : ""
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
     }
 }

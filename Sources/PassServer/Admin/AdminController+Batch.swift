@@ -1,3 +1,4 @@
+import PassIdentifiers
 import Foundation
 import HTTPServer
 import PassBundle

@@ -1,3 +1,4 @@
+import PassIdentifiers
 import Foundation
 import HTTPServer
 import Logging
@@ -83,8 +84,6 @@ struct AdminController: Sendable {
 /// tokens 20 to 128 (a real one is 43).
 enum AdminIdentifiers {
     static func isPlausible(_ id: String, lengths: ClosedRange<Int> = 1...64) -> Bool {
-        lengths.contains(id.utf8.count) && id.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F
-        }
+        lengths.contains(id.utf8.count) && id.utf8.allSatisfy(IdentifierBytes.isBase64URL)
     }
 }

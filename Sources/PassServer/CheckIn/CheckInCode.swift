@@ -1,3 +1,4 @@
+import PassIdentifiers
 import Foundation
 
 /// What a scanner read from a ticket's barcode.
@@ -34,7 +35,7 @@ enum CheckInCode: Equatable {
         case 2:
             let mac = String(parts[1])
             guard let serial = SerialNumber(String(parts[0])), mac.utf8.count == macLength,
-                mac.utf8.allSatisfy(isBase64URL)
+                mac.utf8.allSatisfy(IdentifierBytes.isBase64URL)
             else { return .malformed }
             return .signed(serial, mac: mac)
         default:
@@ -55,8 +56,4 @@ enum CheckInCode: Equatable {
     }
 
     private static let crockford = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
-
-    private static func isBase64URL(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F
-    }
 }

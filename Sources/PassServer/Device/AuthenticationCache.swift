@@ -1,3 +1,4 @@
+import PassIdentifiers
 import Synchronization
 
 /// Remembers each pass's authentication-token hash, which never changes for the life of a pass, so

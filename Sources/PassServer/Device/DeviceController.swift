@@ -1,3 +1,4 @@
+import PassIdentifiers
 import Foundation
 import HTTPServer
 import Logging
@@ -51,7 +52,7 @@ struct DeviceController: Sendable {
         let result = try store.withSession(.write) { session in
             try session.upsertRegistration(
                 deviceLibraryIdentifier: device.rawValue, pushToken: pushToken.rawValue,
-                passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(),
+                passTypeIdentifier: pass.passType.rawValue, serialNumber: pass.serial.rawValue, now: now(),
                 keepingAtMost: maxDevicesPerPass
             )
         }
@@ -63,7 +64,7 @@ struct DeviceController: Sendable {
         let device = try DeviceRequest.device(request)
         _ = try store.withSession(.write) {
             try $0.deleteRegistration(
-                deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber
+                deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: pass.passType.rawValue, serialNumber: pass.serial.rawValue
             )
         }
         return Response(status: 200)
@@ -201,12 +202,20 @@ struct DeviceController: Sendable {
 
     // MARK: Authentication
 
+    /// The token and the pass named by the path, each validated once here (the token first, so a
+    /// request without valid credentials learns nothing about its path).
+    private func credentials(_ request: Request) throws -> (token: AuthenticationToken, passType: PassTypeIdentifier, serial: SerialNumber) {
+        (try DeviceRequest.token(request), try DeviceRequest.passType(request), try DeviceRequest.serial(request))
+    }
+
     /// The pass named by the path, if the `ApplePass` token matches it. Every failure is the same
     /// 401, so a caller cannot tell an unknown pass from a wrong token.
     func authenticatedPass(_ request: Request) throws -> StoredPass {
-        let token = try DeviceRequest.token(request)
-        let passType = try DeviceRequest.passType(request)
-        let serial = try DeviceRequest.serial(request)
+        let (token, passType, serial) = try credentials(request)
+        return try authenticatedPass(token: token, passType: passType, serial: serial)
+    }
+
+    private func authenticatedPass(token: AuthenticationToken, passType: PassTypeIdentifier, serial: SerialNumber) throws -> StoredPass {
         let stored = try store.withSession(.read) { try $0.pass(passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue) }
         // Hash even when the pass is unknown so both paths cost the same.
         let matches = try TokenVault.matches(token.rawValue, storedHash: stored?.authenticationTokenHash ?? [UInt8](repeating: 0, count: 32))
@@ -217,15 +226,13 @@ struct DeviceController: Sendable {
 
     /// The pass named by the path, authenticated like `authenticatedPass` but from the cached token
     /// hash when there is one (the row itself is not needed to register or unregister).
-    func authenticatedIdentifiers(_ request: Request) throws -> (passTypeIdentifier: String, serialNumber: String) {
-        let token = try DeviceRequest.token(request)
-        let passType = try DeviceRequest.passType(request)
-        let serial = try DeviceRequest.serial(request)
-        guard let cached = authentication.hash(passType: passType, serial: serial) else {
-            let pass = try authenticatedPass(request)
-            return (pass.passTypeIdentifier, pass.serialNumber)
+    func authenticatedIdentifiers(_ request: Request) throws -> (passType: PassTypeIdentifier, serial: SerialNumber) {
+        let (token, passType, serial) = try credentials(request)
+        if let cached = authentication.hash(passType: passType, serial: serial) {
+            guard try TokenVault.matches(token.rawValue, storedHash: cached) else { throw DeviceRequest.unauthorized }
+        } else {
+            _ = try authenticatedPass(token: token, passType: passType, serial: serial)
         }
-        guard try TokenVault.matches(token.rawValue, storedHash: cached) else { throw DeviceRequest.unauthorized }
-        return (passType.rawValue, serial.rawValue)
+        return (passType, serial)
     }
 }

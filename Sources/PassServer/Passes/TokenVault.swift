@@ -1,3 +1,4 @@
+public import PassIdentifiers
 import Certificates
 
 /// Derives each pass's secrets from `TOKEN_SECRET`, so the database stores only their hashes.

@@ -1,3 +1,4 @@
+import PassIdentifiers
 import Certificates
 import Foundation
 import PassServerTesting

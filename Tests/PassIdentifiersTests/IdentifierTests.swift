@@ -1,9 +1,7 @@
-import PassServerTesting
+import PassIdentifiers
 import Testing
 
-@testable import PassServer
-
-@Suite("Identifiers: validated once at the edge", .offCooperativePool)
+@Suite("Identifiers: validated once at the edge")
 struct IdentifierTests {
     @Test("pass type identifiers")
     func passTypes() {

@@ -9,15 +9,6 @@ public protocol ValidatedIdentifier: Hashable, Sendable, CustomStringConvertible
 
 extension ValidatedIdentifier {
     public var description: String { rawValue }
-
-    static func isValid(_ value: String, maxLength: Int, allowed: (UInt8) -> Bool) -> Bool {
-        let bytes = value.utf8
-        return !bytes.isEmpty && bytes.count <= maxLength && bytes.allSatisfy(allowed)
-    }
-
-    static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-    }
 }
 
 /// `pass.com.example.tickets`: reverse-DNS, starting with `pass.`.
@@ -26,7 +17,7 @@ public struct PassTypeIdentifier: ValidatedIdentifier {
     public init?(_ rawValue: String) {
         let parts = rawValue.split(separator: ".", omittingEmptySubsequences: false)
         guard rawValue.hasPrefix("pass."), parts.count >= 2, parts.allSatisfy({ !$0.isEmpty }),
-            Self.isValid(rawValue, maxLength: 255, allowed: { Self.isAlphanumeric($0) || $0 == 0x2E || $0 == 0x2D || $0 == 0x5F })
+            IdentifierBytes.isValid(rawValue, maxLength: 255, allowed: { IdentifierBytes.isBase64URL($0) || $0 == 0x2E })
         else { return nil }
         self.rawValue = rawValue
     }
@@ -36,7 +27,7 @@ public struct PassTypeIdentifier: ValidatedIdentifier {
 public struct SerialNumber: ValidatedIdentifier {
     public let rawValue: String
     public init?(_ rawValue: String) {
-        guard Self.isValid(rawValue, maxLength: 128, allowed: { Self.isAlphanumeric($0) || "-_.:".utf8.contains($0) }),
+        guard IdentifierBytes.isValid(rawValue, maxLength: 128, allowed: { IdentifierBytes.isAlphanumeric($0) || "-_.:".utf8.contains($0) }),
             rawValue != ".", rawValue != ".."
         else { return nil }
         self.rawValue = rawValue
@@ -47,7 +38,7 @@ public struct SerialNumber: ValidatedIdentifier {
 public struct DeviceLibraryIdentifier: ValidatedIdentifier {
     public let rawValue: String
     public init?(_ rawValue: String) {
-        guard Self.isValid(rawValue, maxLength: 128, allowed: { Self.isAlphanumeric($0) || $0 == 0x2D || $0 == 0x5F }) else {
+        guard IdentifierBytes.isValid(rawValue, maxLength: 128, allowed: IdentifierBytes.isBase64URL) else {
             return nil
         }
         self.rawValue = rawValue
@@ -59,7 +50,7 @@ public struct PushToken: ValidatedIdentifier {
     public let rawValue: String
     public init?(_ rawValue: String) {
         guard rawValue.utf8.count.isMultiple(of: 2), rawValue.utf8.count >= 64,
-            Self.isValid(rawValue, maxLength: 200, allowed: { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) })
+            IdentifierBytes.isValid(rawValue, maxLength: 200, allowed: IdentifierBytes.isHexDigit)
         else { return nil }
         self.rawValue = rawValue.lowercased()
     }
@@ -69,7 +60,7 @@ public struct PushToken: ValidatedIdentifier {
 public struct AuthenticationToken: ValidatedIdentifier {
     public let rawValue: String
     public init?(_ rawValue: String) {
-        guard rawValue.utf8.count >= 16, Self.isValid(rawValue, maxLength: 256, allowed: { $0 > 0x20 && $0 < 0x7F }) else {
+        guard rawValue.utf8.count >= 16, IdentifierBytes.isValid(rawValue, maxLength: 256, allowed: IdentifierBytes.isVisibleASCII) else {
             return nil
         }
         self.rawValue = rawValue
