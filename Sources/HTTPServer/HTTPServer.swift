@@ -49,10 +49,17 @@ public final class HTTPServer: Sendable {
         let pointer: OpaquePointer
     }
 
-    /// A server that is not yet listening; call `start()`. `observer` hears about every answered
-    /// request (route pattern, status, duration), for metrics.
-    public init(configuration: ServerConfiguration, router: Router, logger: Logger, observer: RequestObserver? = nil) {
+    /// The socket opened before the server was made, if any.
+    private let listening: ListeningSocket?
+
+    /// A server that is not yet serving; call `start()`. `observer` hears about every answered
+    /// request (route pattern, status, duration), for metrics. With `listening`, the server serves
+    /// on that socket instead of binding the configuration's host and port when it starts.
+    public init(
+        configuration: ServerConfiguration, router: Router, logger: Logger, observer: RequestObserver? = nil, listening: ListeningSocket? = nil
+    ) {
         core = ServerCore(router: router, configuration: configuration, logger: logger, observer: observer)
+        self.listening = listening
     }
 
     deinit {
@@ -67,7 +74,7 @@ public final class HTTPServer: Sendable {
         state.withLock { $0.port }
     }
 
-    /// Binds the socket and starts the worker threads. Throws `HTTPServerError` for a bad
+    /// Binds the socket (or takes the one given at init) and starts the worker threads. Throws `HTTPServerError` for a bad
     /// configuration, an address in use, or a daemon libmicrohttpd refuses to start.
     public func start() throws(HTTPServerError) {
         let configuration = core.configuration
@@ -76,9 +83,12 @@ public final class HTTPServer: Sendable {
             guard case .idle = state.phase else {
                 throw HTTPServerError(code: .alreadyStarted, message: "the server was already started")
             }
-            let socket = try ListenSocket.open(
-                host: configuration.host, port: configuration.port, backlog: configuration.listenBacklog
-            )
+            let socket: (fd: Int32, port: Int)
+            if let taken = listening?.take() {
+                socket = taken
+            } else {
+                socket = try ListenSocket.open(host: configuration.host, port: configuration.port, backlog: configuration.listenBacklog)
+            }
             guard let pointer = startDaemon(listening: socket.fd) else {
                 close(socket.fd)
                 throw HTTPServerError(code: .startFailed, message: "libmicrohttpd could not start (see its log lines)")

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// Opens the listening socket ourselves (instead of letting libmicrohttpd do it) so that a bind
 /// failure reports its errno, e.g. "address in use", rather than a bare NULL daemon.
@@ -81,13 +82,30 @@ enum ListenSocket {
     }
 }
 
-extension HTTPServer {
-    /// Whether `host:port` can be bound now: binds a socket and closes it at once, so a start-up
-    /// can report a port in use together with its other problems before anything else starts.
-    /// Port 0 always can.
-    public static func checkAddress(host: String, port: Int) throws(HTTPServerError) {
-        guard port != 0 else { return }
-        let socket = try ListenSocket.open(host: host, port: port, backlog: 1)
-        close(socket.fd)
+/// A listening socket opened before its server starts, so that a start-up can report an address
+/// in use together with its other problems, and the server then serves on that very socket
+/// (`HTTPServer(…, listening:)`). Closed when released unless a server has taken it.
+public final class ListeningSocket: Sendable {
+    /// The bound port (the real one when 0 was asked for).
+    public let port: Int
+    private let fd: Mutex<Int32?>
+
+    /// Binds and listens on `host:port` now.
+    public init(host: String, port: Int, backlog: Int = ServerConfiguration().listenBacklog) throws(HTTPServerError) {
+        let socket = try ListenSocket.open(host: host, port: port, backlog: backlog)
+        self.port = socket.port
+        fd = Mutex(socket.fd)
+    }
+
+    /// The socket, for the one server that serves on it; nil once taken.
+    func take() -> (fd: Int32, port: Int)? {
+        fd.withLock { fd in
+            defer { fd = nil }
+            return fd.map { ($0, port) }
+        }
+    }
+
+    deinit {
+        if let fd = fd.withLock({ $0 }) { close(fd) }
     }
 }

@@ -89,6 +89,26 @@ import Testing
         }
     }
 
+    @Test("a socket opened before the server holds the port from then on, and the server serves on it")
+    func servesOnASocketOpenedBefore() throws {
+        let socket = try ListeningSocket(host: "127.0.0.1", port: 0)
+        #expect(socket.port > 0)
+        // Held already: another bind of the port fails before any server has started.
+        #expect {
+            _ = try ListeningSocket(host: "127.0.0.1", port: socket.port)
+        } throws: { error in
+            (error as? HTTPServerError)?.code == .addressInUse
+        }
+        // The configuration's port is ignored in favour of the socket's.
+        let server = HTTPServer(
+            configuration: ServerConfiguration(port: 0), router: echoRouter(), logger: Logger(label: "t", sink: MemorySink()), listening: socket
+        )
+        try server.start()
+        defer { server.shutdown() }
+        #expect(server.port == socket.port)
+        #expect((try? TestClient(port: socket.port).request("GET", "/healthz").status) == 200)
+    }
+
     @Test func concurrentShutdownsAllReturnOnceStopped() throws {
         let server = HTTPServer(configuration: ServerConfiguration(port: 0), router: echoRouter(), logger: Logger(label: "t", sink: MemorySink()))
         try server.start()

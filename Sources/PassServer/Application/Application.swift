@@ -63,8 +63,10 @@ public final class Application: Sendable {
         if let store, configuration.database.migrateOnStart {
             bootstrap.run(.migrations) { try store.migrate() }
         }
-        bootstrap.run(.listener) { try HTTPServer.checkAddress(host: configuration.http.host, port: configuration.http.port) }
-        guard let publicURL, let organizationName, let secret, let identity, let signer, let watched, let store, bootstrap.problems.isEmpty else {
+        let listening = bootstrap.run(.listener) { try ListeningSocket(host: configuration.http.host, port: configuration.http.port) }
+        guard let publicURL, let organizationName, let secret, let identity, let signer, let watched, let store, let listening,
+            bootstrap.problems.isEmpty
+        else {
             store?.close()
             throw StartupError(bootstrap.problems)
         }
@@ -88,6 +90,7 @@ public final class Application: Sendable {
             try Self.mailDispatcher(configuration, store: store, passes: passes, readiness: readiness, logger: logger.named("mail"), now: now)
         }
         guard let sender, let mailDispatcher, bootstrap.problems.isEmpty else {
+            sender?.shutdown()
             store.close()
             throw StartupError(bootstrap.problems)
         }
@@ -173,7 +176,9 @@ public final class Application: Sendable {
         serverConfiguration.trustedProxies = http.trustedProxies
         if http.threads > 0 { serverConfiguration.threads = http.threads }
         serverConfiguration.drainTimeout = .seconds(http.drainTimeout)
-        server = HTTPServer(configuration: serverConfiguration, router: router, logger: logger.named("http"), observer: httpMetrics.observer)
+        server = HTTPServer(
+            configuration: serverConfiguration, router: router, logger: logger.named("http"), observer: httpMetrics.observer, listening: listening
+        )
     }
 
     /// The bound port (after `start`).
