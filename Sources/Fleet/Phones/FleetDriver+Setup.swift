@@ -127,7 +127,7 @@ extension FleetDriver {
         register(phone, slot: layout.slots(ofPhone: phone).lowerBound) { [self] error in
             if let error { return finished(error) }
             let list = ClientRequest(method: "GET", target: "/v1/devices/\(devices[phone])/registrations/\(passType)")
-            call(list, expect: [200], what: "the first serial list") { [self] result in
+            call(list, expect: [200], attempts: 5, what: "the first serial list") { [self] result in
                 guard case .success(let response) = result, let answer = Self.object(response),
                     let listed = answer["serialNumbers"] as? [String], let tag = answer["lastUpdated"] as? String
                 else { return finished(result.failure ?? FleetError(.unexpectedResponse, "the first serial list is not an object")) }
@@ -148,7 +148,7 @@ extension FleetDriver {
             headers: [("Authorization", authorizations[pass]), ("Content-Type", "application/json")],
             body: Self.json(Registration(pushToken: pushTokens[phone]))
         )
-        call(request, expect: [200, 201], what: "registering a phone") { [self] result in
+        call(request, expect: [200, 201], attempts: 5, what: "registering a phone") { [self] result in
             if let error = result.failure { return finished(error) }
             register(phone, slot: slot + 1, finished: finished)
         }

@@ -77,7 +77,9 @@ final class FleetDriver: @unchecked Sendable {
     // MARK: Requests
 
     /// Sends a setup or admin request and expects one of `statuses`; a request that got no answer
-    /// is sent again after half a second, up to `attempts` times in all. Completes asynchronously.
+    /// is sent again after half a second, and one answered 503 (the server is busy or its database
+    /// is down) after its `Retry-After` (half a second to five), as Wallet does, up to `attempts`
+    /// times in all. Completes asynchronously.
     func call(
         _ request: ClientRequest, expect statuses: Set<Int>, attempts: Int = 3, what: String,
         _ completion: @escaping (Result<ClientResponse, FleetError>) -> Void
@@ -90,6 +92,9 @@ final class FleetDriver: @unchecked Sendable {
             switch result {
             case .success(let response) where statuses.contains(response.status):
                 completion(.success(response))
+            case .success(let response) where response.status == 503 && attempts > 1 && !stopped:
+                let delay = min(max(response.header("Retry-After").flatMap(Double.init) ?? 1, 0.5), 5)
+                loop.after(delay) { self.call(request, expect: statuses, attempts: attempts - 1, what: what, completion) }
             case .success(let response):
                 let body = String(decoding: response.body.prefix(300), as: UTF8.self)
                 completion(.failure(FleetError(.unexpectedResponse, "\(what) answered \(response.status): \(body)")))

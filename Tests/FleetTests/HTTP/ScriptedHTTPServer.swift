@@ -3,12 +3,13 @@ import Synchronization
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 for the client tests, answering by path:
 /// `/length` (Content-Length), `/chunked` (chunks written separately), `/close` (Connection: close),
-/// `/drop-once` (the first time, closes without answering), `/silent` (never answers).
+/// `/drop-once` (the first time, closes without answering), `/busy-once` (the first time, 503 with
+/// `Retry-After: 1`), `/silent` (never answers).
 /// One thread per connection, blocking sockets; the listener gives up after `stop()`.
 final class ScriptedHTTPServer: Sendable {
     let port: UInt16
     private let listener: Int32
-    private let state = Mutex((accepted: 0, dropped: false, stopped: false))
+    private let state = Mutex((accepted: 0, dropped: false, busy: false, stopped: false, requests: [String]()))
 
     init() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -28,6 +29,9 @@ final class ScriptedHTTPServer: Sendable {
     }
 
     var accepted: Int { state.withLock { $0.accepted } }
+
+    /// The request targets answered so far, in order.
+    var requests: [String] { state.withLock { $0.requests } }
 
     func stop() {
         state.withLock { $0.stopped = true }
@@ -59,6 +63,7 @@ final class ScriptedHTTPServer: Sendable {
             let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
             buffer.removeSubrange(..<end.upperBound)
             let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+            state.withLock { $0.requests.append(path) }
             switch path {
             case "/length":
                 write(fd, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
@@ -78,6 +83,16 @@ final class ScriptedHTTPServer: Sendable {
                 }
                 if first { return }
                 write(fd, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nagain")
+            case "/busy-once":
+                let first = state.withLock { state -> Bool in
+                    defer { state.busy = true }
+                    return !state.busy
+                }
+                if first {
+                    write(fd, "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 2\r\n\r\n{}")
+                } else {
+                    write(fd, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nready")
+                }
             default:
                 // /silent: hold the connection open without answering until the client gives up.
                 while recv(fd, &chunk, chunk.count, 0) > 0 {}
