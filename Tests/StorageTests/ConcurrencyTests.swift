@@ -53,4 +53,30 @@ struct ConcurrencyTests {
             #expect(missing.isEmpty, "saw \(top) before \(missing)")
         }
     }
+
+    /// SQLite has one writer. A request that waits for it gets it before a thread that was writing
+    /// when it arrived can write again: release hands the writer over instead of letting the
+    /// releasing thread take it straight back (which, in a loop, starves the waiter into a 503).
+    @Test("SQLite: a waiting writer goes before the thread that just released the writer")
+    func waitingWriterIsServedFirst() throws {
+        let fixture = try StoreFixture(.sqlite)
+        let store = fixture.store
+        let order = Mutex<[String]>([])
+        let waiterCalling = DispatchSemaphore(value: 0)
+        let waiterDone = DispatchSemaphore(value: 0)
+        try store.withSession(.write) { _ in
+            Thread {
+                waiterCalling.signal()
+                _ = try? store.withSession(.write) { _ in order.withLock { $0.append("waiter") } }
+                waiterDone.signal()
+            }.start()
+            waiterCalling.wait()
+            // Time for the waiter to block on the writer (it has nothing else to do).
+            usleep(500_000)
+        }
+        // Released just now, with the waiter queued: asking again must queue behind it.
+        try store.withSession(.write) { _ in order.withLock { $0.append("again") } }
+        #expect(waiterDone.wait(timeout: .now() + 30) == .success)
+        #expect(order.withLock { $0 } == ["waiter", "again"])
+    }
 }

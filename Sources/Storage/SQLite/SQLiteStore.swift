@@ -14,8 +14,9 @@ import Synchronization
 public final class SQLiteStore: Store {
     private let writer: SQLiteConnection
     /// Held for a whole write session. A nested session on the same thread reuses the open one
-    /// (`OpenSessions`) and never takes this lock twice.
-    private let writerLock = NSLock()
+    /// (`OpenSessions`) and never takes this twice. Handed to the writer that waited longest, so a
+    /// thread that writes in a loop cannot starve a waiting request past `acquireTimeout`.
+    private let writerLock = HandOffLock()
     private let readers = Mutex<[SQLiteConnection]>([])
     private let readerPermits: DispatchSemaphore
     private let path: String
@@ -49,7 +50,7 @@ public final class SQLiteStore: Store {
     private func borrow<T>(_ access: StoreAccess, _ body: (StoreSession) throws -> T) throws -> T {
         switch access {
         case .write:
-            guard writerLock.lock(before: Date() + acquireTimeout.timeInterval) else {
+            guard writerLock.lock(before: .now() + acquireTimeout.dispatchInterval) else {
                 throw StorageError(.timeout, "the SQLite writer stayed busy too long")
             }
             defer { writerLock.unlock() }
