@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "PassBundle", dependencies: ["Certificates", "CZip"], swiftSettings: swiftSettings),
         .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Storage", dependencies: ["CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
-        .target(name: "Mail", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(name: "Mail", dependencies: ["Certificates", "CCurl"], swiftSettings: swiftSettings),
 
         // MARK: The application
         .target(
