@@ -35,10 +35,10 @@ let package = Package(
         .target(name: "PassIdentifiers", swiftSettings: swiftSettings),
         .target(name: "Certificates", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Logging"], swiftSettings: swiftSettings),
-        .target(name: "PassBundle", dependencies: ["Certificates", "COpenSSL", "CZip"], swiftSettings: swiftSettings),
+        .target(name: "PassBundle", dependencies: ["Certificates", "CZip"], swiftSettings: swiftSettings),
         .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Storage", dependencies: ["CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
-        .target(name: "Mail", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(name: "Mail", dependencies: ["Certificates", "CCurl"], swiftSettings: swiftSettings),
 
         // MARK: The application
         .target(
@@ -71,7 +71,7 @@ let package = Package(
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
         .target(
             name: "Fleet",
-            dependencies: ["PassServerTesting", "APNs", "PassBundle", "Certificates", "COpenSSL", "CZip"],
+            dependencies: ["PassServerTesting", "APNs", "PassBundle", "Certificates", "CZip"],
             swiftSettings: swiftSettings
         ),
         // Named apart from the `Fleet` library so their modules differ on case-insensitive file systems.

@@ -45,14 +45,11 @@ public struct IssuedCertificate: Sendable, CustomStringConvertible {
             OpenSSLErrorQueue.clear()
             let keyNID = legacy ? Int32(NID_pbe_WithSHA1And3_Key_TripleDES_CBC) : 0
             let certificateNID = legacy ? Int32(NID_pbe_WithSHA1And40BitRC2_CBC) : 0
-            let p12 = try check(
-                PKCS12_create(password, friendlyName, key.pointer, certificate.pointer, stack.pointer, keyNID, certificateNID, 0, 0, 0),
-                "create the PKCS#12 file"
+            let p12 = try PKCS12Archive(
+                password: password, friendlyName: friendlyName, key: key, certificate: certificate, chain: stack,
+                keyNID: keyNID, certificateNID: certificateNID
             )
-            defer { PKCS12_free(p12) }
-            let bio = try MemoryBIO()
-            try check(i2d_PKCS12_bio(bio.pointer, p12) == 1, "encode the PKCS#12 file")
-            return bio.contents
+            return try p12.der()
         } catch {
             throw CertificateError(.generationFailed, error.message, openSSL: error)
         }

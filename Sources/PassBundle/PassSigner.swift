@@ -12,7 +12,6 @@
 // dedicated thread (the HTTP engine's), never from Swift's cooperative pool.
 
 public import Certificates
-import COpenSSL
 public import Foundation
 
 /// Owns the OpenSSL key and certificates of one signing identity.
@@ -48,9 +47,8 @@ public final class PassSigner: Sendable {
             throw PassBundleError(signing: error)
         }
         // Compute the cached extension data now, so concurrent signers only read it.
-        _ = X509_check_purpose(certificate.pointer, -1, 0)
-        _ = X509_check_purpose(intermediate.pointer, -1, 0)
-        OpenSSLErrorQueue.clear()
+        certificate.cacheExtensions()
+        intermediate.cacheExtensions()
         passTypeIdentifier = identity.passTypeIdentifier
         teamIdentifier = identity.teamIdentifier
         let (key, digest) = (key, digest)
@@ -84,16 +82,8 @@ public final class PassSigner: Sendable {
         _ content: [UInt8], signingTime: Date,
         key: PrivateKey, certificate: X509Certificate, intermediate: X509Certificate, digest: Digest
     ) throws(OpenSSLError) -> [UInt8] {
-        let flags = UInt32(CMS_DETACHED | CMS_BINARY | CMS_NOSMIMECAP)
-        let cms = try check(CMS_sign(nil, nil, nil, nil, flags | UInt32(CMS_PARTIAL)), "start the CMS structure")
-        defer { CMS_ContentInfo_free(cms) }
-        let signer = try check(CMS_add1_signer(cms, certificate.pointer, key.pointer, digest.pointer, flags | UInt32(CMS_PARTIAL)), "add the signer")
-        let time = try check(ASN1_TIME_set(nil, time_t(signingTime.timeIntervalSince1970.rounded(.down))), "encode the signing time")
-        defer { ASN1_TIME_free(time) }
-        try check(CMS_signed_add1_attr_by_NID(signer, NID_pkcs9_signingTime, time.pointee.type, time, -1) == 1, "add the signing time")
-        try check(CMS_add1_cert(cms, intermediate.pointer) == 1, "embed the WWDR intermediate")
-        let data = try MemoryBIO(bytes: content)
-        try check(CMS_final(cms, data.pointer, nil, flags) == 1, "finish the CMS signature")
-        return try derEncoding(of: "the signature") { i2d_CMS_ContentInfo(cms, $0) }
+        try CMSSignature.detached(
+            over: content, signingTime: signingTime, signer: certificate, key: key, digest: digest, extraCertificates: [intermediate]
+        )
     }
 }

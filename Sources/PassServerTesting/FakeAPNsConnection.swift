@@ -34,9 +34,10 @@ final class FakeAPNsConnection {
         self.id = id
         self.channel = H2TLSChannel(fd: fd, role: .server)
         self.goAwayAfter = goAwayAfter
-        guard channel.startTLS(context: tls) else {
-            OpenSSLErrorQueue.clear()
-            throw FakeAPNsError("SSL_new failed")
+        do throws(OpenSSLError) {
+            try channel.startTLS(context: tls)
+        } catch {
+            throw FakeAPNsError(error.description)
         }
     }
 

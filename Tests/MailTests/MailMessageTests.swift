@@ -34,6 +34,15 @@ struct MailMessageTests {
         return headers
     }
 
+    @Test("random hex for Message-ID and boundaries: two lowercase digits per byte, different each time")
+    func randomHex() {
+        let first = MailMessage.randomHex(16)
+        #expect(first.count == 32)
+        #expect(first.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }, "\(first)")
+        #expect(first != MailMessage.randomHex(16))
+        #expect(MailMessage.randomHex(0).isEmpty)
+    }
+
     @Test("single lines: CR, LF, tabs, other controls and line separators become one space")
     func singleLine() {
         #expect(HeaderText.singleLine("a\r\nb\tc\u{7}d\u{2028}e\u{85}f  g ") == "a b c d e f g")

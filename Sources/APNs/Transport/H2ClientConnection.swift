@@ -5,7 +5,7 @@
 // events reach this object as its `H2SessionDelegate` (H2ClientConnection+Session.swift) and become
 // `Event`s that the I/O loop consumes after each `handle(revents:)`.
 
-import COpenSSL
+import Certificates
 import Foundation
 
 final class H2ClientConnection {
@@ -96,32 +96,29 @@ final class H2ClientConnection {
     }
 
     private func startTLS(_ tls: TLSContext) throws(APNSError) {
-        guard channel.startTLS(context: tls), let ssl = channel.ssl else {
-            throw APNSError.drainingOpenSSL(code: .tls, "create the TLS session")
+        do throws(OpenSSLError) {
+            try channel.startTLS(context: tls)
+        } catch {
+            throw APNSError(code: .tls, openSSL: error)
         }
-        try TLSContext.expectPeer(ssl, host: host)
+        try channel.tls?.expectPeer(host: host)
         state = .handshaking
     }
 
     private func handshake() throws(APNSError) {
-        guard let ssl = channel.ssl else { throw APNSError(code: .tls, message: "no TLS session") }
+        guard let connection = channel.tls else { throw APNSError(code: .tls, message: "no TLS session") }
         switch channel.handshake() {
         case .done: break
         case .wantRead: writeBlocked = false; return
         case .wantWrite: writeBlocked = true; return
         case .failed:
-            let verify = SSL_get_verify_result(ssl)
-            if verify != X509_V_OK {
-                let reason = String(cString: X509_verify_cert_error_string(verify))
+            if let reason = connection.certificateRejection {
                 throw APNSError(code: .tls, message: "server certificate rejected: \(reason)")
             }
             throw APNSError.drainingOpenSSL(code: .tls, "complete the TLS handshake")
         }
         writeBlocked = false
-        var alpn: UnsafePointer<UInt8>? = nil
-        var alpnLength: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &alpn, &alpnLength)
-        guard let alpn, alpnLength == 2, alpn[0] == UInt8(ascii: "h"), alpn[1] == UInt8(ascii: "2") else {
+        guard connection.negotiatedHTTP2 else {
             throw APNSError(code: .tls, message: "server did not negotiate HTTP/2 (ALPN h2)")
         }
         try startSession()

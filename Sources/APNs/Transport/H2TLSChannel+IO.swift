@@ -44,7 +44,7 @@ extension H2TLSChannel {
     /// until OpenSSL wants more bytes or the connection ends. With `feedingSession` false the
     /// decrypted bytes are discarded (a connection that is closing).
     package func read(feedingSession: Bool = true) -> ReadOutcome {
-        guard let ssl else { return .notOpen }
+        guard let ssl = tls?.pointer else { return .notOpen }
         var buffer = [UInt8](repeating: 0, count: 32 * 1024)
         while true {
             OpenSSLErrorQueue.clear()
@@ -68,7 +68,7 @@ extension H2TLSChannel {
     /// Writes what nghttp2 has to send (at most 64 KiB gathered at a time) until it has nothing
     /// more or the socket is full.
     package func write() -> WriteOutcome {
-        guard let ssl, let session else { return .notOpen }
+        guard let ssl = tls?.pointer, let session else { return .notOpen }
         while true {
             if pending.isEmpty {
                 while pending.count < 64 * 1024 {

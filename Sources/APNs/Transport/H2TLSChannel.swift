@@ -7,7 +7,7 @@
 // Threading: a channel belongs to the one thread that polls its socket (the client's I/O thread or
 // the fake's thread); delegate calls run on that thread inside `read`/`write`.
 
-import Certificates
+package import Certificates
 import CNGHTTP2
 import COpenSSL
 import Foundation
@@ -32,8 +32,8 @@ package final class H2TLSChannel {
     package let role: Role
     /// The socket; -1 once closed.
     package private(set) var fd: Int32
-    /// The `SSL *` once `startTLS` succeeded.
-    private(set) var ssl: OpaquePointer?
+    /// The TLS connection once `startTLS` succeeded.
+    private(set) var tls: TLSConnection?
     /// The `nghttp2_session *` once `startSession` succeeded.
     private(set) var session: OpaquePointer?
     /// Receives the session's events; the owner holds the channel, so this reference is weak.
@@ -52,24 +52,23 @@ package final class H2TLSChannel {
     deinit { close() }
 
     /// True once `startTLS` succeeded and until `close()`.
-    package var hasTLS: Bool { ssl != nil }
+    package var hasTLS: Bool { tls != nil }
     /// True once `startSession` succeeded and until `close()`.
     package var hasSession: Bool { session != nil }
     /// True while nghttp2 output is waiting for the socket.
     package var hasPendingOutput: Bool { !pending.isEmpty }
 
-    /// Creates the `SSL` object on the socket; false when OpenSSL could not (see its error queue).
-    package func startTLS(context: TLSContext) -> Bool {
-        guard let ssl = SSL_new(context.context) else { return false }
-        self.ssl = ssl
-        SSL_set_fd(ssl, fd)
-        if role == .server { SSL_set_accept_state(ssl) }
-        return true
+    /// Creates the `SSL` object on the socket; throws with OpenSSL's reasons when it cannot.
+    package func startTLS(context: TLSContext) throws(OpenSSLError) {
+        let connection = try TLSConnection(context: context)
+        try check(SSL_set_fd(connection.pointer, fd) == 1, "attach the TLS session to the socket")
+        if role == .server { SSL_set_accept_state(connection.pointer) }
+        tls = connection
     }
 
     /// Advances the TLS handshake as far as the socket allows.
     package func handshake() -> HandshakeStep {
-        guard let ssl else { return .failed }
+        guard let ssl = tls?.pointer else { return .failed }
         OpenSSLErrorQueue.clear()
         let result = role == .client ? SSL_connect(ssl) : SSL_accept(ssl)
         if result == 1 { return .done }
@@ -83,7 +82,7 @@ package final class H2TLSChannel {
     /// Sends TLS close_notify (without waiting for the peer's); OpenSSL's complaints are dropped,
     /// as the connection is ending either way.
     package func sendCloseNotify() {
-        guard let ssl else { return }
+        guard let ssl = tls?.pointer else { return }
         _ = SSL_shutdown(ssl)
         OpenSSLErrorQueue.clear()
     }
@@ -119,12 +118,11 @@ package final class H2TLSChannel {
         return nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0
     }
 
-    /// Frees the session and the `SSL` object and closes the socket; safe to call again.
+    /// Frees the session and the TLS connection and closes the socket; safe to call again.
     package func close() {
         if let session { nghttp2_session_del(session) }
         session = nil
-        if let ssl { SSL_free(ssl) }
-        ssl = nil
+        tls = nil
         if fd >= 0 { Foundation.close(fd) }
         fd = -1
         outgoingBodies.removeAll()

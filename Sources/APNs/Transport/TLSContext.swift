@@ -72,22 +72,6 @@ package final class TLSContext: @unchecked Sendable {
             throw APNSError(code: .invalidConfiguration, openSSL: error)
         }
     }
-
-    /// Makes `ssl` send `host` as SNI and accept only a server certificate issued for `host`
-    /// (a name, or an IP address literal). Any of these calls failing would leave the connection
-    /// without a name check, so a failure ends the connection attempt instead.
-    static func expectPeer(_ ssl: OpaquePointer, host: String) throws(APNSError) {
-        do throws(OpenSSLError) {
-            if SocketAddress.isIPLiteral(host) {
-                try check(X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1, "require the server certificate to name IP address \(host)")
-                return
-            }
-            try check(shim_SSL_set_tlsext_host_name(ssl, host) == 1, "send \(host) as the TLS server name")
-            try check(SSL_set1_host(ssl, host) == 1, "require the server certificate to name \(host)")
-        } catch {
-            throw APNSError(code: .tls, openSSL: error)
-        }
-    }
 }
 
 extension APNSError {

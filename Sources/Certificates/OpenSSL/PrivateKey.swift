@@ -34,10 +34,11 @@ package final class PrivateKey: @unchecked Sendable {
             var cursor = buffer.baseAddress
             return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
         }
-        guard let parsed else {
-            throw CertificateError(.unreadable, "private key bytes are not a DER private key", openSSLErrors: OpenSSLErrorQueue.drain())
+        do throws(OpenSSLError) {
+            self.init(owning: try check(parsed, "parse the private key"))
+        } catch {
+            throw CertificateError(.unreadable, "private key bytes are not a DER private key", openSSL: error)
         }
-        self.init(owning: parsed)
     }
 
     /// Parses a PEM (possibly encrypted) or DER key file's contents.

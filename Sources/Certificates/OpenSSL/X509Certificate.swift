@@ -26,10 +26,11 @@ package final class X509Certificate: @unchecked Sendable {
             var cursor = buffer.baseAddress
             return d2i_X509(nil, &cursor, buffer.count)
         }
-        guard let parsed else {
-            throw CertificateError(.unreadable, "\(Self.naming(what, path)) is not a DER or PEM certificate", path: path, openSSLErrors: OpenSSLErrorQueue.drain())
+        do throws(OpenSSLError) {
+            self.init(owning: try check(parsed, "parse the certificate"))
+        } catch {
+            throw CertificateError(.unreadable, "\(Self.naming(what, path)) is not a DER or PEM certificate", path: path, openSSL: error)
         }
-        self.init(owning: parsed)
     }
 
     /// Parses the first certificate of a PEM or DER file's contents.
@@ -74,6 +75,13 @@ package final class X509Certificate: @unchecked Sendable {
         let bio = try MemoryBIO()
         try check(PEM_write_bio_X509(bio.pointer, pointer) == 1, "write the certificate as PEM")
         return bio.contents
+    }
+
+    /// Computes OpenSSL's cached extension data now, so threads that later share the certificate
+    /// (concurrent signers) only read it.
+    package func cacheExtensions() {
+        _ = X509_check_purpose(pointer, -1, 0)
+        OpenSSLErrorQueue.clear()
     }
 
     var notBefore: Date? { ASN1Time.date(X509_get0_notBefore(pointer)) }

@@ -6,28 +6,23 @@
 // for verification); the fleet calls it from its loop thread.
 
 import Certificates
-import COpenSSL
 import Foundation
 import PassBundle
 
-final class PassVerifier: @unchecked Sendable {
-    // Safe because: `store` is configured in init and only read by CMS_verify afterwards.
-    private let store: OpaquePointer
+final class PassVerifier: Sendable {
+    private let store: CertificateStore
+    /// SHA-1, fetched once: manifest.json's hashes.
+    private let sha1: Digest
 
     /// Trusts the PEM certificates in `trustRoot`.
     init(trustRoot: String) throws(FleetError) {
-        guard let store = X509_STORE_new() else { throw FleetError(.invalidConfiguration, "cannot create a trust store") }
-        guard X509_STORE_load_file(store, trustRoot) == 1 else {
-            X509_STORE_free(store)
-            ERR_clear_error()
-            throw FleetError(.invalidConfiguration, "cannot load the trust root \(trustRoot)")
+        do throws(OpenSSLError) {
+            store = try CertificateStore(trustingPEMFile: trustRoot)
+            sha1 = try Digest.sha1()
+        } catch {
+            throw FleetError(.invalidConfiguration, error.description)
         }
-        // Pass certificates carry no S/MIME purpose; Wallet checks the chain, not the purpose.
-        _ = X509_STORE_set_purpose(store, X509_PURPOSE_ANY)
-        self.store = store
     }
-
-    deinit { X509_STORE_free(store) }
 
     /// Throws unless the files are a complete, correctly signed pass.
     func verify(_ files: [String: [UInt8]]) throws(FleetError) {
@@ -40,25 +35,18 @@ final class PassVerifier: @unchecked Sendable {
         let content = Set(files.keys).subtracting(["manifest.json", "signature"])
         guard Set(manifest.keys) == content else { throw FleetError(.invalidPass, "manifest.json does not list exactly the files") }
         for (name, bytes) in files where content.contains(name) {
-            guard let digest = try? Digest.sha1().hash(bytes), manifest[name] == Hex.encode(digest) else { throw FleetError(.invalidPass, "SHA-1 of \(name) differs from manifest.json") }
+            let digest: [UInt8]
+            do { digest = try sha1.hash(bytes) } catch { throw FleetError(.invalidPass, "cannot check \(name): \(error.description)") }
+            guard manifest[name] == Hex.encode(digest) else { throw FleetError(.invalidPass, "SHA-1 of \(name) differs from manifest.json") }
         }
         try verifySignature(signature, over: manifestBytes)
     }
 
     private func verifySignature(_ signature: [UInt8], over content: [UInt8]) throws(FleetError) {
-        ERR_clear_error()
-        defer { ERR_clear_error() }
-        let verified = signature.withUnsafeBytes { signatureBuffer in
-            content.withUnsafeBytes { contentBuffer -> Bool in
-                guard let signatureBIO = BIO_new_mem_buf(signatureBuffer.baseAddress, Int32(signatureBuffer.count)) else { return false }
-                defer { BIO_free(signatureBIO) }
-                guard let cms = d2i_CMS_bio(signatureBIO, nil) else { return false }
-                defer { CMS_ContentInfo_free(cms) }
-                guard let contentBIO = BIO_new_mem_buf(contentBuffer.baseAddress, Int32(contentBuffer.count)) else { return false }
-                defer { BIO_free(contentBIO) }
-                return CMS_verify(cms, nil, store, contentBIO, nil, UInt32(CMS_BINARY)) == 1
-            }
+        do throws(OpenSSLError) {
+            try CMSSignature(der: signature).verify(detachedContent: content, trusting: store)
+        } catch {
+            throw FleetError(.invalidPass, "the signature does not verify over manifest.json: \(error.description)")
         }
-        guard verified else { throw FleetError(.invalidPass, "the signature does not verify over manifest.json") }
     }
 }

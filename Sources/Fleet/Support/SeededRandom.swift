@@ -1,3 +1,5 @@
+import Certificates
+
 /// SplitMix64: a small, fast generator with a seed, so think times and backoff jitter of a run can
 /// be reproduced.
 struct SeededRandom: RandomNumberGenerator {
@@ -21,14 +23,9 @@ struct SeededRandom: RandomNumberGenerator {
 
     /// `count` random bytes as lowercase hex.
     mutating func hex(bytes count: Int) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(count * 2)
-        for _ in 0..<count {
-            let byte = UInt8(truncatingIfNeeded: next())
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        for _ in 0..<count { bytes.append(UInt8(truncatingIfNeeded: next())) }
+        return Hex.encode(bytes)
     }
 }

@@ -1,3 +1,4 @@
+import Certificates
 public import Foundation
 
 /// One message to one recipient, in plain text and HTML (`multipart/alternative`).
@@ -76,7 +77,6 @@ public struct MailMessage: Sendable, Equatable {
 
     /// `count` random bytes in hex.
     public static func randomHex(_ count: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        Hex.encode(SecureRandom.bytes(count))
     }
 }

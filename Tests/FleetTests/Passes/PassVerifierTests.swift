@@ -57,6 +57,22 @@ struct PassVerifierTests {
         #expect(throws: FleetError.self) { try untrusted.verify(files) }
     }
 
+    @Test("a signature that fails and a trust root that cannot be loaded say why, in OpenSSL's words")
+    func reasons() throws {
+        let (bundle, certificates) = try Self.signedPass()
+        let files = try PassArchive.files(bundle)
+        let untrusted = try PassVerifier(trustRoot: certificates.untrustedRootCertificate)
+        let rejected = try #require(throws: FleetError.self) { try untrusted.verify(files) }
+        #expect(rejected.code == .invalidPass)
+        #expect(rejected.message.hasPrefix("the signature does not verify over manifest.json: cannot verify the signature ("))
+        #expect(rejected.message.contains("certificate verify error"), "\(rejected.message)")
+
+        let missing = certificates.directory + "/no-such-root.pem"
+        let unloadable = try #require(throws: FleetError.self) { try PassVerifier(trustRoot: missing) }
+        #expect(unloadable.code == .invalidConfiguration)
+        #expect(unloadable.message.hasPrefix("cannot load the trust root \(missing) (error:"), "\(unloadable.message)")
+    }
+
     @Test("bytes that are not a zip archive are refused")
     func notZip() {
         #expect(throws: FleetError.self) { try PassArchive.files(Array("PK not really".utf8)) }

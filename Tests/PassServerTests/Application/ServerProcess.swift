@@ -1,3 +1,4 @@
+import Certificates
 import Foundation
 import Glibc
 import PassServerTesting
@@ -22,7 +23,7 @@ final class ServerProcess {
             "DATABASE_URL": databaseURL,
             "PUBLIC_URL": "https://passes.example.test",
             "ORGANIZATION_NAME": "Example Events",
-            "TOKEN_SECRET": tokenSecret.map { String(format: "%02x", $0) }.joined(),
+            "TOKEN_SECRET": Hex.encode(tokenSecret),
             "PASS_CERTIFICATE": certificates.passCertificate,
             "PASS_PRIVATE_KEY": certificates.passKey,
             "WWDR_CERTIFICATE": certificates.wwdrCertificate,

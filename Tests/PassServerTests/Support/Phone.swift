@@ -1,3 +1,4 @@
+import Certificates
 import Foundation
 import PassServerTesting
 
@@ -14,7 +15,7 @@ struct Phone {
     }
 
     static func randomPushToken() -> String {
-        (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        Hex.encode(SecureRandom.bytes(32))
     }
 
     func auth(_ serial: String) -> (String, String) {
