@@ -63,7 +63,7 @@ final class MailChannel: OutboxChannel {
                 throw MailError(.invalidText, "the ticket's download link cannot be made")
             }
             let ticket = TicketMail.Ticket(
-                serialNumber: pass.serialNumber, attendeeName: pass.attendeeName, attendeeEmail: email, seat: pass.seat,
+                serialNumber: pass.serialNumber.rawValue, attendeeName: pass.attendeeName, attendeeEmail: email, seat: pass.seat,
                 language: pass.language, eventName: event.name, venue: event.venue, startsAt: event.startsAt, timeZone: event.timeZone,
                 template: event.template, eventLanguage: event.language, ticketURL: url
             )

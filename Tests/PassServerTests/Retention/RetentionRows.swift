@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 
@@ -30,7 +31,7 @@ struct RetentionRows {
         "devices": ["dev-mixed", "dev-young"],
     ]
 
-    static let passType = "pass.test.retention"
+    static let passType: PassTypeIdentifier = "pass.test.retention"
 
     /// Writes the rows; `extraPushLog` more push log rows past their retention test batching.
     static func populate(_ store: any Store, now: Date, retention: Configuration.Retention = .init(), margin: TimeInterval, extraPushLog: Int = 0) throws {
@@ -67,7 +68,7 @@ struct RetentionRows {
         let noEndOld = try event("no-end-old", starts: ago(retention.registrations, -margin), ends: nil)
         let noEndYoung = try event("no-end-young", starts: ago(retention.registrations, margin), ends: nil)
         for (serial, eventID) in [("old-ended", endedOld), ("young-ended", endedYoung), ("old-no-end", noEndOld),
-                                  ("young-no-end", noEndYoung), ("no-event", nil)] as [(String, String?)] {
+                                  ("young-no-end", noEndYoung), ("no-event", nil)] as [(SerialNumber, String?)] {
             _ = try store.withSession(.write) {
                 try $0.insertPass(NewPass(
                     passTypeIdentifier: passType, serialNumber: serial, authenticationTokenHash: Array("a-\(serial)".utf8),
@@ -88,7 +89,7 @@ struct RetentionRows {
                                  ("dev-young", "young-ended"), ("dev-young", "no-event")] {
             _ = try store.withSession(.write) {
                 try $0.upsertRegistration(
-                    deviceLibraryIdentifier: device, pushToken: "token-\(device)", passTypeIdentifier: passType, serialNumber: serial, now: now
+                    deviceLibraryIdentifier: "\(device)", pushToken: .fixture("token-\(device)"), passTypeIdentifier: passType, serialNumber: "\(serial)", now: now
                 )
             }
         }
