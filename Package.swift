@@ -88,7 +88,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
-        .testTarget(name: "PassServerTestingTests", dependencies: ["PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "PassServerTestingTests", dependencies: ["PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "MailTests", dependencies: ["Mail", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(

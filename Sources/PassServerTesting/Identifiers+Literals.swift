@@ -4,6 +4,8 @@ public import PassIdentifiers
 // literal that is not a valid identifier stops the test at once: test data goes through the same
 // rules as input. Push tokens have no literals: `PushToken.fixture("phone-1")` names one. Only test
 // targets and test tools link this module; the server never writes identifiers this way.
+// With these conformances `SerialNumber("x")` with a literal argument is the literal too (never nil):
+// to check that some text is refused, pass it as a `String` variable.
 
 extension PassTypeIdentifier: ExpressibleByStringInterpolation {
     public init(stringLiteral value: String) {

@@ -24,7 +24,7 @@ struct RetentionRows {
 
     private static let survivorsAtNow: [String: [String]] = [
         "push_log": ["edge", "young"],
-        "push_outbox": ["failed-young", "pending-old"],
+        "push_outbox": ["failed-young", "pending-old"].map { PushToken.fixture($0).rawValue },
         "mail_outbox": ["no-event", "young-ended"],
         "jobs": ["done-young", "running"],
         "registrations": ["dev-mixed/young-no-end", "dev-young/no-event", "dev-young/young-ended"],
@@ -56,7 +56,7 @@ struct RetentionRows {
                                            ("pending-old", "pending", ago(retention.pushLog, -margin * 2), tomorrow)] {
             try store.execute("""
                 INSERT INTO push_outbox (push_token, pass_type_identifier, next_attempt_at, first_enqueued_at, state)
-                VALUES (\(token), \(passType), \(millis(next)), \(millis(time)), \(state))
+                VALUES (\(PushToken.fixture(token)), \(passType), \(millis(next)), \(millis(time)), \(state))
                 """)
         }
 
