@@ -69,7 +69,7 @@ public enum BenchmarkCommandLine {
                     while true {
                         let page = try store.withSession(.read) { try $0.passes(eventID: eventID, after: cursor, limit: 500) }
                         for pass in page {
-                            guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { continue }
+                            let (passType, serial) = (pass.passTypeIdentifier, pass.serialNumber)
                             let secret = codes
                                 ? try vault.barcode(passType: passType, serial: serial).message
                                 : try vault.authenticationToken(passType: passType, serial: serial).rawValue

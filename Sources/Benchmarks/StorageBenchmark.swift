@@ -2,6 +2,7 @@
 // most often, driven from plain threads (not the cooperative pool) against a migrated store.
 
 import Foundation
+import PassIdentifiers
 public import Storage
 import Synchronization
 
@@ -38,13 +39,18 @@ public enum StorageBenchmark {
     /// registered first (not timed).
     public static func run(store: any Store, operation: Operation, count: Int, threads: Int) throws -> Result {
         try store.migrate()
-        let passType = "pass.bench." + String(UUID().uuidString.prefix(8)).lowercased()
-        let now = Date()
         let passCount = 100
+        let run = String(UUID().uuidString.prefix(8)).lowercased()
+        let passType: PassTypeIdentifier = try identifier("pass.bench." + run)
+        // Serial numbers, devices and push tokens by index, made once, as the device API hands them to the store.
+        let serials: [SerialNumber] = try (0..<passCount).map { try identifier("S\($0)") }
+        let devices: [DeviceLibraryIdentifier] = try (0..<count).map { try identifier("\(run)-device-\($0)") }
+        let tokens: [PushToken] = try (0..<count).map { try identifier(String(format: "%064x", $0)) }
+        let now = Date()
         try store.withSession(.write) { session in
             for index in 0..<passCount {
                 _ = try session.insertPass(NewPass(
-                    passTypeIdentifier: passType, serialNumber: "S\(index)",
+                    passTypeIdentifier: passType, serialNumber: serials[index],
                     authenticationTokenHash: Array("auth\(index)".utf8), downloadTokenHash: Array("\(passType)-\(index)".utf8),
                     attendeeName: "Bench \(index)"
                 ), now: now)
@@ -53,8 +59,8 @@ public enum StorageBenchmark {
         @Sendable func register(_ index: Int) throws {
             _ = try store.withSession(.write) {
                 try $0.upsertRegistration(
-                    deviceLibraryIdentifier: "\(passType)-device-\(index)", pushToken: "token-\(index)",
-                    passTypeIdentifier: passType, serialNumber: "S\(index % passCount)", now: now
+                    deviceLibraryIdentifier: devices[index], pushToken: tokens[index],
+                    passTypeIdentifier: passType, serialNumber: serials[index % passCount], now: now
                 )
             }
         }
@@ -67,7 +73,7 @@ public enum StorageBenchmark {
             case .changedSerials:
                 _ = try store.withSession(.read) {
                     try $0.serials(
-                        deviceLibraryIdentifier: "\(passType)-device-\(index % min(count, 1000))",
+                        deviceLibraryIdentifier: devices[index % min(count, 1000)],
                         passTypeIdentifier: passType, updatedAfter: 0
                     )
                 }
@@ -75,6 +81,12 @@ public enum StorageBenchmark {
         }
         let seconds = try runOnThreads(count: count, threads: max(threads, 1), work)
         return Result(operation: operation, operations: count, threads: max(threads, 1), seconds: seconds)
+    }
+
+    /// An identifier the benchmark makes up, checked as input is.
+    private static func identifier<Identifier: ValidatedIdentifier>(_ raw: String) throws -> Identifier {
+        guard let identifier = Identifier(raw) else { throw StorageError(.invalidValue, "not a valid \(Identifier.self): \(raw)") }
+        return identifier
     }
 
     /// Runs `work(0..<count)` on `threads` dedicated threads; returns the wall time in seconds.

@@ -14,6 +14,13 @@ extension ValidatedIdentifier {
 /// `pass.com.example.tickets`: reverse-DNS, starting with `pass.`.
 public struct PassTypeIdentifier: ValidatedIdentifier {
     public let rawValue: String
+
+    /// A value that was validated when it was written (a row read back from the server's own
+    /// database); not checked again.
+    package init(trusted rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     public init?(_ rawValue: String) {
         let parts = rawValue.split(separator: ".", omittingEmptySubsequences: false)
         guard rawValue.hasPrefix("pass."), parts.count >= 2, parts.allSatisfy({ !$0.isEmpty }),
@@ -26,6 +33,13 @@ public struct PassTypeIdentifier: ValidatedIdentifier {
 /// A pass's serial number: letters, digits and `-_.:`; at most 128 characters.
 public struct SerialNumber: ValidatedIdentifier {
     public let rawValue: String
+
+    /// A value that was validated when it was written (a row read back from the server's own
+    /// database); not checked again.
+    package init(trusted rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     public init?(_ rawValue: String) {
         guard IdentifierBytes.isValid(rawValue, maxLength: 128, allowed: { IdentifierBytes.isAlphanumeric($0) || "-_.:".utf8.contains($0) }),
             rawValue != ".", rawValue != ".."
@@ -37,6 +51,13 @@ public struct SerialNumber: ValidatedIdentifier {
 /// The phone's library id (Apple sends 32 hex-like characters); letters, digits, `-_`, at most 128.
 public struct DeviceLibraryIdentifier: ValidatedIdentifier {
     public let rawValue: String
+
+    /// A value that was validated when it was written (a row read back from the server's own
+    /// database); not checked again.
+    package init(trusted rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     public init?(_ rawValue: String) {
         guard IdentifierBytes.isValid(rawValue, maxLength: 128, allowed: IdentifierBytes.isBase64URL) else {
             return nil
@@ -48,6 +69,13 @@ public struct DeviceLibraryIdentifier: ValidatedIdentifier {
 /// An APNs device token: hex, 32 to 100 bytes (64 to 200 digits); stored lowercase.
 public struct PushToken: ValidatedIdentifier {
     public let rawValue: String
+
+    /// A value that was validated when it was written (a row read back from the server's own
+    /// database); not checked again.
+    package init(trusted rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     public init?(_ rawValue: String) {
         guard rawValue.utf8.count.isMultiple(of: 2), rawValue.utf8.count >= 64,
             IdentifierBytes.isValid(rawValue, maxLength: 200, allowed: IdentifierBytes.isHexDigit)
@@ -59,6 +87,7 @@ public struct PushToken: ValidatedIdentifier {
 /// The `ApplePass` token from pass.json: printable ASCII, 16 to 256 characters.
 public struct AuthenticationToken: ValidatedIdentifier {
     public let rawValue: String
+
     public init?(_ rawValue: String) {
         guard rawValue.utf8.count >= 16, IdentifierBytes.isValid(rawValue, maxLength: 256, allowed: IdentifierBytes.isVisibleASCII) else {
             return nil

@@ -57,4 +57,14 @@ struct IdentifierTests {
             #expect(AuthenticationToken(authorizationHeader: header) == nil, "\(header ?? "nil")")
         }
     }
+
+    @Test("a value read back from the server's own database is kept as written: not checked, not lowercased")
+    func trusted() {
+        let upper = "AB" + String(repeating: "0", count: 62)
+        #expect(PushToken(upper)?.rawValue == upper.lowercased(), "checked input is stored lowercase")
+        #expect(PushToken(trusted: upper).rawValue == upper)
+        #expect(SerialNumber(trusted: "a b").rawValue == "a b")
+        #expect(PassTypeIdentifier(trusted: "pt").rawValue == "pt")
+        #expect(DeviceLibraryIdentifier(trusted: "d.1").rawValue == "d.1")
+    }
 }

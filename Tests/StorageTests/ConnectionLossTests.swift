@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Synchronization
@@ -18,7 +19,7 @@ struct ConnectionLossTests {
     }
 
     /// Inserts a pass with unique tokens inside the caller's transaction.
-    private static func insert(_ serial: String, byte: UInt8, in session: StoreSession) throws {
+    private static func insert(_ serial: SerialNumber, byte: UInt8, in session: StoreSession) throws {
         _ = try session.insertPass(NewPass(
             passTypeIdentifier: StoreFixture.passType, serialNumber: serial, authenticationTokenHash: [byte],
             downloadTokenHash: [byte], attendeeName: "a"

@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
@@ -41,9 +42,9 @@ struct EventJobTests {
         try fixture.makePass(serial: "K1", eventID: event.id)
         try fixture.makePass(serial: "K2", eventID: event.id)
         try fixture.makePass(serial: "K3")
-        _ = try fixture.register(device: "d1", token: "t1", serial: "K1")
-        _ = try fixture.register(device: "d2", token: "t2", serial: "K2")
-        _ = try fixture.register(device: "d3", token: "t3", serial: "K3")
+        _ = try fixture.register(device: "d1", token: .fixture("t1"), serial: "K1")
+        _ = try fixture.register(device: "d2", token: .fixture("t2"), serial: "K2")
+        _ = try fixture.register(device: "d3", token: .fixture("t3"), serial: "K3")
         _ = try fixture.store.withSession(.write) {
             try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "K1", change: PassChange(status: .voided), now: now)
         }
@@ -59,11 +60,11 @@ struct EventJobTests {
         let fixture = try StoreFixture(backend)
         let now = Date()
         let event = try fixture.makeEvent()
-        var original: [String: StoredPass] = [:]
+        var original: [SerialNumber: StoredPass] = [:]
         for index in 0..<25 {
-            let pass = try fixture.makePass(serial: String(format: "J%02d", index), eventID: event.id)
+            let pass = try fixture.makePass(serial: "\(String(format: "J%02d", index))", eventID: event.id)
             original[pass.serialNumber] = pass
-            _ = try fixture.register(device: "dev\(index)", token: "tok\(index % 5)", serial: pass.serialNumber)
+            _ = try fixture.register(device: "dev\(index)", token: .fixture("tok\(index % 5)"), serial: pass.serialNumber)
         }
         let job = try #require(try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(name: "Renamed"), now: now) }.job)
         let claimed = try #require(try fixture.store.withSession(.write) { try $0.claimJob(now: now, lease: .seconds(60)) })
@@ -101,7 +102,7 @@ struct EventJobTests {
             #expect(pass.revision > before.revision)
             #expect(pass.modifiedAt > before.modifiedAt)
             // The first ten were bumped once, in the first batch, and never again.
-            if pass.serialNumber < "J10" { #expect(pass.revision == firstRevision) } else { #expect(pass.revision > firstRevision) }
+            if pass.serialNumber.rawValue < "J10" { #expect(pass.revision == firstRevision) } else { #expect(pass.revision > firstRevision) }
         }
         // Running a finished job again changes nothing.
         let extra = try reopened.withSession(.write) { try $0.runRepushBatch(jobID: job.id, batchSize: 10, now: later) }

@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
@@ -62,9 +63,9 @@ struct EventListTests {
         _ = try fixture.store.withSession(.write) {
             try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B1", change: PassChange(status: .voided), now: now)
         }
-        _ = try fixture.register(device: "d1", token: "t1", serial: "B2")
-        _ = try fixture.register(device: "d1", token: "t1", serial: "S0")
-        _ = try fixture.register(device: "d2", token: "t2", serial: "B3")
+        _ = try fixture.register(device: "d1", token: .fixture("t1"), serial: "B2")
+        _ = try fixture.register(device: "d1", token: .fixture("t1"), serial: "S0")
+        _ = try fixture.register(device: "d2", token: .fixture("t2"), serial: "B3")
         _ = try fixture.store.withSession(.write) {
             try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B2", change: PassChange(touch: true), now: now)
         }
@@ -91,7 +92,7 @@ struct EventListTests {
         let now = Date()
         let event = try Self.makeEvent(fixture, name: "Gone", startsAt: 1_800_000_000)
         try fixture.makePass(serial: "A1", eventID: event.id)
-        _ = try fixture.register(device: "d1", token: "t1", serial: "A1")
+        _ = try fixture.register(device: "d1", token: .fixture("t1"), serial: "A1")
         func enqueued() throws -> Int64 {
             try fixture.store.execute("SELECT coalesce(sum(generation), 0) AS n FROM push_outbox").first?.int64("n") ?? -1
         }

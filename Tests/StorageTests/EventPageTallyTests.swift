@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
@@ -44,12 +45,12 @@ struct EventPageTallyTests {
         let otherPass = try fixture.makePass(serial: "O1", eventID: other.id)
         try Self.expectCounts(fixture, event: event.id, "issuing and importing", checkedIn: 0, emails: EmailCounts())
 
-        func checkIn(_ serial: String, at offset: TimeInterval = 0) throws -> CheckInOutcome {
+        func checkIn(_ serial: SerialNumber, at offset: TimeInterval = 0) throws -> CheckInOutcome {
             try fixture.store.withSession(.write) {
                 try $0.checkIn(Scan(passTypeIdentifier: Self.passType, serialNumber: serial, scannedAt: now.addingTimeInterval(offset)), earliestWins: true, now: now)
             }
         }
-        for serial in ["T0", "T1", "T2", "I0", "O1"] { _ = try checkIn(serial) }
+        for serial: SerialNumber in ["T0", "T1", "T2", "I0", "O1"] { _ = try checkIn(serial) }
         _ = try checkIn("T1")
         _ = try checkIn("T2", at: -60)
         try Self.expectCounts(fixture, event: event.id, "check-ins, a repeated scan and an earlier one", checkedIn: 4, emails: EmailCounts())

@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
@@ -18,18 +19,19 @@ struct HostileInputTests {
     func hostileStringsRoundTrip(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         for (index, text) in Self.strings.enumerated() {
-            let serial = "\(index)-" + String(text.prefix(200))
+            // Identifiers as the store takes them, unchecked: binding alone keeps them from the SQL text.
+            let serial = SerialNumber(trusted: "\(index)-" + String(text.prefix(200)))
             let pass = try fixture.makePass(serial: serial, name: text)
             let read = try #require(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) })
             #expect(read.attendeeName == text)
             #expect(read == pass)
-            _ = try fixture.register(device: text, token: text, serial: serial)
-            #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) } == [text])
+            _ = try fixture.register(device: DeviceLibraryIdentifier(trusted: text), token: PushToken(trusted: text), serial: serial)
+            #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) } == [PushToken(trusted: text)])
         }
         // Nothing was executed: every table still exists and holds what was written.
         #expect(try fixture.store.withSession(.read) { try $0.passes(eventID: "none", limit: 1) }.isEmpty)
         let serials = try fixture.store.withSession(.read) {
-            try $0.serials(deviceLibraryIdentifier: Self.strings[1], passTypeIdentifier: StoreFixture.passType, updatedAfter: nil)
+            try $0.serials(deviceLibraryIdentifier: DeviceLibraryIdentifier(trusted: Self.strings[1]), passTypeIdentifier: StoreFixture.passType, updatedAfter: nil)
         }
         #expect(serials.serialNumbers.count == 1)
     }
@@ -38,7 +40,7 @@ struct HostileInputTests {
     func nulIsRejectedClearly(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         do {
-            try fixture.makePass(serial: "nul\u{0}byte")
+            try fixture.makePass(serial: SerialNumber(trusted: "nul\u{0}byte"))
             Issue.record("a NUL in text must be rejected")
         } catch let error as StorageError {
             #expect(error.code == .invalidValue)
@@ -85,14 +87,14 @@ struct HostileInputTests {
     @Test(arguments: Backend.allCases)
     func errorsNeverShowBoundValues(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
-        let secret = "secret-serial-4711"
+        let secret: SerialNumber = "secret-serial-4711"
         try fixture.makePass(serial: secret)
         do {
             try fixture.makePass(serial: secret)
             Issue.record("duplicate must fail")
         } catch let error as StorageError {
             #expect(error.code == .conflict)
-            #expect(!error.description.contains(secret))
+            #expect(!error.description.contains(secret.rawValue))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing

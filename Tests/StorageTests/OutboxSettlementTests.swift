@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
@@ -34,7 +35,7 @@ struct OutboxSettlementTests {
         let start = Date()
         for index in 0..<6 {
             try fixture.makePass(serial: "S\(index)")
-            _ = try fixture.register(device: "d\(index)", token: "token\(index)", serial: "S\(index)")
+            _ = try fixture.register(device: "d\(index)", token: .fixture("token\(index)"), serial: "S\(index)")
             _ = try fixture.store.withSession(.write) {
                 try $0.updatePass(
                     passTypeIdentifier: StoreFixture.passType, serialNumber: "S\(index)", change: PassChange(touch: true), now: start
@@ -50,7 +51,7 @@ struct OutboxSettlementTests {
         }
         let retryAt = start.addingTimeInterval(120)
         let entries: [OutboxSettlement.Entry] = try ["token0", "token1", "token2", "token3", "token4", "token5"].map { token in
-            let row = try #require(byToken[token])
+            let row = try #require(byToken[.fixture(token)])
             let change: OutboxSettlement.Change = switch token {
             case "token4": .retry(nextAttempt: retryAt, status: 503, reason: "Service\"Unavailable\\\n")
             case "token5": .failed(status: 400, reason: "BadPriority")
@@ -60,22 +61,25 @@ struct OutboxSettlementTests {
         }
         let result = try fixture.store.withSession(.write) { try $0.settleOutbox(OutboxSettlement(entries: entries), now: start) }
         #expect(result.deleted == 3 && result.updated == 3 && result.missing == 0)
-        #expect(result.deletedIDs == Set(["token0", "token2", "token3"].compactMap { byToken[$0]?.id }))
+        #expect(result.deletedIDs == Set(["token0", "token2", "token3"].compactMap { byToken[.fixture($0)]?.id }))
 
         // Left: token1 (released, due now), token4 (retrying later, answer kept), token5 (failed).
         #expect(try fixture.store.withSession(.read) { try $0.outboxCounts(now: start) } == OutboxCounts(pending: 2, inFlight: 0, failed: 1))
         let due = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: start, lease: .seconds(600)) }
-        #expect(due.map(\.pushToken) == ["token1"])
+        #expect(due.map(\.pushToken) == [.fixture("token1")])
         #expect(due.first?.attempts == 0)
         let retried = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: retryAt, lease: .seconds(60)) }
-        #expect(retried.map(\.pushToken) == ["token4"])
+        #expect(retried.map(\.pushToken) == [.fixture("token4")])
         #expect(retried.first?.attempts == 1)
         let reasons = try fixture.store.withSession(.read) { session in
             try session.execute("SELECT push_token, last_status, last_reason, state FROM push_outbox ORDER BY push_token").map {
                 "\(try $0.string("push_token")) \(try $0.optionalInt64("last_status") ?? -1) \(try $0.optionalString("last_reason") ?? "-") \(try $0.string("state"))"
             }
         }
-        #expect(reasons == ["token1 -1 - pending", "token4 503 Service\"Unavailable\\\n pending", "token5 400 BadPriority failed"])
+        #expect(reasons == [
+            "\(PushToken.fixture("token1")) -1 - pending", "\(PushToken.fixture("token4")) 503 Service\"Unavailable\\\n pending",
+            "\(PushToken.fixture("token5")) 400 BadPriority failed",
+        ])
         // Settling rows that are gone is harmless.
         let again = try fixture.store.withSession(.write) { try $0.settleOutbox(OutboxSettlement(entries: [entries[0]]), now: start) }
         #expect(again == OutboxSettlementResult(deletedIDs: [], updated: 0, missing: 1))

@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Synchronization
@@ -6,7 +7,7 @@ import Testing
 
 @Suite("Push outbox", .offCooperativePool)
 struct OutboxTests {
-    private func change(_ fixture: StoreFixture, _ serial: String, now: Date) throws -> PassUpdate {
+    private func change(_ fixture: StoreFixture, _ serial: SerialNumber, now: Date) throws -> PassUpdate {
         try fixture.store.withSession(.write) {
             try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: serial, change: PassChange(touch: true), now: now)
         }
@@ -18,15 +19,15 @@ struct OutboxTests {
         let now = Date()
         try fixture.makePass(serial: "O1")
         try fixture.makePass(serial: "O2")
-        _ = try fixture.register(device: "d1", token: "tok", serial: "O1")
-        _ = try fixture.register(device: "d1", token: "tok", serial: "O2")
+        _ = try fixture.register(device: "d1", token: .fixture("tok"), serial: "O1")
+        _ = try fixture.register(device: "d1", token: .fixture("tok"), serial: "O2")
         _ = try change(fixture, "O1", now: now)
         _ = try change(fixture, "O1", now: now)
         _ = try change(fixture, "O2", now: now)
         #expect(try fixture.store.withSession(.read) { try $0.outboxCounts(now: now) } == OutboxCounts(pending: 1, inFlight: 0, failed: 0))
         let claimed = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: now, lease: .seconds(30)) }
         #expect(claimed.count == 1)
-        #expect(claimed.first?.pushToken == "tok")
+        #expect(claimed.first?.pushToken == .fixture("tok"))
         #expect(claimed.first?.generation == 3)
         #expect(try fixture.store.withSession(.read) { try $0.outboxCounts(now: now) }.inFlight == 1)
         #expect(try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: now, lease: .seconds(30)) }.isEmpty)
@@ -39,7 +40,7 @@ struct OutboxTests {
         let fixture = try StoreFixture(backend)
         let now = Date()
         try fixture.makePass(serial: "F1")
-        _ = try fixture.register(device: "d1", token: "tok", serial: "F1")
+        _ = try fixture.register(device: "d1", token: .fixture("tok"), serial: "F1")
         _ = try change(fixture, "F1", now: now)
         let row = try #require(try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 1, now: now, lease: .seconds(30)) }.first)
         _ = try change(fixture, "F1", now: now) // arrives while the push is in flight
@@ -56,7 +57,7 @@ struct OutboxTests {
         let fixture = try StoreFixture(backend)
         let now = Date()
         try fixture.makePass(serial: "L1")
-        _ = try fixture.register(device: "d1", token: "tok", serial: "L1")
+        _ = try fixture.register(device: "d1", token: .fixture("tok"), serial: "L1")
         _ = try change(fixture, "L1", now: now)
         let row = try #require(try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 1, now: now, lease: .seconds(30)) }.first)
         // The claimer "crashed": after the lease the row comes back.
@@ -85,7 +86,7 @@ struct OutboxTests {
         try fixture.store.transaction { session in
             for index in 0..<120 {
                 _ = try session.upsertRegistration(
-                    deviceLibraryIdentifier: "dev\(index)", pushToken: "token\(index)",
+                    deviceLibraryIdentifier: "dev\(index)", pushToken: .fixture("token\(index)"),
                     passTypeIdentifier: StoreFixture.passType, serialNumber: "C1", now: now
                 )
             }
@@ -145,7 +146,7 @@ struct OutboxTests {
         let fixture = try StoreFixture(backend)
         #expect(try fixture.store.withSession(.read) { try $0.hasPendingPushes() } == false)
         try fixture.makePass(serial: "P1")
-        _ = try fixture.register(device: "d1", token: "t1", serial: "P1")
+        _ = try fixture.register(device: "d1", token: .fixture("t1"), serial: "P1")
         _ = try fixture.store.withSession(.write) {
             try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "P1", change: PassChange(seat: "B2"), now: Date())
         }

@@ -1,15 +1,16 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
 
 @Suite("Pass imports: many passes in one transaction, idempotent by external id", .offCooperativePool)
 struct PassImportTests {
-    static func newPass(_ serial: String, externalID: String? = nil, name: String = "Ada", extra: [String: ExtraValue] = [:]) -> NewPass {
+    static func newPass(_ serial: SerialNumber, externalID: String? = nil, name: String = "Ada", extra: [String: ExtraValue] = [:]) -> NewPass {
         NewPass(
             passTypeIdentifier: StoreFixture.passType, serialNumber: serial,
-            authenticationTokenHash: Array(("auth-" + serial).utf8), downloadTokenHash: Array(("download-" + serial).utf8),
-            attendeeName: name, attendeeEmail: "\(serial.lowercased())@example.com", seat: nil, externalID: externalID, extra: extra
+            authenticationTokenHash: Array(("auth-" + serial.rawValue).utf8), downloadTokenHash: Array(("download-" + serial.rawValue).utf8),
+            attendeeName: name, attendeeEmail: "\(serial.rawValue.lowercased())@example.com", seat: nil, externalID: externalID, extra: extra
         )
     }
 
@@ -64,7 +65,7 @@ struct PassImportTests {
         #expect(imported.map(\.pass.serialNumber) == passes.map(\.serialNumber))
         #expect(try Self.count(fixture.store, event: event.id) == 2_345)
         let again = try fixture.store.withSession(.write) { try $0.importPasses(Array(passes.prefix(1_500)).filter { $0.externalID != nil }.map {
-            Self.newPass("R" + $0.serialNumber, externalID: $0.externalID)
+            Self.newPass("R\($0.serialNumber)", externalID: $0.externalID)
         }, eventID: event.id, now: Date()) }
         #expect(again.count == 750)
         #expect(again.allSatisfy { !$0.created })

@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
@@ -6,7 +7,7 @@ import Testing
 @Suite("Pass lists: status, search and modification filters", .offCooperativePool)
 struct PassSearchTests {
     static func serials(_ store: any Store, _ event: String, _ filter: PassFilter, after: Int64 = 0, limit: Int = 100) throws -> [String] {
-        try store.withSession(.read) { try $0.passes(eventID: event, matching: filter, after: after, limit: limit) }.map(\.serialNumber)
+        try store.withSession(.read) { try $0.passes(eventID: event, matching: filter, after: after, limit: limit) }.map(\.serialNumber.rawValue)
     }
 
     @Test(arguments: Backend.allCases)
@@ -14,7 +15,7 @@ struct PassSearchTests {
         let fixture = try StoreFixture(backend)
         let event = try fixture.makeEvent()
         let other = try fixture.makeEvent()
-        let rows: [(String, String, String?, String?)] = [
+        let rows: [(SerialNumber, String, String?, String?)] = [
             ("S1", "Émile Zola", "emile@example.com", "ORD-100"),
             ("S2", "ada lovelace", "ADA@EXAMPLE.ORG", nil),
             ("S3", "山田 太郎", nil, "ORD-200"),
@@ -23,8 +24,8 @@ struct PassSearchTests {
         ]
         let passes = rows.map { serial, name, email, external in
             NewPass(
-                passTypeIdentifier: StoreFixture.passType, serialNumber: serial, authenticationTokenHash: Array(serial.utf8),
-                downloadTokenHash: Array(("d" + serial).utf8), attendeeName: name, attendeeEmail: email, externalID: external
+                passTypeIdentifier: StoreFixture.passType, serialNumber: serial, authenticationTokenHash: Array(serial.rawValue.utf8),
+                downloadTokenHash: Array(("d" + serial.rawValue).utf8), attendeeName: name, attendeeEmail: email, externalID: external
             )
         }
         _ = try fixture.store.withSession(.write) { try $0.importPasses(passes, eventID: event.id, now: Date()) }
@@ -93,7 +94,7 @@ struct PassSearchTests {
         let event = try fixture.makeEvent()
         let early = Date(timeIntervalSince1970: 1_800_000_000)
         var all: [StoredPass] = []
-        for index in 0..<12 { all.append(try fixture.makePass(serial: String(format: "P%02d", index), eventID: event.id, name: "Name \(index)", now: early)) }
+        for index in 0..<12 { all.append(try fixture.makePass(serial: "\(String(format: "P%02d", index))", eventID: event.id, name: "Name \(index)", now: early)) }
         let later = early.addingTimeInterval(100)
         for index in [1, 4, 7, 10] {
             _ = try fixture.store.withSession(.write) {
@@ -117,7 +118,7 @@ struct PassSearchTests {
         var after: Int64 = 0
         while true {
             let page = try fixture.store.withSession(.read) { try $0.passes(eventID: event.id, matching: PassFilter(status: .active), after: after, limit: 3) }
-            seen += page.map(\.serialNumber)
+            seen += page.map(\.serialNumber.rawValue)
             guard let last = page.last, page.count == 3 else { break }
             after = last.id
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
@@ -38,8 +39,8 @@ struct PassTests {
         let fixture = try StoreFixture(backend)
         let now = Date()
         let pass = try fixture.makePass(serial: "U1", now: now)
-        _ = try fixture.register(device: "dev-a", token: "tok-a", serial: "U1")
-        _ = try fixture.register(device: "dev-b", token: "tok-b", serial: "U1")
+        _ = try fixture.register(device: "dev-a", token: .fixture("tok-a"), serial: "U1")
+        _ = try fixture.register(device: "dev-b", token: .fixture("tok-b"), serial: "U1")
         let update = try fixture.store.withSession(.write) {
             try $0.updatePass(
                 passTypeIdentifier: StoreFixture.passType, serialNumber: "U1",

@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Testing
 
@@ -43,7 +44,7 @@ struct ReachMigrationTests {
         #expect(try registration.optionalString("event_id") == "old-event")
         #expect(try registration.optionalInt64("pass_revision") == 12)
         #expect(try registration.optionalInt64("told_revision") == nil, "no phone has been told anything yet")
-        let pass = try #require(try store.withSession(.read) { try $0.pass(passTypeIdentifier: "pt", serialNumber: "S2") })
+        let pass = try #require(try store.withSession(.read) { try $0.pass(passTypeIdentifier: PassTypeIdentifier(trusted: "pt"), serialNumber: "S2") })
         #expect(try registration.optionalInt64("pass_id") == pass.id)
         let tally = try store.withSession(.read) { try $0.eventTally(eventID: "old-event") }.total
         #expect(tally == Tally(tickets: 3, voided: 1, registeredDevices: 2, devices: 3))

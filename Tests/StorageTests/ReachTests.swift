@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
@@ -80,9 +81,9 @@ struct ReachTests {
         let now = Date()
         let event = try fixture.makeEvent()
         let pass = try fixture.makePass(serial: "R1", eventID: event.id)
-        _ = try fixture.register(device: "phone-a", token: "ta", serial: "R1")
-        _ = try fixture.register(device: "phone-b", token: "tb", serial: "R1")
-        func devices() throws -> [String: RegisteredDevice] {
+        _ = try fixture.register(device: "phone-a", token: .fixture("ta"), serial: "R1")
+        _ = try fixture.register(device: "phone-b", token: .fixture("tb"), serial: "R1")
+        func devices() throws -> [DeviceLibraryIdentifier: RegisteredDevice] {
             let list = try fixture.store.withSession(.read) { try $0.registeredDevices(passTypeIdentifier: Self.passType, serialNumber: "R1") }
             return Dictionary(uniqueKeysWithValues: list.map { ($0.deviceLibraryIdentifier, $0) })
         }
@@ -140,22 +141,22 @@ struct ReachTests {
         let other = try fixture.makeEvent()
         for index in 0..<12 {
             let pass = try fixture.makePass(serial: "T\(index)", eventID: index < 10 ? event.id : other.id)
-            _ = try fixture.register(device: "dev\(index)", token: "tok\(index % 6)", serial: pass.serialNumber)
-            if index < 3 { _ = try fixture.register(device: "extra\(index)", token: "xtok\(index)", serial: pass.serialNumber) }
+            _ = try fixture.register(device: "dev\(index)", token: .fixture("tok\(index % 6)"), serial: pass.serialNumber)
+            if index < 3 { _ = try fixture.register(device: "extra\(index)", token: .fixture("xtok\(index)"), serial: pass.serialNumber) }
         }
         try Self.expectTallyMatches(fixture, event: event.id, "issuing and registering")
         #expect(try Self.tally(fixture.store, event: event.id).total.tickets == 10)
         #expect(try Self.tally(fixture.store, event: event.id).total.devices == 13)
         #expect(try Self.tally(fixture.store, event: event.id).total.registeredDevices == 13)
         // A phone holding two tickets of the event is one registered device and two registrations.
-        _ = try fixture.register(device: "dev0", token: "tok0", serial: "T4")
+        _ = try fixture.register(device: "dev0", token: .fixture("tok0"), serial: "T4")
         try Self.expectTallyMatches(fixture, event: event.id, "a second ticket on one phone")
         #expect(try Self.tally(fixture.store, event: event.id).total.registeredDevices == 13)
         #expect(try Self.tally(fixture.store, event: event.id).total.devices == 14)
 
         // Phones list and fetch: some up to date.
         for index in 0..<6 {
-            let device = "dev\(index)"
+            let device: DeviceLibraryIdentifier = "dev\(index)"
             let listed = try fixture.store.withSession(.read) { try $0.serials(deviceLibraryIdentifier: device, passTypeIdentifier: Self.passType, updatedAfter: nil) }
             _ = try fixture.store.withSession(.write) {
                 try $0.recordTold(deviceLibraryIdentifier: device, passTypeIdentifier: Self.passType, listedAfter: nil,
@@ -215,8 +216,8 @@ struct ReachTests {
         _ = try fixture.store.withSession(.write) {
             try $0.deleteRegistration(deviceLibraryIdentifier: "extra0", passTypeIdentifier: Self.passType, serialNumber: "T0")
         }
-        _ = try fixture.store.withSession(.write) { try $0.pruneRegistrations(pushToken: "tok1", passTypeIdentifier: Self.passType, unlessUpdatedAfter: nil) }
-        _ = try fixture.register(device: "late", token: "late-token", serial: "T5")
+        _ = try fixture.store.withSession(.write) { try $0.pruneRegistrations(pushToken: .fixture("tok1"), passTypeIdentifier: Self.passType, unlessUpdatedAfter: nil) }
+        _ = try fixture.register(device: "late", token: .fixture("late-token"), serial: "T5")
         try Self.expectTallyMatches(fixture, event: event.id, "deletions and a late registration")
         try Self.expectTallyMatches(fixture, event: other.id, "the other event, never touched by the job")
         #expect(try fixture.store.withSession(.write) { try $0.foldTallyChanges(limit: 3) } == 3)
@@ -233,7 +234,7 @@ struct ReachTests {
         let event = try fixture.makeEvent()
         for index in 0..<6 {
             try fixture.makePass(serial: "S\(index)", eventID: event.id)
-            _ = try fixture.register(device: "d\(index)", token: "t\(index)", serial: "S\(index)")
+            _ = try fixture.register(device: "d\(index)", token: .fixture("t\(index)"), serial: "S\(index)")
         }
         let job = try #require(try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(name: "Renamed"), now: now) }.job)
         var running = try #require(try fixture.store.withSession(.write) { try $0.claimJob(now: now, lease: .seconds(60)) })

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing

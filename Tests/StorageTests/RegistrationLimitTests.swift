@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
@@ -7,10 +8,10 @@ import Testing
 /// device replaces the one updated least recently.
 @Suite("Registrations per pass", .offCooperativePool)
 struct RegistrationLimitTests {
-    private func register(_ fixture: StoreFixture, device: String, serial: String, at seconds: Double, limit: Int = 10) throws -> RegistrationResult {
+    private func register(_ fixture: StoreFixture, device: DeviceLibraryIdentifier, serial: SerialNumber, at seconds: Double, limit: Int = 10) throws -> RegistrationResult {
         try fixture.store.withSession(.write) { session in
             try session.upsertRegistration(
-                deviceLibraryIdentifier: device, pushToken: "token-\(device)", passTypeIdentifier: StoreFixture.passType,
+                deviceLibraryIdentifier: device, pushToken: .fixture("token-\(device)"), passTypeIdentifier: StoreFixture.passType,
                 serialNumber: serial, now: Date(timeIntervalSince1970: 1_800_000_000 + seconds), keepingAtMost: limit
             )
         }
@@ -50,7 +51,7 @@ struct RegistrationLimitTests {
         expected.insert("d11")
         #expect(try devices(fixture, serial: "CAP") == expected)
         #expect(try devices(fixture, serial: "OTHER") == ["d2"], "other passes keep their registrations")
-        #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "OTHER") } == ["token-d2"])
+        #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "OTHER") } == [.fixture("token-d2")])
         #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "CAP") }.count == 10)
     }
 

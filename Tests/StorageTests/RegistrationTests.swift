@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
@@ -9,14 +10,14 @@ struct RegistrationTests {
     func upsertIsIdempotentAndUpdatesPushToken(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         try fixture.makePass(serial: "R1")
-        #expect(try fixture.register(device: "d1", token: "t1", serial: "R1") == .created)
-        #expect(try fixture.register(device: "d1", token: "t1", serial: "R1") == .updated)
+        #expect(try fixture.register(device: "d1", token: .fixture("t1"), serial: "R1") == .created)
+        #expect(try fixture.register(device: "d1", token: .fixture("t1"), serial: "R1") == .updated)
         #expect(try fixture.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "R1") } == 1)
-        #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "R1") } == ["t1"])
-        #expect(try fixture.register(device: "d1", token: "t2", serial: "R1") == .updated)
-        #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "R1") } == ["t2"])
+        #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "R1") } == [.fixture("t1")])
+        #expect(try fixture.register(device: "d1", token: .fixture("t2"), serial: "R1") == .updated)
+        #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "R1") } == [.fixture("t2")])
         #expect(try fixture.store.withSession(.read) { try $0.serials(deviceLibraryIdentifier: "d1", passTypeIdentifier: StoreFixture.passType, updatedAfter: nil) }.serialNumbers == ["R1"])
-        #expect(storageCode { _ = try fixture.register(device: "d1", token: "t2", serial: "missing") } == .notFound)
+        #expect(storageCode { _ = try fixture.register(device: "d1", token: .fixture("t2"), serial: "missing") } == .notFound)
     }
 
     @Test(arguments: Backend.allCases)
@@ -24,7 +25,7 @@ struct RegistrationTests {
         let fixture = try StoreFixture(backend)
         try fixture.makePass(serial: "R2")
         #expect(try fixture.store.withSession(.write) { try $0.deleteRegistration(deviceLibraryIdentifier: "nobody", passTypeIdentifier: StoreFixture.passType, serialNumber: "R2") } == false)
-        _ = try fixture.register(device: "d2", token: "t", serial: "R2")
+        _ = try fixture.register(device: "d2", token: .fixture("t"), serial: "R2")
         #expect(try fixture.store.withSession(.write) { try $0.deleteRegistration(deviceLibraryIdentifier: "d2", passTypeIdentifier: StoreFixture.passType, serialNumber: "R2") })
         #expect(try fixture.store.withSession(.write) { try $0.deleteRegistration(deviceLibraryIdentifier: "d2", passTypeIdentifier: StoreFixture.passType, serialNumber: "R2") } == false)
         #expect(try fixture.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "R2") } == 0)
@@ -37,8 +38,8 @@ struct RegistrationTests {
         let a = try fixture.makePass(serial: "A")
         let b = try fixture.makePass(serial: "B")
         try fixture.makePass(serial: "C") // not registered
-        _ = try fixture.register(device: "dev", token: "tok", serial: "A")
-        _ = try fixture.register(device: "dev", token: "tok", serial: "B")
+        _ = try fixture.register(device: "dev", token: .fixture("tok"), serial: "A")
+        _ = try fixture.register(device: "dev", token: .fixture("tok"), serial: "B")
         let all = try fixture.store.withSession(.read) { try $0.serials(deviceLibraryIdentifier: "dev", passTypeIdentifier: StoreFixture.passType, updatedAfter: nil) }
         #expect(all.serialNumbers == ["A", "B"])
         #expect(all.lastRevision == max(a.revision, b.revision))
@@ -66,15 +67,15 @@ struct RegistrationTests {
         let late = early.addingTimeInterval(60)
         try fixture.makePass(serial: "P1")
         try fixture.makePass(serial: "P2")
-        _ = try fixture.register(device: "d1", token: "gone", serial: "P1", now: early)
-        _ = try fixture.register(device: "d1", token: "gone", serial: "P2", now: late)
+        _ = try fixture.register(device: "d1", token: .fixture("gone"), serial: "P1", now: early)
+        _ = try fixture.register(device: "d1", token: .fixture("gone"), serial: "P2", now: late)
         // APNs says the token went invalid between the two registrations: only the older goes.
         let pruned = try fixture.store.withSession(.write) {
-            try $0.pruneRegistrations(pushToken: "gone", passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: early.addingTimeInterval(30))
+            try $0.pruneRegistrations(pushToken: .fixture("gone"), passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: early.addingTimeInterval(30))
         }
         #expect(pruned == 1)
-        #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "P2") } == ["gone"])
-        #expect(try fixture.store.withSession(.write) { try $0.pruneRegistrations(pushToken: "gone", passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: nil) } == 1)
+        #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "P2") } == [.fixture("gone")])
+        #expect(try fixture.store.withSession(.write) { try $0.pruneRegistrations(pushToken: .fixture("gone"), passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: nil) } == 1)
         #expect(try fixture.store.withSession(.read) { try $0.serials(deviceLibraryIdentifier: "d1", passTypeIdentifier: StoreFixture.passType, updatedAfter: nil) }.serialNumbers.isEmpty)
     }
 
@@ -84,13 +85,13 @@ struct RegistrationTests {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         try fixture.makePass(serial: "P1")
         try fixture.makePass(serial: "P2")
-        _ = try fixture.register(device: "d1", token: "foreign", serial: "P1", now: now)
-        _ = try fixture.register(device: "d2", token: "foreign", serial: "P1", now: now)
-        _ = try fixture.register(device: "d1", token: "foreign", serial: "P2", now: now)
-        _ = try fixture.register(device: "d3", token: "healthy", serial: "P1", now: now)
+        _ = try fixture.register(device: "d1", token: .fixture("foreign"), serial: "P1", now: now)
+        _ = try fixture.register(device: "d2", token: .fixture("foreign"), serial: "P1", now: now)
+        _ = try fixture.register(device: "d1", token: .fixture("foreign"), serial: "P2", now: now)
+        _ = try fixture.register(device: "d3", token: .fixture("healthy"), serial: "P1", now: now)
         let prune = RegistrationPrune(tokenHash: "hash-of-foreign", status: 400, reason: "DeviceTokenNotForTopic", prunedAt: now.addingTimeInterval(5))
         let deleted = try fixture.store.withSession(.write) { session in
-            try session.pruneRegistrations(pushToken: "foreign", passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: nil, record: prune)
+            try session.pruneRegistrations(pushToken: .fixture("foreign"), passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: nil, record: prune)
         }
         #expect(deleted == 3)
         let (first, second) = try fixture.store.withSession(.read) { session in
@@ -99,7 +100,7 @@ struct RegistrationTests {
         }
         #expect(first == [prune, prune], "one entry per deleted registration (two devices held the token)")
         #expect(second == [prune])
-        #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "P1") } == ["healthy"])
+        #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "P1") } == [.fixture("healthy")])
     }
 
     @Test(arguments: Backend.allCases)
@@ -109,10 +110,10 @@ struct RegistrationTests {
         try fixture.makePass(serial: "P1")
         let total = RegistrationPrune.keptPerPass + 5
         for index in 0..<total {
-            _ = try fixture.register(device: "d\(index)", token: "t\(index)", serial: "P1", now: start)
+            _ = try fixture.register(device: "d\(index)", token: .fixture("t\(index)"), serial: "P1", now: start)
             _ = try fixture.store.withSession(.write) { session in
                 try session.pruneRegistrations(
-                    pushToken: "t\(index)", passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: nil,
+                    pushToken: .fixture("t\(index)"), passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: nil,
                     record: RegistrationPrune(tokenHash: "h\(index)", status: 410, reason: "Unregistered", prunedAt: start.addingTimeInterval(Double(index)))
                 )
             }
@@ -121,10 +122,10 @@ struct RegistrationTests {
         #expect(kept.count == RegistrationPrune.keptPerPass)
         #expect(kept.map(\.tokenHash) == (5..<total).reversed().map { "h\($0)" })
         // When a 410 timestamp spares the registration, nothing is recorded.
-        _ = try fixture.register(device: "dx", token: "tx", serial: "P1", now: start.addingTimeInterval(100))
+        _ = try fixture.register(device: "dx", token: .fixture("tx"), serial: "P1", now: start.addingTimeInterval(100))
         let spared = try fixture.store.withSession(.write) { session in
             try session.pruneRegistrations(
-                pushToken: "tx", passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: start.addingTimeInterval(50),
+                pushToken: .fixture("tx"), passTypeIdentifier: StoreFixture.passType, unlessUpdatedAfter: start.addingTimeInterval(50),
                 record: RegistrationPrune(tokenHash: "hx", status: 410, reason: "Unregistered", prunedAt: start.addingTimeInterval(200))
             )
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Synchronization
@@ -38,11 +39,11 @@ struct RetentionTests {
     func onlyFailedOutboxRowsOlderThanTheCutoffGo(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         try fixture.makePass(serial: "F")
-        for index in 0..<4 { _ = try fixture.register(device: "d\(index)", token: "t\(index)", serial: "F") }
+        for index in 0..<4 { _ = try fixture.register(device: "d\(index)", token: .fixture("t\(index)"), serial: "F") }
         _ = try fixture.store.withSession(.write) {
             try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "F", change: PassChange(touch: true), now: Self.cutoff.addingTimeInterval(-86_400))
         }
-        let rows = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: Self.cutoff.addingTimeInterval(-86_400), lease: .seconds(30)) }.sorted { $0.pushToken < $1.pushToken }
+        let rows = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: Self.cutoff.addingTimeInterval(-86_400), lease: .seconds(30)) }.sorted { $0.pushToken.rawValue < $1.pushToken.rawValue }
         try #require(rows.count == 4)
         // t0 failed 1 ms before the cutoff, t1 exactly at it, t2 1 ms after; t3 is still pending (and old).
         try fixture.store.settle(rows[0], .failed(status: 400, reason: "BadPriority"), now: Self.cutoff.addingTimeInterval(-Self.millisecond))
@@ -51,7 +52,7 @@ struct RetentionTests {
         try fixture.store.settle(rows[3], .retry(nextAttempt: Self.cutoff.addingTimeInterval(-3_600), status: 429, reason: nil), now: Date())
         #expect(try write(fixture) { try $0.deleteFailedOutbox(before: Self.cutoff, limit: 100) } == 1)
         let left = try fixture.store.execute("SELECT push_token FROM push_outbox ORDER BY push_token").map { try $0.string("push_token") }
-        #expect(left == ["t1", "t2", "t3"])
+        #expect(left == ["t1", "t2", "t3"].map { PushToken.fixture($0).rawValue })
     }
 
     @Test(arguments: Backend.allCases)
@@ -93,16 +94,16 @@ struct RetentionTests {
         let startedBeforeNoEnd = try event(starts: -Self.millisecond, ends: nil)
         let startedAfterNoEnd = try event(starts: Self.millisecond, ends: nil)
         let startedLongAgoEndsLater = try event(starts: -86_400 * 30, ends: Self.millisecond)
-        for (serial, eventID) in [("gone1", endedJustBefore), ("kept1", endsAtCutoff), ("gone2", startedBeforeNoEnd),
+        for (serial, eventID): (SerialNumber, String) in [("gone1", endedJustBefore), ("kept1", endsAtCutoff), ("gone2", startedBeforeNoEnd),
                                   ("kept2", startedAfterNoEnd), ("kept3", startedLongAgoEndsLater)] {
             try fixture.makePass(serial: serial, eventID: eventID)
         }
         try fixture.makePass(serial: "no-event")
-        _ = try fixture.register(device: "only-old", token: "t1", serial: "gone1")
-        _ = try fixture.register(device: "only-old", token: "t1", serial: "gone2")
-        _ = try fixture.register(device: "mixed", token: "t2", serial: "gone1")
-        _ = try fixture.register(device: "mixed", token: "t2", serial: "kept1")
-        for serial in ["kept2", "kept3", "no-event"] { _ = try fixture.register(device: "young", token: "t3", serial: serial) }
+        _ = try fixture.register(device: "only-old", token: .fixture("t1"), serial: "gone1")
+        _ = try fixture.register(device: "only-old", token: .fixture("t1"), serial: "gone2")
+        _ = try fixture.register(device: "mixed", token: .fixture("t2"), serial: "gone1")
+        _ = try fixture.register(device: "mixed", token: .fixture("t2"), serial: "kept1")
+        for serial: SerialNumber in ["kept2", "kept3", "no-event"] { _ = try fixture.register(device: "young", token: .fixture("t3"), serial: serial) }
 
         let first = try write(fixture) { try $0.deleteRegistrations(ofEventsEndedBefore: Self.cutoff, limit: 2) }
         let second = try write(fixture) { try $0.deleteRegistrations(ofEventsEndedBefore: Self.cutoff, limit: 2) }
@@ -163,9 +164,9 @@ struct RetentionTests {
         ))
         let event = try fixture.makeEvent()
         for index in 0..<3 { try fixture.makePass(serial: "S\(index)", eventID: event.id) }
-        _ = try fixture.register(device: "d1", token: "t1", serial: "S0")
-        _ = try fixture.register(device: "d1", token: "t1", serial: "S1")
-        _ = try fixture.register(device: "d2", token: "t2", serial: "S1")
+        _ = try fixture.register(device: "d1", token: .fixture("t1"), serial: "S0")
+        _ = try fixture.register(device: "d1", token: .fixture("t1"), serial: "S1")
+        _ = try fixture.register(device: "d2", token: .fixture("t2"), serial: "S1")
         let early = Self.cutoff
         _ = try fixture.store.withSession(.write) {
             try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S0", change: PassChange(touch: true), now: early)

@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Synchronization
@@ -46,15 +47,15 @@ final class StoreFixture: Sendable {
 
     // MARK: Builders
 
-    static let passType = "pass.com.example.ticket"
+    static let passType: PassTypeIdentifier = "pass.com.example.ticket"
 
     /// Inserts a pass with unique tokens.
     @discardableResult
-    func makePass(serial: String = UUID().uuidString, eventID: String? = nil, name: String = "Ada", now: Date = Date()) throws -> StoredPass {
+    func makePass(serial: SerialNumber = "\(UUID())", eventID: String? = nil, name: String = "Ada", now: Date = Date()) throws -> StoredPass {
         try store.withSession(.write) {
             try $0.insertPass(NewPass(
                 passTypeIdentifier: Self.passType, serialNumber: serial,
-                authenticationTokenHash: Array(("auth-" + serial).utf8), downloadTokenHash: Array(("download-" + serial).utf8),
+                authenticationTokenHash: Array(("auth-" + serial.rawValue).utf8), downloadTokenHash: Array(("download-" + serial.rawValue).utf8),
                 eventID: eventID, attendeeName: name, attendeeEmail: "ada@example.com", seat: "A1"
             ), now: now)
         }
@@ -69,7 +70,7 @@ final class StoreFixture: Sendable {
         }
     }
 
-    func register(device: String, token: String, serial: String, now: Date = Date()) throws -> RegistrationResult {
+    func register(device: DeviceLibraryIdentifier, token: PushToken, serial: SerialNumber, now: Date = Date()) throws -> RegistrationResult {
         try store.withSession(.write) {
             try $0.upsertRegistration(
                 deviceLibraryIdentifier: device, pushToken: token, passTypeIdentifier: Self.passType, serialNumber: serial, now: now

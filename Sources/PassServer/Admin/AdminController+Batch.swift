@@ -78,7 +78,7 @@ extension AdminController {
         if notify { try requireEmail(template: event.template) }
         guard check.problems.isEmpty else { return .invalid(check.problems) }
         let tickets = check.tickets
-        guard let passType = PassTypeIdentifier(passes.passTypeIdentifier) else { throw HTTPError.internalError }
+        guard let passType = passes.passType else { throw HTTPError.internalError }
         let newPasses = try tickets.map { try newPass($0.input, event: event, passType: passType) }
         let imported: [ImportedPass]
         var queued = 0
@@ -144,7 +144,7 @@ extension AdminController {
         // 120 random bits: unguessable, and valid in URLs and pass.json as is.
         guard let serial = SerialNumber(Crypto.randomToken(bytes: 15)) else { throw HTTPError.internalError }
         return NewPass(
-            passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue,
+            passTypeIdentifier: passType, serialNumber: serial,
             authenticationTokenHash: try TokenVault.hash(passes.vault.authenticationToken(passType: passType, serial: serial).rawValue),
             downloadTokenHash: try TokenVault.hash(passes.vault.downloadToken(passType: passType, serial: serial)),
             eventID: event.id, attendeeName: ticket.attendeeName, attendeeEmail: ticket.attendeeEmail, seat: ticket.seat,

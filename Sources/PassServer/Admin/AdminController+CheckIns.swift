@@ -100,7 +100,7 @@ extension AdminController {
         }
         if case .updated(let updated, let enqueued) = update {
             logger.info("check-in undone", [
-                "pass.serial": updated.serialNumber, "revision": "\(updated.revision)", "pushes": "\(enqueued)", "request.id": request.requestID,
+                "pass.serial": updated.serialNumber.rawValue, "revision": "\(updated.revision)", "pushes": "\(enqueued)", "request.id": request.requestID,
             ])
             if enqueued > 0 { pushesEnqueued() }
         }
@@ -128,7 +128,7 @@ extension AdminController {
         case .unsigned(let plain):
             (serial, unsigned) = (plain, true)
         case .signed(let signed, let mac):
-            guard let passType = PassTypeIdentifier(passes.passTypeIdentifier),
+            guard let passType = passes.passType,
                 try passes.vault.verifiesBarcode(passType: passType, serial: signed, mac: mac)
             else {
                 checkIns.record(.forged)
@@ -141,7 +141,7 @@ extension AdminController {
             }
             (serial, unsigned) = (signed, false)
         }
-        let checkCode = try PassTypeIdentifier(passes.passTypeIdentifier).map { try passes.vault.checkCode(passType: $0, serial: serial) }
+        let checkCode = try passes.passType.map { try passes.vault.checkCode(passType: $0, serial: serial) }
         var answer = try record(scan, serial: serial, unsigned: unsigned, scanner: scanner, earliestWins: earliestWins, request: request)
         if answer.body.ticket != nil { answer.body.checkCode = checkCode }
         return answer
@@ -153,10 +153,13 @@ extension AdminController {
     ) throws -> Answer {
         let unknown = Answer(status: 404, message: "No ticket has this code.", body: ScanBody(result: "unknown_code"))
         let time = now()
+        guard let passType = passes.passType else {
+            checkIns.record(.unknown)
+            return unknown
+        }
         let outcome = try store.withSession(.write) { session in
             try session.checkIn(
-                Scan(passTypeIdentifier: passes.passTypeIdentifier, serialNumber: serial.rawValue, scannedAt: scan.scannedAt ?? time,
-                     gate: scan.gate, scanner: scanner),
+                Scan(passTypeIdentifier: passType, serialNumber: serial, scannedAt: scan.scannedAt ?? time, gate: scan.gate, scanner: scanner),
                 earliestWins: earliestWins, now: time
             )
         }
@@ -167,7 +170,7 @@ extension AdminController {
         case .checkedIn(let pass, let record, let enqueued, let superseded):
             checkIns.record(.checkedIn)
             logger.info("ticket checked in", [
-                "pass.serial": pass.serialNumber, "revision": "\(pass.revision)", "pushes": "\(enqueued)", "checkin.gate": record.gate ?? "",
+                "pass.serial": pass.serialNumber.rawValue, "revision": "\(pass.revision)", "pushes": "\(enqueued)", "checkin.gate": record.gate ?? "",
                 "unsigned": "\(unsigned)", "request.id": request.requestID,
             ])
             var body = ScanBody(result: "checked_in", pass: pass, record: record, unsigned: unsigned)
@@ -260,7 +263,7 @@ struct ScanBody: Encodable {
 
     init(result: String, pass: StoredPass, record: CheckIn?, unsigned: Bool) {
         self.result = result
-        ticket = pass.serialNumber
+        ticket = pass.serialNumber.rawValue
         eventId = pass.eventID
         attendeeName = pass.attendeeName
         seat = pass.seat

@@ -16,22 +16,20 @@ extension AdminController {
 
     /// Gives the ticket a new download link; the previous one answers 404 from then on.
     func rotateDownloadLink(_ pass: StoredPass, requestID: String) throws -> TicketBody {
-        guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else {
-            throw HTTPError.notFound("No such ticket.")
-        }
+        let (passType, serial) = (pass.passTypeIdentifier, pass.serialNumber)
         let vault = passes.vault
         let rotated = try store.withSession(.write) { session in
-            try session.rotateDownloadToken(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber) { nonce in
+            try session.rotateDownloadToken(passTypeIdentifier: passType, serialNumber: serial) { nonce in
                 try TokenVault.hash(vault.downloadToken(passType: passType, serial: serial, nonce: nonce))
             }
         }
         guard let rotated else { throw HTTPError.notFound("No such ticket.") }
-        logger.info("download link rotated", ["pass.serial": rotated.serialNumber, "request.id": requestID])
+        logger.info("download link rotated", ["pass.serial": rotated.serialNumber.rawValue, "request.id": requestID])
         return try ticketBody(rotated)
     }
 
     /// `PUBLIC_URL/download/{token}` for the pass's current link.
-    func downloadURL(for pass: StoredPass) throws -> String? {
+    func downloadURL(for pass: StoredPass) throws -> String {
         try passes.downloadURL(for: pass)
     }
 }

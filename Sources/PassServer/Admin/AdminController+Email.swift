@@ -34,7 +34,7 @@ extension AdminController {
         try requireEmailTexts(template: event?.template)
         let queued = try store.withSession(.write) { try $0.enqueueEmails(passIDs: [pass.id], now: now()) }
         if !queued.isEmpty {
-            logger.info("ticket email queued", ["pass.serial": pass.serialNumber, "request.id": requestID])
+            logger.info("ticket email queued", ["pass.serial": pass.serialNumber.rawValue, "request.id": requestID])
             mail.queued()
         }
         return try ticketBody(pass)

@@ -29,7 +29,7 @@ extension AdminController {
             try requireEmail()
             try requireEmailTexts(template: event.template)
         }
-        guard let passType = PassTypeIdentifier(passes.passTypeIdentifier) else { throw HTTPError.internalError }
+        guard let passType = passes.passType else { throw HTTPError.internalError }
         let new = try newPass(ticket, event: event, passType: passType)
         let imported = try store.transaction { session in
             // The import path locks the event, so two requests with one external id issue one ticket.
@@ -44,7 +44,7 @@ extension AdminController {
         let pass = imported.pass
         if imported.created {
             logger.info("ticket issued", [
-                "event.id": event.id, "pass.serial": pass.serialNumber, "notify": "\(notify)", "request.id": requestID,
+                "event.id": event.id, "pass.serial": pass.serialNumber.rawValue, "notify": "\(notify)", "request.id": requestID,
             ])
             if notify { mail.queued() }
         }
@@ -187,7 +187,7 @@ extension AdminController {
         }
         if case .updated(let updated, let enqueued) = update {
             logger.info("ticket changed", [
-                "pass.serial": updated.serialNumber, "revision": "\(updated.revision)", "pushes": "\(enqueued)", "request.id": requestID,
+                "pass.serial": updated.serialNumber.rawValue, "revision": "\(updated.revision)", "pushes": "\(enqueued)", "request.id": requestID,
             ])
             if enqueued > 0 { pushesEnqueued() }
         }
@@ -200,8 +200,8 @@ extension AdminController {
 
     /// The ticket with this serial number; 404 when there is none (or it is not a serial number).
     func existingTicket(serialNumber: String?) throws -> StoredPass {
-        guard let serial = serialNumber.flatMap(SerialNumber.init),
-            let pass = try store.withSession(.read, { try $0.pass(passTypeIdentifier: passes.passTypeIdentifier, serialNumber: serial.rawValue) })
+        guard let serial = serialNumber.flatMap(SerialNumber.init), let passType = passes.passType,
+            let pass = try store.withSession(.read, { try $0.pass(passTypeIdentifier: passType, serialNumber: serial) })
         else { throw HTTPError.notFound("No such ticket.") }
         return pass
     }

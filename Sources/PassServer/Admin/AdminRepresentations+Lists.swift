@@ -31,7 +31,7 @@ struct TicketBatchBody: Encodable {
         init(row: Int, outcome: String, pass: StoredPass, downloadURL: String?) {
             self.row = row
             self.outcome = outcome
-            serialNumber = pass.serialNumber
+            serialNumber = pass.serialNumber.rawValue
             externalId = pass.externalID
             attendeeName = pass.attendeeName
             status = TicketBody.status(of: pass)

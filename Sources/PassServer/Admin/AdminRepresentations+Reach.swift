@@ -1,5 +1,6 @@
 import Certificates
 import Foundation
+import PassIdentifiers
 import Storage
 
 /// How far changes have reached phones, for an event or a re-push job (docs/admin.md, "Reach").
@@ -40,7 +41,7 @@ struct DeviceBody: Encodable {
         upToDate = device.upToDate
     }
 
-    static func id(of deviceLibraryIdentifier: String) throws -> String {
-        String(Hex.encode(try Digest.sha256().hash(Array(deviceLibraryIdentifier.utf8))).prefix(16))
+    static func id(of deviceLibraryIdentifier: DeviceLibraryIdentifier) throws -> String {
+        String(Hex.encode(try Digest.sha256().hash(Array(deviceLibraryIdentifier.rawValue.utf8))).prefix(16))
     }
 }

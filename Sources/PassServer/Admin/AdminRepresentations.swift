@@ -130,8 +130,8 @@ struct TicketBody: Encodable {
     var emailStatus: EmailStatusBody?
 
     init(_ pass: StoredPass, downloadURL: String? = nil) {
-        serialNumber = pass.serialNumber
-        passTypeIdentifier = pass.passTypeIdentifier
+        serialNumber = pass.serialNumber.rawValue
+        passTypeIdentifier = pass.passTypeIdentifier.rawValue
         eventId = pass.eventID
         attendeeName = pass.attendeeName
         attendeeEmail = pass.attendeeEmail

@@ -84,7 +84,7 @@ final class TicketExport: Sendable {
     private func row(_ pass: StoredPass, devices: (devices: Int, upToDate: Int), email: TicketEmail?) throws -> [String] {
         let imported = [pass.attendeeName, pass.attendeeEmail ?? "", pass.seat ?? "", pass.externalID ?? "", pass.language ?? ""]
         let reported = [
-            pass.serialNumber, TicketBody.status(of: pass), pass.voidReason ?? "", try admin.downloadURL(for: pass) ?? "",
+            pass.serialNumber.rawValue, TicketBody.status(of: pass), pass.voidReason ?? "", try admin.downloadURL(for: pass),
             String(devices.devices), String(devices.upToDate), email?.state.rawValue ?? "",
         ]
         return imported + fields.map { pass.extra[$0.name]?.text ?? "" } + reported

@@ -51,8 +51,8 @@ struct DeviceController: Sendable {
         }
         let result = try store.withSession(.write) { session in
             try session.upsertRegistration(
-                deviceLibraryIdentifier: device.rawValue, pushToken: pushToken.rawValue,
-                passTypeIdentifier: pass.passType.rawValue, serialNumber: pass.serial.rawValue, now: now(),
+                deviceLibraryIdentifier: device, pushToken: pushToken,
+                passTypeIdentifier: pass.passType, serialNumber: pass.serial, now: now(),
                 keepingAtMost: maxDevicesPerPass
             )
         }
@@ -64,7 +64,7 @@ struct DeviceController: Sendable {
         let device = try DeviceRequest.device(request)
         _ = try store.withSession(.write) {
             try $0.deleteRegistration(
-                deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: pass.passType.rawValue, serialNumber: pass.serial.rawValue
+                deviceLibraryIdentifier: device, passTypeIdentifier: pass.passType, serialNumber: pass.serial
             )
         }
         return Response(status: 200)
@@ -83,7 +83,7 @@ struct DeviceController: Sendable {
         let since = PassFreshness.revision(fromTag: request.query["passesUpdatedSince"])
         let changed = try store.withSession(.read) {
             try $0.serials(
-                deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: passType.rawValue, updatedAfter: since
+                deviceLibraryIdentifier: device, passTypeIdentifier: passType, updatedAfter: since
             )
         }
         guard let last = changed.lastRevision, !changed.serialNumbers.isEmpty else { return Response(status: 204) }
@@ -92,11 +92,11 @@ struct DeviceController: Sendable {
         if changed.needsTelling {
             recordReach("told", request: request) { session in
                 try session.recordTold(
-                    deviceLibraryIdentifier: device.rawValue, passTypeIdentifier: passType.rawValue, listedAfter: since, tag: last, now: now()
+                    deviceLibraryIdentifier: device, passTypeIdentifier: passType, listedAfter: since, tag: last, now: now()
                 )
             }
         }
-        let body = SerialsBody(serialNumbers: changed.serialNumbers, lastUpdated: String(last))
+        let body = SerialsBody(serialNumbers: changed.serialNumbers.map(\.rawValue), lastUpdated: String(last))
         guard let bytes = Self.serialsJSON(body) else { return .json(body, encoder: .api) }
         return Response(status: 200, headers: ["Content-Type": "application/json"], body: bytes)
     }
@@ -216,7 +216,7 @@ struct DeviceController: Sendable {
     }
 
     private func authenticatedPass(token: AuthenticationToken, passType: PassTypeIdentifier, serial: SerialNumber) throws -> StoredPass {
-        let stored = try store.withSession(.read) { try $0.pass(passTypeIdentifier: passType.rawValue, serialNumber: serial.rawValue) }
+        let stored = try store.withSession(.read) { try $0.pass(passTypeIdentifier: passType, serialNumber: serial) }
         // Hash even when the pass is unknown so both paths cost the same.
         let matches = try TokenVault.matches(token.rawValue, storedHash: stored?.authenticationTokenHash ?? [UInt8](repeating: 0, count: 32))
         guard let stored, matches else { throw DeviceRequest.unauthorized }

@@ -16,7 +16,7 @@ final class MailChannel: OutboxChannel {
     let mail: TicketMail
     let templates: TemplateStore
     /// The attendee page of a ticket: its download link.
-    let ticketURL: @Sendable (StoredPass) throws -> String?
+    let ticketURL: @Sendable (StoredPass) throws -> String
     let readiness: Readiness
     let logger: Logger
     let now: @Sendable () -> Date
@@ -25,7 +25,7 @@ final class MailChannel: OutboxChannel {
 
     init(
         store: any Store, sender: MailSender, policy: MailPolicy, mail: TicketMail, templates: TemplateStore,
-        ticketURL: @escaping @Sendable (StoredPass) throws -> String?, readiness: Readiness, logger: Logger,
+        ticketURL: @escaping @Sendable (StoredPass) throws -> String, readiness: Readiness, logger: Logger,
         now: @escaping @Sendable () -> Date
     ) {
         self.store = store
@@ -55,15 +55,12 @@ final class MailChannel: OutboxChannel {
             }
             let url: String
             do {
-                guard let link = try ticketURL(pass) else { throw MailError(.invalidText, "the ticket has no download link") }
-                url = link
-            } catch let error as MailError {
-                throw error
+                url = try ticketURL(pass)
             } catch {
                 throw MailError(.invalidText, "the ticket's download link cannot be made")
             }
             let ticket = TicketMail.Ticket(
-                serialNumber: pass.serialNumber, attendeeName: pass.attendeeName, attendeeEmail: email, seat: pass.seat,
+                serialNumber: pass.serialNumber.rawValue, attendeeName: pass.attendeeName, attendeeEmail: email, seat: pass.seat,
                 language: pass.language, eventName: event.name, venue: event.venue, startsAt: event.startsAt, timeZone: event.timeZone,
                 template: event.template, eventLanguage: event.language, ticketURL: url
             )

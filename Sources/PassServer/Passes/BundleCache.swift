@@ -1,3 +1,4 @@
+import PassIdentifiers
 import Synchronization
 
 /// A bounded in-memory cache of signed bundles, keyed by pass and revision, with single flight:
@@ -9,8 +10,8 @@ import Synchronization
 /// moves the entry back to `young`. Every operation is O(1); memory stays under the budget.
 final class BundleCache: Sendable {
     struct Key: Hashable, Sendable {
-        var passTypeIdentifier: String
-        var serialNumber: String
+        var passTypeIdentifier: PassTypeIdentifier
+        var serialNumber: SerialNumber
         var revision: Int64
         /// Which rendering of the pass, for caches of more than one (the attendee's page caches
         /// one per language); empty for the signed bundle.

@@ -92,7 +92,7 @@ struct DownloadController: Sendable {
             let ticket = AttendeePage.Ticket(
                 organizationName: passes.organizationName, eventName: event.name, venue: event.venue, startsAt: event.startsAt,
                 timeZone: event.timeZone, attendeeName: pass.attendeeName, seat: pass.seat, cancelled: pass.status == .voided,
-                cancellationReason: pass.voidReason, serialNumber: pass.serialNumber,
+                cancellationReason: pass.voidReason, serialNumber: pass.serialNumber.rawValue,
                 barcode: barcode.map { ($0.messageBytes, $0.altText) }, passURL: "?format=pkpass"
             )
             return Array(AttendeePage.render(ticket, language: language).utf8)

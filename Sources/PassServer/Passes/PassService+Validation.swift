@@ -1,5 +1,6 @@
 import Foundation
 import PassBundle
+import PassIdentifiers
 import Storage
 
 extension PassService {
@@ -12,8 +13,9 @@ extension PassService {
     /// Renders and validates pass.json of a sample ticket of `event`: what every ticket of the
     /// event shares (name, venue, dates in its time zone, template) must make a valid pass.
     func validate(event: Event) throws {
+        guard let passType, let serial = SerialNumber("sample-ticket") else { throw PassServiceError("stored pass has an invalid identifier") }
         let sample = try ticketData(
-            passTypeIdentifier: passTypeIdentifier, serialNumber: "sample-ticket", attendeeName: "Sample Attendee",
+            passTypeIdentifier: passType, serialNumber: serial, attendeeName: "Sample Attendee",
             seat: nil, voided: false, voidReason: nil, event: event
         )
         try validate(sample, template: event.template)

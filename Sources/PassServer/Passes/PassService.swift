@@ -18,6 +18,9 @@ final class PassService: Sendable {
     let options: ValidationOptions
     /// Bounds concurrent signing and measures it (read by the push dispatcher's pacing).
     let meter: SigningMeter
+    /// The signing certificate's pass type, checked once here; nil when it is not a valid pass
+    /// type identifier (no ticket can then be issued, found or checked in).
+    let passType: PassTypeIdentifier?
     private let cache: BundleCache
 
     init(signer: PassSigner, templates: TemplateStore, vault: TokenVault, publicURL: URL, organizationName: String,
@@ -30,15 +33,13 @@ final class PassService: Sendable {
         self.options = ValidationOptions(allowHTTPWebService: allowHTTP)
         self.cache = BundleCache(maxBytes: cacheBytes)
         self.meter = meter
+        passType = PassTypeIdentifier(signer.passTypeIdentifier)
     }
 
-    var passTypeIdentifier: String { signer.passTypeIdentifier }
-
-    /// `PUBLIC_URL/download/{token}` for the pass's current link (the attendee's page); nil for a
-    /// pass whose identifiers are not valid.
-    func downloadURL(for pass: StoredPass) throws -> String? {
-        guard let passType = PassTypeIdentifier(pass.passTypeIdentifier), let serial = SerialNumber(pass.serialNumber) else { return nil }
-        return webServiceURL + "/download/" + (try vault.downloadToken(passType: passType, serial: serial, nonce: pass.downloadNonce))
+    /// `PUBLIC_URL/download/{token}` for the pass's current link (the attendee's page).
+    func downloadURL(for pass: StoredPass) throws -> String {
+        let token = try vault.downloadToken(passType: pass.passTypeIdentifier, serial: pass.serialNumber, nonce: pass.downloadNonce)
+        return webServiceURL + "/download/" + token
     }
 
     /// The signed bundle of `pass` at its current revision. `event` is looked up by the caller only
@@ -70,15 +71,12 @@ final class PassService: Sendable {
 
     /// The template values of a pass with these holder fields, for `event`.
     func ticketData(
-        passTypeIdentifier: String, serialNumber: String, attendeeName: String, seat: String?, extra: [String: ExtraValue] = [:],
-        voided: Bool, voidReason: String?, checkedInAt: Date? = nil, event: Event
+        passTypeIdentifier passType: PassTypeIdentifier, serialNumber serial: SerialNumber, attendeeName: String, seat: String?,
+        extra: [String: ExtraValue] = [:], voided: Bool, voidReason: String?, checkedInAt: Date? = nil, event: Event
     ) throws -> TicketData {
-        guard let passType = PassTypeIdentifier(passTypeIdentifier), let serial = SerialNumber(serialNumber) else {
-            throw PassServiceError("stored pass has an invalid identifier")
-        }
         let barcode = try vault.barcode(passType: passType, serial: serial)
         return TicketData(
-            serialNumber: serialNumber,
+            serialNumber: serial.rawValue,
             authenticationToken: try vault.authenticationToken(passType: passType, serial: serial).rawValue,
             webServiceURL: webServiceURL,
             organizationName: organizationName,

@@ -38,7 +38,7 @@ final class PushChannel: OutboxChannel {
     }
 
     func message(for row: OutboxRow) -> APNSRequest {
-        APNSRequest(pushToken: row.pushToken, topic: row.passTypeIdentifier)
+        APNSRequest(pushToken: row.pushToken.rawValue, topic: row.passTypeIdentifier.rawValue)
     }
 
     /// Registrations pruned, by APNs's reason.

@@ -2,6 +2,7 @@ import APNs
 import Certificates
 import Foundation
 import Logging
+import PassIdentifiers
 import Storage
 
 /// Delivers the push outbox: the outbox engine (`OutboxEngine`) over the push channel
@@ -101,7 +102,7 @@ final class PushDispatcher: Sendable {
     }
 
     /// What the push log keeps of a token: its SHA-256, never the token.
-    static func tokenHash(_ pushToken: String) throws -> String {
-        Hex.encode(try Digest.sha256().hash(Array(pushToken.utf8)))
+    static func tokenHash(_ pushToken: PushToken) throws -> String {
+        Hex.encode(try Digest.sha256().hash(Array(pushToken.rawValue.utf8)))
     }
 }

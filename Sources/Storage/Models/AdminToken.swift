@@ -1,4 +1,5 @@
 public import Foundation
+public import PassIdentifiers
 
 /// What an admin token may do.
 public enum AdminRole: String, Sendable, Equatable, CaseIterable {
@@ -34,7 +35,7 @@ public struct AdminToken: Sendable, Equatable {
 public struct PushLogEntry: Sendable, Equatable {
     /// A hash of the push token (never the token itself).
     public var tokenHash: String
-    public var passTypeIdentifier: String
+    public var passTypeIdentifier: PassTypeIdentifier
     /// The HTTP status APNs answered (0 when no answer arrived).
     public var status: Int
     public var reason: String?
@@ -46,7 +47,7 @@ public struct PushLogEntry: Sendable, Equatable {
     public var outcome: String?
 
     public init(
-        tokenHash: String, passTypeIdentifier: String, status: Int, reason: String? = nil, apnsID: String? = nil,
+        tokenHash: String, passTypeIdentifier: PassTypeIdentifier, status: Int, reason: String? = nil, apnsID: String? = nil,
         latencyMilliseconds: Int64, createdAt: Date, outcome: String? = nil
     ) {
         self.tokenHash = tokenHash

@@ -1,4 +1,5 @@
 public import Foundation
+public import PassIdentifiers
 
 /// A ticket let in at the door: the row of `checkins`.
 public struct CheckIn: Sendable, Equatable {
@@ -26,15 +27,15 @@ public struct CheckIn: Sendable, Equatable {
 
 /// One scan to apply (`StoreSession.checkIn`).
 public struct Scan: Sendable, Equatable {
-    public var passTypeIdentifier: String
-    public var serialNumber: String
+    public var passTypeIdentifier: PassTypeIdentifier
+    public var serialNumber: SerialNumber
     /// When it was scanned.
     public var scannedAt: Date
     public var gate: String?
     /// The name of the admin token that sent it.
     public var scanner: String?
 
-    public init(passTypeIdentifier: String, serialNumber: String, scannedAt: Date, gate: String? = nil, scanner: String? = nil) {
+    public init(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, scannedAt: Date, gate: String? = nil, scanner: String? = nil) {
         self.passTypeIdentifier = passTypeIdentifier
         self.serialNumber = serialNumber
         self.scannedAt = scannedAt

@@ -1,10 +1,11 @@
 public import Foundation
+public import PassIdentifiers
 
 /// A claimed push: one (push token, pass type) pair that needs an empty push.
 public struct OutboxRow: Sendable, Equatable {
     public var id: Int64
-    public var pushToken: String
-    public var passTypeIdentifier: String
+    public var pushToken: PushToken
+    public var passTypeIdentifier: PassTypeIdentifier
     /// Bumped by every change enqueued for the pair; completion deletes the row only if unchanged.
     public var generation: Int64
     /// Failed attempts so far.
@@ -25,12 +26,12 @@ public struct OutboxRow: Sendable, Equatable {
     /// token, then pass type, byte by byte, the order in which enqueueing locks existing rows.
     /// Record the outcomes of several pushes in this order, so recording and enqueueing never deadlock.
     public static func locksBefore(_ a: OutboxRow, _ b: OutboxRow) -> Bool {
-        if a.pushToken != b.pushToken { return a.pushToken.utf8.lexicographicallyPrecedes(b.pushToken.utf8) }
-        return a.passTypeIdentifier.utf8.lexicographicallyPrecedes(b.passTypeIdentifier.utf8)
+        if a.pushToken != b.pushToken { return a.pushToken.rawValue.utf8.lexicographicallyPrecedes(b.pushToken.rawValue.utf8) }
+        return a.passTypeIdentifier.rawValue.utf8.lexicographicallyPrecedes(b.passTypeIdentifier.rawValue.utf8)
     }
 
     public init(
-        id: Int64, pushToken: String, passTypeIdentifier: String, generation: Int64, attempts: Int, firstEnqueuedAt: Date,
+        id: Int64, pushToken: PushToken, passTypeIdentifier: PassTypeIdentifier, generation: Int64, attempts: Int, firstEnqueuedAt: Date,
         claimedUntil: Date? = nil
     ) {
         self.id = id
@@ -44,8 +45,8 @@ public struct OutboxRow: Sendable, Equatable {
 
     init(row: SQLRow) throws {
         id = try row.int64("id")
-        pushToken = try row.string("push_token")
-        passTypeIdentifier = try row.string("pass_type_identifier")
+        pushToken = PushToken(trusted: try row.string("push_token"))
+        passTypeIdentifier = PassTypeIdentifier(trusted: try row.string("pass_type_identifier"))
         generation = try row.int64("generation")
         attempts = try row.int("attempts")
         firstEnqueuedAt = try row.date("first_enqueued_at")

@@ -1,8 +1,9 @@
 public import Foundation
+public import PassIdentifiers
 
 /// One registration of a pass, as the admin API shows it.
 public struct RegisteredDevice: Sendable, Equatable {
-    public var deviceLibraryIdentifier: String
+    public var deviceLibraryIdentifier: DeviceLibraryIdentifier
     public var registeredAt: Date
     /// The last `lastUpdated` tag the changed-serials list returned to this device in an answer
     /// listing this pass, and when; nil until the device first asked.

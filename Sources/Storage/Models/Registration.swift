@@ -1,3 +1,5 @@
+public import PassIdentifiers
+
 /// What `upsertRegistration` did (Apple: 201 for a new registration, 200 for an existing one).
 public enum RegistrationResult: Sendable, Equatable {
     case created
@@ -6,7 +8,7 @@ public enum RegistrationResult: Sendable, Equatable {
 
 /// The serial numbers a device should refetch, and the tag to return as `lastUpdated`.
 public struct ChangedSerials: Sendable, Equatable {
-    public var serialNumbers: [String]
+    public var serialNumbers: [SerialNumber]
     /// The highest revision among them; `nil` when the list is empty.
     public var lastRevision: Int64?
     /// Whether a listed registration has not yet been told `lastRevision` (`recordTold` then has

@@ -1,4 +1,5 @@
 public import Foundation
+public import PassIdentifiers
 
 /// Whether a pass is still valid.
 public enum PassStatus: String, Sendable, Equatable, CaseIterable {
@@ -9,8 +10,8 @@ public enum PassStatus: String, Sendable, Equatable, CaseIterable {
 /// A pass as stored.
 public struct StoredPass: Sendable, Equatable {
     public var id: Int64
-    public var passTypeIdentifier: String
-    public var serialNumber: String
+    public var passTypeIdentifier: PassTypeIdentifier
+    public var serialNumber: SerialNumber
     public var authenticationTokenHash: [UInt8]
     public var downloadTokenHash: [UInt8]
     /// The nonce the current download link token was derived with; 0 for the first link.
@@ -41,7 +42,7 @@ public struct StoredPass: Sendable, Equatable {
 
     /// The stored `search_text` of this pass.
     var searchText: String {
-        SearchText.pass(attendeeName: attendeeName, attendeeEmail: attendeeEmail, serialNumber: serialNumber, externalID: externalID)
+        SearchText.pass(attendeeName: attendeeName, attendeeEmail: attendeeEmail, serialNumber: serialNumber.rawValue, externalID: externalID)
     }
 
     /// `modifiedAt` as a date.
@@ -87,8 +88,8 @@ public struct StoredPass: Sendable, Equatable {
 
     init(row: SQLRow) throws {
         id = try row.int64("id")
-        passTypeIdentifier = try row.string("pass_type_identifier")
-        serialNumber = try row.string("serial_number")
+        passTypeIdentifier = PassTypeIdentifier(trusted: try row.string("pass_type_identifier"))
+        serialNumber = SerialNumber(trusted: try row.string("serial_number"))
         authenticationTokenHash = try row.bytes("authentication_token_hash")
         downloadTokenHash = try row.bytes("download_token_hash")
         downloadNonce = try row.int64("download_nonce")
@@ -112,8 +113,8 @@ public struct StoredPass: Sendable, Equatable {
 
 /// The fields of a pass to create.
 public struct NewPass: Sendable, Equatable {
-    public var passTypeIdentifier: String
-    public var serialNumber: String
+    public var passTypeIdentifier: PassTypeIdentifier
+    public var serialNumber: SerialNumber
     public var authenticationTokenHash: [UInt8]
     public var downloadTokenHash: [UInt8]
     public var eventID: String?
@@ -126,7 +127,7 @@ public struct NewPass: Sendable, Equatable {
     public var language: String?
 
     public init(
-        passTypeIdentifier: String, serialNumber: String, authenticationTokenHash: [UInt8], downloadTokenHash: [UInt8],
+        passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, authenticationTokenHash: [UInt8], downloadTokenHash: [UInt8],
         eventID: String? = nil, attendeeName: String, attendeeEmail: String? = nil, seat: String? = nil,
         externalID: String? = nil, extra: [String: ExtraValue] = [:], language: String? = nil
     ) {
@@ -145,6 +146,6 @@ public struct NewPass: Sendable, Equatable {
 
     /// The stored `search_text` of this pass.
     var searchText: String {
-        SearchText.pass(attendeeName: attendeeName, attendeeEmail: attendeeEmail, serialNumber: serialNumber, externalID: externalID)
+        SearchText.pass(attendeeName: attendeeName, attendeeEmail: attendeeEmail, serialNumber: serialNumber.rawValue, externalID: externalID)
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+public import PassIdentifiers
 
 extension StoreSession {
     /// Checks a ticket in, in one transaction: the pass row is locked (`updatePass`), so of two
@@ -45,7 +46,7 @@ extension StoreSession {
     /// Undoes a check-in: deletes the `checkins` row and gives the pass its status back (a new
     /// revision and pushes). A ticket not checked in is left as it is (`.unchanged`).
     /// Throws `.notFound` if the pass does not exist.
-    public func undoCheckIn(passTypeIdentifier: String, serialNumber: String, now: Date) throws -> PassUpdate {
+    public func undoCheckIn(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, now: Date) throws -> PassUpdate {
         try transaction {
             guard let locked = try lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
                 throw StorageError(.notFound, "no such pass")

@@ -1,4 +1,5 @@
 public import Foundation
+import PassIdentifiers
 
 extension StoreSession {
     /// Claims up to `limit` due rows for `lease`: each gets `claimed_until = now + lease` and is
@@ -47,7 +48,7 @@ extension StoreSession {
             WHERE token_hash IN (\(list)) ORDER BY id DESC LIMIT \(limit)
             """).map { row in
             PushLogEntry(
-                tokenHash: try row.string("token_hash"), passTypeIdentifier: try row.string("pass_type_identifier"),
+                tokenHash: try row.string("token_hash"), passTypeIdentifier: PassTypeIdentifier(trusted: try row.string("pass_type_identifier")),
                 status: try row.int("status"), reason: try row.optionalString("reason"), apnsID: try row.optionalString("apns_id"),
                 latencyMilliseconds: try row.int64("latency_ms"), createdAt: try row.date("created_at"),
                 outcome: try row.optionalString("outcome")

@@ -1,4 +1,5 @@
 public import Foundation
+import PassIdentifiers
 
 extension StoreSession {
     /// Rows per multi-row `INSERT` (16 bind parameters each; PostgreSQL allows 65,535 per statement,
@@ -25,7 +26,7 @@ extension StoreSession {
             }
             guard !passes.isEmpty else { return [] }
             let revision = try nextRevision()
-            var inserted: [String: StoredPass] = [:]
+            var inserted: [SerialNumber: StoredPass] = [:]
             for start in stride(from: 0, to: passes.count, by: Self.importChunk) {
                 let chunk = passes[start..<min(start + Self.importChunk, passes.count)].map { pass in
                     var pass = pass
@@ -95,8 +96,8 @@ extension StoreSession {
             ON CONFLICT (event_id, external_id) DO NOTHING
             RETURNING id, serial_number
             """)
-        var idBySerial: [String: Int64] = [:]
-        for row in ids { idBySerial[try row.string("serial_number")] = try row.int64("id") }
+        var idBySerial: [SerialNumber: Int64] = [:]
+        for row in ids { idBySerial[SerialNumber(trusted: try row.string("serial_number"))] = try row.int64("id") }
         return passes.compactMap { pass in
             idBySerial[pass.serialNumber].map { StoredPass(id: $0, inserted: pass, revision: revision, now: now) }
         }

@@ -1,4 +1,5 @@
 public import Foundation
+public import PassIdentifiers
 
 extension StoreSession {
     /// Creates a pass with a fresh revision; `.conflict` if the serial, the download token or the
@@ -21,7 +22,7 @@ extension StoreSession {
         }
     }
 
-    public func pass(passTypeIdentifier: String, serialNumber: String) throws -> StoredPass? {
+    public func pass(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws -> StoredPass? {
         try first("""
             SELECT \(StoredPass.columns) FROM passes
             WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
@@ -37,7 +38,7 @@ extension StoreSession {
     /// `tokenHash(nonce)`, in one transaction, so the previous link stops working at commit.
     /// Returns the pass after the change, or nil if it does not exist.
     public func rotateDownloadToken(
-        passTypeIdentifier: String, serialNumber: String, tokenHash: (Int64) throws -> [UInt8]
+        passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, tokenHash: (Int64) throws -> [UInt8]
     ) throws -> StoredPass? {
         try transaction {
             guard let row = try first("""
@@ -65,7 +66,7 @@ extension StoreSession {
     /// the new revision (none of them is up to date until told and served it). A change that
     /// alters nothing returns `.unchanged` without taking a revision.
     /// Throws `.notFound` if the pass does not exist.
-    public func updatePass(passTypeIdentifier: String, serialNumber: String, change: PassChange, now: Date) throws -> PassUpdate {
+    public func updatePass(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, change: PassChange, now: Date) throws -> PassUpdate {
         try updatePass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now) { _ in change }
     }
 
@@ -75,7 +76,7 @@ extension StoreSession {
     /// concurrent change committed between the check and the update. An error thrown by `decide`
     /// rolls the transaction back and is rethrown as is.
     public func updatePass(
-        passTypeIdentifier: String, serialNumber: String, now: Date, _ decide: (StoredPass) throws -> PassChange
+        passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, now: Date, _ decide: (StoredPass) throws -> PassChange
     ) throws -> PassUpdate {
         try transaction {
             guard let locked = try lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
@@ -87,7 +88,7 @@ extension StoreSession {
 
     /// The pass, locked until the end of the transaction (PostgreSQL `FOR UPDATE`; SQLite's write
     /// lock), and whether its event is archived, read in the same statement; nil if it does not exist.
-    func lockedPass(passTypeIdentifier: String, serialNumber: String) throws -> LockedPass? {
+    func lockedPass(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws -> LockedPass? {
         guard let row = try first("""
             SELECT \(StoredPass.columns(prefix: "p")), CASE WHEN e.archived_at IS NULL THEN 0 ELSE 1 END AS event_archived
             FROM passes p LEFT JOIN events e ON e.id = p.event_id

@@ -1,4 +1,5 @@
 public import Foundation
+public import PassIdentifiers
 
 // Reach: which registrations hold their pass's current revision, and the tallies that count them
 // (migration 7 explains the columns, the triggers and the folding).
@@ -8,7 +9,7 @@ extension StoreSession {
     /// already told this tag or a later one are not written. Returns how many were.
     @discardableResult
     public func recordTold(
-        deviceLibraryIdentifier: String, passTypeIdentifier: String, listedAfter since: Int64?, tag: Int64, now: Date
+        deviceLibraryIdentifier: DeviceLibraryIdentifier, passTypeIdentifier: PassTypeIdentifier, listedAfter since: Int64?, tag: Int64, now: Date
     ) throws -> Int {
         try execute("""
             UPDATE registrations SET told_revision = \(tag), told_at = \(now.storageMillis)
@@ -23,7 +24,7 @@ extension StoreSession {
     /// pass and its registrations remember it unless they know of that revision or a later one
     /// already, in which case nothing is written. Returns whether anything was.
     @discardableResult
-    public func recordServed(passTypeIdentifier: String, serialNumber: String, revision: Int64, now: Date) throws -> Bool {
+    public func recordServed(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, revision: Int64, now: Date) throws -> Bool {
         let pass: SQLQuery = "pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)"
         if dialect == .postgres {
             // One statement, one round trip (every phone's fetch makes it once per revision): the
@@ -57,7 +58,7 @@ extension StoreSession {
     }
 
     /// The registrations of a pass, oldest first, with what the pass's reach knows of each.
-    public func registeredDevices(passTypeIdentifier: String, serialNumber: String) throws -> [RegisteredDevice] {
+    public func registeredDevices(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws -> [RegisteredDevice] {
         try execute("""
             SELECT device_library_identifier, created_at, told_revision, told_at,
                 CASE WHEN told_revision >= pass_revision AND served_revision >= pass_revision THEN 1 ELSE 0 END AS up_to_date
@@ -66,7 +67,7 @@ extension StoreSession {
             ORDER BY created_at, device_library_identifier
             """).map { row in
             RegisteredDevice(
-                deviceLibraryIdentifier: try row.string("device_library_identifier"), registeredAt: try row.date("created_at"),
+                deviceLibraryIdentifier: DeviceLibraryIdentifier(trusted: try row.string("device_library_identifier")), registeredAt: try row.date("created_at"),
                 toldRevision: try row.optionalInt64("told_revision"), toldAt: try row.optionalDate("told_at"),
                 upToDate: try row.int64("up_to_date") == 1
             )

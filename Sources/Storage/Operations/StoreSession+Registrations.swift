@@ -1,4 +1,5 @@
 public import Foundation
+public import PassIdentifiers
 
 extension StoreSession {
     /// Registers a device for a pass (idempotent). The device's push token is replaced when it
@@ -8,7 +9,7 @@ extension StoreSession {
     /// least recently give way to this one, in the same transaction. On PostgreSQL the pass row is
     /// locked first, so concurrent registrations of one pass take turns and cannot overshoot.
     public func upsertRegistration(
-        deviceLibraryIdentifier: String, pushToken: String, passTypeIdentifier: String, serialNumber: String, now: Date,
+        deviceLibraryIdentifier: DeviceLibraryIdentifier, pushToken: PushToken, passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, now: Date,
         keepingAtMost limit: Int? = nil
     ) throws -> RegistrationResult {
         guard let limit else {
@@ -39,7 +40,7 @@ extension StoreSession {
     }
 
     private func upsertRegistrationRows(
-        deviceLibraryIdentifier: String, pushToken: String, passTypeIdentifier: String, serialNumber: String, now: Date
+        deviceLibraryIdentifier: DeviceLibraryIdentifier, pushToken: PushToken, passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, now: Date
     ) throws -> RegistrationResult {
         let millis = now.storageMillis
         if dialect == .postgres {
@@ -83,7 +84,7 @@ extension StoreSession {
 
     /// Deletes the registrations of a pass beyond the `limit` most recently updated, never the
     /// one of `keeping` (the device registering now); devices left with no registration go too.
-    private func evictRegistrations(passTypeIdentifier: String, serialNumber: String, keeping device: String, limit: Int) throws {
+    private func evictRegistrations(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, keeping device: DeviceLibraryIdentifier, limit: Int) throws {
         let evicted = try execute("""
             DELETE FROM registrations
             WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
@@ -108,7 +109,7 @@ extension StoreSession {
     /// Removes a registration; a missing one is not an error. Returns whether one was removed.
     /// A device left with no registration is forgotten too.
     @discardableResult
-    public func deleteRegistration(deviceLibraryIdentifier: String, passTypeIdentifier: String, serialNumber: String) throws -> Bool {
+    public func deleteRegistration(deviceLibraryIdentifier: DeviceLibraryIdentifier, passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws -> Bool {
         return try transaction {
             let deleted = try execute("""
                 DELETE FROM registrations WHERE device_library_identifier = \(deviceLibraryIdentifier)
@@ -126,7 +127,7 @@ extension StoreSession {
     /// Serial numbers registered to the device for the pass type whose revision is above
     /// `updatedAfter` (all of them when `nil`), with the highest revision among them, and whether
     /// any of their registrations has yet to be told that revision (`recordTold`). One query.
-    public func serials(deviceLibraryIdentifier: String, passTypeIdentifier: String, updatedAfter: Int64?) throws -> ChangedSerials {
+    public func serials(deviceLibraryIdentifier: DeviceLibraryIdentifier, passTypeIdentifier: PassTypeIdentifier, updatedAfter: Int64?) throws -> ChangedSerials {
         let rows = try execute("""
             SELECT p.serial_number, p.revision, r.told_revision FROM registrations r
             JOIN passes p ON p.pass_type_identifier = r.pass_type_identifier AND p.serial_number = r.serial_number
@@ -134,11 +135,11 @@ extension StoreSession {
               AND p.revision > \(updatedAfter ?? -1)
             ORDER BY p.serial_number
             """)
-        var serials: [String] = []
+        var serials: [SerialNumber] = []
         var last: Int64?
         var toldBefore: [Int64?] = []
         for row in rows {
-            serials.append(try row.string("serial_number"))
+            serials.append(SerialNumber(trusted: try row.string("serial_number")))
             let revision = try row.int64("revision")
             last = max(last ?? revision, revision)
             toldBefore.append(try row.optionalInt64("told_revision"))
@@ -148,17 +149,17 @@ extension StoreSession {
     }
 
     /// Distinct push tokens of the devices registered for a pass. One query.
-    public func pushTokens(passTypeIdentifier: String, serialNumber: String) throws -> [String] {
+    public func pushTokens(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws -> [PushToken] {
         try execute("""
             SELECT DISTINCT d.push_token FROM registrations r
             JOIN devices d ON d.device_library_identifier = r.device_library_identifier
             WHERE r.pass_type_identifier = \(passTypeIdentifier) AND r.serial_number = \(serialNumber)
             ORDER BY d.push_token
-            """).map { try $0.string("push_token") }
+            """).map { PushToken(trusted: try $0.string("push_token")) }
     }
 
     /// How many devices are registered for a pass.
-    public func registrationCount(passTypeIdentifier: String, serialNumber: String) throws -> Int {
+    public func registrationCount(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws -> Int {
         try first("""
             SELECT count(*) AS n FROM registrations
             WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
@@ -171,7 +172,7 @@ extension StoreSession {
     /// kept in its pass's list of prunes (`recentPrunes`). Returns how many were deleted.
     @discardableResult
     public func pruneRegistrations(
-        pushToken: String, passTypeIdentifier: String, unlessUpdatedAfter cutoff: Date?, record: RegistrationPrune? = nil
+        pushToken: PushToken, passTypeIdentifier: PassTypeIdentifier, unlessUpdatedAfter cutoff: Date?, record: RegistrationPrune? = nil
     ) throws -> Int {
         // Built conditionally: an untyped NULL parameter in `$n IS NULL` has no type on PostgreSQL.
         let olderOnly: SQLQuery = cutoff.map { " AND updated_at <= \($0.storageMillis)" } ?? ""
@@ -189,7 +190,7 @@ extension StoreSession {
                 """)
             if let record {
                 for row in deleted {
-                    try recordPrune(record, passTypeIdentifier: passTypeIdentifier, serialNumber: try row.string("serial_number"))
+                    try recordPrune(record, passTypeIdentifier: passTypeIdentifier, serialNumber: SerialNumber(trusted: try row.string("serial_number")))
                 }
             }
             return deleted.count
@@ -200,9 +201,9 @@ extension StoreSession {
     /// surrounding transaction, before several prunes delete some of them: a re-push batch locks
     /// the registrations it updates in the same order, so the two cannot deadlock. PostgreSQL
     /// only (SQLite has a single writer).
-    public func lockRegistrations(pushTokens: [String]) throws {
+    public func lockRegistrations(pushTokens: [PushToken]) throws {
         guard dialect == .postgres, !pushTokens.isEmpty else { return }
-        let tokens = SQLQuery.joined(Array(Set(pushTokens)).sorted().map { "\($0)" }, separator: ", ")
+        let tokens = SQLQuery.joined(Set(pushTokens.map(\.rawValue)).sorted().map { "\($0)" }, separator: ", ")
         try execute("""
             SELECT r.device_library_identifier FROM registrations r
             JOIN devices d ON d.device_library_identifier = r.device_library_identifier
@@ -213,7 +214,7 @@ extension StoreSession {
     }
 
     /// The newest prunes of a pass's registrations, newest first.
-    public func recentPrunes(passTypeIdentifier: String, serialNumber: String, limit: Int = RegistrationPrune.keptPerPass) throws -> [RegistrationPrune] {
+    public func recentPrunes(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, limit: Int = RegistrationPrune.keptPerPass) throws -> [RegistrationPrune] {
         try execute("""
             SELECT token_hash, status, reason, pruned_at FROM registration_prunes
             WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
@@ -227,7 +228,7 @@ extension StoreSession {
     }
 
     /// Adds one prune to a pass's list and drops what falls beyond `keptPerPass`.
-    private func recordPrune(_ prune: RegistrationPrune, passTypeIdentifier: String, serialNumber: String) throws {
+    private func recordPrune(_ prune: RegistrationPrune, passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws {
         try execute("""
             INSERT INTO registration_prunes (pass_type_identifier, serial_number, token_hash, status, reason, pruned_at)
             VALUES (\(passTypeIdentifier), \(serialNumber), \(prune.tokenHash), \(prune.status), \(prune.reason), \(prune.prunedAt.storageMillis))

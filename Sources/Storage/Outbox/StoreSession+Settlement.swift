@@ -68,7 +68,7 @@ extension StoreSession {
         var records = JSONRecords()
         for entry in entries {
             records.append([
-                "t": .text(entry.tokenHash), "p": .text(entry.passTypeIdentifier), "s": .integer(Int64(entry.status)),
+                "t": .text(entry.tokenHash), "p": .text(entry.passTypeIdentifier.rawValue), "s": .integer(Int64(entry.status)),
                 "r": entry.reason.map { .text($0) } ?? .null, "a": entry.apnsID.map { .text($0) } ?? .null,
                 "l": .integer(entry.latencyMilliseconds), "c": .integer(entry.createdAt.storageMillis),
                 "o": entry.outcome.map { .text($0) } ?? .null,

@@ -60,7 +60,7 @@ enum AdminSupport {
             throw Failure(description: "invalid identifiers")
         }
         return try NewPass(
-            passTypeIdentifier: passType, serialNumber: serial.rawValue,
+            passTypeIdentifier: type, serialNumber: serial,
             authenticationTokenHash: TokenVault.hash(vault.authenticationToken(passType: type, serial: serial).rawValue),
             downloadTokenHash: TokenVault.hash(vault.downloadToken(passType: type, serial: serial)),
             eventID: event, attendeeName: attendee

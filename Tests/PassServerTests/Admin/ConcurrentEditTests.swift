@@ -60,7 +60,7 @@ struct ConcurrentEditTests {
                 app, ("PATCH", "/admin/v1/tickets/\(serial)", #"{"attendeeName":"After"}"#),
                 ("POST", "/admin/v1/tickets/\(serial)/cancel", #"{"reason":"refund"}"#)
             )
-            let stored = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial) })
+            let stored = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
             #expect(cancel.status == 200, "round \(round): cancel answered \(cancel.status) \(cancel.text)")
             #expect(cancel.jsonObject?["status"] as? String == "cancelled")
             #expect(stored.status == .voided)

@@ -20,7 +20,7 @@ struct DownloadLinkTests {
         let serial = try app.issueTicket(event: try app.createEvent())
         let original = try downloadPath(try await app.adminOffPool("GET", "/admin/v1/tickets/\(serial)").jsonObject)
         #expect(try await app.requestOffPool("GET", original).status == 200)
-        let revision = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial) }).revision
+        let revision = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }).revision
 
         let rotated = try await app.adminOffPool("POST", "/admin/v1/tickets/\(serial)/download-link")
         #expect(rotated.status == 200, "\(rotated.text)")
@@ -33,7 +33,7 @@ struct DownloadLinkTests {
         #expect(download.header("Content-Type") == "application/vnd.apple.pkpass")
         #expect(try downloadPath(try await app.adminOffPool("GET", "/admin/v1/tickets/\(serial)").jsonObject) == second, "the ticket shows the new link")
         #expect(try app.store.withSession(.read) {
-            try $0.pass(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial)
+            try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)")
         }?.revision == revision,
                 "the pass does not change, so nothing is pushed")
 
@@ -71,7 +71,7 @@ struct DownloadLinkTests {
         let databaseURL = try backend.freshDatabaseURL(in: directory)
         let vault = TokenVault(secret: Array(repeating: 7, count: 32)) // TestApp's TOKEN_SECRET
         let passType = try #require(PassTypeIdentifier(TestCertificates.passTypeIdentifier))
-        let serial = try #require(SerialNumber("issued-before-rotation"))
+        let serial: SerialNumber = "issued-before-rotation"
         let oldToken = try vault.downloadToken(passType: passType, serial: serial)
 
         // The schema as it was before download links had a nonce, with a ticket issued then.

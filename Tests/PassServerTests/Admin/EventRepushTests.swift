@@ -33,7 +33,7 @@ struct EventRepushTests {
                 if device < 300 { held.append(passes[device + 500]) }
                 for pass in held {
                     _ = try session.upsertRegistration(
-                        deviceLibraryIdentifier: "device-\(device)", pushToken: token,
+                        deviceLibraryIdentifier: "device-\(device)", pushToken: .hex(token),
                         passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now
                     )
                 }
@@ -75,7 +75,7 @@ struct EventRepushTests {
         let after = try app.store.withSession(.read) { try $0.passes(eventID: event, limit: 2_000) }
         #expect(after.count == 1_000)
         #expect(after.allSatisfy { $0.revision > maxRevisionBefore })
-        let fetched = try Phone(app: app, deviceLibraryIdentifier: "device-7", pushToken: tokens[7]).fetch(passes[7].serialNumber)
+        let fetched = try Phone(app: app, deviceLibraryIdentifier: "device-7", pushToken: tokens[7]).fetch(passes[7].serialNumber.rawValue)
         #expect(AdminSupport.field("venue", in: try PassArchive.passJSON(fetched.body))?["value"] as? String == "Osaka Dome")
         try await eventually("no push pending") {
             (try? app.admin("GET", "/admin/v1/events/\(event)").jsonObject?["counts"] as? [String: Any])?["pendingPushes"] as? Int == 0

@@ -31,7 +31,7 @@ struct ScaleOutRepushTests {
             try fixture.store.transaction { session in
                 for (pass, token) in zip(passes, tokens) {
                     _ = try session.upsertRegistration(
-                        deviceLibraryIdentifier: "device\(pass.id)", pushToken: token,
+                        deviceLibraryIdentifier: "device\(pass.id)", pushToken: .hex(token),
                         passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: Date()
                     )
                 }

@@ -31,11 +31,11 @@ struct TicketExportTests {
         // One ticket cancelled with a reason; one held by a phone that is up to date.
         #expect(try app.admin("POST", "/admin/v1/tickets/\(bulk[5].serialNumber)/cancel", json: #"{"reason":"Refunded, sorry"}"#).status == 200)
         let phone = Phone(app: app)
-        #expect(try phone.register(bulk[7].serialNumber).status == 201)
+        #expect(try phone.register(bulk[7].serialNumber.rawValue).status == 201)
         _ = try phone.changedSerials()
-        #expect(try phone.fetch(bulk[7].serialNumber).status == 200)
+        #expect(try phone.fetch(bulk[7].serialNumber.rawValue).status == 200)
         let other = Phone(app: app)
-        #expect(try other.register(bulk[8].serialNumber).status == 201)
+        #expect(try other.register(bulk[8].serialNumber.rawValue).status == 201)
 
         let response = try app.admin("GET", "/admin/v1/events/\(event)/tickets.csv")
         #expect(response.status == 200)
@@ -55,25 +55,25 @@ struct TicketExportTests {
         #expect(records.dropFirst().allSatisfy { $0.count == columns.count })
         // Every cell is guarded, serial numbers too (a random one may start with "-").
         let serials = rows.map { CSV.removingFormulaGuard($0["serialNumber"] ?? "") }
-        #expect(serials == (bulk + hostile).map(\.serialNumber), "every ticket once, in issue order")
+        #expect(serials == (bulk + hostile).map(\.serialNumber.rawValue), "every ticket once, in issue order")
         #expect(rows.contains { $0["serialNumber"]?.hasPrefix("'-") == true } == serials.contains { $0.hasPrefix("-") })
 
         let bySerial = Dictionary(uniqueKeysWithValues: zip(serials, rows).map { ($0, $1) })
-        let cancelled = try #require(bySerial[bulk[5].serialNumber])
+        let cancelled = try #require(bySerial[bulk[5].serialNumber.rawValue])
         #expect(cancelled["status"] == "cancelled")
         #expect(cancelled["voidReason"] == "Refunded, sorry")
-        #expect(bySerial[bulk[6].serialNumber]?["status"] == "active")
-        #expect(bySerial[bulk[7].serialNumber]?["devices"] == "1")
-        #expect(bySerial[bulk[7].serialNumber]?["devicesUpToDate"] == "1")
-        #expect(bySerial[bulk[8].serialNumber]?["devices"] == "1")
-        #expect(bySerial[bulk[8].serialNumber]?["devicesUpToDate"] == "0")
-        #expect(bySerial[bulk[9].serialNumber]?["devices"] == "0")
+        #expect(bySerial[bulk[6].serialNumber.rawValue]?["status"] == "active")
+        #expect(bySerial[bulk[7].serialNumber.rawValue]?["devices"] == "1")
+        #expect(bySerial[bulk[7].serialNumber.rawValue]?["devicesUpToDate"] == "1")
+        #expect(bySerial[bulk[8].serialNumber.rawValue]?["devices"] == "1")
+        #expect(bySerial[bulk[8].serialNumber.rawValue]?["devicesUpToDate"] == "0")
+        #expect(bySerial[bulk[9].serialNumber.rawValue]?["devices"] == "0")
         // The download link works: it is the ticket's own.
-        let link = try AdminSupport.path(of: bySerial[bulk[9].serialNumber]?["downloadURL"])
+        let link = try AdminSupport.path(of: bySerial[bulk[9].serialNumber.rawValue]?["downloadURL"])
         #expect(try app.request("GET", link).status == 200)
 
         for (pass, name) in zip(hostile, Self.hostileNames) {
-            let row = try #require(bySerial[pass.serialNumber])
+            let row = try #require(bySerial[pass.serialNumber.rawValue])
             let cell = try #require(row["attendeeName"])
             if let first = name.first(where: { $0 != "'" }), "=+-@".contains(first) {
                 #expect(cell == "'" + name, "a formula-like name is written with a leading apostrophe")

@@ -15,8 +15,8 @@ struct GracefulShutdownTests {
         let (_, passes) = try fixture.event(tickets: 1)
         fixture.store.close()
         let pass = try #require(passes.first)
-        let serial = try #require(SerialNumber(pass.serialNumber))
-        let passType = try #require(PassTypeIdentifier(pass.passTypeIdentifier))
+        let serial = pass.serialNumber
+        let passType = pass.passTypeIdentifier
         let token = try fixture.vault.downloadToken(passType: passType, serial: serial)
 
         let server = try fixture.launch(extra: ["SHUTDOWN_DRAIN_TIMEOUT": "10s"])

@@ -84,9 +84,9 @@ struct PostgresOutageTests {
         for exchange in acknowledged {
             let device = try #require(exchange.device)
             let listed = try app.store.withSession(.read) {
-                try $0.serials(deviceLibraryIdentifier: device, passTypeIdentifier: app.passTypeIdentifier, updatedAfter: nil)
+                try $0.serials(deviceLibraryIdentifier: "\(device)", passTypeIdentifier: app.passType, updatedAfter: nil)
             }
-            #expect(listed.serialNumbers == [exchange.serial].compactMap { $0 }, "registration of \(device) acknowledged but not stored")
+            #expect(listed.serialNumbers.map(\.rawValue) == [exchange.serial].compactMap { $0 }, "registration of \(device) acknowledged but not stored")
         }
 
         // Every push enqueued before or during the outage is delivered after it: each holder's

@@ -12,8 +12,8 @@ struct CheckInCodeTests {
 
     @Test("a code is serial~mac, URL-safe, 37 characters for a 20-character serial, and verifies only for its serial and secret")
     func roundTrip() throws {
-        let passType = try #require(PassTypeIdentifier("pass.com.example.tickets"))
-        let serial = try #require(SerialNumber("AbC-12_xyzAbC-12_xyz"))
+        let passType: PassTypeIdentifier = "pass.com.example.tickets"
+        let serial: SerialNumber = "AbC-12_xyzAbC-12_xyz"
         let (message, checkCode) = try vault.barcode(passType: passType, serial: serial)
         #expect(message.utf8.count == 37)
         #expect(message.utf8.allSatisfy { byte in
@@ -25,7 +25,7 @@ struct CheckInCodeTests {
         }
         #expect(parsed == serial)
         #expect(try vault.verifiesBarcode(passType: passType, serial: serial, mac: mac))
-        let other = try #require(SerialNumber("AbC-12_xyzAbC-12_xyZ"))
+        let other: SerialNumber = "AbC-12_xyzAbC-12_xyZ"
         #expect(try !vault.verifiesBarcode(passType: passType, serial: other, mac: mac))
         #expect(try !TokenVault(secret: Array(repeating: 4, count: 32)).verifiesBarcode(passType: passType, serial: serial, mac: mac))
         // Its own derivation label: neither the authentication nor the download token.
@@ -38,8 +38,8 @@ struct CheckInCodeTests {
 
     @Test("old serial-only codes read as unsigned; anything else as malformed")
     func parse() throws {
-        #expect(CheckInCode.parse("T-0001") == .unsigned(try #require(SerialNumber("T-0001"))))
-        #expect(CheckInCode.parse("T-0001~AAAAAAAAAAAAAAAA") == .signed(try #require(SerialNumber("T-0001")), mac: "AAAAAAAAAAAAAAAA"))
+        #expect(CheckInCode.parse("T-0001") == .unsigned("T-0001"))
+        #expect(CheckInCode.parse("T-0001~AAAAAAAAAAAAAAAA") == .signed("T-0001", mac: "AAAAAAAAAAAAAAAA"))
         for text in ["", "  ", "~", "T-0001~", "T-0001~AAAA", "T-0001~AAAAAAAAAAAAAAA=", "a~b~c", "..", "a b", "é", "T-0001~AAAAAAAAAAAAAAAAA",
                      String(repeating: "x", count: CheckInCode.maxLength + 1)] {
             #expect(CheckInCode.parse(text) == .malformed, "\(text.prefix(30))")

@@ -59,7 +59,7 @@ struct DevicePassChangeTests {
         let instant = Date()
         let update1 = try app.store.withSession(.write) {
             try $0.updatePass(
-                passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial, change: PassChange(attendeeName: "First Name"), now: instant
+                passTypeIdentifier: app.passType, serialNumber: "\(serial)", change: PassChange(attendeeName: "First Name"), now: instant
             )
         }
         let firstFetch = try phone.fetch(serial)
@@ -70,7 +70,7 @@ struct DevicePassChangeTests {
 
         let update2 = try app.store.withSession(.write) {
             try $0.updatePass(
-                passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial, change: PassChange(attendeeName: "Second Name"), now: instant
+                passTypeIdentifier: app.passType, serialNumber: "\(serial)", change: PassChange(attendeeName: "Second Name"), now: instant
             )
         }
         #expect(update2.pass.revision > update1.pass.revision)

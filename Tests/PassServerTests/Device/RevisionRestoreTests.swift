@@ -59,7 +59,7 @@ struct RevisionRestoreTests {
         // phone's tag, so the phone is never told about it.
         try backup.restore(into: app.store)
         try app.renameAttendee(serialB, to: "Hidden Change")
-        let hidden = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serialB) })
+        let hidden = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serialB)") })
         #expect(hidden.revision <= (try #require(Int64(phoneTag))))
         let missed = try phone.changedSerials(since: phoneTag)
         #expect(missed.status == 204)

@@ -15,7 +15,7 @@ struct OutboxBatchTests {
     func answer(_ token: String, _ outcome: PushPolicy.Outcome, id: Int64, type: String = "pass.a", attempts: Int = 0)
         -> OutboxAnswer<OutboxRow, PushDelivery>
     {
-        let row = OutboxRow(id: id, pushToken: token, passTypeIdentifier: type, generation: 7, attempts: attempts, firstEnqueuedAt: now)
+        let row = OutboxRow(id: id, pushToken: .fixture(token), passTypeIdentifier: "\(type)", generation: 7, attempts: attempts, firstEnqueuedAt: now)
         return OutboxAnswer(row: row, answer: PushDelivery(outcome: outcome, apnsID: nil), latency: .milliseconds(3))
     }
 

@@ -8,13 +8,11 @@ import Testing
 
 @Suite("TokenVault: derived tokens, stored hashes, constant-time match", .offCooperativePool)
 struct TokenVaultTests {
-    let passType = PassTypeIdentifier("pass.com.example.tickets")
-    let serial = SerialNumber("SERIAL-1")
+    let passType: PassTypeIdentifier = "pass.com.example.tickets"
+    let serial: SerialNumber = "SERIAL-1"
 
     @Test("derivation is deterministic per secret, pass and purpose")
     func derive() throws {
-        let passType = try #require(passType)
-        let serial = try #require(serial)
         let vault = TokenVault(secret: Array(repeating: 1, count: 32))
         let token = try vault.authenticationToken(passType: passType, serial: serial)
         #expect(token.rawValue.count == 43)
@@ -22,7 +20,7 @@ struct TokenVaultTests {
         #expect(try vault.authenticationToken(passType: passType, serial: serial) == token)
         #expect(try TokenVault(secret: Array(repeating: 1, count: 32)).authenticationToken(passType: passType, serial: serial) == token)
         #expect(try TokenVault(secret: Array(repeating: 2, count: 32)).authenticationToken(passType: passType, serial: serial) != token)
-        let other = try #require(SerialNumber("SERIAL-2"))
+        let other: SerialNumber = "SERIAL-2"
         #expect(try vault.authenticationToken(passType: passType, serial: other) != token)
         #expect(try vault.downloadToken(passType: passType, serial: serial) != token.rawValue)
     }
@@ -39,7 +37,7 @@ struct TokenVaultTests {
     @Test("match and mismatch")
     func match() throws {
         let vault = TokenVault(secret: Array(repeating: 9, count: 32))
-        let token = try vault.authenticationToken(passType: try #require(passType), serial: try #require(serial)).rawValue
+        let token = try vault.authenticationToken(passType: passType, serial: serial).rawValue
         let stored = try TokenVault.hash(token)
         #expect(try TokenVault.matches(token, storedHash: stored))
         #expect(try !TokenVault.matches(token + "a", storedHash: stored))

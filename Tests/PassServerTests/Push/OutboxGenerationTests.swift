@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
@@ -7,10 +8,10 @@ import Testing
 /// row is claimed is not lost when the claim completes, and a failed row comes back to life.
 @Suite("Push outbox: generations and revival", .offCooperativePool)
 struct OutboxGenerationTests {
-    static let passType = "pass.com.example.outbox"
+    static let passType: PassTypeIdentifier = "pass.com.example.outbox"
 
     /// A migrated store with one pass registered by one device; returns the store and its token.
-    static func store(_ backend: Backend) throws -> (any Store, String) {
+    static func store(_ backend: Backend) throws -> (any Store, PushToken) {
         let directory = try TestCertificates.temporaryDirectory(prefix: "passserver-outbox")
         let store = try Storage.openStore(url: backend.freshDatabaseURL(in: directory))
         try store.migrate()
@@ -19,7 +20,7 @@ struct OutboxGenerationTests {
                 passTypeIdentifier: passType, serialNumber: "S1", authenticationTokenHash: [1], downloadTokenHash: [2], attendeeName: "Ada"
             ), now: Date())
         }
-        let token = Phone.randomPushToken()
+        let token = PushToken.hex(Phone.randomPushToken())
         _ = try store.withSession(.write) {
             try $0.upsertRegistration(deviceLibraryIdentifier: "device1", pushToken: token, passTypeIdentifier: passType, serialNumber: "S1", now: Date())
         }

@@ -38,12 +38,12 @@ struct PushCrashTests {
         // dispatcher runs, exactly as the admin API's change does.
         let setup = try PushFixture(backend: backend, fake: fake, certificates: certificates)
         let (serial, tokens) = try PushResilienceTests.bulkRegistrations(setup, count: Self.pushCount)
-        let passType = setup.app.passTypeIdentifier
+        let passType = setup.app.passType
         let databaseURL = setup.app.databaseURL
         await offPool { setup.app.stop() }
         let store = try Storage.openStore(url: databaseURL)
         defer { store.close() }
-        _ = try store.withSession(.write) { try $0.updatePass(passTypeIdentifier: passType, serialNumber: serial, change: PassChange(seat: "Z9"), now: Date()) }
+        _ = try store.withSession(.write) { try $0.updatePass(passTypeIdentifier: passType, serialNumber: "\(serial)", change: PassChange(seat: "Z9"), now: Date()) }
         #expect(try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.pending == Self.pushCount)
 
         let environment = Self.environment(certificates, databaseURL: databaseURL, fake: fake)

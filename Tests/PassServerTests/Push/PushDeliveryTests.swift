@@ -30,7 +30,7 @@ struct PushDeliveryTests {
         try await eventually("outbox emptied") { try fixture.counts.summary == [0, 0, 0] }
         let log = try fixture.log(phone.pushToken)
         #expect(log.map(\.status) == [200])
-        #expect(log.first?.passTypeIdentifier == fixture.app.passTypeIdentifier)
+        #expect(log.first?.passTypeIdentifier == fixture.app.passType)
         #expect(log.first?.apnsID?.isEmpty == false)
     }
 
@@ -39,10 +39,10 @@ struct PushDeliveryTests {
         let fixture = try PushFixture(backend)
         defer { fixture.stop() }
         let (phone, serial) = try fixture.registeredPhone()
-        let passType = fixture.app.passTypeIdentifier
+        let passType = fixture.app.passType
         try fixture.app.store.transaction { session in
-            _ = try session.updatePass(passTypeIdentifier: passType, serialNumber: serial, change: PassChange(seat: "B1"), now: Date())
-            _ = try session.updatePass(passTypeIdentifier: passType, serialNumber: serial, change: PassChange(seat: "B2"), now: Date())
+            _ = try session.updatePass(passTypeIdentifier: passType, serialNumber: "\(serial)", change: PassChange(seat: "B1"), now: Date())
+            _ = try session.updatePass(passTypeIdentifier: passType, serialNumber: "\(serial)", change: PassChange(seat: "B2"), now: Date())
         }
         fixture.app.application.dispatcher.wake()
         try await eventually("pushed") { fixture.fake.count(token: phone.pushToken) == 1 }

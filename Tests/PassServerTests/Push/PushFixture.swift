@@ -90,12 +90,12 @@ struct PushFixture {
     }
 
     func registrations(_ serial: String) throws -> Int {
-        try app.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: app.passTypeIdentifier, serialNumber: serial) }
+        try app.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }
     }
 
     /// The push log of one token, newest first.
     func log(_ token: String) throws -> [PushLogEntry] {
-        try app.store.withSession(.read) { try $0.latestPushes(tokenHashes: [PushDispatcher.tokenHash(token)], limit: 50) }
+        try app.store.withSession(.read) { try $0.latestPushes(tokenHashes: [PushDispatcher.tokenHash(.hex(token))], limit: 50) }
     }
 
     func readiness() throws -> TestResponse { try app.request("GET", "/readyz") }

@@ -29,7 +29,7 @@ struct PushReplyTableTests {
         #expect(pruned.count == 1)
         #expect(pruned.first?["status"] as? Int == 410)
         #expect(pruned.first?["reason"] as? String == "Unregistered")
-        #expect(try pruned.first?["tokenHash"] as? String == String(PushDispatcher.tokenHash(phone.pushToken).prefix(16)))
+        #expect(try pruned.first?["tokenHash"] as? String == String(PushDispatcher.tokenHash(.hex(phone.pushToken)).prefix(16)))
     }
 
     @Test("410 stamped before a re-registration keeps the registration", arguments: Backend.allCases)

@@ -14,12 +14,12 @@ struct PushResilienceTests {
     static func bulkRegistrations(_ fixture: PushFixture, count: Int) throws -> (serial: String, tokens: [String]) {
         let serial = try fixture.app.issueTicket(event: fixture.event)
         let tokens = (0..<count).map { _ in Phone.randomPushToken() }
-        let passType = fixture.app.passTypeIdentifier
+        let passType = fixture.app.passType
         try fixture.app.store.transaction { session in
             for (index, token) in tokens.enumerated() {
                 _ = try session.upsertRegistration(
-                    deviceLibraryIdentifier: "device\(index)x\(UUID().uuidString.prefix(8))", pushToken: token,
-                    passTypeIdentifier: passType, serialNumber: serial, now: Date()
+                    deviceLibraryIdentifier: "device\(index)x\(UUID().uuidString.prefix(8))", pushToken: .hex(token),
+                    passTypeIdentifier: passType, serialNumber: "\(serial)", now: Date()
                 )
             }
         }
@@ -78,7 +78,7 @@ struct PushResilienceTests {
         let store = try Storage.openStore(url: fixture.app.databaseURL)
         defer { store.close() }
         #expect(try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0])
-        let log = try store.withSession(.read) { try $0.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 100) }
+        let log = try store.withSession(.read) { try $0.latestPushes(tokenHashes: tokens.map { try PushDispatcher.tokenHash(.hex($0)) }, limit: 100) }
         #expect(log.count == 10)
         #expect(log.allSatisfy { $0.status == 200 })
     }

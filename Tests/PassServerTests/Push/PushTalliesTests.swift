@@ -15,7 +15,7 @@ struct PushTalliesTests {
     func answer(_ id: Int64, _ outcome: PushPolicy.Outcome, event: String? = "E", job: String? = "J")
         -> OutboxAnswer<OutboxRow, PushDelivery>
     {
-        var row = OutboxRow(id: id, pushToken: "t\(id)", passTypeIdentifier: "pass.a", generation: 1, attempts: 0, firstEnqueuedAt: now)
+        var row = OutboxRow(id: id, pushToken: .fixture("t\(id)"), passTypeIdentifier: "pass.a", generation: 1, attempts: 0, firstEnqueuedAt: now)
         row.eventID = event
         row.jobID = job
         return OutboxAnswer(row: row, answer: PushDelivery(outcome: outcome, apnsID: nil), latency: .milliseconds(2))

@@ -1,4 +1,5 @@
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Storage
 
@@ -23,14 +24,14 @@ struct RetentionRows {
 
     private static let survivorsAtNow: [String: [String]] = [
         "push_log": ["edge", "young"],
-        "push_outbox": ["failed-young", "pending-old"],
+        "push_outbox": ["failed-young", "pending-old"].map { PushToken.fixture($0).rawValue },
         "mail_outbox": ["no-event", "young-ended"],
         "jobs": ["done-young", "running"],
         "registrations": ["dev-mixed/young-no-end", "dev-young/no-event", "dev-young/young-ended"],
         "devices": ["dev-mixed", "dev-young"],
     ]
 
-    static let passType = "pass.test.retention"
+    static let passType: PassTypeIdentifier = "pass.test.retention"
 
     /// Writes the rows; `extraPushLog` more push log rows past their retention test batching.
     static func populate(_ store: any Store, now: Date, retention: Configuration.Retention = .init(), margin: TimeInterval, extraPushLog: Int = 0) throws {
@@ -55,7 +56,7 @@ struct RetentionRows {
                                            ("pending-old", "pending", ago(retention.pushLog, -margin * 2), tomorrow)] {
             try store.execute("""
                 INSERT INTO push_outbox (push_token, pass_type_identifier, next_attempt_at, first_enqueued_at, state)
-                VALUES (\(token), \(passType), \(millis(next)), \(millis(time)), \(state))
+                VALUES (\(PushToken.fixture(token)), \(passType), \(millis(next)), \(millis(time)), \(state))
                 """)
         }
 
@@ -67,7 +68,7 @@ struct RetentionRows {
         let noEndOld = try event("no-end-old", starts: ago(retention.registrations, -margin), ends: nil)
         let noEndYoung = try event("no-end-young", starts: ago(retention.registrations, margin), ends: nil)
         for (serial, eventID) in [("old-ended", endedOld), ("young-ended", endedYoung), ("old-no-end", noEndOld),
-                                  ("young-no-end", noEndYoung), ("no-event", nil)] as [(String, String?)] {
+                                  ("young-no-end", noEndYoung), ("no-event", nil)] as [(SerialNumber, String?)] {
             _ = try store.withSession(.write) {
                 try $0.insertPass(NewPass(
                     passTypeIdentifier: passType, serialNumber: serial, authenticationTokenHash: Array("a-\(serial)".utf8),
@@ -88,7 +89,7 @@ struct RetentionRows {
                                  ("dev-young", "young-ended"), ("dev-young", "no-event")] {
             _ = try store.withSession(.write) {
                 try $0.upsertRegistration(
-                    deviceLibraryIdentifier: device, pushToken: "token-\(device)", passTypeIdentifier: passType, serialNumber: serial, now: now
+                    deviceLibraryIdentifier: "\(device)", pushToken: .fixture("token-\(device)"), passTypeIdentifier: passType, serialNumber: "\(serial)", now: now
                 )
             }
         }

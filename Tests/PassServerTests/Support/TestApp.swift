@@ -35,7 +35,9 @@ final class TestApp: Sendable {
 
     var port: Int { application.port }
     var store: any Store { application.store }
-    var passTypeIdentifier: String { application.passes.passTypeIdentifier }
+    var passTypeIdentifier: String { application.passes.signer.passTypeIdentifier }
+    /// The same, as the store takes it.
+    var passType: PassTypeIdentifier { "\(passTypeIdentifier)" }
 
     /// Starts an application. `apns` nil logs pushes instead of sending; otherwise pushes go to that fake.
     /// `frozenAt` stops the application's wall clock for certificate checks and retention at that
