@@ -10,6 +10,10 @@ public final class StoreSession {
     private var transactionDepth = 0
     /// Set when a transaction nested in another one threw: the outermost one then rolls back.
     private var rollbackOnly = false
+    /// Set once the outermost transaction ran its final statement (`executeFinal`): no statement
+    /// may follow. `finalCommitted` if that statement and the COMMIT with it succeeded.
+    private var finalStatementRun = false
+    private var finalCommitted = false
     /// Statements this session has run, transaction control aside: bulk operations promise a
     /// fixed number of round trips whatever their size, and tests hold them to it.
     private(set) var statementsRun = 0
@@ -24,9 +28,39 @@ public final class StoreSession {
     /// Runs one statement and returns its rows.
     @discardableResult
     public func execute(_ query: SQLQuery) throws -> [SQLRow] {
-        if rollbackOnly { throw Self.rolledBack }
+        try mayRun()
         statementsRun += 1
         return try connection.query(query)
+    }
+
+    /// Runs `query` as the last statement of the transaction the caller opened (the body of its
+    /// own `transaction` call) and returns its rows.
+    ///
+    /// In the outermost transaction the COMMIT goes with the statement: on PostgreSQL in the same
+    /// round trip (a libpq pipeline), so the locks the statement takes, such as the revision
+    /// counter's, are released as soon as the server has run it rather than after its rows have
+    /// reached this process and a COMMIT has come back. The transaction is then over: a statement
+    /// run after it throws, and an error the body throws after it cannot undo what was committed.
+    /// If the statement or the COMMIT fails, nothing is committed: the error is thrown and the
+    /// transaction rolls back, as when `execute` fails.
+    ///
+    /// In a transaction nested in another one this is `execute`: nothing is committed before the
+    /// outermost one returns.
+    @discardableResult
+    func executeFinal(_ query: SQLQuery) throws -> [SQLRow] {
+        guard transactionDepth == 1 else { return try execute(query) }
+        try mayRun()
+        statementsRun += 1
+        finalStatementRun = true
+        let rows = try connection.queryThenCommit(query)
+        finalCommitted = true
+        return rows
+    }
+
+    /// Throws if the transaction can run no more statements.
+    private func mayRun() throws {
+        if rollbackOnly { throw Self.rolledBack }
+        if finalStatementRun { throw Self.finished }
     }
 
     /// Runs `body` atomically.
@@ -53,17 +87,26 @@ public final class StoreSession {
         defer {
             transactionDepth = 0
             rollbackOnly = false
+            finalStatementRun = false
+            finalCommitted = false
         }
         let result: T
         do {
             result = try body()
         } catch {
-            try? connection.executeScript("ROLLBACK")
+            if !finalCommitted { try? connection.executeScript("ROLLBACK") }
             throw error
         }
+        // Committed with its final statement; whatever failed after it ran no statement.
+        if finalCommitted { return result }
         if rollbackOnly {
             try? connection.executeScript("ROLLBACK")
             throw Self.rolledBack
+        }
+        if finalStatementRun {
+            // The body caught the final statement's error: the transaction is lost all the same.
+            try? connection.executeScript("ROLLBACK")
+            throw Self.finalFailed
         }
         do {
             try connection.executeScript("COMMIT")
@@ -75,6 +118,8 @@ public final class StoreSession {
     }
 
     private static let rolledBack = StorageError(.backend, "the transaction was rolled back: a transaction nested in it failed")
+    private static let finished = StorageError(.backend, "the transaction already ended with its final statement")
+    private static let finalFailed = StorageError(.backend, "the transaction was rolled back: its final statement failed")
 
     /// Runs a query expected to return at most one row.
     func first(_ query: SQLQuery) throws -> SQLRow? {

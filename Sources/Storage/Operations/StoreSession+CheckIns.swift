@@ -34,7 +34,8 @@ extension StoreSession {
                 ON CONFLICT (pass_id) DO UPDATE SET checked_in_at = excluded.checked_in_at, gate = excluded.gate,
                     scanner = excluded.scanner, recorded_at = excluded.recorded_at
                 """
-            switch try apply(PassChange(checkedInAt: .some(scannedAt)), to: locked, alongside: upsert, now: now) {
+            // The last statement of the transaction: on PostgreSQL the COMMIT goes with it.
+            switch try apply(PassChange(checkedInAt: .some(scannedAt)), to: locked, alongside: upsert, final: true, now: now) {
             case .updated(let pass, let enqueued):
                 return .checkedIn(pass, record, pushTokensEnqueued: enqueued, superseded: superseded)
             case .unchanged(let pass):
@@ -52,7 +53,7 @@ extension StoreSession {
                 throw StorageError(.notFound, "no such pass")
             }
             let change = locked.pass.checkedInAt == nil ? PassChange() : PassChange(checkedInAt: .some(nil))
-            return try apply(change, to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(locked.pass.id)", now: now)
+            return try apply(change, to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(locked.pass.id)", final: true, now: now)
         }
     }
 

@@ -82,7 +82,7 @@ extension StoreSession {
             guard let locked = try lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
                 throw StorageError(.notFound, "no such pass")
             }
-            return try apply(try decide(locked.pass), to: locked, now: now)
+            return try apply(try decide(locked.pass), to: locked, final: true, now: now)
         }
     }
 
@@ -107,7 +107,12 @@ extension StoreSession {
     /// What needs no revision (whether the event is archived) is read before; on PostgreSQL the
     /// counter, the pass, its pushes and its registrations are updated in one statement, so the
     /// lock is held for that statement and the commit.
-    func apply(_ change: PassChange, to locked: LockedPass, alongside: SQLQuery? = nil, now: Date) throws -> PassUpdate {
+    ///
+    /// `final`: the change is the last thing the caller's own transaction does, so its statement
+    /// ends the transaction (`executeFinal`): in the outermost transaction on PostgreSQL the COMMIT
+    /// goes in the statement's round trip and the counter's lock is released without waiting for
+    /// this process. Nested in another transaction, the outermost one commits as usual.
+    func apply(_ change: PassChange, to locked: LockedPass, alongside: SQLQuery? = nil, final: Bool = false, now: Date) throws -> PassUpdate {
         let current = locked.pass
         let target = change.applied(to: current)
         if target == current && !change.touch {
@@ -146,7 +151,7 @@ extension StoreSession {
                 ? "SELECT 1 AS id WHERE false"
                 : enqueueStatement(where: thisPass, owner: owner, now: now)
             let extra: SQLQuery = alongside.map { "alongside AS (\($0))," } ?? ""
-            guard let row = try first("""
+            let statement: SQLQuery = """
                 WITH \(extra)next AS (UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value),
                 upd AS (
                     UPDATE passes SET \(assignments), revision = next.value FROM next
@@ -157,7 +162,8 @@ extension StoreSession {
                     UPDATE registrations r SET pass_revision = next.value FROM next
                     WHERE \(thisPass))
                 SELECT upd.*, (SELECT count(*) FROM pushes) AS enqueued FROM upd
-                """)
+                """
+            guard let row = try (final ? executeFinal(statement) : execute(statement)).first
             else { throw StorageError(.notFound, "no such pass") }
             return .updated(try StoredPass(row: row), pushTokensEnqueued: try row.int("enqueued"))
         }
@@ -171,10 +177,11 @@ extension StoreSession {
         let updated = try StoredPass(row: updatedRow)
         let enqueued = archived ? 0 : try enqueuePushes(where: thisPass, owner: owner, now: now)
         // After the outbox rows: the dispatcher locks outbox rows, then registrations.
-        try execute("""
+        let registrations: SQLQuery = """
             UPDATE registrations SET pass_revision = \(updated.revision)
             WHERE pass_type_identifier = \(current.passTypeIdentifier) AND serial_number = \(current.serialNumber)
-            """)
+            """
+        if final { try executeFinal(registrations) } else { try execute(registrations) }
         return .updated(updated, pushTokensEnqueued: enqueued)
     }
 

@@ -22,6 +22,8 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
     private var preparedCount = 0
     /// Statements evicted from the cache, freed on the server once no transaction is open.
     private var retired: [String] = []
+    /// Set when a pipeline could not be left in a known state: the connection is not lent again.
+    private var broken = false
 
     /// Prepared statements kept per connection.
     static let statementCacheCapacity = 200
@@ -64,7 +66,7 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
     }
 
     /// Whether libpq still believes the connection is usable.
-    var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+    var isConnected: Bool { !broken && PQstatus(handle) == CONNECTION_OK }
 
     /// Whether an idle connection still looks usable. An idle session expects nothing from the
     /// server (we never LISTEN), so anything readable on its socket means the server said goodbye
@@ -87,6 +89,7 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
         // A new session: the statements prepared on the old one are gone with it.
         _ = statements.removeAll()
         retired.removeAll()
+        broken = false
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             let error = PGError(sqlState: "", message: Self.trimmed(PQerrorMessage(handle)))
@@ -107,6 +110,96 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
         let result = try executePrepared(sql: sql, parameters: parameters, mayRetry: true)
         defer { PQclear(result) }
         return rows(of: result)
+    }
+
+    /// Runs `query`, the last statement of the open transaction block, and COMMIT in one round trip
+    /// (a libpq pipeline), so the locks the statement takes are released as soon as the server
+    /// has run it, not after its rows have reached the caller and the caller has sent COMMIT.
+    ///
+    /// If the statement fails, the server skips the COMMIT (`PGRES_PIPELINE_ABORTED`) and the
+    /// transaction block stays open and failed, as after a failed `query`: the caller rolls it
+    /// back. If the COMMIT fails, the server has ended the block (rolled back). Either way the
+    /// error is thrown as `query` would throw it, and the connection leaves pipeline mode before
+    /// this returns; a connection lost mid-pipeline is `.unavailable`.
+    func queryThenCommit(_ query: SQLQuery) throws -> [SQLRow] {
+        let (sql, binds) = try query.render(for: .postgres)
+        let parameters = try PGParameters(binds)
+        let key = sql + "\u{0}" + parameters.signature
+        // Prepared outside the pipeline (a synchronous round trip, once per connection).
+        let name = try statement(for: key, sql: sql, parameters: parameters)
+        let (statementResult, commitResult) = try pipeline { handle in
+            parameters.withValues { values in
+                PQsendQueryPrepared(handle, name, parameters.count, values, parameters.lengths, parameters.formats, 0)
+            } == 1 && PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 0) == 1
+        }
+        defer {
+            PQclear(statementResult)
+            PQclear(commitResult)
+        }
+        // The transaction is lost either way: forget a statement that no longer fits the schema.
+        if let statementResult, Self.isStaleStatement(statementResult) { _ = statements.remove(key) }
+        try check(statementResult)
+        try check(commitResult)
+        guard let statementResult else { throw StorageError(.unavailable, "PostgreSQL connection failed") }
+        return rows(of: statementResult)
+    }
+
+    /// Sends two queries (`send` queues them) and a sync point in pipeline mode, reads both
+    /// results and leaves pipeline mode. A query's result is nil if none arrived (the connection
+    /// broke first); `check` turns that into `.unavailable`.
+    private func pipeline(_ send: (OpaquePointer) -> Bool) throws -> (OpaquePointer?, OpaquePointer?) {
+        guard PQenterPipelineMode(handle) == 1 else {
+            let error = PGError(sqlState: "", message: Self.trimmed(PQerrorMessage(handle)))
+            throw StorageError(.unavailable, "PostgreSQL connection failed", underlying: error)
+        }
+        guard send(handle), PQpipelineSync(handle) == 1 else {
+            // Part of the pipeline may be on its way: the session's state is unknown.
+            let error = PGError(sqlState: "", message: Self.trimmed(PQerrorMessage(handle)))
+            leavePipeline()
+            broken = true
+            throw StorageError(.unavailable, "PostgreSQL connection failed", underlying: error)
+        }
+        var synced = false
+        let first = pipelineResult(synced: &synced)
+        let second = synced ? nil : pipelineResult(synced: &synced)
+        // The sync point's own result; nothing follows it. Missing only if the connection broke.
+        if !synced, let sync = PQgetResult(handle) {
+            if PQresultStatus(sync) != PGRES_PIPELINE_SYNC { broken = true }
+            PQclear(sync)
+        }
+        leavePipeline()
+        return (first, second)
+    }
+
+    /// One query's result in a pipeline: its results up to the nil that ends them, keeping the
+    /// first failure, else the last one. A sync point met instead (the query never answered)
+    /// ends the reading and sets `synced`.
+    private func pipelineResult(synced: inout Bool) -> OpaquePointer? {
+        var kept: OpaquePointer?
+        while let result = PQgetResult(handle) {
+            if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                synced = true
+                break
+            }
+            if let kept, !Self.succeeded(kept) {
+                PQclear(result)
+            } else {
+                if let kept { PQclear(kept) }
+                kept = result
+            }
+        }
+        return kept
+    }
+
+    /// Leaves pipeline mode; a connection that cannot is not lent again.
+    private func leavePipeline() {
+        if PQexitPipelineMode(handle) != 1 { broken = true }
+    }
+
+    private static func succeeded(_ result: OpaquePointer) -> Bool {
+        let status = PQresultStatus(result)
+        return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY
     }
 
     /// Runs `sql` as a named prepared statement of this session, preparing it on first use: the
