@@ -81,8 +81,9 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
         return ready == 0
     }
 
-    /// Whether the session sits outside any transaction.
-    var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
+    /// Whether the session sits outside any transaction (and outside pipeline mode, which
+    /// `queryThenCommit` always leaves: a connection still in it is not lent again).
+    var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE && PQpipelineStatus(handle) == PQ_PIPELINE_OFF }
 
     /// Reconnects with the same parameters (after a server restart).
     func reset() throws {
