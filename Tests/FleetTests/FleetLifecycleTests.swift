@@ -51,11 +51,9 @@ struct FleetLifecycleTests {
     func busyServerIsRetried() async throws {
         let server = try ScriptedHTTPServer()
         defer { server.stop() }
-        let loop = try EventLoop()
-        loop.start()
+        let loop = try ClientPoolTests.loop(port: server.port)
         defer { loop.stop() }
         let driver = try FleetDriver(configuration: Self.configuration(), loop: loop)
-        loop.execute { loop.pool = ClientPool(port: server.port, capacity: 1, requestTimeout: 30) }
 
         let began = Date()
         let retried = await Self.call(driver, "/busy-once", attempts: 2)
