@@ -45,7 +45,10 @@ struct PushReplyTableTests {
         fixture.fake.script(token: phone.pushToken, [.unregistered(timestampMilliseconds: Self.milliseconds(stamp))])
         try fixture.change(serial)
         try await eventually("410 answered and recorded") { try fixture.log(phone.pushToken).map(\.status) == [410] }
-        try await eventually("outbox emptied") { try fixture.counts.pending == 0 }
+        // The dispatcher counts a batch just after recording it.
+        try await eventually("outbox emptied and the 410 counted") {
+            try fixture.counts.pending == 0 && fixture.app.application.dispatcher.statistics.pruned >= 1
+        }
         #expect(try fixture.registrations(serial) == 1)
         let ticket = try #require(try fixture.app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject)
         #expect((ticket["prunedRegistrations"] as? [Any])?.isEmpty == true, "nothing was pruned")
@@ -160,8 +163,9 @@ struct PushReplyTableTests {
         // Refused again if it were ever retried.
         fixture.fake.script(token: phone.pushToken, Array(repeating: .error(status: 400, reason: "BadPriority"), count: 5))
         try fixture.change(serial)
-        try await eventually("the others delivered and the row failed") {
+        try await eventually("the others delivered and the row failed, and counted") {
             try healthy.allSatisfy { fixture.fake.count(token: $0.pushToken) == 1 } && fixture.counts.summary == [0, 0, 1]
+                && fixture.app.application.dispatcher.statistics.failed >= 1
         }
         #expect(try fixture.readiness().status == 200)
         let statistics = fixture.app.application.dispatcher.statistics

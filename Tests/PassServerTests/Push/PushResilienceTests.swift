@@ -54,7 +54,10 @@ struct PushResilienceTests {
         defer { fixture.stop() }
         let (serial, tokens) = try Self.bulkRegistrations(fixture, count: 2_000)
         try fixture.change(serial)
-        try await eventually("outbox emptied", timeout: 90) { try fixture.counts.summary == [0, 0, 0] }
+        // The dispatcher counts a batch just after recording it: wait for both.
+        try await eventually("outbox emptied and every delivery counted", timeout: 90) {
+            try fixture.counts.summary == [0, 0, 0] && fixture.app.application.dispatcher.statistics.delivered >= 2_000
+        }
         let pushes = fixture.fake.pushes
         var perToken: [String: Int] = [:]
         for push in pushes { perToken[push.token, default: 0] += 1 }
