@@ -72,11 +72,6 @@ struct DeviceController: Sendable {
 
     // MARK: What changed
 
-    struct SerialsBody: Encodable {
-        var serialNumbers: [String]
-        var lastUpdated: String
-    }
-
     func changedSerials(_ request: Request) throws -> Response {
         let device = try DeviceRequest.device(request)
         let passType = try DeviceRequest.passType(request)
@@ -96,27 +91,24 @@ struct DeviceController: Sendable {
                 )
             }
         }
-        let body = SerialsBody(serialNumbers: changed.serialNumbers.map(\.rawValue), lastUpdated: String(last))
-        guard let bytes = Self.serialsJSON(body) else { return .json(body, encoder: .api) }
-        return Response(status: 200, headers: ["Content-Type": "application/json"], body: bytes)
+        return Response(status: 200, headers: ["Content-Type": "application/json"], body: Self.serialsJSON(changed.serialNumbers, lastUpdated: last))
     }
 
-    /// The list answer, byte for byte what `JSONEncoder.api` makes of it, when no string in it needs
-    /// escaping (nil otherwise: the encoder writes it). Every phone asks for it after a change.
-    static func serialsJSON(_ body: SerialsBody) -> [UInt8]? {
-        func plain(_ text: String) -> Bool {
-            !text.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
-        }
-        guard plain(body.lastUpdated), body.serialNumbers.allSatisfy(plain) else { return nil }
+    /// The list answer, `{"lastUpdated":"<tag>","serialNumbers":[…]}`, byte for byte what
+    /// `JSONEncoder.api` makes of it, written directly: every phone asks for it after a change.
+    /// Nothing in it needs escaping: the tag is digits and a `SerialNumber` holds only letters,
+    /// digits and `-_.:`.
+    static func serialsJSON(_ serials: [SerialNumber], lastUpdated: Int64) -> [UInt8] {
+        let tag = String(lastUpdated)
         var out: [UInt8] = []
-        out.reserveCapacity(40 + body.lastUpdated.utf8.count + body.serialNumbers.reduce(0) { $0 + $1.utf8.count + 3 })
+        out.reserveCapacity(40 + tag.utf8.count + serials.reduce(0) { $0 + $1.rawValue.utf8.count + 3 })
         out.append(contentsOf: #"{"lastUpdated":""#.utf8)
-        out.append(contentsOf: body.lastUpdated.utf8)
+        out.append(contentsOf: tag.utf8)
         out.append(contentsOf: #"","serialNumbers":["#.utf8)
-        for (index, serial) in body.serialNumbers.enumerated() {
+        for (index, serial) in serials.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: serial.utf8)
+            out.append(contentsOf: serial.rawValue.utf8)
             out.append(UInt8(ascii: "\""))
         }
         out.append(contentsOf: "]}".utf8)
