@@ -17,7 +17,7 @@ struct MigrationTests {
         try fixture.makePass(serial: "keep")
         try fixture.store.migrate()
         try fixture.store.migrate()
-        #expect(try Self.versions(fixture.store) == [1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13])
+        #expect(try Self.versions(fixture.store) == [1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14])
         #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "keep") } != nil)
     }
 
@@ -26,10 +26,27 @@ struct MigrationTests {
         let fixture = try StoreFixture(backend, migrate: false)
         let stores = [fixture.store, try fixture.reopen()]
         try onThreads(2) { index in try stores[index].migrate() }
-        #expect(try Self.versions(stores[1]) == [1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13])
+        #expect(try Self.versions(stores[1]) == [1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14])
         let pass = try fixture.makePass(serial: "after")
         #expect(pass.revision == 1)
         stores[1].close()
+    }
+
+    /// A pending push row is written to the indexes that claim and deduplicate it and no others:
+    /// retention reads failed rows only, and the metrics read the oldest pending push from the table.
+    @Test(arguments: Backend.allCases)
+    func pendingOutboxRowsPayForThreeIndexes(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let query: SQLQuery = switch backend {
+        case .postgres: "SELECT indexname AS name FROM pg_indexes WHERE tablename = 'push_outbox'"
+        case .sqlite: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'push_outbox' AND name NOT LIKE 'sqlite_autoindex%'"
+        }
+        let names = Set(try fixture.store.execute(query).map { try $0.string("name") })
+        let expected: Set<String> = switch backend {
+        case .postgres: ["push_outbox_pkey", "push_outbox_push_token_pass_type_identifier_key", "push_outbox_ready", "push_outbox_failed"]
+        case .sqlite: ["push_outbox_ready", "push_outbox_failed"]
+        }
+        #expect(names == expected)
     }
 
     @Test func openRejectsUnknownURLs() throws {

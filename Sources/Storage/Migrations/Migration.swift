@@ -12,7 +12,7 @@ struct Migration: Sendable {
     }
 
     /// Every migration, in the order they apply. Append only; never edit an applied one.
-    static let all: [Migration] = [initialSchema, retention, pushOutcomes, downloadNonce, organizers, reach, sessions, hotUpdates, checkIns, mail, claimOrder, searchIndexes]
+    static let all: [Migration] = [initialSchema, retention, pushOutcomes, downloadNonce, organizers, reach, sessions, hotUpdates, checkIns, mail, claimOrder, searchIndexes, pendingIndexes]
 }
 
 extension StoreSession {
