@@ -174,6 +174,10 @@ extension Configuration {
         Setting("PUSH_BATCH_SIZE", "Outbox rows claimed per dispatcher round", default: "500") { config, raw throws(SettingProblem) in
             config.push.batchSize = try Parse.integer(raw, in: 1...10_000)
         },
+        Setting("PUSH_CONCURRENCY", "Pushes in flight at once (claimed and not yet answered), over all APNs connections", default: "1000") {
+            config, raw throws(SettingProblem) in
+            config.push.concurrency = try Parse.integer(raw, in: 1...10_000)
+        },
         Setting("PUSH_HALT_PAUSE", "After APNs rejects our credentials or topic (403; 400 BadTopic, TopicDisallowed, MissingTopic), pause all sending this long, then probe with one push", default: "5m") {
             config, raw throws(SettingProblem) in
             config.push.haltPause = try Parse.seconds(raw, in: 1...86_400)

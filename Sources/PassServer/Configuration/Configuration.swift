@@ -109,7 +109,7 @@ public struct Configuration: Sendable, Equatable {
         /// How long a push may keep being retried (429, 5xx, connection loss) before it is marked failed.
         public var maxRetryAge = 86_400
         public var batchSize = 500
-        public var concurrency = 200
+        public var concurrency = 1000
         /// After APNs refuses our credentials or topic (403; 400 BadTopic, TopicDisallowed,
         /// MissingTopic), how long sending pauses before one push probes again.
         public var haltPause = 300

@@ -23,7 +23,7 @@ struct PushCrashTests {
     static func environment(_ certificates: TestCertificates, databaseURL: String, fake: FakeAPNs) -> [String: String] {
         ServerProcess.environment(certificates: certificates, databaseURL: databaseURL).merging([
             "APNS_MODE": "live", "APNS_URL": fake.url, "APNS_CA_FILE": certificates.rootCertificate,
-            "APNS_REQUEST_TIMEOUT": "10", "PUSH_LEASE": "25", "LOG_LEVEL": "warning",
+            "APNS_REQUEST_TIMEOUT": "10", "PUSH_LEASE": "25", "PUSH_CONCURRENCY": "200", "LOG_LEVEL": "warning",
         ]) { _, override in override }
     }
 
@@ -48,7 +48,7 @@ struct PushCrashTests {
 
         let environment = Self.environment(certificates, databaseURL: databaseURL, fake: fake)
         let first = try ServerProcess(["serve"], environment: environment, directory: directory)
-        // The first round (200 rows, the default concurrency) has been answered and recorded once the
+        // The first round (200 rows, PUSH_CONCURRENCY) has been answered and recorded once the
         // second round is being sent; kill while that one waits for its slow answers.
         let pid = first.process.processIdentifier
         let killed = await ServerProcess.killAsSoonAs { fake.pushes.count > 200 ? pid : nil }
