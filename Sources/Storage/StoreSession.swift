@@ -17,6 +17,11 @@ public final class StoreSession {
     /// Statements this session has run, transaction control aside: bulk operations promise a
     /// fixed number of round trips whatever their size, and tests hold them to it.
     private(set) var statementsRun = 0
+    /// Where the connection pipelines (PostgreSQL), what the open transaction has not sent yet: its
+    /// BEGIN until its first statement, and the writes whose rows nobody reads
+    /// (`executeDeferred`). They go with the next statement, or with the COMMIT.
+    private var beginPending = false
+    private var deferred: [PipelineStep] = []
 
     init(connection: any SQLConnection, access: StoreAccess) {
         self.connection = connection
@@ -30,7 +35,31 @@ public final class StoreSession {
     public func execute(_ query: SQLQuery) throws -> [SQLRow] {
         try mayRun()
         statementsRun += 1
-        return try connection.query(query)
+        return try send([.query(query)])
+    }
+
+    /// Runs a write whose rows the caller does not read. Inside a transaction on PostgreSQL it is
+    /// sent with the next statement or with the COMMIT (one round trip for all of them); if it
+    /// fails, that later call throws its error and the transaction rolls back. Elsewhere it runs
+    /// at once. For statements whose failure the caller would not handle on its own.
+    func executeDeferred(_ query: SQLQuery) throws {
+        try mayRun()
+        statementsRun += 1
+        if transactionDepth > 0 && connection.pipelines {
+            deferred.append(.query(query))
+        } else {
+            _ = try send([.query(query)])
+        }
+    }
+
+    /// Sends `steps` after whatever the transaction has not sent yet, in one round trip where the
+    /// connection pipelines, and returns the rows of the last query.
+    private func send(_ steps: [PipelineStep]) throws -> [SQLRow] {
+        guard beginPending || !deferred.isEmpty else { return try connection.pipeline(steps) }
+        let all = (beginPending ? [.control("BEGIN")] : []) + deferred + steps
+        beginPending = false
+        deferred.removeAll()
+        return try connection.pipeline(all)
     }
 
     /// Runs `query` as the last statement of the transaction the caller opened (the body of its
@@ -52,7 +81,7 @@ public final class StoreSession {
         try mayRun()
         statementsRun += 1
         finalStatementRun = true
-        let rows = try connection.queryThenCommit(query)
+        let rows = try send([.query(query), .control("COMMIT")])
         finalCommitted = true
         return rows
     }
@@ -81,40 +110,67 @@ public final class StoreSession {
                 throw error
             }
         }
-        // IMMEDIATE takes SQLite's write lock up front, so a read-then-write never hits SQLITE_BUSY.
-        try connection.executeScript(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN")
+        if connection.pipelines {
+            // BEGIN travels with the transaction's first statement.
+            beginPending = true
+        } else {
+            // IMMEDIATE takes SQLite's write lock up front, so a read-then-write never hits SQLITE_BUSY.
+            try connection.executeScript(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN")
+        }
         transactionDepth = 1
         defer {
             transactionDepth = 0
             rollbackOnly = false
             finalStatementRun = false
             finalCommitted = false
+            beginPending = false
+            deferred.removeAll()
         }
         let result: T
         do {
             result = try body()
         } catch {
-            if !finalCommitted { try? connection.executeScript("ROLLBACK") }
+            if !finalCommitted { rollBack() }
             throw error
         }
         // Committed with its final statement; whatever failed after it ran no statement.
         if finalCommitted { return result }
         if rollbackOnly {
-            try? connection.executeScript("ROLLBACK")
+            rollBack()
             throw Self.rolledBack
         }
         if finalStatementRun {
             // The body caught the final statement's error: the transaction is lost all the same.
-            try? connection.executeScript("ROLLBACK")
+            rollBack()
             throw Self.finalFailed
         }
         do {
-            try connection.executeScript("COMMIT")
+            try commit()
         } catch {
-            try? connection.executeScript("ROLLBACK")
+            rollBack()
             throw error
         }
         return result
+    }
+
+    /// Commits the open transaction with whatever it has not sent yet; a transaction that never
+    /// ran a statement never reached the server and sends nothing.
+    private func commit() throws {
+        if beginPending && deferred.isEmpty {
+            beginPending = false
+            return
+        }
+        _ = try send([.control("COMMIT")])
+    }
+
+    /// Rolls back the open transaction; what it has not sent yet is dropped.
+    private func rollBack() {
+        deferred.removeAll()
+        if beginPending {
+            beginPending = false
+            return
+        }
+        try? connection.executeScript("ROLLBACK")
     }
 
     private static let rolledBack = StorageError(.backend, "the transaction was rolled back: a transaction nested in it failed")

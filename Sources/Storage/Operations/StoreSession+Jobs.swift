@@ -66,7 +66,7 @@ extension StoreSession {
             }
             let revision = try nextRevision()
             let range: SQLQuery = "p.event_id = \(eventID) AND p.id > \(job.cursor) AND p.id <= \(last)"
-            try execute("""
+            try executeDeferred("""
                 UPDATE passes SET revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1),
                     job_id = \(jobID)
                 WHERE event_id = \(eventID) AND id > \(job.cursor) AND id <= \(last)
@@ -96,22 +96,22 @@ extension StoreSession {
         return job
     }
 
-    /// Moves a job past a batch: the cursor to `cursor`, `done` up by `done`, and either the lease
-    /// extended or, when `finished`, the job done. With `totalIsDone` the job's `total` follows
+    /// Moves a job past a batch, as the batch's last statement (`executeFinal`): the cursor to
+    /// `cursor`, `done` up by `done`, and either the lease extended or, when `finished`, the job done. With `totalIsDone` the job's `total` follows
     /// what it did (at least `done`, exactly `done` once finished); otherwise it stays as created.
     func advanceJob(
         _ jobID: String, cursor: Int64, done: Int, finished: Bool, totalIsDone: Bool = false, now: Date, lease: Duration
     ) throws -> Job {
         let nowMillis = now.storageMillis
         let total: SQLQuery = !totalIsDone ? "total" : finished ? "done + \(done)" : "\(unsafeRaw: greatest)(total, done + \(done))"
-        guard let row = try first("""
+        guard let row = try executeFinal("""
             UPDATE jobs SET cursor = \(cursor), done = done + \(done), total = \(total),
                 state = \(finished ? "done" : "running"),
                 finished_at = \(finished ? nowMillis : nil),
                 claimed_until = \(finished ? nil : nowMillis + lease.milliseconds),
                 started_at = COALESCE(started_at, \(nowMillis))
             WHERE id = \(jobID) RETURNING \(Self.jobColumns)
-            """)
+            """).first
         else { throw StorageError(.notFound, "no such job") }
         return try Job(row: row)
     }
@@ -123,14 +123,14 @@ extension StoreSession {
     private func copyRevision(_ revision: Int64, jobID: String, eventID: String, passIDs after: Int64, _ last: Int64) throws {
         let batch: SQLQuery = "event_id = \(eventID) AND pass_id > \(after) AND pass_id <= \(last)"
         if dialect == .postgres {
-            try execute("""
+            try executeDeferred("""
                 UPDATE registrations SET pass_revision = \(revision), job_id = \(jobID)
                 WHERE (device_library_identifier, pass_type_identifier, serial_number) IN (
                     SELECT device_library_identifier, pass_type_identifier, serial_number FROM registrations WHERE \(batch)
                     ORDER BY device_library_identifier, pass_type_identifier, serial_number FOR UPDATE)
                 """)
         } else {
-            try execute("UPDATE registrations SET pass_revision = \(revision), job_id = \(jobID) WHERE \(batch)")
+            try executeDeferred("UPDATE registrations SET pass_revision = \(revision), job_id = \(jobID) WHERE \(batch)")
         }
     }
 }

@@ -136,7 +136,7 @@ extension StoreSession {
                 \(change.checkedIn), \(change.emailsQueued), \(change.emailsSent), \(change.emailsFailed))
                 """
         }, separator: ", ")
-        try execute("INSERT INTO event_tally_changes (\(Self.tallyColumns)) VALUES \(values)")
+        try executeDeferred("INSERT INTO event_tally_changes (\(Self.tallyColumns)) VALUES \(values)")
     }
 
     /// Folds up to `limit` tally changes, oldest first, into `event_tallies`; returns how many.

@@ -40,7 +40,7 @@ extension StoreSession {
                 }
             }
             if !deletions.isEmpty {
-                try execute("DELETE FROM \(unsafeRaw: table.name) WHERE \(column("id", in: deletions))")
+                try executeDeferred("DELETE FROM \(unsafeRaw: table.name) WHERE \(column("id", in: deletions))")
                 result.deletedIDs = Set(deletions)
             }
             if updates.count > 0 {
@@ -48,7 +48,7 @@ extension StoreSession {
                     ("id", "bigint"), ("attempts", "integer"), ("next", "bigint"), ("failed", "integer"), ("keep", "integer"),
                     ("status", "integer"), ("reason", "text"),
                 ])
-                try execute("""
+                try executeDeferred("""
                     UPDATE \(unsafeRaw: table.name) SET attempts = x.attempts, next_attempt_at = x.next, claimed_until = NULL,
                         state = CASE WHEN x.failed = 1 THEN 'failed' ELSE 'pending' END,
                         last_status = CASE WHEN x.keep = 1 THEN \(unsafeRaw: table.name).last_status ELSE x.status END,
@@ -77,7 +77,7 @@ extension StoreSession {
         let values = recordSet(records, alias: "x", columns: [
             ("t", "text"), ("p", "text"), ("s", "integer"), ("r", "text"), ("a", "text"), ("l", "bigint"), ("c", "bigint"), ("o", "text"),
         ])
-        try execute("""
+        try executeDeferred("""
             INSERT INTO push_log (token_hash, pass_type_identifier, status, reason, apns_id, latency_ms, created_at, outcome)
             SELECT x.t, x.p, x.s, x.r, x.a, x.l, x.c, x.o FROM \(values)
             """)

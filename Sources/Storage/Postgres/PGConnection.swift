@@ -24,11 +24,15 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
     private var retired: [String] = []
     /// Set when a pipeline could not be left in a known state: the connection is not lent again.
     private var broken = false
+    /// Round trips to the server so far (a pipeline is one), for tests that hold operations to a
+    /// number of them.
+    private(set) var roundTrips = 0
 
     /// Prepared statements kept per connection.
     static let statementCacheCapacity = 200
 
     let dialect = SQLDialect.postgres
+    let pipelines = true
 
     init(url: String, statementTimeoutMilliseconds: Int, generation: Int) throws {
         // connect_timeout first so that a value in the URL (expanded from dbname) overrides it.
@@ -82,7 +86,7 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
     }
 
     /// Whether the session sits outside any transaction (and outside pipeline mode, which
-    /// `queryThenCommit` always leaves: a connection still in it is not lent again).
+    /// `pipeline` always leaves: a connection still in it is not lent again).
     var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE && PQpipelineStatus(handle) == PQ_PIPELINE_OFF }
 
     /// Reconnects with the same parameters (after a server restart).
@@ -100,6 +104,7 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
     }
 
     func executeScript(_ sql: String) throws {
+        roundTrips += 1
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result)
@@ -113,42 +118,70 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
         return rows(of: result)
     }
 
-    /// Runs `query`, the last statement of the open transaction block, and COMMIT in one round trip
-    /// (a libpq pipeline), so the locks the statement takes are released as soon as the server
-    /// has run it, not after its rows have reached the caller and the caller has sent COMMIT.
+    /// Sends `steps` in one round trip (a libpq pipeline) and returns the rows of the last query
+    /// among them: the statements of a transaction whose rows nobody waits for go with the next one
+    /// whose rows are needed, or with the COMMIT, instead of a round trip each.
     ///
-    /// If the statement fails, the server skips the COMMIT (`PGRES_PIPELINE_ABORTED`) and the
-    /// transaction block stays open and failed, as after a failed `query`: the caller rolls it
-    /// back. If the COMMIT fails, the server has ended the block (rolled back). Either way the
-    /// error is thrown as `query` would throw it, and the connection leaves pipeline mode before
-    /// this returns; a connection lost mid-pipeline is `.unavailable`.
-    func queryThenCommit(_ query: SQLQuery) throws -> [SQLRow] {
-        let (sql, binds) = try query.render(for: .postgres)
-        let parameters = try PGParameters(binds)
-        let key = sql + "\u{0}" + parameters.signature
-        // Prepared outside the pipeline (a synchronous round trip, once per connection).
-        let name = try statement(for: key, sql: sql, parameters: parameters)
-        let (statementResult, commitResult) = try pipeline { handle in
-            parameters.withValues { values in
-                PQsendQueryPrepared(handle, name, parameters.count, values, parameters.lengths, parameters.formats, 0)
-            } == 1 && PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 0) == 1
+    /// If a step fails, the server skips every step after it up to the sync point
+    /// (`PGRES_PIPELINE_ABORTED`): an open transaction block stays open and failed, as after a
+    /// failed `query`, for the caller to roll back; a failed COMMIT has ended the block. The first
+    /// failure is thrown as `query` would throw it, after the connection has left pipeline mode; a
+    /// connection lost mid-pipeline is `.unavailable`. One step alone is an ordinary call.
+    func pipeline(_ steps: [PipelineStep]) throws -> [SQLRow] {
+        if steps.count == 1 {
+            switch steps[0] {
+            case .query(let query): return try self.query(query)
+            case .control(let sql):
+                try executeScript(sql)
+                return []
+            }
         }
-        defer {
-            PQclear(statementResult)
-            PQclear(commitResult)
+        // Statements are prepared outside the pipeline (a synchronous round trip, once per
+        // connection and statement).
+        let ready: [ReadyStep] = try steps.map { step in
+            switch step {
+            case .control(let sql): return .control(sql)
+            case .query(let query):
+                let (sql, binds) = try query.render(for: .postgres)
+                let parameters = try PGParameters(binds)
+                let key = sql + "\u{0}" + parameters.signature
+                return .prepared(name: try statement(for: key, sql: sql, parameters: parameters), key: key, parameters: parameters)
+            }
         }
-        // The transaction is lost either way: forget a statement that no longer fits the schema.
-        if let statementResult, Self.isStaleStatement(statementResult) { _ = statements.remove(key) }
-        try check(statementResult)
-        try check(commitResult)
-        guard let statementResult else { throw StorageError(.unavailable, "PostgreSQL connection failed") }
-        return rows(of: statementResult)
+        roundTrips += 1
+        let results = try pipeline(count: ready.count) { handle in
+            ready.allSatisfy { step in
+                switch step {
+                case .control(let sql):
+                    PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0) == 1
+                case .prepared(let name, _, let parameters):
+                    parameters.withValues { values in
+                        PQsendQueryPrepared(handle, name, parameters.count, values, parameters.lengths, parameters.formats, 0)
+                    } == 1
+                }
+            }
+        }
+        defer { results.forEach { PQclear($0) } }
+        // The transaction is lost either way: forget statements that no longer fit the schema.
+        for (step, result) in zip(ready, results) {
+            if case .prepared(_, let key, _) = step, let result, Self.isStaleStatement(result) { _ = statements.remove(key) }
+        }
+        for result in results { try check(result) }
+        guard let last = ready.lastIndex(where: { if case .prepared = $0 { true } else { false } }) else { return [] }
+        guard let result = results[last] else { throw StorageError(.unavailable, "PostgreSQL connection failed") }
+        return rows(of: result)
     }
 
-    /// Sends two queries (`send` queues them) and a sync point in pipeline mode, reads both
+    /// A pipeline step ready to send: a prepared statement with its parameters, or control text.
+    private enum ReadyStep {
+        case prepared(name: String, key: String, parameters: PGParameters)
+        case control(String)
+    }
+
+    /// Sends `count` queries (`send` queues them) and a sync point in pipeline mode, reads their
     /// results and leaves pipeline mode. A query's result is nil if none arrived (the connection
     /// broke first); `check` turns that into `.unavailable`.
-    private func pipeline(_ send: (OpaquePointer) -> Bool) throws -> (OpaquePointer?, OpaquePointer?) {
+    private func pipeline(count: Int, _ send: (OpaquePointer) -> Bool) throws -> [OpaquePointer?] {
         guard PQenterPipelineMode(handle) == 1 else {
             let error = PGError(sqlState: "", message: Self.trimmed(PQerrorMessage(handle)))
             throw StorageError(.unavailable, "PostgreSQL connection failed", underlying: error)
@@ -161,15 +194,16 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
             throw StorageError(.unavailable, "PostgreSQL connection failed", underlying: error)
         }
         var synced = false
-        let first = pipelineResult(synced: &synced)
-        let second = synced ? nil : pipelineResult(synced: &synced)
+        var results: [OpaquePointer?] = []
+        results.reserveCapacity(count)
+        for _ in 0..<count { results.append(synced ? nil : pipelineResult(synced: &synced)) }
         // The sync point's own result; nothing follows it. Missing only if the connection broke.
         if !synced, let sync = PQgetResult(handle) {
             if PQresultStatus(sync) != PGRES_PIPELINE_SYNC { broken = true }
             PQclear(sync)
         }
         leavePipeline()
-        return (first, second)
+        return results
     }
 
     /// One query's result in a pipeline: its results up to the nil that ends them, keeping the
@@ -209,6 +243,7 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
     private func executePrepared(sql: String, parameters: PGParameters, mayRetry: Bool) throws -> OpaquePointer {
         let key = sql + "\u{0}" + parameters.signature
         let name = try statement(for: key, sql: sql, parameters: parameters)
+        roundTrips += 1
         let result = parameters.withValues { values in
             PQexecPrepared(handle, name, parameters.count, values, parameters.lengths, parameters.formats, 0)
         }
@@ -243,6 +278,7 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
         }
         preparedCount += 1
         let name = "pass_server_\(preparedCount)"
+        roundTrips += 1
         let result = PQprepare(handle, name, sql, parameters.count, parameters.types)
         defer { PQclear(result) }
         try check(result)
