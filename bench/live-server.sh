@@ -94,7 +94,7 @@ INSERT INTO registrations (device_library_identifier, pass_type_identifier, seri
 SELECT 'device' || i, '$PASS_TYPE', 'S' || i, 0, 0 FROM generate_series(1, $tickets) AS i;
 UPDATE counters SET value = 1 WHERE name = 'revision';
 COMMIT;
-ANALYZE;
+VACUUM ANALYZE;
 SQL
     seed_seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 }

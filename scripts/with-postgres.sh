@@ -36,7 +36,7 @@ trap stop EXIT INT TERM
 as_owner "$bindir/initdb" -D "$workdir/data" -U passserver --auth=trust --encoding=UTF8 --no-locale >"$workdir/initdb.log" 2>&1 \
     || { cat "$workdir/initdb.log" >&2; exit 1; }
 as_owner "$bindir/pg_ctl" -D "$workdir/data" -l "$workdir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$workdir -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$workdir -c max_connections=300 -c shared_buffers=1GB -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
     start >/dev/null || { cat "$workdir/server.log" >&2; exit 1; }
 
 export PASS_SERVER_TEST_DATABASE_URL="postgres://passserver@127.0.0.1:$port/postgres"
