@@ -109,15 +109,7 @@ struct DeferredStatementTests {
     func settlementRoundTrips() throws {
         let fixture = try StoreFixture(.postgres)
         let start = Date(timeIntervalSince1970: 1_900_000_000)
-        try fixture.store.withSession(.write) { session in
-            for index in 0..<200 {
-                try session.execute("""
-                    INSERT INTO push_outbox (push_token, pass_type_identifier, next_attempt_at, first_enqueued_at)
-                    VALUES (\(String(format: "%064x", index)), \(StoreFixture.passType), \(start.storageMillis), \(start.storageMillis))
-                    """)
-            }
-        }
-        let rows = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 200, now: start, lease: .seconds(600)) }
+        let rows = try fixture.claimedOutboxRows(200, due: start)
         #expect(rows.count == 200)
         let trips = try fixture.store.withSession(.write) { session in
             // A warm-up batch of the same shapes prepares the statements.

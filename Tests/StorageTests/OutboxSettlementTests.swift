@@ -89,15 +89,7 @@ struct OutboxSettlementTests {
     func fixedStatements(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let start = Date()
-        try fixture.store.transaction { session in
-            for index in 0..<303 {
-                try session.execute("""
-                    INSERT INTO push_outbox (push_token, pass_type_identifier, next_attempt_at, first_enqueued_at)
-                    VALUES (\(String(format: "%064x", index)), \(StoreFixture.passType), \(start.storageMillis), \(start.storageMillis))
-                    """)
-            }
-        }
-        let rows = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 400, now: start, lease: .seconds(600)) }
+        let rows = try fixture.claimedOutboxRows(303, due: start)
         #expect(rows.count == 303)
         // A third done, a third retried, a third failed: every statement kind runs in both sizes.
         let entries = rows.enumerated().map { index, row in

@@ -61,6 +61,20 @@ final class StoreFixture: Sendable {
         }
     }
 
+    /// `count` pending push outbox rows due at `due` (tokens `00…0`, `00…1`, …), inserted directly,
+    /// then claimed for ten minutes: the rows a dispatcher would hold in flight.
+    func claimedOutboxRows(_ count: Int, due: Date) throws -> [OutboxRow] {
+        try store.transaction { session in
+            for index in 0..<count {
+                try session.execute("""
+                    INSERT INTO push_outbox (push_token, pass_type_identifier, next_attempt_at, first_enqueued_at)
+                    VALUES (\(String(format: "%064x", index)), \(StoreFixture.passType), \(due.storageMillis), \(due.storageMillis))
+                    """)
+            }
+        }
+        return try store.withSession(.write) { try $0.claimOutbox(limit: count + 100, now: due, lease: .seconds(600)) }
+    }
+
     func makeEvent(now: Date = Date()) throws -> Event {
         try store.withSession(.write) {
             try $0.createEvent(NewEvent(
