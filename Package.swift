@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "CertificatesTests", dependencies: ["Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassServerTestingTests", dependencies: ["PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "MailTests", dependencies: ["Mail", "PassServerTesting"], swiftSettings: swiftSettings),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FleetTests",
             dependencies: ["Fleet", "APNs", "PassBundle", "Certificates", "PassServerTesting"],

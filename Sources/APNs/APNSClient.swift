@@ -11,7 +11,6 @@
 // I/O thread, never on Swift's cooperative pool.
 
 import Foundation
-import PassIdentifiers
 public import Logging
 import Synchronization
 
@@ -54,26 +53,21 @@ public final class APNSClient: Sendable {
     }
 
     /// What becomes of one submitted push: APNs's answer (any HTTP status), or the transport
-    /// problem (connection, TLS, timeout, shutdown, invalid request).
+    /// problem (connection, TLS, timeout, shutdown).
     public typealias Completion = @Sendable (Result<APNSResponse, APNSError>) -> Void
 
     /// Hands pushes to the I/O thread without waiting. Each completion runs exactly once: on the
     /// I/O thread when APNs answers or the push fails, or on the calling thread at once when the
-    /// request is invalid or the client is shut down. Keep completions short (append to a queue):
-    /// they run on the thread that serves every connection.
+    /// client is shut down. Keep completions short (append to a queue): they run on the thread
+    /// that serves every connection.
     public func submit(_ pushes: [(request: APNSRequest, completion: Completion)]) {
         var accepted: [PendingPush] = []
         accepted.reserveCapacity(pushes.count)
         for push in pushes {
-            do throws(APNSError) {
-                try Self.validate(push.request)
-                let completion = push.completion
-                accepted.append(PendingPush(id: 0, request: push.request) { result in
-                    completion(result.mapError { $0 as? APNSError ?? APNSError(code: .shutdown, message: "\($0)") })
-                })
-            } catch {
-                push.completion(.failure(error))
-            }
+            let completion = push.completion
+            accepted.append(PendingPush(id: 0, request: push.request) { result in
+                completion(result.mapError { $0 as? APNSError ?? APNSError(code: .shutdown, message: "\($0)") })
+            })
         }
         enqueue(accepted)
     }
@@ -82,7 +76,6 @@ public final class APNSClient: Sendable {
     /// transport problems (connection, TLS, timeout, shutdown) throw `APNSError`. Cancelling the
     /// calling task abandons the push (its stream is reset) and throws `CancellationError`.
     public func send(_ request: APNSRequest) async throws -> APNSResponse {
-        try Self.validate(request)
         let id = shared.state.withLock { inbox -> UInt64 in
             defer { inbox.nextRequestID += 1 }
             return inbox.nextRequestID
@@ -136,16 +129,6 @@ public final class APNSClient: Sendable {
 
     /// Connections and streams right now.
     public var stats: APNSClientStats { shared.state.withLock { $0.stats } }
-
-    /// Rejects what cannot be put into a request path or header; APNs judges the rest.
-    static func validate(_ request: APNSRequest) throws(APNSError) {
-        guard IdentifierBytes.isValid(request.pushToken, maxLength: 200, allowed: IdentifierBytes.isBase64URL) else {
-            throw APNSError(code: .invalidRequest, message: "push token is not a hex string")
-        }
-        guard IdentifierBytes.isValid(request.topic, maxLength: 255, allowed: IdentifierBytes.isVisibleASCII) else {
-            throw APNSError(code: .invalidRequest, message: "topic must be a non-empty visible ASCII string")
-        }
-    }
 }
 
 /// A push handed from a caller to the I/O thread, with what to call when it is settled.

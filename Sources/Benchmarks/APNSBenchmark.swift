@@ -3,6 +3,7 @@
 public import APNs
 import Foundation
 public import Logging
+public import PassIdentifiers
 import Synchronization
 
 /// Sends many pushes through one APNSClient as fast as the server answers, and reports the rate.
@@ -22,7 +23,8 @@ public enum APNSBenchmark {
     /// All pushes go to `pushToken` (a fake does not care; do not point this at Apple).
     public static func run(
         configuration: APNSConfiguration, count: Int, concurrency: Int,
-        pushToken: String = String(repeating: "ab", count: 32), topic: String = "pass.com.example.bench",
+        pushToken: PushToken = PushToken(String(repeating: "ab", count: 32))!,
+        topic: PassTypeIdentifier = PassTypeIdentifier("pass.com.example.bench")!,
         logger: Logger = Logger(label: "apns-bench", level: .warning)
     ) async throws -> Result {
         let client = try APNSClient(configuration: configuration, logger: logger)

@@ -10,7 +10,7 @@ struct APNSClientCancellationTests {
         let harness = try APNsTestHarness.start()
         defer { harness.stop() }
         let slow = APNsTestHarness.token(1)
-        harness.fake.script(token: slow, [.delayed(seconds: 30, then: .success)])
+        harness.fake.script(token: slow.rawValue, [.delayed(seconds: 30, then: .success)])
         let client = harness.client
         let task = Task { try await client.send(APNSRequest(pushToken: slow, topic: APNsTestHarness.topic)) }
         while harness.fake.pushes.isEmpty { try await Task.sleep(for: .milliseconds(5)) }

@@ -37,7 +37,7 @@ struct APNSClientLoadTests {
         defer { harness.stop() }
         let count = 300
         // The first attempt of each push hangs, so the drop surely catches every push in flight.
-        for index in 0..<count { harness.fake.script(token: APNsTestHarness.token(index), [.delayed(seconds: 20, then: .success)]) }
+        for index in 0..<count { harness.fake.script(token: APNsTestHarness.token(index).rawValue, [.delayed(seconds: 20, then: .success)]) }
         let retryableFailures = Counter()
         let otherFailures = Counter()
         let delivered = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -73,7 +73,7 @@ struct APNSClientLoadTests {
         #expect(delivered == count)
         #expect(retryableFailures.value >= count, "every push in flight at the drop failed retryably")
         #expect(otherFailures.value == 0)
-        for index in 0..<count { #expect(harness.fake.count(token: APNsTestHarness.token(index)) >= 1) }
+        for index in 0..<count { #expect(harness.fake.count(token: APNsTestHarness.token(index).rawValue) >= 1) }
     }
 
     @Test("stream limit 1 until the first answer, then 1000: the client follows it")
@@ -133,7 +133,7 @@ struct APNSClientLoadTests {
         let harness = try APNsTestHarness.start(configureClient: { $0.requestTimeout = 0.5 })
         defer { harness.stop() }
         let slow = APNsTestHarness.token(1)
-        harness.fake.script(token: slow, [.delayed(seconds: 5, then: .success)])
+        harness.fake.script(token: slow.rawValue, [.delayed(seconds: 5, then: .success)])
         let error = await #expect(throws: APNSError.self) {
             try await harness.client.send(APNSRequest(pushToken: slow, topic: APNsTestHarness.topic))
         }
@@ -173,7 +173,7 @@ struct APNSClientLoadTests {
         #expect(results.count == 50)
         #expect(results.allSatisfy { $0 == .shutdown })
         let late = await #expect(throws: APNSError.self) {
-            try await client.send(APNSRequest(pushToken: "ab", topic: APNsTestHarness.topic))
+            try await client.send(APNSRequest(pushToken: APNsTestHarness.token(0), topic: APNsTestHarness.topic))
         }
         #expect(late?.code == .shutdown)
     }

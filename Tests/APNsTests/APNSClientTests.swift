@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Logging
+import PassIdentifiers
 import PassServerTesting
 import Testing
 
@@ -17,9 +18,9 @@ struct APNSClientTests {
         #expect(response.apnsID?.count == 36)
         let push = try #require(harness.fake.pushes.first)
         #expect(push.method == "POST")
-        #expect(push.path == "/3/device/" + token)
-        #expect(push.token == token)
-        #expect(push.topic == APNsTestHarness.topic)
+        #expect(push.path == "/3/device/" + token.rawValue)
+        #expect(push.token == token.rawValue)
+        #expect(push.topic == APNsTestHarness.topic.rawValue)
         #expect(push.headers["apns-push-type"] == "background")
         #expect(push.headers["apns-priority"] == "5")
         #expect(push.headers["content-type"] == "application/json")
@@ -48,7 +49,7 @@ struct APNSClientTests {
         ]
         for (index, (answer, status, reason)) in cases.enumerated() {
             let token = APNsTestHarness.token(100 + index)
-            harness.fake.script(token: token, [answer])
+            harness.fake.script(token: token.rawValue, [answer])
             let response = try await harness.client.send(APNSRequest(pushToken: token, topic: APNsTestHarness.topic))
             #expect(response.status == status, "answer \(answer)")
             #expect(response.reason == reason, "answer \(answer)")
@@ -57,7 +58,7 @@ struct APNSClientTests {
         }
         // 429 and 503 are scripted once: the retry gets 200.
         let limited = APNsTestHarness.token(999)
-        harness.fake.script(token: limited, [.error(status: 429, reason: "TooManyRequests")])
+        harness.fake.script(token: limited.rawValue, [.error(status: 429, reason: "TooManyRequests")])
         #expect(try await harness.client.send(APNSRequest(pushToken: limited, topic: APNsTestHarness.topic)).status == 429)
         #expect(try await harness.client.send(APNSRequest(pushToken: limited, topic: APNsTestHarness.topic)).status == 200)
     }
@@ -66,7 +67,11 @@ struct APNSClientTests {
     func badTokenAnsweredByServer() async throws {
         let harness = try APNsTestHarness.start()
         defer { harness.stop() }
-        let response = try await harness.client.send(APNSRequest(pushToken: "nothex", topic: APNsTestHarness.topic))
+        // The server never builds such a token (`PushToken` refuses the text); one marked trusted
+        // without being checked shows what the fake answers.
+        let text = "nothex"
+        #expect(PushToken(text) == nil)
+        let response = try await harness.client.send(APNSRequest(pushToken: PushToken(trusted: text), topic: APNsTestHarness.topic))
         #expect(response.status == 400)
         #expect(response.reason == .badDeviceToken)
     }
@@ -75,7 +80,8 @@ struct APNSClientTests {
     func clientCertificate() async throws {
         let harness = try APNsTestHarness.start()
         defer { harness.stop() }
-        #expect(try await harness.client.send(APNSRequest(pushToken: "ab", topic: APNsTestHarness.topic)).status == 200)
+        let (ab, cd, ef) = (PushToken.fixture("ab"), PushToken.fixture("cd"), PushToken.fixture("ef"))
+        #expect(try await harness.client.send(APNSRequest(pushToken: ab, topic: APNsTestHarness.topic)).status == 200)
 
         let strangerIdentity = try APNsTestHarness.strangerIdentity(harness.certificates)
         var configuration = APNsTestHarness.clientConfiguration(harness.certificates, url: harness.fake.url)
@@ -85,7 +91,7 @@ struct APNSClientTests {
         let stranger = try APNSClient(configuration: configuration, logger: Logger(label: "t", level: .critical))
         defer { stranger.shutdown() }
         let refused = await #expect(throws: APNSError.self) {
-            try await stranger.send(APNSRequest(pushToken: "cd", topic: APNsTestHarness.topic))
+            try await stranger.send(APNSRequest(pushToken: cd, topic: APNsTestHarness.topic))
         }
         #expect(refused?.code == .tls, "a rejected client certificate is a TLS failure, not a retryable one")
         var anonymous = configuration
@@ -94,10 +100,10 @@ struct APNSClientTests {
         let nobody = try APNSClient(configuration: anonymous, logger: Logger(label: "t", level: .critical))
         defer { nobody.shutdown() }
         let anonymousError = await #expect(throws: APNSError.self) {
-            try await nobody.send(APNSRequest(pushToken: "ef", topic: APNsTestHarness.topic))
+            try await nobody.send(APNSRequest(pushToken: ef, topic: APNsTestHarness.topic))
         }
         #expect(anonymousError?.code == .tls)
-        #expect(harness.fake.pushes.map(\.token) == ["ab"])
+        #expect(harness.fake.pushes.map(\.token) == [ab.rawValue])
     }
 
     @Test("a server certificate from an untrusted CA fails with .tls")
@@ -111,7 +117,7 @@ struct APNSClientTests {
         let client = try APNSClient(configuration: configuration, logger: Logger(label: "t", level: .critical))
         defer { client.shutdown() }
         let error = await #expect(throws: APNSError.self) {
-            try await client.send(APNSRequest(pushToken: "ab", topic: APNsTestHarness.topic))
+            try await client.send(APNSRequest(pushToken: PushToken.fixture("ab"), topic: APNsTestHarness.topic))
         }
         #expect(error?.code == .tls)
         #expect(error?.isRetryable == false)

@@ -7,6 +7,7 @@ import APNs
 import Certificates
 import Foundation
 import Logging
+import PassIdentifiers
 import PassServerTesting
 import Synchronization
 
@@ -15,7 +16,7 @@ struct APNsTestHarness {
     let client: APNSClient
     let certificates: TestCertificates
 
-    static let topic = "pass.com.example.tickets"
+    static let topic: PassTypeIdentifier = "pass.com.example.tickets"
 
     /// A fake requiring the test CA's client certificate, and a client presenting it.
     static func start(
@@ -41,9 +42,10 @@ struct APNsTestHarness {
         fake.shutdown()
     }
 
-    /// A distinct hex token per index.
-    static func token(_ index: Int) -> String {
-        String(format: "%064x", index + 1)
+    /// A distinct token per index (64 hex digits). The fake keys its scripts and records by the
+    /// token's `rawValue`.
+    static func token(_ index: Int) -> PushToken {
+        PushToken.hex(String(format: "%064x", index + 1))
     }
 
     /// A client configuration for `url` presenting the pass identity (WWDR as its chain) and

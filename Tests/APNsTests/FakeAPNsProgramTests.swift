@@ -19,7 +19,7 @@ struct FakeAPNsProgramTests {
             logger: Logger(label: "fake-apns", level: .info, sink: sink)
         )
         defer { fake.shutdown() }
-        fake.script(token: APNsTestHarness.token(2), [.error(status: 400, reason: "BadDeviceToken")])
+        fake.script(token: APNsTestHarness.token(2).rawValue, [.error(status: 400, reason: "BadDeviceToken")])
         let client = try APNSClient(configuration: APNsTestHarness.clientConfiguration(certificates, url: fake.url), logger: Logger(label: "t", level: .error))
         defer { client.shutdown() }
         for index in 1...2 {
@@ -29,7 +29,7 @@ struct FakeAPNsProgramTests {
         let lines = sink.lines.filter { $0.contains("push received") }
         #expect(lines.count == 2, "\(sink.lines)")
         for (index, status) in [(1, 200), (2, 400)] {
-            let token = APNsTestHarness.token(index)
+            let token = APNsTestHarness.token(index).rawValue
             let line = lines.first { $0.contains("apns.token=\(token.prefix(8))…") && $0.contains("status=\(status)") }
             #expect(line != nil, "no line for push \(index) in \(lines)")
             #expect(line?.contains("apns.topic=\(APNsTestHarness.topic)") == true)
@@ -93,9 +93,9 @@ struct FakeAPNsProgramTests {
         // The log line is written before the answer is sent, so it is there by now.
         let log = try String(contentsOf: errorFile, encoding: .utf8)
         let line = log.split(separator: "\n").first { $0.contains("push received") }
-        #expect(line?.contains("apns.token=\(token.prefix(8))…") == true, "\(log)")
+        #expect(line?.contains("apns.token=\(token.rawValue.prefix(8))…") == true, "\(log)")
         #expect(line?.contains("apns.topic=\(APNsTestHarness.topic)") == true && line?.contains("status=200") == true, "\(log)")
-        #expect(!log.contains(token))
+        #expect(!log.contains(token.rawValue))
     }
 
     /// Runs `fake-apns` with `arguments` and waits for it.

@@ -15,12 +15,12 @@ struct FakeAPNsPushHookTests {
         })
         defer { harness.stop() }
         let gone = APNsTestHarness.token(2)
-        harness.fake.script(token: gone, [.unregistered(timestampMilliseconds: 1)])
+        harness.fake.script(token: gone.rawValue, [.unregistered(timestampMilliseconds: 1)])
         for index in 0..<3 {
             _ = try await harness.client.send(APNSRequest(pushToken: APNsTestHarness.token(index), topic: APNsTestHarness.topic))
         }
         let pushes = heard.withLock { $0 }.sorted { $0.token < $1.token }
-        #expect(pushes.map(\.token) == (0..<3).map(APNsTestHarness.token))
+        #expect(pushes.map(\.token) == (0..<3).map { APNsTestHarness.token($0).rawValue })
         #expect(pushes.map(\.status) == [200, 200, 410])
         #expect(harness.fake.pushes.isEmpty)
     }

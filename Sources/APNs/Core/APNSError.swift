@@ -14,8 +14,6 @@ public struct APNSError: Error, Sendable, CustomStringConvertible {
         public static let tls = Code("tls")
         /// The server broke HTTP/2 rules.
         public static let protocolError = Code("protocolError")
-        /// The request cannot be sent as given (push token or topic with characters APNs paths and headers cannot carry). Not retryable.
-        public static let invalidRequest = Code("invalidRequest")
         /// The client was shut down before the request was answered.
         public static let shutdown = Code("shutdown")
         /// The configuration (URL, certificate, key) is unusable.

@@ -37,7 +37,7 @@ extension ClientLoop {
             }
             do throws(APNSError) {
                 let stream = try connection.submit(
-                    path: "/3/device/" + push.request.pushToken, topic: push.request.topic, expiration: expiration,
+                    path: "/3/device/" + push.request.pushToken.rawValue, topic: push.request.topic.rawValue, expiration: expiration,
                     pushHeaders: pushHeaders
                 )
                 pushes[id]?.connection = connectionID

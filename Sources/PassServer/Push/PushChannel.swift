@@ -38,7 +38,7 @@ final class PushChannel: OutboxChannel {
     }
 
     func message(for row: OutboxRow) -> APNSRequest {
-        APNSRequest(pushToken: row.pushToken.rawValue, topic: row.passTypeIdentifier.rawValue)
+        APNSRequest(pushToken: row.pushToken, topic: row.passTypeIdentifier)
     }
 
     /// Registrations pruned, by APNs's reason.

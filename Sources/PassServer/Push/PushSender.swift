@@ -46,7 +46,7 @@ struct LoggingPushSender: PushSender {
 
     func send(_ requests: [APNSRequest], answered: @escaping @Sendable (_ index: Int, _ delivery: PushDelivery) -> Void) {
         for (index, request) in requests.enumerated() {
-            logger.info("push (APNS_MODE=log, not sent)", ["apns.topic": request.topic, "push.token": String(request.pushToken.prefix(8)) + "…"])
+            logger.info("push (APNS_MODE=log, not sent)", ["apns.topic": request.topic.rawValue, "push.token": String(request.pushToken.rawValue.prefix(8)) + "…"])
             answered(index, PushDelivery(outcome: .logged))
         }
     }

@@ -1,5 +1,6 @@
 @testable import APNs
 import Foundation
+import PassIdentifiers
 import PassServerTesting
 import Testing
 
@@ -33,12 +34,18 @@ struct APNSValuesTests {
         }
     }
 
-    @Test("tokens and topics that cannot be put into a request are refused before sending")
+    @Test("tokens and topics that cannot be put into a request never become one; the request carries them as they are")
     func validation() {
-        #expect(throws: APNSError.self) { try APNSClient.validate(APNSRequest(pushToken: "../x", topic: "t")) }
-        #expect(throws: APNSError.self) { try APNSClient.validate(APNSRequest(pushToken: "", topic: "t")) }
-        #expect(throws: APNSError.self) { try APNSClient.validate(APNSRequest(pushToken: "abcd", topic: "a\r\nb")) }
-        #expect(throws: Never.self) { try APNSClient.validate(APNSRequest(pushToken: "abcd", topic: "pass.x")) }
+        for token in ["../x", ""] {
+            #expect(PushToken(token) == nil, "\(token)")
+        }
+        let badTopic = "a\r\nb"
+        #expect(PassTypeIdentifier(badTopic) == nil)
+        let hex = String(repeating: "abcd", count: 16)
+        let topic = "pass.x"
+        let request = PushToken(hex).flatMap { token in PassTypeIdentifier(topic).map { APNSRequest(pushToken: token, topic: $0) } }
+        #expect(request?.pushToken.rawValue == hex)
+        #expect(request?.topic.rawValue == topic)
     }
 
     @Test("retryable codes")
