@@ -1,7 +1,7 @@
 import Foundation
 import PassIdentifiers
 import PassServerTesting
-import Storage
+@testable import Storage
 import Synchronization
 
 /// The two backends every conformance test runs against.
