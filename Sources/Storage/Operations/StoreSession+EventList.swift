@@ -34,9 +34,4 @@ extension StoreSession {
         }
         return try Event(row: row)
     }
-
-    /// Whether the event exists and is archived.
-    func isArchived(eventID: String) throws -> Bool {
-        try first("SELECT 1 AS archived FROM events WHERE id = \(eventID) AND archived_at IS NOT NULL") != nil
-    }
 }

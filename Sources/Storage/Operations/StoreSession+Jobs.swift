@@ -72,9 +72,12 @@ extension StoreSession {
                 WHERE event_id = \(eventID) AND id > \(job.cursor) AND id <= \(last)
                 """)
             // An archived event's passes still move to the new revision (a phone that asks gets
-            // the new pass), but no push is enqueued for them.
-            let enqueued = try isArchived(eventID: eventID)
-                ? 0 : enqueuePushes(where: range, joinPasses: true, owner: PushOwner(eventID: eventID, jobID: jobID), now: now)
+            // the new pass), but no push is enqueued for them: the enqueue's own condition, so the
+            // batch asks no separate question.
+            let unarchived: SQLQuery = "NOT EXISTS (SELECT 1 FROM events e WHERE e.id = \(eventID) AND e.archived_at IS NOT NULL)"
+            let enqueued = try enqueuePushes(
+                where: "\(range) AND \(unarchived)", joinPasses: true, owner: PushOwner(eventID: eventID, jobID: jobID), now: now
+            )
             try copyRevision(revision, jobID: jobID, eventID: eventID, passIDs: job.cursor, last)
             // Fewer passes than asked means the event is exhausted: finish now, saving a round.
             let updated = try advanceJob(jobID, cursor: last, done: ids.count, finished: ids.count < batchSize, now: now, lease: lease)
