@@ -139,4 +139,31 @@ struct DeferredStatementTests {
         let logged = try fixture.store.withSession(.read) { try $0.execute("SELECT count(*) AS n FROM push_log").first?.int("n") }
         #expect(logged == 200)
     }
+
+    @Test("PostgreSQL: a re-push batch is five round trips: lock the job, lock the passes, take the revision, bump and enqueue, the rest with the COMMIT")
+    func repushBatchRoundTrips() throws {
+        let fixture = try StoreFixture(.postgres)
+        let event = try EventListTests.makeEvent(fixture, name: "Trips", startsAt: 1_800_000_000)
+        for index in 0..<6 {
+            try fixture.makePass(serial: "R\(index)", eventID: event.id)
+            _ = try fixture.register(device: "dev\(index)", token: .fixture("t\(index)"), serial: "R\(index)")
+        }
+        let job = try #require(try fixture.store.withSession(.write) {
+            try $0.updateEvent(id: event.id, change: EventChange(venue: "Elsewhere"), now: Date())
+        }.job)
+        let (batches, trips) = try fixture.store.withSession(.write) { session in
+            // The first batch prepares the statements; the second one is measured.
+            var batches: [RepushBatch] = []
+            var trips = 0
+            for _ in 0..<2 {
+                let before = try Self.roundTrips(session)
+                batches.append(try session.runRepushBatch(jobID: job.id, batchSize: 3, now: Date()))
+                trips = try Self.roundTrips(session) - before
+            }
+            return (batches, trips)
+        }
+        #expect(batches.map(\.passesBumped) == [3, 3])
+        #expect(batches.map(\.pushTokensEnqueued) == [3, 3])
+        #expect(trips == 5)
+    }
 }
