@@ -52,6 +52,19 @@ public final class StoreSession {
         }
     }
 
+    /// Runs trusted SQL text that may hold several statements (migrations), after whatever the
+    /// transaction has not sent yet (several statements in one text cannot join a pipeline).
+    func executeScript(_ sql: String) throws {
+        try mayRun()
+        if beginPending || !deferred.isEmpty {
+            let pending = (beginPending ? [.control("BEGIN")] : []) + deferred
+            beginPending = false
+            deferred.removeAll()
+            _ = try connection.pipeline(pending)
+        }
+        try connection.executeScript(sql)
+    }
+
     /// Sends `steps` after whatever the transaction has not sent yet, in one round trip where the
     /// connection pipelines, and returns the rows of the last query.
     private func send(_ steps: [PipelineStep]) throws -> [SQLRow] {

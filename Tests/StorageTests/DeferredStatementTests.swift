@@ -166,4 +166,28 @@ struct DeferredStatementTests {
         #expect(batches.map(\.pushTokensEnqueued) == [3, 3])
         #expect(trips == 5)
     }
+
+    @Test("a script that opens a transaction belongs to it: rolled back with it, even before any other statement",
+          arguments: Backend.allCases)
+    func aScriptFirstInATransaction(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        struct Stop: Error {}
+        let script = ["one", "two"].map { id in
+            """
+            INSERT INTO events (id, name, venue, starts_at, time_zone, template, revision, created_at, updated_at)
+            VALUES ('\(id)', 'Script', 'Hall', 1900000000, 'UTC', 'event', 0, 0, 0);
+            """
+        }.joined(separator: "\n")
+        #expect(throws: Stop.self) {
+            try fixture.store.withSession(.write) { session in
+                try session.transaction {
+                    try session.executeScript(script)
+                    throw Stop()
+                }
+            }
+        }
+        #expect(try Self.committedEvents(fixture) == 0)
+        try fixture.store.withSession(.write) { session in try session.transaction { try session.executeScript(script) } }
+        #expect(try Self.committedEvents(fixture) == 2)
+    }
 }

@@ -32,7 +32,7 @@ extension StoreSession {
             case .postgres:
                 try execute("SELECT pg_advisory_lock(\(Self.advisoryLockKey))")
                 defer { _ = try? execute("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))") }
-                try connection.executeScript("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)")
+                try executeScript("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)")
                 for migration in selected {
                     try transaction {
                         try apply(migration)
@@ -40,7 +40,7 @@ extension StoreSession {
                 }
             case .sqlite:
                 try transaction {
-                    try connection.executeScript("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
+                    try executeScript("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
                     for migration in selected {
                         try apply(migration)
                     }
@@ -56,7 +56,7 @@ extension StoreSession {
     private func apply(_ migration: Migration) throws {
         let applied = try first("SELECT version FROM schema_migrations WHERE version = \(migration.version)")
         guard applied == nil else { return }
-        try connection.executeScript(migration.sql(for: dialect))
+        try executeScript(migration.sql(for: dialect))
         let now = Date().storageMillis
         try execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(migration.version), \(migration.name), \(now))")
     }
