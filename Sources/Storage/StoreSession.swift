@@ -56,12 +56,8 @@ public final class StoreSession {
     /// transaction has not sent yet (several statements in one text cannot join a pipeline).
     func executeScript(_ sql: String) throws {
         try mayRun()
-        if beginPending || !deferred.isEmpty {
-            let pending = (beginPending ? [.control("BEGIN")] : []) + deferred
-            beginPending = false
-            deferred.removeAll()
-            _ = try connection.pipeline(pending)
-        }
+        let pending = takePending()
+        if !pending.isEmpty { _ = try connection.pipeline(pending) }
         try connection.executeScript(sql)
     }
 
@@ -69,10 +65,16 @@ public final class StoreSession {
     /// connection pipelines, and returns the rows of the last query.
     private func send(_ steps: [PipelineStep]) throws -> [SQLRow] {
         guard beginPending || !deferred.isEmpty else { return try connection.pipeline(steps) }
-        let all = (beginPending ? [.control("BEGIN")] : []) + deferred + steps
-        beginPending = false
-        deferred.removeAll()
-        return try connection.pipeline(all)
+        return try connection.pipeline(takePending() + steps)
+    }
+
+    /// What the transaction has not sent yet (its BEGIN, its deferred writes), handed over once.
+    private func takePending() -> [PipelineStep] {
+        defer {
+            beginPending = false
+            deferred.removeAll()
+        }
+        return (beginPending ? [.control("BEGIN")] : []) + deferred
     }
 
     /// Runs `query` as the last statement of the transaction the caller opened (the body of its
