@@ -35,6 +35,8 @@ public final class StoreSession {
     public func execute(_ query: SQLQuery) throws -> [SQLRow] {
         try mayRun()
         statementsRun += 1
+        // Nothing waiting to go with it: the plain call, as every statement outside a transaction.
+        guard beginPending || !deferred.isEmpty else { return try connection.query(query) }
         return try send([.query(query)])
     }
 

@@ -144,8 +144,8 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
             case .query(let query):
                 let (sql, binds) = try query.render(for: .postgres)
                 let parameters = try PGParameters(binds)
-                let key = sql + "\u{0}" + parameters.signature
-                return .prepared(name: try statement(for: key, sql: sql, parameters: parameters), key: key, parameters: parameters)
+                let (key, name) = try prepared(sql: sql, parameters: parameters)
+                return .prepared(name: name, key: key, parameters: parameters)
             }
         }
         roundTrips += 1
@@ -241,8 +241,7 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
     /// server parses and plans each distinct statement once per connection instead of every time
     /// (`PQexecParams` does both on every call), and a warm statement costs one round trip.
     private func executePrepared(sql: String, parameters: PGParameters, mayRetry: Bool) throws -> OpaquePointer {
-        let key = sql + "\u{0}" + parameters.signature
-        let name = try statement(for: key, sql: sql, parameters: parameters)
+        let (key, name) = try prepared(sql: sql, parameters: parameters)
         roundTrips += 1
         let result = parameters.withValues { values in
             PQexecPrepared(handle, name, parameters.count, values, parameters.lengths, parameters.formats, 0)
@@ -267,6 +266,13 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
         }
         guard let result else { throw StorageError(.unavailable, "PostgreSQL connection failed") }
         return result
+    }
+
+    /// The cache key and name of the session's prepared statement for `sql` with these parameter
+    /// kinds, preparing it on first use.
+    private func prepared(sql: String, parameters: PGParameters) throws -> (key: String, name: String) {
+        let key = sql + "\u{0}" + parameters.signature
+        return (key, try statement(for: key, sql: sql, parameters: parameters))
     }
 
     /// The name of the session's prepared statement for `key`, preparing it if needed.
