@@ -122,6 +122,12 @@ public final class TestSMTPServer: Sendable {
     /// What the server wrote to standard error (Python's complaints, if any).
     public var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
 
+    /// How many events are written so far, without reading them; a file still being written (it
+    /// has a temporary name until it is complete) does not count.
+    public func eventCount() -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: spool)) ?? []).count { $0.hasSuffix(".json") }
+    }
+
     /// Every event so far, in the order they happened.
     public func events() throws -> [SMTPEvent] {
         let names = try FileManager.default.contentsOfDirectory(atPath: spool).filter { $0.hasSuffix(".json") }.sorted()
