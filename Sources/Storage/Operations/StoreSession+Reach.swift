@@ -57,6 +57,112 @@ extension StoreSession {
         }
     }
 
+    /// Writes many phones' reach marks in one transaction: what `recordTold` and `recordServed`
+    /// write for each, with the same conditions (nothing moves back, a mark already known writes
+    /// nothing). On PostgreSQL that is two statements in one round trip whatever the count, and the
+    /// tally triggers run once per statement instead of once per phone; rows are locked in key
+    /// order (passes by id, registrations by primary key), so two writers of overlapping batches
+    /// wait for each other instead of deadlocking. SQLite runs the single-mark statements.
+    public func recordReach(_ marks: ReachMarks) throws {
+        guard !marks.isEmpty else { return }
+        // The newest revision served of each pass is all the pass and its registrations keep.
+        var newest: [ReachMarks.Served] = []
+        var position: [PassKey: Int] = [:]
+        for mark in marks.served {
+            let key = PassKey(passType: mark.passTypeIdentifier, serial: mark.serialNumber)
+            if let index = position[key] {
+                if newest[index].revision < mark.revision { newest[index] = mark }
+            } else {
+                position[key] = newest.count
+                newest.append(mark)
+            }
+        }
+        guard dialect == .postgres else {
+            try transaction {
+                for mark in marks.told {
+                    try recordTold(
+                        deviceLibraryIdentifier: mark.deviceLibraryIdentifier, passTypeIdentifier: mark.passTypeIdentifier,
+                        listedAfter: mark.listedAfter, tag: mark.tag, now: mark.at
+                    )
+                }
+                for mark in newest {
+                    try recordServed(passTypeIdentifier: mark.passTypeIdentifier, serialNumber: mark.serialNumber, revision: mark.revision, now: mark.at)
+                }
+            }
+            return
+        }
+        try transaction {
+            if !marks.told.isEmpty {
+                var records = JSONRecords()
+                for mark in marks.told {
+                    records.append([
+                        "device": .text(mark.deviceLibraryIdentifier.rawValue), "pass_type": .text(mark.passTypeIdentifier.rawValue),
+                        "since": .integer(mark.listedAfter ?? -1), "tag": .integer(mark.tag), "told_at": .integer(mark.at.storageMillis),
+                    ])
+                }
+                let told = recordSet(records, alias: "m", columns: [
+                    ("device", "text"), ("pass_type", "text"), ("since", "bigint"), ("tag", "bigint"), ("told_at", "bigint"),
+                ])
+                // A registration listed by two marks of the batch takes the later tag.
+                try executeDeferred("""
+                    WITH best AS (
+                        SELECT DISTINCT ON (r.device_library_identifier, r.pass_type_identifier, r.serial_number)
+                            r.device_library_identifier, r.pass_type_identifier, r.serial_number, m.tag, m.told_at
+                        FROM registrations r JOIN \(told)
+                            ON r.device_library_identifier = m.device AND r.pass_type_identifier = m.pass_type
+                        WHERE r.pass_revision > m.since AND r.pass_revision <= m.tag AND (r.told_revision IS NULL OR r.told_revision < m.tag)
+                        ORDER BY r.device_library_identifier, r.pass_type_identifier, r.serial_number, m.tag DESC),
+                    locked AS (
+                        SELECT b.* FROM registrations r JOIN best b USING (device_library_identifier, pass_type_identifier, serial_number)
+                        ORDER BY r.device_library_identifier, r.pass_type_identifier, r.serial_number
+                        FOR UPDATE OF r)
+                    UPDATE registrations r SET told_revision = l.tag, told_at = l.told_at FROM locked l
+                    WHERE r.device_library_identifier = l.device_library_identifier AND r.pass_type_identifier = l.pass_type_identifier
+                      AND r.serial_number = l.serial_number AND (r.told_revision IS NULL OR r.told_revision < l.tag)
+                    """)
+            }
+            if !newest.isEmpty {
+                var records = JSONRecords()
+                for mark in newest {
+                    records.append([
+                        "pass_type": .text(mark.passTypeIdentifier.rawValue), "serial": .text(mark.serialNumber.rawValue),
+                        "revision": .integer(mark.revision), "served_at": .integer(mark.at.storageMillis),
+                    ])
+                }
+                let served = recordSet(records, alias: "m", columns: [
+                    ("pass_type", "text"), ("serial", "text"), ("revision", "bigint"), ("served_at", "bigint"),
+                ])
+                // As in `recordServed`: the registrations are written only where the pass row was.
+                try executeDeferred("""
+                    WITH locked AS (
+                        SELECT p.id, m.revision, m.served_at FROM passes p JOIN \(served)
+                            ON p.pass_type_identifier = m.pass_type AND p.serial_number = m.serial
+                        WHERE p.served_revision IS NULL OR p.served_revision < m.revision
+                        ORDER BY p.id
+                        FOR UPDATE OF p),
+                    served AS (
+                        UPDATE passes p SET served_revision = l.revision, served_at = l.served_at FROM locked l
+                        WHERE p.id = l.id AND (p.served_revision IS NULL OR p.served_revision < l.revision)
+                        RETURNING p.pass_type_identifier, p.serial_number, l.revision),
+                    registered AS (
+                        SELECT r.device_library_identifier, r.pass_type_identifier, r.serial_number, s.revision
+                        FROM registrations r JOIN served s USING (pass_type_identifier, serial_number)
+                        WHERE r.served_revision IS NULL OR r.served_revision < s.revision
+                        ORDER BY r.device_library_identifier, r.pass_type_identifier, r.serial_number
+                        FOR UPDATE OF r)
+                    UPDATE registrations r SET served_revision = g.revision FROM registered g
+                    WHERE r.device_library_identifier = g.device_library_identifier AND r.pass_type_identifier = g.pass_type_identifier
+                      AND r.serial_number = g.serial_number AND (r.served_revision IS NULL OR r.served_revision < g.revision)
+                    """)
+            }
+        }
+    }
+
+    private struct PassKey: Hashable {
+        var passType: PassTypeIdentifier
+        var serial: SerialNumber
+    }
+
     /// The registrations of a pass, oldest first, with what the pass's reach knows of each.
     public func registeredDevices(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws -> [RegisteredDevice] {
         try execute("""
