@@ -36,15 +36,22 @@ extension AdminController {
     ]
 
     /// Registers every route of `routes`; each one's preflight checks the bearer token and its
-    /// role, and the router refuses a query parameter the route does not declare.
+    /// role, and the router refuses a query parameter the route does not declare. A GET first
+    /// writes the reach marks waiting in this process (`settleReach`).
     func register(in router: inout Router) {
         for route in Self.routes {
             let role = route.role
             let store = self.store
+            let handler = route.handler(self)
+            let reads = route.method == .GET
+            let settleReach = self.settleReach
             router.add(
                 route.method, route.pattern, maxBodySize: route.maxBodySize, query: route.query,
-                preflight: { try AdminAuthentication.check($0, role: role, store: store) }, route.handler(self)
-            )
+                preflight: { try AdminAuthentication.check($0, role: role, store: store) }
+            ) { request in
+                if reads { settleReach() }
+                return try handler(request)
+            }
         }
     }
 }

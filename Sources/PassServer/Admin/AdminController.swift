@@ -20,6 +20,9 @@ struct AdminController: Sendable {
     var now: @Sendable () -> Date = Date.init
     /// Scans answered, by result (shared with `/metrics`).
     var checkIns = CheckInMetrics()
+    /// Writes the reach marks this process's phones left waiting (`ReachLedger.settle`): every
+    /// read route calls it first, so what it shows includes them.
+    var settleReach: @Sendable () -> Void = {}
     /// Names of the tokens that scan, for the check-in records.
     let tokenNames = TokenNames()
 

@@ -29,6 +29,8 @@ public final class Application: Sendable {
     let retentionWorker: Worker.Periodic
     let certificateWorker: Worker.Periodic
     let tallyWorker: Worker.Periodic
+    /// Reach marks from the phones' requests, written in batches.
+    let reach: ReachLedger
     /// Every route served (method and `:param` pattern), for the OpenAPI coverage test.
     let routes: [(method: String, pattern: String)]
 
@@ -135,17 +137,20 @@ public final class Application: Sendable {
         let folder = TallyFolder(store: store, logger: logger.named("tallies"))
         tallyWorker = Worker.periodic(name: "tallies", interval: 1) { shouldStop in folder.fold(shouldStop: shouldStop) }
 
+        let reach = ReachLedger(store: store, logger: logger.named("reach"))
+        self.reach = reach
+
         var router = Router()
         HealthController(store: store, readiness: readiness, logger: logger).register(in: &router)
         DeviceController(
-            store: store, passes: passes, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device"),
+            store: store, passes: passes, reach: reach, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device"),
             deviceLogCapacity: configuration.deviceLogCapacity, maxDevicesPerPass: configuration.maxDevicesPerPass
         ).register(in: &router)
         let checkIns = CheckInMetrics()
         let admin = AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
             pushesEnqueued: { dispatcher.wake() }, jobCreated: { jobRunner.wake() },
-            mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() }), checkIns: checkIns
+            mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() }), checkIns: checkIns, settleReach: { reach.settle() }
         )
         admin.register(in: &router)
         DashboardController(
@@ -191,6 +196,7 @@ public final class Application: Sendable {
         } catch {
             throw StartupError([Bootstrap.listenerProblem(error, http: configuration.http)])
         }
+        reach.start()
         dispatcher.start()
         mail?.start()
         jobRunner.start()
@@ -210,6 +216,7 @@ public final class Application: Sendable {
     public func shutdown() {
         server.shutdown()
         server.waitUntilStopped()
+        reach.shutdown()
         jobRunner.shutdown()
         retentionWorker.shutdown()
         certificateWorker.shutdown()

@@ -11,6 +11,8 @@ import Storage
 struct DeviceController: Sendable {
     let store: any Store
     let passes: PassService
+    /// Where reach marks go: written in batches, never on the phone's time (`ReachLedger`).
+    let reach: ReachLedger
     let logLimiter: RateLimiter
     let logger: Logger
     /// Token hashes of known passes: registration and unregistration then cost one round trip.
@@ -82,14 +84,10 @@ struct DeviceController: Sendable {
             )
         }
         guard let last = changed.lastRevision, !changed.serialNumbers.isEmpty else { return Response(status: 204) }
-        // Reach: the device is told `last` for the passes listed. Written only when a listed
-        // registration has not been told it yet, so a phone asking again costs no write.
+        // Reach: the device is told `last` for the passes listed. Marked only when a listed
+        // registration has not been told it yet, so a phone asking again costs nothing.
         if changed.needsTelling {
-            recordReach("told", request: request) { session in
-                try session.recordTold(
-                    deviceLibraryIdentifier: device, passTypeIdentifier: passType, listedAfter: since, tag: last, now: now()
-                )
-            }
+            reach.told(.init(deviceLibraryIdentifier: device, passTypeIdentifier: passType, listedAfter: since, tag: last, at: now()))
         }
         return Response(status: 200, headers: ["Content-Type": "application/json"], body: Self.serialsJSON(changed.serialNumbers, lastUpdated: last))
     }
@@ -124,41 +122,23 @@ struct DeviceController: Sendable {
         let current = Int64(now().timeIntervalSince1970)
         if PassFreshness.isNotModified(modifiedAt: pass.modifiedAt, ifModifiedSince: request.headers["If-Modified-Since"], now: current) {
             // The phone confirms it holds the current revision.
-            recordServed(pass, request: request)
+            recordServed(pass)
             return Response(status: 304, headers: headers)
         }
         let bundle = try passes.bundle(for: pass) {
             guard let eventID = pass.eventID else { return nil }
             return try store.withSession(.read) { try $0.event(id: eventID) }
         }
-        if request.method == .GET { recordServed(pass, request: request) }
+        if request.method == .GET { recordServed(pass) }
         headers.replace(name: "Content-Type", value: "application/vnd.apple.pkpass")
         return Response(status: 200, headers: headers, body: bundle)
     }
 
-    /// Reach: the pass's current revision reached a device. Written once per revision (the row
-    /// read to authenticate tells whether it is known already), so repeated fetches cost no write.
-    private func recordServed(_ pass: StoredPass, request: Request) {
+    /// Reach: the pass's current revision reached a device. Marked once per revision (the row
+    /// read to authenticate tells whether it is known already), so repeated fetches cost nothing.
+    private func recordServed(_ pass: StoredPass) {
         guard (pass.servedRevision ?? -1) < pass.revision else { return }
-        recordReach("served", request: request) { session in
-            _ = try session.recordServed(
-                passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision, now: now()
-            )
-        }
-    }
-
-    /// Reach bookkeeping never fails a phone's request: when the database cannot take the write
-    /// (SQLite's writer busy beyond its timeout, an outage beginning), the phone still gets its
-    /// answer, and the device is counted again after the pass's next change.
-    private func recordReach(_ what: String, request: Request, _ write: (StoreSession) throws -> Void) {
-        do {
-            try store.withSession(.write, write)
-        } catch {
-            let level: LogLevel = DatabaseOutage.isOutage(error) ? .warning : .error
-            logger.log(level, "reach not recorded; the phone's answer goes out anyway", [
-                "reach": what, "error": "\(error)", "request.id": request.requestID,
-            ])
-        }
+        reach.served(.init(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision, at: now()))
     }
 
     // MARK: Logs

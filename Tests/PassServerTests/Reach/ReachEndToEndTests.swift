@@ -140,4 +140,23 @@ struct ReachEndToEndTests {
         // The server cannot tell which phone fetched: the pass was served, and both were told.
         #expect(try Self.reach(app, "/admin/v1/events/\(event)")["devicesUpToDate"] == 2)
     }
+
+    @Test("the dashboard's event page counts a phone as soon as it has fetched", arguments: Backend.allCases)
+    func dashboardCountsAtOnce(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let event = try app.createEvent()
+        let serial = try app.issueTicket(event: event)
+        let (client, _) = try DashboardClient.signIn(app, token: app.adminToken)
+        func upToDate() throws -> String? {
+            let page = try client.get("/admin/events/\(event)").text
+            return page.firstMatch(of: /id="count-up-to-date">([^<]*)</).map { String($0.1) }
+        }
+        #expect(try upToDate() == "0")
+        let phone = Phone(app: app)
+        #expect(try phone.register(serial).status == 201)
+        _ = try phone.changedSerials()
+        #expect(try phone.fetch(serial).status == 200)
+        #expect(try upToDate() == "1")
+    }
 }

@@ -89,6 +89,7 @@ struct DashboardController: Sendable {
             return errorPage(error, visitor: nil)
         }
         guard let visitor else { return Self.redirect("/admin/") }
+        admin.settleReach()
         return render(request, visitor: visitor) { try body(visitor) }
     }
 
