@@ -8,12 +8,6 @@ public struct CertificateValidity: Sendable, Equatable {
     public let notBefore: Date
     public let notAfter: Date
 
-    public init(subject: String, notBefore: Date, notAfter: Date) {
-        self.subject = subject
-        self.notBefore = notBefore
-        self.notAfter = notAfter
-    }
-
     /// Reads one DER certificate; `what` names it in errors.
     public init(der: [UInt8], what: String = "certificate") throws(CertificateError) {
         try self.init(try X509Certificate(der: der, path: nil, what: what), path: what)
@@ -33,6 +27,8 @@ public struct CertificateValidity: Sendable, Equatable {
         guard let notBefore = certificate.notBefore, let notAfter = certificate.notAfter else {
             throw CertificateError(.unreadable, "\(path) has unreadable validity dates", path: path)
         }
-        self.init(subject: certificate.subject, notBefore: notBefore, notAfter: notAfter)
+        subject = certificate.subject
+        self.notBefore = notBefore
+        self.notAfter = notAfter
     }
 }

@@ -6,10 +6,6 @@ public struct DistinguishedName: Sendable, ExpressibleByDictionaryLiteral, Custo
     public struct Attribute: Sendable, Equatable {
         public var name: String
         public var value: String
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
     }
 
     /// The attributes in certificate order.

@@ -8,11 +8,6 @@ public struct IssuedCertificate: Sendable, CustomStringConvertible {
     /// The private key, unencrypted PKCS#8 DER. Secret: never printed.
     public let privateKeyDER: [UInt8]
 
-    public init(certificateDER: [UInt8], privateKeyDER: [UInt8]) {
-        self.certificateDER = certificateDER
-        self.privateKeyDER = privateKeyDER
-    }
-
     /// The certificate as PEM text.
     public func certificatePEM() throws(CertificateError) -> String {
         let certificate = try X509Certificate(der: certificateDER)

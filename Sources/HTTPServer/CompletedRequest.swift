@@ -9,13 +9,6 @@ public struct CompletedRequest: Sendable {
     public var status: Int
     /// From the first sight of the request to its response being queued.
     public var duration: Duration
-
-    public init(method: HTTPMethod, route: String?, status: Int, duration: Duration) {
-        self.method = method
-        self.route = route
-        self.status = status
-        self.duration = duration
-    }
 }
 
 /// Called once per answered request on the connection's worker thread, after the response is

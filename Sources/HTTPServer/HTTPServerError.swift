@@ -27,13 +27,6 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
     /// The underlying system error, if any (a `POSIXError` carrying the errno).
     public var underlying: (any Error & Sendable)?
 
-    /// An error with its code, message and optional cause.
-    public init(code: Code, message: String, underlying: (any Error & Sendable)? = nil) {
-        self.code = code
-        self.message = message
-        self.underlying = underlying
-    }
-
     public var description: String {
         var text = "HTTPServerError.\(code): \(message)"
         if let underlying { text += " (\(underlying))" }

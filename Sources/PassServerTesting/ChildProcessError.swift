@@ -7,10 +7,5 @@ public struct ChildProcessError: Error, CustomStringConvertible {
     /// The error number (`ENOENT`, `EACCES` …).
     public var code: Int32
 
-    public init(operation: String, code: Int32) {
-        self.operation = operation
-        self.code = code
-    }
-
     public var description: String { "\(operation): \(String(cString: strerror(code)))" }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import PassIdentifiers
 import PassServerTesting
-import Storage
 import Testing
+
+@testable import Storage
 
 @Suite("Events and re-push jobs", .offCooperativePool)
 struct EventJobTests {

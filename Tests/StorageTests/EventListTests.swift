@@ -1,8 +1,9 @@
 import Foundation
 import PassIdentifiers
 import PassServerTesting
-import Storage
 import Testing
+
+@testable import Storage
 
 @Suite("Event lists, page counts and archived events", .offCooperativePool)
 struct EventListTests {

@@ -1,9 +1,10 @@
 import Foundation
 import PassIdentifiers
 import PassServerTesting
-import Storage
 import Synchronization
 import Testing
+
+@testable import Storage
 
 @Suite("Retention and leases", .offCooperativePool)
 struct RetentionTests {

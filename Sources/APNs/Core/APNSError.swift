@@ -27,12 +27,6 @@ public struct APNSError: Error, Sendable, CustomStringConvertible {
     /// The lower-level error, if any.
     public var underlying: (any Error & Sendable)?
 
-    public init(code: Code, message: String, underlying: (any Error & Sendable)? = nil) {
-        self.code = code
-        self.message = message
-        self.underlying = underlying
-    }
-
     /// Thrown by `send` when the calling task is cancelled (the Swift convention).
     static let cancelled = CancellationError()
 

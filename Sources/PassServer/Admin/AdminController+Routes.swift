@@ -6,33 +6,38 @@ extension AdminController {
     /// reading needs a viewer token, changing anything an admin token (admins may use every
     /// route). The check-in routes declare `.scanner`: the only ones a scanner token may use.
     static let routes: [AdminRoute] = [
-        AdminRoute(.GET, "/admin/v1/events", role: .viewer, query: ["q", "from", "to", "archived", "cursor", "limit"]) { admin in
-            { try admin.listEvents($0) }
-        },
-        AdminRoute(.POST, "/admin/v1/events", role: .admin) { admin in { try admin.createEvent($0) } },
-        AdminRoute(.GET, "/admin/v1/events/:eventId", role: .viewer) { admin in { try admin.showEvent($0) } },
-        AdminRoute(.PATCH, "/admin/v1/events/:eventId", role: .admin) { admin in { try admin.updateEvent($0) } },
-        AdminRoute(.POST, "/admin/v1/events/:eventId/archive", role: .admin) { admin in { try admin.archiveEvent($0) } },
-        AdminRoute(.POST, "/admin/v1/events/:eventId/unarchive", role: .admin) { admin in { try admin.unarchiveEvent($0) } },
-        AdminRoute(.POST, "/admin/v1/events/:eventId/tickets", role: .admin) { admin in { try admin.createTicket($0) } },
-        AdminRoute(.POST, "/admin/v1/events/:eventId/email", role: .admin) { admin in { try admin.emailEvent($0) } },
-        AdminRoute(.POST, "/admin/v1/events/:eventId/tickets:batch", role: .admin, query: ["notify"], maxBodySize: TicketImport.maxBodySize) { admin in
-            { try admin.importTickets($0) }
-        },
-        AdminRoute(.GET, "/admin/v1/events/:eventId/tickets", role: .viewer, query: ["status", "q", "updatedSince", "cursor", "limit"]) {
-            admin in { try admin.listTickets($0) }
-        },
-        AdminRoute(.GET, "/admin/v1/events/:eventId/tickets.csv", role: .viewer) { admin in { try admin.exportTickets($0) } },
-        AdminRoute(.GET, "/admin/v1/tickets/:serialNumber", role: .viewer) { admin in { try admin.showTicket($0) } },
-        AdminRoute(.PATCH, "/admin/v1/tickets/:serialNumber", role: .admin) { admin in { try admin.updateTicket($0) } },
-        AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/cancel", role: .admin) { admin in { try admin.cancelTicket($0) } },
-        AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/download-link", role: .admin) { admin in { try admin.rotateDownloadLink($0) } },
-        AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/email", role: .admin) { admin in { try admin.emailTicket($0) } },
-        AdminRoute(.GET, "/admin/v1/jobs/:jobId", role: .viewer) { admin in { try admin.showJob($0) } },
+        AdminRoute(
+            .GET, "/admin/v1/events", role: .viewer, query: ["q", "from", "to", "archived", "cursor", "limit"],
+            AdminController.listEvents(_:)
+        ),
+        AdminRoute(.POST, "/admin/v1/events", role: .admin, AdminController.createEvent(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId", role: .viewer, AdminController.showEvent(_:)),
+        AdminRoute(.PATCH, "/admin/v1/events/:eventId", role: .admin, AdminController.updateEvent(_:)),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/archive", role: .admin, AdminController.archiveEvent(_:)),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/unarchive", role: .admin, AdminController.unarchiveEvent(_:)),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/tickets", role: .admin, AdminController.createTicket(_:)),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/email", role: .admin, AdminController.emailEvent(_:)),
+        AdminRoute(
+            .POST, "/admin/v1/events/:eventId/tickets:batch", role: .admin, query: ["notify"], maxBodySize: TicketImport.maxBodySize,
+            AdminController.importTickets(_:)
+        ),
+        AdminRoute(
+            .GET, "/admin/v1/events/:eventId/tickets", role: .viewer, query: ["status", "q", "updatedSince", "cursor", "limit"],
+            AdminController.listTickets(_:)
+        ),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/tickets.csv", role: .viewer, AdminController.exportTickets(_:)),
+        AdminRoute(.GET, "/admin/v1/tickets/:serialNumber", role: .viewer, AdminController.showTicket(_:)),
+        AdminRoute(.PATCH, "/admin/v1/tickets/:serialNumber", role: .admin, AdminController.updateTicket(_:)),
+        AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/cancel", role: .admin, AdminController.cancelTicket(_:)),
+        AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/download-link", role: .admin, AdminController.rotateDownloadLink(_:)),
+        AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/email", role: .admin, AdminController.emailTicket(_:)),
+        AdminRoute(.GET, "/admin/v1/jobs/:jobId", role: .viewer, AdminController.showJob(_:)),
+        // The check-in handlers also take a scanner name (the dashboard's scanner passes its own);
+        // here it comes from the token.
         AdminRoute(.POST, "/admin/v1/checkins", role: .scanner) { admin in { try admin.checkIn($0) } },
         AdminRoute(.POST, "/admin/v1/checkins:batch", role: .scanner) { admin in { try admin.checkInBatch($0) } },
-        AdminRoute(.GET, "/admin/v1/events/:eventId/checkins", role: .scanner) { admin in { try admin.checkInCount($0) } },
-        AdminRoute(.DELETE, "/admin/v1/tickets/:serialNumber/checkin", role: .admin) { admin in { try admin.undoCheckIn($0) } },
+        AdminRoute(.GET, "/admin/v1/events/:eventId/checkins", role: .scanner, AdminController.checkInCount(_:)),
+        AdminRoute(.DELETE, "/admin/v1/tickets/:serialNumber/checkin", role: .admin, AdminController.undoCheckIn(_:)),
     ]
 
     /// Registers every route of `routes`; each one's preflight checks the bearer token and its

@@ -6,16 +6,9 @@ import Mail
 extension Configuration {
     /// Every configuration key, in the order of the README table.
     public static let settings: [Setting] = [
-        Setting("DEVELOPMENT", "Development defaults for whatever is unset: certificates from `pass-server certs dev`, PUBLIC_URL http://HTTP_HOST:HTTP_PORT, APNS_MODE log, a generated TOKEN_SECRET in .data/", default: "false", boolean: true) {
-            config, raw throws(SettingProblem) in
-            config.development = try Parse.boolean(raw)
-        },
-        Setting("HTTP_HOST", "Address to listen on", default: "127.0.0.1") { config, raw throws(SettingProblem) in
-            config.http.host = try Parse.nonEmpty(raw)
-        },
-        Setting("HTTP_PORT", "Port to listen on; 0 picks a free one", default: "8080") { config, raw throws(SettingProblem) in
-            config.http.port = try Parse.integer(raw, in: 0...65_535)
-        },
+        .boolean("DEVELOPMENT", "Development defaults for whatever is unset: certificates from `pass-server certs dev`, PUBLIC_URL http://HTTP_HOST:HTTP_PORT, APNS_MODE log, a generated TOKEN_SECRET in .data/", default: "false", at: \.development),
+        .text("HTTP_HOST", "Address to listen on", default: "127.0.0.1", at: \.http.host),
+        .integer("HTTP_PORT", "Port to listen on; 0 picks a free one", default: "8080", in: 0...65_535, at: \.http.port),
         Setting("PUBLIC_URL", "Externally visible https base URL: webServiceURL in passes, base of download links", default: nil) {
             config, raw throws(SettingProblem) in
             let text = try Parse.nonEmpty(raw)
@@ -25,40 +18,18 @@ extension Configuration {
             else { throw SettingProblem("'\(raw)' is not an absolute http(s) URL without query") }
             config.http.publicURL = url
         },
-        Setting("ALLOW_HTTP_PUBLIC_URL", "Accept an http:// PUBLIC_URL (development only; Wallet requires https)", default: "false", boolean: true) {
-            config, raw throws(SettingProblem) in
-            config.http.allowInsecurePublicURL = try Parse.boolean(raw)
-        },
-        Setting("HTTP_MAX_BODY_SIZE", "Largest request body in bytes (device endpoints: 64 KiB)", default: "1048576") {
-            config, raw throws(SettingProblem) in
-            config.http.maxBodySize = try Parse.integer(raw, in: 1_024...(64 << 20))
-        },
-        Setting("HTTP_CONNECTION_TIMEOUT", "A connection that sends nothing for this long is closed", default: "30s") {
-            config, raw throws(SettingProblem) in
-            config.http.connectionTimeout = try Parse.seconds(raw, in: 1...3_600)
-        },
-        Setting("HTTP_REQUEST_TIMEOUT", "A whole request (headers and body) must arrive within this, however steadily it trickles", default: "30s") {
-            config, raw throws(SettingProblem) in
-            config.http.requestTimeout = try Parse.seconds(raw, in: 1...3_600)
-        },
-        Setting("HTTP_MAX_CONNECTIONS", "Most connections open at once", default: "1024") { config, raw throws(SettingProblem) in
-            config.http.maxConnections = try Parse.integer(raw, in: 1...100_000)
-        },
-        Setting("HTTP_MAX_CONNECTIONS_PER_CLIENT", "Most connections one client address may hold; TRUSTED_PROXIES are exempt", default: "32") {
-            config, raw throws(SettingProblem) in
-            config.http.maxConnectionsPerClient = try Parse.integer(raw, in: 1...100_000)
-        },
+        .boolean("ALLOW_HTTP_PUBLIC_URL", "Accept an http:// PUBLIC_URL (development only; Wallet requires https)", default: "false", at: \.http.allowInsecurePublicURL),
+        .integer("HTTP_MAX_BODY_SIZE", "Largest request body in bytes (device endpoints: 64 KiB)", default: "1048576", in: 1_024...(64 << 20), at: \.http.maxBodySize),
+        .seconds("HTTP_CONNECTION_TIMEOUT", "A connection that sends nothing for this long is closed", default: "30s", in: 1...3_600, at: \.http.connectionTimeout),
+        .seconds("HTTP_REQUEST_TIMEOUT", "A whole request (headers and body) must arrive within this, however steadily it trickles", default: "30s", in: 1...3_600, at: \.http.requestTimeout),
+        .integer("HTTP_MAX_CONNECTIONS", "Most connections open at once", default: "1024", in: 1...100_000, at: \.http.maxConnections),
+        .integer("HTTP_MAX_CONNECTIONS_PER_CLIENT", "Most connections one client address may hold; TRUSTED_PROXIES are exempt", default: "32", in: 1...100_000, at: \.http.maxConnectionsPerClient),
         Setting("TRUSTED_PROXIES", "Comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (`none` for none); the client is the rightmost address not in the list", default: "127.0.0.0/8,::1/128") {
             config, raw throws(SettingProblem) in
             config.http.trustedProxies = try Parse.addressRanges(raw)
         },
-        Setting("HTTP_THREADS", "Request threads; 0 means 4 per core", default: "0") { config, raw throws(SettingProblem) in
-            config.http.threads = try Parse.integer(raw, in: 0...1_024)
-        },
-        Setting("SHUTDOWN_DRAIN_TIMEOUT", "On SIGTERM/SIGINT, how long in-flight requests and pushes may finish", default: "10s") {
-            config, raw throws(SettingProblem) in
-            config.http.drainTimeout = try Parse.seconds(raw, in: 0...600)
-        },
+        .integer("HTTP_THREADS", "Request threads; 0 means 4 per core", default: "0", in: 0...1_024, at: \.http.threads),
+        .seconds("SHUTDOWN_DRAIN_TIMEOUT", "On SIGTERM/SIGINT, how long in-flight requests and pushes may finish", default: "10s", in: 0...600, at: \.http.drainTimeout),
         Setting("DATABASE_URL", "postgres://user:pass@host:port/db or sqlite:///absolute/path (sqlite://relative/path)", default: "sqlite://.data/pass-server.sqlite") {
             config, raw throws(SettingProblem) in
             let text = try Parse.nonEmpty(raw)
@@ -71,16 +42,9 @@ extension Configuration {
             }
             config.database.url = text
         },
-        Setting("DATABASE_POOL_SIZE", "PostgreSQL connections per process; 0 means 2 per core + 2", default: "0") { config, raw throws(SettingProblem) in
-            config.database.poolSize = try Parse.integer(raw, in: 0...500)
-        },
-        Setting("DATABASE_STATEMENT_TIMEOUT", "PostgreSQL statement_timeout", default: "15s") { config, raw throws(SettingProblem) in
-            config.database.statementTimeout = try Parse.seconds(raw, in: 1...3_600)
-        },
-        Setting("MIGRATE_ON_START", "`serve` applies pending migrations before listening (`--no-migrate` turns it off)", default: "true", boolean: true) {
-            config, raw throws(SettingProblem) in
-            config.database.migrateOnStart = try Parse.boolean(raw)
-        },
+        .integer("DATABASE_POOL_SIZE", "PostgreSQL connections per process; 0 means 2 per core + 2", default: "0", in: 0...500, at: \.database.poolSize),
+        .seconds("DATABASE_STATEMENT_TIMEOUT", "PostgreSQL statement_timeout", default: "15s", in: 1...3_600, at: \.database.statementTimeout),
+        .boolean("MIGRATE_ON_START", "`serve` applies pending migrations before listening (`--no-migrate` turns it off)", default: "true", at: \.database.migrateOnStart),
         Setting("LOG_LEVEL", "trace, debug, info, notice, warning, error or critical", default: "info") { config, raw throws(SettingProblem) in
             guard let level = LogLevel(name: raw.trimmingCharacters(in: .whitespaces)) else {
                 throw SettingProblem("'\(raw)' is not one of \(LogLevel.allCases.map(\.description).joined(separator: ", "))")
@@ -91,37 +55,20 @@ extension Configuration {
             config, raw throws(SettingProblem) in
             config.tokenSecret = try Parse.secret(raw)
         },
-        Setting("PASSES_DIR", "Directory of pass templates", default: "Passes") { config, raw throws(SettingProblem) in
-            config.passesDirectory = try Parse.nonEmpty(raw)
-        },
-        Setting("PASS_CERTIFICATE", "Pass Type ID certificate (PEM)", default: nil) { config, raw throws(SettingProblem) in
-            config.signing.certificate = try Parse.nonEmpty(raw)
-        },
-        Setting("PASS_PRIVATE_KEY", "Its private key (PEM, optionally encrypted)", default: nil) { config, raw throws(SettingProblem) in
-            config.signing.privateKey = try Parse.nonEmpty(raw)
-        },
+        .text("PASSES_DIR", "Directory of pass templates", default: "Passes", at: \.passesDirectory),
+        .text("PASS_CERTIFICATE", "Pass Type ID certificate (PEM)", default: nil, at: \.signing.certificate),
+        .text("PASS_PRIVATE_KEY", "Its private key (PEM, optionally encrypted)", default: nil, at: \.signing.privateKey),
         Setting("PASS_PRIVATE_KEY_PASSWORD", "Password of an encrypted PASS_PRIVATE_KEY", default: nil, secret: true) { config, raw throws(SettingProblem) in
             config.signing.privateKeyPassword = raw
         },
-        Setting("PASS_P12", "Certificate and key as one .p12 (instead of the two PEM files)", default: nil) { config, raw throws(SettingProblem) in
-            config.signing.p12 = try Parse.nonEmpty(raw)
-        },
+        .text("PASS_P12", "Certificate and key as one .p12 (instead of the two PEM files)", default: nil, at: \.signing.p12),
         Setting("PASS_P12_PASSWORD", "Password of PASS_P12", default: nil, secret: true) { config, raw throws(SettingProblem) in
             config.signing.p12Password = raw
         },
-        Setting("WWDR_CERTIFICATE", "Apple WWDR intermediate (G4), PEM or DER", default: nil) { config, raw throws(SettingProblem) in
-            config.signing.wwdrCertificate = try Parse.nonEmpty(raw)
-        },
-        Setting("PASS_TYPE_IDENTIFIER", "Pass type identifier; must equal the certificate's UID", default: "certificate UID") {
-            config, raw throws(SettingProblem) in
-            config.signing.passTypeIdentifier = try Parse.nonEmpty(raw)
-        },
-        Setting("TEAM_IDENTIFIER", "Team identifier; must equal the certificate's OU", default: "certificate OU") { config, raw throws(SettingProblem) in
-            config.signing.teamIdentifier = try Parse.nonEmpty(raw)
-        },
-        Setting("ORGANIZATION_NAME", "organizationName of every pass, shown in Wallet and on the lock screen; required outside development (DEVELOPMENT uses PassServer)", default: nil) { config, raw throws(SettingProblem) in
-            config.signing.organizationName = try Parse.nonEmpty(raw)
-        },
+        .text("WWDR_CERTIFICATE", "Apple WWDR intermediate (G4), PEM or DER", default: nil, at: \.signing.wwdrCertificate),
+        .text("PASS_TYPE_IDENTIFIER", "Pass type identifier; must equal the certificate's UID", default: "certificate UID", at: \.signing.passTypeIdentifier),
+        .text("TEAM_IDENTIFIER", "Team identifier; must equal the certificate's OU", default: "certificate OU", at: \.signing.teamIdentifier),
+        .text("ORGANIZATION_NAME", "organizationName of every pass, shown in Wallet and on the lock screen; required outside development (DEVELOPMENT uses PassServer)", default: nil, at: \.signing.organizationName),
         Setting("APNS_MODE", "live sends pushes over HTTP/2; log only logs them", default: "live") { config, raw throws(SettingProblem) in
             guard let mode = APNSMode(rawValue: raw.trimmingCharacters(in: .whitespaces).lowercased()) else {
                 throw SettingProblem("'\(raw)' is not live or log")
@@ -136,19 +83,10 @@ extension Configuration {
             }
             config.apns.url = text
         },
-        Setting("APNS_CA_FILE", "Extra CA certificate (PEM) trusted for the APNs server, besides the system store", default: nil) {
-            config, raw throws(SettingProblem) in
-            config.apns.caFile = try Parse.nonEmpty(raw)
-        },
-        Setting("APNS_CONNECTIONS", "HTTP/2 connections to APNs", default: "2") { config, raw throws(SettingProblem) in
-            config.apns.connections = try Parse.integer(raw, in: 1...64)
-        },
-        Setting("APNS_EXPIRATION", "apns-expiration: how long APNs keeps trying an offline device", default: "3d") { config, raw throws(SettingProblem) in
-            config.apns.expiration = try Parse.seconds(raw, in: 0...(30 * 86_400))
-        },
-        Setting("APNS_REQUEST_TIMEOUT", "A push not answered within this is retried", default: "30s") { config, raw throws(SettingProblem) in
-            config.apns.requestTimeout = try Parse.seconds(raw, in: 1...600)
-        },
+        .text("APNS_CA_FILE", "Extra CA certificate (PEM) trusted for the APNs server, besides the system store", default: nil, at: \.apns.caFile),
+        .integer("APNS_CONNECTIONS", "HTTP/2 connections to APNs", default: "2", in: 1...64, at: \.apns.connections),
+        .seconds("APNS_EXPIRATION", "apns-expiration: how long APNs keeps trying an offline device", default: "3d", in: 0...(30 * 86_400), at: \.apns.expiration),
+        .seconds("APNS_REQUEST_TIMEOUT", "A push not answered within this is retried", default: "30s", in: 1...600, at: \.apns.requestTimeout),
         Setting("APNS_PUSH_TYPE", "apns-push-type: background (held to the phone's background budget) or alert", default: "background") {
             config, raw throws(SettingProblem) in
             guard let pushType = APNSPushType(rawValue: raw.trimmingCharacters(in: .whitespaces).lowercased()) else {
@@ -163,88 +101,29 @@ extension Configuration {
             }
             config.apns.priority = priority
         },
-        Setting("APNS_UNREACHABLE_GRACE", "While pushes are pending, how long APNs may be unreachable before /readyz answers 503", default: "60s") {
-            config, raw throws(SettingProblem) in
-            config.apns.unreachableGrace = try Parse.seconds(raw, in: 1...86_400)
-        },
-        Setting("PUSH_MAX_RETRY_AGE", "Retryable pushes (429, 5xx, connection loss) give up after this long", default: "1d") {
-            config, raw throws(SettingProblem) in
-            config.push.maxRetryAge = try Parse.seconds(raw, in: 60...(30 * 86_400))
-        },
-        Setting("PUSH_BATCH_SIZE", "Outbox rows claimed per dispatcher round", default: "500") { config, raw throws(SettingProblem) in
-            config.push.batchSize = try Parse.integer(raw, in: 1...10_000)
-        },
-        Setting("PUSH_CONCURRENCY", "Pushes in flight at once (claimed and not yet answered), over all APNs connections", default: "1000") {
-            config, raw throws(SettingProblem) in
-            config.push.concurrency = try Parse.integer(raw, in: 1...10_000)
-        },
-        Setting("PUSH_HALT_PAUSE", "After APNs rejects our credentials or topic (403; 400 BadTopic, TopicDisallowed, MissingTopic), pause all sending this long, then probe with one push", default: "5m") {
-            config, raw throws(SettingProblem) in
-            config.push.haltPause = try Parse.seconds(raw, in: 1...86_400)
-        },
-        Setting("PUSH_LEASE", "How long a claimed push belongs to its process; a crashed process's pushes are resent after it",
-                default: "2 × APNS_REQUEST_TIMEOUT + 30s") { config, raw throws(SettingProblem) in
-            config.push.lease = try Parse.seconds(raw, in: 2...3_600)
-        },
-        Setting("JOB_BATCH_SIZE", "Passes bumped per re-push batch (one transaction; a crash resumes after the last committed batch)", default: "500") {
-            config, raw throws(SettingProblem) in
-            config.jobs.batchSize = try Parse.integer(raw, in: 1...50_000)
-        },
-        Setting("JOB_LEASE", "A re-push job whose runner stopped answering is resumed by another runner after this long", default: "60s") {
-            config, raw throws(SettingProblem) in
-            config.jobs.lease = try Parse.seconds(raw, in: 1...3_600)
-        },
-        Setting("PUSH_LOG_RETENTION", "push_log entries and failed pushes and emails older than this are deleted", default: "30d") {
-            config, raw throws(SettingProblem) in
-            config.retention.pushLog = try Parse.seconds(raw, in: 3_600...(3_650 * 86_400))
-        },
-        Setting("JOB_RETENTION", "Finished re-push jobs are deleted this long after they finished", default: "90d") {
-            config, raw throws(SettingProblem) in
-            config.retention.jobs = try Parse.seconds(raw, in: 3_600...(3_650 * 86_400))
-        },
-        Setting("REGISTRATION_RETENTION", "Registrations of passes whose event ended this long ago are deleted (an event without an end counts from its start)", default: "180d") {
-            config, raw throws(SettingProblem) in
-            config.retention.registrations = try Parse.seconds(raw, in: 86_400...(3_650 * 86_400))
-        },
-        Setting("RETENTION_INTERVAL", "How often a server deletes what is past its retention (one instance at a time; `pass-server prune` does it on demand)", default: "1h") {
-            config, raw throws(SettingProblem) in
-            config.retention.interval = try Parse.seconds(raw, in: 1...86_400)
-        },
-        Setting("ADMIN_SESSION_TTL", "How long a dashboard sign-in (/admin/) lasts; expired sessions are deleted by the retention sweep", default: "12h") {
-            config, raw throws(SettingProblem) in
-            config.dashboard.sessionTTL = try Parse.seconds(raw, in: 60...(30 * 86_400))
-        },
-        Setting("DEVICE_LOG_CAPACITY", "Messages from phones (/v1/log) kept; older ones are dropped", default: "10000") {
-            config, raw throws(SettingProblem) in
-            config.deviceLogCapacity = try Parse.integer(raw, in: 1...10_000_000)
-        },
-        Setting("MAX_DEVICES_PER_PASS", "Devices registered per pass; registering one more replaces the one updated least recently", default: "10") {
-            config, raw throws(SettingProblem) in
-            config.maxDevicesPerPass = try Parse.integer(raw, in: 1...10_000)
-        },
-        Setting("BUNDLE_CACHE_SIZE", "Bytes of signed passes cached in memory; size it to hold the passes phones fetch repeatedly", default: "67108864") {
-            config, raw throws(SettingProblem) in
-            config.bundleCacheSize = try Parse.integer(raw, in: 0...(64 << 30))
-        },
-        Setting("SMTP_URL", "SMTP server for email to attendees: smtp://[user[:password]@]host[:port] (STARTTLS required) or smtps://… (TLS from the start); unset turns email off", default: nil, secret: true) {
-            config, raw throws(SettingProblem) in
-            config.mail.smtpURL = try Parse.nonEmpty(raw)
-        },
+        .seconds("APNS_UNREACHABLE_GRACE", "While pushes are pending, how long APNs may be unreachable before /readyz answers 503", default: "60s", in: 1...86_400, at: \.apns.unreachableGrace),
+        .seconds("PUSH_MAX_RETRY_AGE", "Retryable pushes (429, 5xx, connection loss) give up after this long", default: "1d", in: 60...(30 * 86_400), at: \.push.maxRetryAge),
+        .integer("PUSH_BATCH_SIZE", "Outbox rows claimed per dispatcher round", default: "500", in: 1...10_000, at: \.push.batchSize),
+        .integer("PUSH_CONCURRENCY", "Pushes in flight at once (claimed and not yet answered), over all APNs connections", default: "1000", in: 1...10_000, at: \.push.concurrency),
+        .seconds("PUSH_HALT_PAUSE", "After APNs rejects our credentials or topic (403; 400 BadTopic, TopicDisallowed, MissingTopic), pause all sending this long, then probe with one push", default: "5m", in: 1...86_400, at: \.push.haltPause),
+        .seconds("PUSH_LEASE", "How long a claimed push belongs to its process; a crashed process's pushes are resent after it", default: "2 × APNS_REQUEST_TIMEOUT + 30s", in: 2...3_600, at: \.push.lease),
+        .integer("JOB_BATCH_SIZE", "Passes bumped per re-push batch (one transaction; a crash resumes after the last committed batch)", default: "500", in: 1...50_000, at: \.jobs.batchSize),
+        .seconds("JOB_LEASE", "A re-push job whose runner stopped answering is resumed by another runner after this long", default: "60s", in: 1...3_600, at: \.jobs.lease),
+        .seconds("PUSH_LOG_RETENTION", "push_log entries and failed pushes and emails older than this are deleted", default: "30d", in: 3_600...(3_650 * 86_400), at: \.retention.pushLog),
+        .seconds("JOB_RETENTION", "Finished re-push jobs are deleted this long after they finished", default: "90d", in: 3_600...(3_650 * 86_400), at: \.retention.jobs),
+        .seconds("REGISTRATION_RETENTION", "Registrations of passes whose event ended this long ago are deleted (an event without an end counts from its start)", default: "180d", in: 86_400...(3_650 * 86_400), at: \.retention.registrations),
+        .seconds("RETENTION_INTERVAL", "How often a server deletes what is past its retention (one instance at a time; `pass-server prune` does it on demand)", default: "1h", in: 1...86_400, at: \.retention.interval),
+        .seconds("ADMIN_SESSION_TTL", "How long a dashboard sign-in (/admin/) lasts; expired sessions are deleted by the retention sweep", default: "12h", in: 60...(30 * 86_400), at: \.dashboard.sessionTTL),
+        .integer("DEVICE_LOG_CAPACITY", "Messages from phones (/v1/log) kept; older ones are dropped", default: "10000", in: 1...10_000_000, at: \.deviceLogCapacity),
+        .integer("MAX_DEVICES_PER_PASS", "Devices registered per pass; registering one more replaces the one updated least recently", default: "10", in: 1...10_000, at: \.maxDevicesPerPass),
+        .integer("BUNDLE_CACHE_SIZE", "Bytes of signed passes cached in memory; size it to hold the passes phones fetch repeatedly", default: "67108864", in: 0...(64 << 30), at: \.bundleCacheSize),
+        .text("SMTP_URL", "SMTP server for email to attendees: smtp://[user[:password]@]host[:port] (STARTTLS required) or smtps://… (TLS from the start); unset turns email off", default: nil, secret: true, at: \.mail.smtpURL),
         Setting("SMTP_PASSWORD", "SMTP password, when SMTP_URL names only the user", default: nil, secret: true) { config, raw throws(SettingProblem) in
             config.mail.smtpPassword = raw
         },
-        Setting("SMTP_ALLOW_PLAINTEXT", "Let smtp:// go on without STARTTLS when the server offers none (passwords and tickets then cross the network in the clear)", default: "false", boolean: true) {
-            config, raw throws(SettingProblem) in
-            config.mail.allowPlaintext = try Parse.boolean(raw)
-        },
-        Setting("SMTP_CA_FILE", "Extra CA certificate (PEM) trusted for the SMTP server, besides the system store", default: nil) {
-            config, raw throws(SettingProblem) in
-            config.mail.caFile = try Parse.nonEmpty(raw)
-        },
-        Setting("SMTP_TIMEOUT", "How long one email may take, from connecting to the server's final reply; one not answered in time is retried", default: "60s") {
-            config, raw throws(SettingProblem) in
-            config.mail.timeout = try Parse.seconds(raw, in: 1...3_600)
-        },
+        .boolean("SMTP_ALLOW_PLAINTEXT", "Let smtp:// go on without STARTTLS when the server offers none (passwords and tickets then cross the network in the clear)", default: "false", at: \.mail.allowPlaintext),
+        .text("SMTP_CA_FILE", "Extra CA certificate (PEM) trusted for the SMTP server, besides the system store", default: nil, at: \.mail.caFile),
+        .seconds("SMTP_TIMEOUT", "How long one email may take, from connecting to the server's final reply; one not answered in time is retried", default: "60s", in: 1...3_600, at: \.mail.timeout),
         Setting("MAIL_FROM", "From of every email: tickets@example.org or `Example Events <tickets@example.org>`; required with SMTP_URL", default: nil) {
             config, raw throws(SettingProblem) in
             config.mail.from = try Parse.mailAddress(raw)
@@ -258,13 +137,7 @@ extension Configuration {
             }
             config.mail.rate = rate
         },
-        Setting("MAIL_LEASE", "How long a claimed email belongs to its process; a crashed process's emails are sent again after it",
-                default: "2 × SMTP_TIMEOUT + 30s") { config, raw throws(SettingProblem) in
-            config.mail.lease = try Parse.seconds(raw, in: 2...86_400)
-        },
-        Setting("MAIL_HALT_PAUSE", "After the SMTP server refuses us (credentials, sender, TLS), pause all email this long, then probe with one message", default: "5m") {
-            config, raw throws(SettingProblem) in
-            config.mail.haltPause = try Parse.seconds(raw, in: 1...86_400)
-        },
+        .seconds("MAIL_LEASE", "How long a claimed email belongs to its process; a crashed process's emails are sent again after it", default: "2 × SMTP_TIMEOUT + 30s", in: 2...86_400, at: \.mail.lease),
+        .seconds("MAIL_HALT_PAUSE", "After the SMTP server refuses us (credentials, sender, TLS), pause all email this long, then probe with one message", default: "5m", in: 1...86_400, at: \.mail.haltPause),
     ]
 }

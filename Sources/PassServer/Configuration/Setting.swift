@@ -32,6 +32,60 @@ public struct Setting: Sendable {
         self.isSecret = secret
         self.apply = apply
     }
+
+    /// A field of the configuration that a setting sets.
+    typealias Field<Value> = any WritableKeyPath<Configuration, Value> & Sendable
+
+    /// A setting whose raw value `parse` reads into the configuration field at `field`.
+    private static func stored<Value>(
+        _ key: String, _ summary: String, default documentedDefault: String?, boolean: Bool = false, secret: Bool = false,
+        at field: Field<Value>, parse: @escaping @Sendable (String) throws(SettingProblem) -> Value
+    ) -> Setting {
+        Setting(key, summary, default: documentedDefault, boolean: boolean, secret: secret) { config, raw throws(SettingProblem) in
+            config[keyPath: field] = try parse(raw)
+        }
+    }
+
+    /// A whole number within `range` (`Parse.integer`).
+    static func integer(
+        _ key: String, _ summary: String, default documentedDefault: String?, in range: ClosedRange<Int>, at field: Field<Int>
+    ) -> Setting {
+        stored(key, summary, default: documentedDefault, at: field) { raw throws(SettingProblem) in try Parse.integer(raw, in: range) }
+    }
+
+    /// A duration in whole seconds within `range` (`Parse.seconds`).
+    static func seconds(
+        _ key: String, _ summary: String, default documentedDefault: String?, in range: ClosedRange<Int>, at field: Field<Int>
+    ) -> Setting {
+        stored(key, summary, default: documentedDefault, at: field) { raw throws(SettingProblem) in try Parse.seconds(raw, in: range) }
+    }
+
+    /// A duration in whole seconds within `range` (`Parse.seconds`), for a field whose nil stands
+    /// for a default derived from other settings.
+    static func seconds(
+        _ key: String, _ summary: String, default documentedDefault: String?, in range: ClosedRange<Int>, at field: Field<Int?>
+    ) -> Setting {
+        stored(key, summary, default: documentedDefault, at: field) { raw throws(SettingProblem) in try Parse.seconds(raw, in: range) }
+    }
+
+    /// A flag: true or false (`Parse.boolean`); given without a value it means true.
+    static func boolean(_ key: String, _ summary: String, default documentedDefault: String, at field: Field<Bool>) -> Setting {
+        stored(key, summary, default: documentedDefault, boolean: true, at: field) { raw throws(SettingProblem) in try Parse.boolean(raw) }
+    }
+
+    /// Text that is not empty once trimmed (`Parse.nonEmpty`).
+    static func text(
+        _ key: String, _ summary: String, default documentedDefault: String?, secret: Bool = false, at field: Field<String>
+    ) -> Setting {
+        stored(key, summary, default: documentedDefault, secret: secret, at: field) { raw throws(SettingProblem) in try Parse.nonEmpty(raw) }
+    }
+
+    /// Text that is not empty once trimmed (`Parse.nonEmpty`), for a field that is nil while unset.
+    static func text(
+        _ key: String, _ summary: String, default documentedDefault: String?, secret: Bool = false, at field: Field<String?>
+    ) -> Setting {
+        stored(key, summary, default: documentedDefault, secret: secret, at: field) { raw throws(SettingProblem) in try Parse.nonEmpty(raw) }
+    }
 }
 
 /// Why one raw value was refused; the loader adds the key.

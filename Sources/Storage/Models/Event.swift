@@ -95,15 +95,9 @@ public struct EventCounts: Sendable, Equatable {
     public var pendingPushes: Int
     /// Pushes for the event's changes given up on since the event was created.
     public var failedPushes: Int
+}
 
-    public init(tickets: Int, voided: Int, registeredDevices: Int, pendingPushes: Int, failedPushes: Int) {
-        self.tickets = tickets
-        self.voided = voided
-        self.registeredDevices = registeredDevices
-        self.pendingPushes = pendingPushes
-        self.failedPushes = failedPushes
-    }
-
+extension EventCounts {
     public init(_ total: Tally) {
         self.init(
             tickets: Int(total.tickets), voided: Int(total.voided), registeredDevices: Int(total.registeredDevices),

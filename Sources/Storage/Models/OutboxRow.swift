@@ -64,10 +64,4 @@ public struct OutboxCounts: Sendable, Equatable {
     public var inFlight: Int
     /// Given up on.
     public var failed: Int
-
-    public init(pending: Int, inFlight: Int, failed: Int) {
-        self.pending = pending
-        self.inFlight = inFlight
-        self.failed = failed
-    }
 }

@@ -89,9 +89,4 @@ public struct RegistrationsRemoved: Sendable, Equatable {
     public var registrations: Int
     /// Devices left without any registration, forgotten with them.
     public var devices: Int
-
-    public init(registrations: Int, devices: Int) {
-        self.registrations = registrations
-        self.devices = devices
-    }
 }

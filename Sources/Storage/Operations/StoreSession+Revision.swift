@@ -4,11 +4,6 @@ public struct RevisionAdvance: Sendable, Equatable {
     public var before: Int64
     /// The counter after: the next change takes `after + 1`.
     public var after: Int64
-
-    public init(before: Int64, after: Int64) {
-        self.before = before
-        self.after = after
-    }
 }
 
 // The revision counter is the source of every `lastUpdated` tag a phone holds. Restoring an older
