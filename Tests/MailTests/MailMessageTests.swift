@@ -100,6 +100,13 @@ struct MailMessageTests {
         #expect(rendered.subject == "Ticket for A B")
         #expect(rendered.text == "Dear Eve Bcc: victim@example.com <script>alert(1)</script> & \"friends\",\nsee you.")
         #expect(rendered.html == "<p>Dear Eve Bcc: victim@example.com &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;friends&quot;</p>")
+
+        // A quote followed by a combining mark is one Character but still a quote to a browser:
+        // it must not close an attribute.
+        let attribute = try MailTemplate(subject: "", text: "", html: #"<img alt="{{attendeeName}}">"#, placeholders: names)
+        let combined = attribute.render(["attendeeName": "x\"\u{301} onerror=alert(1) <\u{338}b", "eventName": ""]).html
+        #expect(combined == "<img alt=\"x&quot;\u{301} onerror=alert(1) &lt;\u{338}b\">")
+        #expect(HTMLText.escape("'\u{301}&\u{301}>\u{338}") == "&#39;\u{301}&amp;\u{301}&gt;\u{338}")
     }
 
     @Test("a hostile display name stays inside its one To header; every line ends in CRLF and is short")

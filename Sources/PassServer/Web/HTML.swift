@@ -1,4 +1,5 @@
 import HTTPServer
+import Mail
 
 /// Building blocks for the server-rendered pages: escaping, the page shell and the HTML response
 /// with its security headers.
@@ -6,21 +7,10 @@ import HTTPServer
 /// Pages are assembled from strings; everything that did not come from this source file's author
 /// (attendee names, event titles, query parameters) goes through `HTML.escape` first.
 enum HTML {
-    /// `text` safe to place in element content and in double- or single-quoted attribute values.
+    /// `text` safe to place in element content and in double- or single-quoted attribute values
+    /// (the same escaping as the ticket emails').
     static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return escaped
+        HTMLText.escape(text)
     }
 
     /// A complete document: `lang`, viewport for phones, the stylesheet, and `scripts` loaded from
