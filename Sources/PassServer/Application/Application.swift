@@ -8,12 +8,12 @@ import PassBundle
 package import Storage
 
 /// The running service: one HTTP server, the store, pass signing, the push dispatcher, the job
-/// runner, the retention sweep, the certificate expiry check and the tally folder, wired from one
-/// `Configuration`.
+/// runner, the reach ledger, the retention sweep, the certificate expiry check and the tally
+/// folder, wired from one `Configuration`.
 ///
 /// Threading: HTTP handlers run synchronously on libmicrohttpd's thread pool and block on the
-/// store and on signing there. The push dispatcher, the job runner, the retention sweep, the
-/// certificate check and the tally folder each own a thread. Nothing blocking runs on Swift's cooperative pool.
+/// store and on signing there. The push dispatcher, the job runner, the reach ledger, the
+/// retention sweep, the certificate check and the tally folder each own a thread. Nothing blocking runs on Swift's cooperative pool.
 public final class Application: Sendable {
     public let configuration: Configuration
     let logger: Logger
