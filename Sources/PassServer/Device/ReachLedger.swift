@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PassIdentifiers
 import Storage
 import Synchronization
 
@@ -18,6 +19,8 @@ import Synchronization
 ///   logged and dropped, as a per-request write was; the device counts again after the pass's
 ///   next change. While the database falls behind, at most `capacity` marks wait; more are dropped
 ///   and counted in the log.
+/// - a mark saying what a waiting one says (a phone fetching its pass again and again) is not
+///   kept twice, so one attendee's requests take one place in the ledger.
 /// - on shutdown everything waiting is written after the last request was answered; a process
 ///   killed outright loses at most `delay` of marks.
 ///
@@ -35,8 +38,33 @@ final class ReachLedger: Sendable {
 
     private struct Waiting: Sendable {
         var marks = ReachMarks()
+        /// What the waiting marks say, without their times: a mark saying the same again (a phone
+        /// fetching its pass twice before the batch is written) is not kept twice.
+        var told: Set<ToldKey> = []
+        var served: Set<ServedKey> = []
         var since: Date?
         var dropped = 0
+    }
+
+    private struct ToldKey: Hashable, Sendable {
+        var device: DeviceLibraryIdentifier
+        var passType: PassTypeIdentifier
+        var listedAfter: Int64?
+        var tag: Int64
+
+        init(_ mark: ReachMarks.Told) {
+            (device, passType, listedAfter, tag) = (mark.deviceLibraryIdentifier, mark.passTypeIdentifier, mark.listedAfter, mark.tag)
+        }
+    }
+
+    private struct ServedKey: Hashable, Sendable {
+        var passType: PassTypeIdentifier
+        var serial: SerialNumber
+        var revision: Int64
+
+        init(_ mark: ReachMarks.Served) {
+            (passType, serial, revision) = (mark.passTypeIdentifier, mark.serialNumber, mark.revision)
+        }
     }
 
     let settings: Settings
@@ -63,11 +91,15 @@ final class ReachLedger: Sendable {
     }
 
     func told(_ mark: ReachMarks.Told) {
-        add { $0.told.append(mark) }
+        add { state in
+            if state.told.insert(ToldKey(mark)).inserted { state.marks.told.append(mark) }
+        }
     }
 
     func served(_ mark: ReachMarks.Served) {
-        add { $0.served.append(mark) }
+        add { state in
+            if state.served.insert(ServedKey(mark)).inserted { state.marks.served.append(mark) }
+        }
     }
 
     /// Marks waiting to be written.
@@ -88,13 +120,15 @@ final class ReachLedger: Sendable {
         }
     }
 
-    private func add(_ append: (inout ReachMarks) -> Void) {
+    private func add(_ append: (inout Waiting) -> Void) {
         let wake = waiting.withLock { state -> Bool in
             guard state.marks.count < settings.capacity else {
                 state.dropped += 1
                 return false
             }
-            append(&state.marks)
+            let before = state.marks.count
+            append(&state)
+            guard state.marks.count > before else { return false }
             if state.since == nil {
                 state.since = Date()
                 return true
@@ -126,6 +160,8 @@ final class ReachLedger: Sendable {
             let taken = ReachMarks(told: Array(state.marks.told.prefix(told)), served: Array(state.marks.served.prefix(served)))
             state.marks.told.removeFirst(told)
             state.marks.served.removeFirst(served)
+            for mark in taken.told { state.told.remove(ToldKey(mark)) }
+            for mark in taken.served { state.served.remove(ServedKey(mark)) }
             state.since = state.marks.isEmpty ? nil : state.since
             defer { state.dropped = 0 }
             return (taken, state.dropped)

@@ -82,6 +82,19 @@ struct ReachLedgerTests {
         #expect(try fixture.storedPass()?.servedRevision == fixture.pass.revision)
     }
 
+    @Test("a mark saying what a waiting one says is not kept twice: a phone fetching in a loop takes one place", arguments: Backend.allCases)
+    func repeatsTakeOnePlace(_ backend: Backend) throws {
+        let fixture = try Fixture(backend, settings: .init(delay: 600))
+        defer { fixture.app.stop() }
+        for _ in 0..<1_000 { fixture.markAll() }
+        #expect(fixture.ledger.waitingCount == 4)
+        fixture.ledger.settle()
+        #expect(try fixture.upToDate() == 3)
+        // Once written, the same marks may wait again (the batch they were in is gone).
+        fixture.markAll()
+        #expect(fixture.ledger.waitingCount == 4)
+    }
+
     @Test("the ledger's thread writes a batch once its oldest mark waited the delay", arguments: Backend.allCases)
     func writtenAfterTheDelay(_ backend: Backend) async throws {
         let fixture = try Fixture(backend, settings: .init(delay: 0.3))
