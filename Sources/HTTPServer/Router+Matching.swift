@@ -18,22 +18,24 @@ extension Router {
             guard let segment = PercentDecoding.decode(raw) else { return .badPath }
             decoded.append(segment)
         }
-        var candidates: [(route: Route, parameters: [String: String])] = []
-        for route in table {
-            if let parameters = Self.bind(route.segments, to: decoded) {
-                candidates.append((route, parameters))
+        // Routes are looked at in place (by index): every request scans the table, and copying
+        // each route retained and released all of its fields.
+        var candidates: [(index: Int, parameters: [String: String])] = []
+        for index in table.indices where table[index].segments.count == decoded.count {
+            if let parameters = Self.bind(table[index].segments, to: decoded) {
+                candidates.append((index, parameters))
             }
         }
         guard !candidates.isEmpty else { return .notFound }
         // The most specific pattern wins: compare literal-vs-parameter position by position.
-        candidates.sort { Self.isMoreSpecific($0.route.segments, than: $1.route.segments) }
-        if let exact = candidates.first(where: { $0.route.method == method }) {
-            return .found(exact.route, parameters: exact.parameters)
+        candidates.sort { Self.isMoreSpecific(table[$0.index].segments, than: table[$1.index].segments) }
+        if let exact = candidates.first(where: { table[$0.index].method == method }) {
+            return .found(table[exact.index], parameters: exact.parameters)
         }
-        if method == .HEAD, let get = candidates.first(where: { $0.route.method == .GET }) {
-            return .found(get.route, parameters: get.parameters)
+        if method == .HEAD, let get = candidates.first(where: { table[$0.index].method == .GET }) {
+            return .found(table[get.index], parameters: get.parameters)
         }
-        var methods = Set(candidates.map(\.route.method))
+        var methods = Set(candidates.map { table[$0.index].method })
         if methods.contains(.GET) { methods.insert(.HEAD) }
         let allow = methods.sorted { $0.sortKey < $1.sortKey }.map(\.rawValue).joined(separator: ", ")
         return .methodNotAllowed(allow: allow)
