@@ -114,7 +114,7 @@ struct DeviceController: Sendable {
     }
 
     func latestPass(_ request: Request) throws -> Response {
-        let pass = try authenticatedPass(request)
+        let (pass, event) = try authenticatedPass(request)
         var headers: HTTPHeaders = [
             "Last-Modified": HTTPDate.format(epochSeconds: pass.modifiedAt),
             "Cache-Control": "private, no-cache",
@@ -125,10 +125,7 @@ struct DeviceController: Sendable {
             recordServed(pass)
             return Response(status: 304, headers: headers)
         }
-        let bundle = try passes.bundle(for: pass) {
-            guard let eventID = pass.eventID else { return nil }
-            return try store.withSession(.read) { try $0.event(id: eventID) }
-        }
+        let bundle = try passes.bundle(for: pass) { event }
         if request.method == .GET { recordServed(pass) }
         headers.replace(name: "Content-Type", value: "application/vnd.apple.pkpass")
         return Response(status: 200, headers: headers, body: bundle)
@@ -180,16 +177,18 @@ struct DeviceController: Sendable {
         (try DeviceRequest.token(request), try DeviceRequest.passType(request), try DeviceRequest.serial(request))
     }
 
-    /// The pass named by the path, if the `ApplePass` token matches it. Every failure is the same
-    /// 401, so a caller cannot tell an unknown pass from a wrong token.
-    func authenticatedPass(_ request: Request) throws -> StoredPass {
+    /// The pass named by the path with its event (one read: what a fetch needs to build the pass),
+    /// if the `ApplePass` token matches it. Every failure is the same 401, so a caller cannot tell
+    /// an unknown pass from a wrong token.
+    func authenticatedPass(_ request: Request) throws -> (pass: StoredPass, event: Event?) {
         let (token, passType, serial) = try credentials(request)
-        return try authenticatedPass(token: token, passType: passType, serial: serial)
+        let found = try store.withSession(.read) { try $0.passWithEvent(passTypeIdentifier: passType, serialNumber: serial) }
+        return (try authenticate(token, found?.pass, passType: passType, serial: serial), found?.event)
     }
 
-    private func authenticatedPass(token: AuthenticationToken, passType: PassTypeIdentifier, serial: SerialNumber) throws -> StoredPass {
-        let stored = try store.withSession(.read) { try $0.pass(passTypeIdentifier: passType, serialNumber: serial) }
-        // Hash even when the pass is unknown so both paths cost the same.
+    /// `stored` if `token` matches its hash. Hashes even when the pass is unknown, so both paths
+    /// cost the same.
+    private func authenticate(_ token: AuthenticationToken, _ stored: StoredPass?, passType: PassTypeIdentifier, serial: SerialNumber) throws -> StoredPass {
         let matches = try TokenVault.matches(token.rawValue, storedHash: stored?.authenticationTokenHash ?? [UInt8](repeating: 0, count: 32))
         guard let stored, matches else { throw DeviceRequest.unauthorized }
         authentication.remember(stored.authenticationTokenHash, passType: passType, serial: serial)
@@ -203,7 +202,8 @@ struct DeviceController: Sendable {
         if let cached = authentication.hash(passType: passType, serial: serial) {
             guard try TokenVault.matches(token.rawValue, storedHash: cached) else { throw DeviceRequest.unauthorized }
         } else {
-            _ = try authenticatedPass(token: token, passType: passType, serial: serial)
+            let stored = try store.withSession(.read) { try $0.pass(passTypeIdentifier: passType, serialNumber: serial) }
+            _ = try authenticate(token, stored, passType: passType, serial: serial)
         }
         return (passType, serial)
     }

@@ -1,9 +1,10 @@
 public import Foundation
 
 extension StoreSession {
-    static let eventColumns = SQLQuery(
-        unsafeRaw: "id, name, venue, starts_at, ends_at, time_zone, template, revision, created_at, updated_at, archived_at, language"
-    )
+    static let eventColumnNames = [
+        "id", "name", "venue", "starts_at", "ends_at", "time_zone", "template", "revision", "created_at", "updated_at", "archived_at", "language",
+    ]
+    static let eventColumns = SQLQuery(unsafeRaw: eventColumnNames.joined(separator: ", "))
 
     /// Creates an event with a random opaque id.
     public func createEvent(_ event: NewEvent, now: Date) throws -> Event {

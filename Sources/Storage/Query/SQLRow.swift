@@ -16,6 +16,17 @@ public struct SQLRow: Sendable {
         return values[index]
     }
 
+    /// The first `count` columns, as a row of their own (a join's first table).
+    func columns(upTo count: Int) -> SQLRow {
+        SQLRow(columns: Array(columns.prefix(count)), values: Array(values.prefix(count)))
+    }
+
+    /// The columns from `index` on, as a row of their own (a join's later table, whose column
+    /// names may repeat the first one's).
+    func columns(from index: Int) -> SQLRow {
+        SQLRow(columns: Array(columns.dropFirst(index)), values: Array(values.dropFirst(index)))
+    }
+
     private func value(_ column: String) throws -> SQLValue {
         guard let value = self[column] else {
             throw StorageError(.backend, "result has no column \(column)")
