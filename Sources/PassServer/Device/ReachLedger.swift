@@ -109,13 +109,13 @@ final class ReachLedger: Sendable {
     /// reach calls first, so it sees what this process's phones did.
     func settle() {
         writing.withLock { _ in
-            var marks = take(limit: .max)
-            while !marks.isEmpty {
-                let count = min(settings.batchSize, marks.told.count + marks.served.count)
-                let told = min(count, marks.told.count)
-                write(ReachMarks(told: Array(marks.told.prefix(told)), served: Array(marks.served.prefix(count - told))))
-                marks.told.removeFirst(told)
-                marks.served.removeFirst(count - told)
+            // What waits now, in batches; marks arriving meanwhile are the thread's.
+            var left = waitingCount
+            while left > 0 {
+                let batch = take(limit: min(settings.batchSize, left))
+                guard !batch.isEmpty else { return }
+                left -= batch.count
+                write(batch)
             }
         }
     }

@@ -82,6 +82,18 @@ struct ReachLedgerTests {
         #expect(try fixture.storedPass()?.servedRevision == fixture.pass.revision)
     }
 
+    @Test("settle writes more than a batch holds, in batches", arguments: Backend.allCases)
+    func settleInBatches(_ backend: Backend) throws {
+        // Not started: only settle writes, two marks a transaction.
+        let fixture = try Fixture(backend, settings: .init(delay: 600, batchSize: 2))
+        defer { fixture.app.stop() }
+        fixture.markAll()
+        #expect(fixture.ledger.waitingCount == 4)
+        fixture.ledger.settle()
+        #expect(fixture.ledger.waitingCount == 0)
+        #expect(try fixture.upToDate() == 3)
+    }
+
     @Test("a mark saying what a waiting one says is not kept twice: a phone fetching in a loop takes one place", arguments: Backend.allCases)
     func repeatsTakeOnePlace(_ backend: Backend) throws {
         let fixture = try Fixture(backend, settings: .init(delay: 600))
