@@ -28,13 +28,15 @@ struct FleetCrashTests {
         try store.migrate()
         let adminToken = AdminAuthentication.newToken()
         _ = try store.withSession(.write) { try $0.createAdminToken(name: "fleet", tokenHash: TokenVault.hash(adminToken), now: Date()) }
-        var environment = ServerProcess.environment(certificates: fixture.certificates, databaseURL: databaseURL).merging([
-            "APNS_MODE": "live", "APNS_URL": fleet.apns.url, "APNS_CA_FILE": fixture.certificates.rootCertificate,
+        // The restart takes the same port (`RestartablePort`: one nothing else takes meanwhile).
+        let port = try RestartablePort.free()
+        let environment = ServerProcess.environment(certificates: fixture.certificates, databaseURL: databaseURL).merging([
+            "HTTP_PORT": String(port), "APNS_MODE": "live", "APNS_URL": fleet.apns.url, "APNS_CA_FILE": fixture.certificates.rootCertificate,
             "APNS_REQUEST_TIMEOUT": "4", "PUSH_LEASE": "3", "JOB_LEASE": "2s", "JOB_BATCH_SIZE": "10",
         ]) { _, override in override }
 
         let first = try ServerProcess(["serve"], environment: environment, directory: fixture.directory)
-        let port = try await first.port()
+        #expect(try await first.port() == port)
         _ = try await fleet.setUp(serverPort: UInt16(port), adminToken: adminToken)
 
         async let edit = fleet.editVenue()
@@ -43,7 +45,6 @@ struct FleetCrashTests {
         #expect(updatedAtKill >= Self.phones / 10, "the storm never reached a tenth of the phones: \(first.standardError.suffix(2_000))")
         #expect(updatedAtKill < Self.phones, "killed before the storm was over")
 
-        environment["HTTP_PORT"] = String(port)
         let second = try ServerProcess(["serve"], environment: environment, directory: fixture.directory)
         defer { second.forceKill() }
         let report = try await edit

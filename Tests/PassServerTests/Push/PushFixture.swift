@@ -51,13 +51,16 @@ struct PushFixture {
         event = try app.createEvent()
     }
 
-    static func makeFake(_ certificates: TestCertificates, defaultAnswer: FakeAPNs.Answer = .success, goAwayAfter: Int? = nil) throws -> FakeAPNs {
+    static func makeFake(
+        _ certificates: TestCertificates, defaultAnswer: FakeAPNs.Answer = .success, goAwayAfter: Int? = nil, port: Int = 0
+    ) throws -> FakeAPNs {
         var configuration = FakeAPNs.Configuration(
             certificatePath: certificates.serverCertificate, privateKeyPath: certificates.serverKey,
             clientCAPath: certificates.rootCertificate
         )
         configuration.defaultAnswer = defaultAnswer
         configuration.goAwayAfter = goAwayAfter
+        configuration.port = UInt16(port)
         return try FakeAPNs(configuration: configuration)
     }
 

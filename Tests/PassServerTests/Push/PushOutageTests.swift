@@ -24,7 +24,8 @@ struct PushOutageTests {
     func outage(backend: Backend) async throws {
         let began = Date()
         let certificates = try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "passserver-outage"))
-        let first = try PushFixture.makeFake(certificates)
+        // A port the restart will find free after the 90 s outage (`RestartablePort`).
+        let first = try PushFixture.makeFake(certificates, port: try RestartablePort.free())
         defer { first.shutdown() }
         let app = try TestApp.start(backend, apns: first, certificates: certificates) { configuration in
             configuration.apns.requestTimeout = 10

@@ -34,8 +34,15 @@ struct ScannerBrowserTests {
 
         init(_ backend: Backend) async throws {
             self.backend = backend
-            first = try await offPool { try TestApp.start(backend, configure: ScannerBrowserTests.browsable) }
-            port = first.port
+            // The restarts take the same port (`RestartablePort`: one nothing else takes meanwhile).
+            let port = try RestartablePort.free()
+            first = try await offPool {
+                try TestApp.start(backend) {
+                    ScannerBrowserTests.browsable(&$0)
+                    $0.http.port = port
+                }
+            }
+            self.port = port
             current = Mutex(first)
         }
 
