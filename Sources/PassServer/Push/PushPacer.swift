@@ -115,12 +115,20 @@ struct PushPacer: Sendable {
         outstanding.add(count, at: now)
     }
 
-    /// How many more pushes may leave now; nil while phones are not fetching.
+    /// How many more pushes may leave now; nil while phones are not fetching. Pushes leave in
+    /// steps of at least a tenth of the window (`step`): every claim walks the outbox's index past
+    /// the rows sent since the last vacuum, so a few rows a claim, dozens of times a second, cost
+    /// the database more than the pushes did. Room grows to the whole window as phones fetch (or
+    /// their pushes age out), so a step always comes.
     mutating func allowance(now: Date) -> Int? {
         outstanding.expire(before: now.addingTimeInterval(-settings.horizon))
         guard let lastRequestAt, now.timeIntervalSince(lastRequestAt) < settings.quiet else { return nil }
-        return max(0, window - outstanding.total)
+        let room = max(0, window - outstanding.total)
+        return room >= step ? room : 0
     }
+
+    /// The fewest pushes a paced claim takes: a tenth of the window.
+    var step: Int { max(1, window / 10) }
 }
 
 /// Pushes sent and not yet answered, oldest first, in batches by the time they left.

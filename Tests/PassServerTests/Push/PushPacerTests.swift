@@ -53,6 +53,19 @@ struct PushPacerTests {
         #expect(pacer.allowance(now: at(0.4)) == 500)
     }
 
+    @Test("paced pushes leave in steps of a tenth of the window: less room than that is none yet")
+    func stepsOfATenth() {
+        var pacer = pacer()
+        #expect(pacer.window == 500)
+        #expect(pacer.step == 50)
+        pacer.sent(500, now: at(0))
+        pacer.observe(meter(49), now: at(0.1))
+        #expect(pacer.outstandingCount == 451)
+        #expect(pacer.allowance(now: at(0.1)) == 0, "49 free of a window of 500")
+        pacer.observe(meter(50), now: at(0.2))
+        #expect(pacer.allowance(now: at(0.2)) == 50)
+    }
+
     @Test("the rate is the mean of the remembered periods of bundles served")
     func rateFromServedBundles() {
         var pacer = pacer()
@@ -93,14 +106,14 @@ struct PushPacerTests {
     func horizonAndQuiet() {
         var pacer = pacer()
         pacer.sent(500, now: at(0))
-        pacer.observe(meter(1), now: at(0.2))
-        #expect(pacer.allowance(now: at(0.2)) == 1)
-        pacer.sent(1, now: at(0.2))
+        pacer.observe(meter(50), now: at(0.2))
+        #expect(pacer.allowance(now: at(0.2)) == 50)
+        pacer.sent(50, now: at(0.2))
         // At 10.5 s every push has aged out, and the last request (0.2 s) is long past the quiet spell.
         #expect(pacer.allowance(now: at(10.5)) == nil)
         #expect(pacer.outstandingCount == 0)
         // A phone fetches again: pacing is back.
-        pacer.observe(meter(2), now: at(10.6))
+        pacer.observe(meter(51), now: at(10.6))
         #expect(pacer.allowance(now: at(10.6)) == 500)
     }
 
