@@ -34,15 +34,23 @@ public enum RestartablePort {
 
     /// Whether 127.0.0.1:`port` can be bound now.
     static func isFree(_ port: Int) -> Bool {
+        bindLoopback(port: port) != nil
+    }
+
+    /// Binds a socket to 127.0.0.1:`port` (0: a port the system picks) and closes it again; the
+    /// port it was bound to, or nil when it could not be bound.
+    static func bindLoopback(port: Int) -> Int? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return nil }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
     }
 }

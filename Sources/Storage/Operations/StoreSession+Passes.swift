@@ -32,9 +32,8 @@ extension StoreSession {
     /// The pass with its event (nil when it has none), read in one statement: what a phone's
     /// fetch needs to build the pass, from one snapshot.
     public func passWithEvent(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws -> (pass: StoredPass, event: Event?)? {
-        let eventColumns = SQLQuery(unsafeRaw: Self.eventColumnNames.map { "e.\($0)" }.joined(separator: ", "))
         guard let row = try first("""
-            SELECT \(StoredPass.columns(prefix: "p")), \(eventColumns) FROM passes p LEFT JOIN events e ON e.id = p.event_id
+            SELECT \(Self.passWithEventColumns) FROM passes p LEFT JOIN events e ON e.id = p.event_id
             WHERE p.pass_type_identifier = \(passTypeIdentifier) AND p.serial_number = \(serialNumber)
             """) else { return nil }
         // The pass's columns come first, then the event's (NULL without an event).
@@ -42,6 +41,11 @@ extension StoreSession {
         let event = row.columns(from: passColumns)
         return (try StoredPass(row: row.columns(upTo: passColumns)), try event.optionalString("id") == nil ? nil : Event(row: event))
     }
+
+    /// `p.<pass columns>, e.<event columns>`, built once: every phone's fetch runs the statement.
+    private static let passWithEventColumns = SQLQuery(
+        unsafeRaw: (StoredPass.columnNames.map { "p.\($0)" } + eventColumnNames.map { "e.\($0)" }).joined(separator: ", ")
+    )
 
     public func pass(downloadTokenHash: [UInt8]) throws -> StoredPass? {
         try first("SELECT \(StoredPass.columns) FROM passes WHERE download_token_hash = \(downloadTokenHash)")
