@@ -23,8 +23,8 @@ public enum APNSBenchmark {
     /// All pushes go to `pushToken` (a fake does not care; do not point this at Apple).
     public static func run(
         configuration: APNSConfiguration, count: Int, concurrency: Int,
-        pushToken: PushToken = PushToken(String(repeating: "ab", count: 32))!,
-        topic: PassTypeIdentifier = PassTypeIdentifier("pass.com.example.bench")!,
+        pushToken: PushToken = PushToken(trusted: String(repeating: "ab", count: 32)),
+        topic: PassTypeIdentifier = PassTypeIdentifier(trusted: "pass.com.example.bench"),
         logger: Logger = Logger(label: "apns-bench", level: .warning)
     ) async throws -> Result {
         let client = try APNSClient(configuration: configuration, logger: logger)

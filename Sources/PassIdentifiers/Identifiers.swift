@@ -88,6 +88,11 @@ public struct PushToken: ValidatedIdentifier {
 public struct AuthenticationToken: ValidatedIdentifier {
     public let rawValue: String
 
+    /// A value made by the server itself in a form that is always valid; not checked again.
+    package init(trusted rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     public init?(_ rawValue: String) {
         guard rawValue.utf8.count >= 16, IdentifierBytes.isValid(rawValue, maxLength: 256, allowed: IdentifierBytes.isVisibleASCII) else {
             return nil

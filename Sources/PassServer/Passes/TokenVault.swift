@@ -19,7 +19,7 @@ public struct TokenVault: Sendable {
     public func authenticationToken(passType: PassTypeIdentifier, serial: SerialNumber) throws -> AuthenticationToken {
         let mac = try Digest.sha256().authenticationCode(key: secret, message: Array("auth\u{0}\(passType.rawValue)\u{0}\(serial.rawValue)".utf8))
         // Base64url of 32 bytes is 43 printable characters: always a valid token.
-        return AuthenticationToken(Crypto.base64URL(mac)) ?? AuthenticationToken("invalid-token-never-used")!
+        return AuthenticationToken(trusted: Crypto.base64URL(mac))
     }
 
     /// The secret of a pass's `/download/{token}` link. Each rotation of the link moves the
