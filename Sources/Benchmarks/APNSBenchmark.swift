@@ -3,7 +3,7 @@
 public import APNs
 import Foundation
 public import Logging
-public import PassIdentifiers
+import PassIdentifiers
 import Synchronization
 
 /// Sends many pushes through one APNSClient as fast as the server answers, and reports the rate.
@@ -19,12 +19,14 @@ public enum APNSBenchmark {
         public var peakMemoryBytes: Int?
     }
 
-    /// Sends `count` pushes to `configuration.url` with `concurrency` callers in flight at once.
-    /// All pushes go to `pushToken` (a fake does not care; do not point this at Apple).
+    /// The one token every push goes to (a fake does not care; do not point this at Apple).
+    static let pushToken = PushToken(trusted: String(repeating: "ab", count: 32))
+    static let topic = PassTypeIdentifier(trusted: "pass.com.example.bench")
+
+    /// Sends `count` pushes to `configuration.url` with `concurrency` callers in flight at once,
+    /// all to `pushToken`.
     public static func run(
         configuration: APNSConfiguration, count: Int, concurrency: Int,
-        pushToken: PushToken = PushToken(trusted: String(repeating: "ab", count: 32)),
-        topic: PassTypeIdentifier = PassTypeIdentifier(trusted: "pass.com.example.bench"),
         logger: Logger = Logger(label: "apns-bench", level: .warning)
     ) async throws -> Result {
         let client = try APNSClient(configuration: configuration, logger: logger)
