@@ -7,7 +7,7 @@ import Testing
 
 /// What the attendee's phone sees: the signed barcode, and after a check-in a push, the serial in
 /// the changed list and a pass whose status field reads "Checked in" with the time.
-@Suite("Check-in: the pass shows it", .offCooperativePool)
+@Suite("Check-in: the pass shows it", .offCooperativePool, .timeLimit(.minutes(3)))
 struct CheckInPassTests {
     @Test("check-in pushes the phone, which lists the serial and fetches a pass that says Checked in; undo turns it back", arguments: Backend.allCases)
     func phoneSeesCheckIn(backend: Backend) async throws {

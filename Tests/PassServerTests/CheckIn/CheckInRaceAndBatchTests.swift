@@ -7,7 +7,7 @@ import Testing
 @testable import PassServer
 
 /// Two scanners at once, and offline batches, over real HTTP on both backends.
-@Suite("Check-in: concurrent scanners and offline batches", .offCooperativePool)
+@Suite("Check-in: concurrent scanners and offline batches", .offCooperativePool, .timeLimit(.minutes(5)))
 struct CheckInRaceAndBatchTests {
     static let rounds = 40
 

@@ -7,7 +7,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Device API: /v1/log", .offCooperativePool)
+@Suite("Device API: /v1/log", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DeviceLogTests {
     static func postLog(_ app: TestApp, _ body: String, client: String? = nil) throws -> TestResponse {
         var headers = [("Content-Type", "application/json")]

@@ -5,7 +5,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Device API: registrations", .offCooperativePool)
+@Suite("Device API: registrations", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DeviceRegistrationTests {
     @Test("repeated registration is 200; a changed push token replaces the stored one", arguments: Backend.allCases)
     func repeatedRegistration(backend: Backend) throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// The email language of events and tickets: set, changed without touching the passes, carried
 /// through the CSV export and import, and used by the email.
-@Suite("Email languages", .offCooperativePool)
+@Suite("Email languages", .offCooperativePool, .timeLimit(.minutes(3)))
 struct EmailLanguageTests {
     @Test("events and tickets take a language; changing only it makes no re-push and no new revision", arguments: Backend.allCases)
     func changes(_ backend: Backend) throws {

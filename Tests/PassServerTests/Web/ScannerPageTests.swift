@@ -7,7 +7,7 @@ import Testing
 
 /// The scanner page (`/admin/scan`) and its JSON calls over plain HTTP, on both stores: who may
 /// sign in to it and scan, CSRF, status codes and JSON error bodies.
-@Suite("Scanner page: sessions, CSRF and the JSON check-in calls", .offCooperativePool)
+@Suite("Scanner page: sessions, CSRF and the JSON check-in calls", .offCooperativePool, .timeLimit(.minutes(3)))
 struct ScannerPageTests {
     @Test("a scanner token signs in to the scanner page and nowhere else; the page has the scan input and security headers", arguments: Backend.allCases)
     func scannerSession(backend: Backend) throws {
