@@ -64,8 +64,13 @@ struct CheckInPassTests {
         #expect(japanese.contains(#""STATUS_CHECKED_IN" = "入場済み";"#))
         #expect((pass["barcodes"] as? [[String: Any]])?.first?["message"] as? String == code, "the code does not change")
 
-        // A second scan changes nothing on the pass: no push.
+        // A second scan changes nothing on the pass: the phone's newest tag lists nothing, and no
+        // push follows (the first scan's came within moments; this waits well past that).
         #expect(try scanner.scan(code).status == 409)
+        let afterCheckIn = try #require(listed.lastUpdated)
+        #expect(try phone.changedSerials(since: afterCheckIn).status == 204)
+        await AdminSupport.pause(1.5)
+        #expect(fake.count(token: phone.pushToken) == 1, "the refused scan pushed the phone")
         let undone = try app.admin("DELETE", "/admin/v1/tickets/\(serial)/checkin")
         #expect(undone.status == 200)
         try await eventually("the phone was pushed the undo") { fake.count(token: phone.pushToken) >= 2 }
