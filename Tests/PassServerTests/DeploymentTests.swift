@@ -236,10 +236,10 @@ extension DeploymentTests {
         try String(contentsOf: root.appendingPathComponent(relativePath), encoding: .utf8)
     }
 
-    static func requireDockerCompose() throws -> String {
+    static func requireDockerCompose(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         try #require(
             FileManager.default.isExecutableFile(atPath: dockerCompose),
-            "\(dockerCompose) is missing: install Debian's docker-compose package (make test-deps)"
+            "\(dockerCompose) is missing: install Debian's docker-compose package (make test-deps)", sourceLocation: sourceLocation
         )
         return dockerCompose
     }
