@@ -104,10 +104,11 @@ struct ScannerPageTests {
         #expect(forged.status == 404)
         #expect(forged.errorCode == "unknown_code")
         // Bad input is a 400 with the API's error body.
-        for bad in ["{", #"{"gate":"North"}"#, #"{"code":""}"#, #"{"code":"x","extra":1}"#] {
+        for (bad, code) in [("{", "malformed_json"), (#"{"gate":"North"}"#, "invalid_fields"), (#"{"code":""}"#, "invalid_fields"),
+                            (#"{"code":"x","extra":1}"#, "invalid_fields")] {
             let response = try client.json("POST", "/admin/scan/checkins", bad, csrf: csrf)
             #expect(response.status == 400, "\(bad)")
-            #expect(response.errorCode != nil, "\(bad): \(response.text)")
+            #expect(response.errorCode == code, "\(bad): \(response.text)")
         }
     }
 
