@@ -1,5 +1,6 @@
 public import Foundation
 import Glibc
+public import Testing
 
 /// A real SMTP server for tests: `scripts/test-smtp-server.py` (aiosmtpd, Debian
 /// `python3-aiosmtpd`) on a free loopback port, as a child process of the test. It captures every
@@ -143,21 +144,33 @@ public final class TestSMTPServer: Sendable {
     }
 
     /// Waits (polling, at most `timeout` seconds) until `condition` holds for the events; returns
-    /// them as last read.
+    /// them as last read. On a timeout, records an issue at the caller's `sourceLocation` (the
+    /// events are still returned, for the caller's own checks to describe).
     @discardableResult
-    public func waitForEvents(timeout: TimeInterval, _ condition: ([SMTPEvent]) -> Bool) async throws -> [SMTPEvent] {
+    public func waitForEvents(
+        timeout: TimeInterval, sourceLocation: SourceLocation = #_sourceLocation, _ condition: ([SMTPEvent]) -> Bool
+    ) async throws -> [SMTPEvent] {
         let deadline = Date().addingTimeInterval(timeout)
         var events = try self.events()
         while !condition(events), Date() < deadline {
             try await Task.sleep(for: .milliseconds(50))
             events = try self.events()
         }
+        if !condition(events) {
+            Issue.record(
+                "timed out after \(Int(timeout)) s waiting for the SMTP server's events; it has \(events.map(\.kind))",
+                sourceLocation: sourceLocation
+            )
+        }
         return events
     }
 
-    /// Waits until at least `count` messages were accepted (at most `timeout` seconds).
-    public func waitForMessages(_ count: Int, timeout: TimeInterval) async throws -> [SMTPEvent] {
-        try await waitForEvents(timeout: timeout) { events in events.count { $0.kind == "message" } >= count }.filter { $0.kind == "message" }
+    /// Waits until at least `count` messages were accepted (at most `timeout` seconds; an issue at
+    /// `sourceLocation` if they were not).
+    public func waitForMessages(_ count: Int, timeout: TimeInterval, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [SMTPEvent] {
+        try await waitForEvents(timeout: timeout, sourceLocation: sourceLocation) { events in
+            events.count { $0.kind == "message" } >= count
+        }.filter { $0.kind == "message" }
     }
 }
 

@@ -8,7 +8,7 @@ import Testing
 /// Checks the files operators deploy with: `docker-compose.yml` (through the real `docker-compose`
 /// 1.29 parser, no Docker engine needed), `.env.example`, the `Dockerfile`, `.dockerignore` and the
 /// systemd unit. `make test` installs docker-compose; without it the compose tests fail, not skip.
-@Suite("Deployment files", .offCooperativePool)
+@Suite("Deployment files", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DeploymentTests {
     /// The package root: this file lives at Tests/PassServerTests/DeploymentTests.swift.
     static let root = URL(fileURLWithPath: #filePath)
@@ -236,10 +236,10 @@ extension DeploymentTests {
         try String(contentsOf: root.appendingPathComponent(relativePath), encoding: .utf8)
     }
 
-    static func requireDockerCompose() throws -> String {
+    static func requireDockerCompose(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         try #require(
             FileManager.default.isExecutableFile(atPath: dockerCompose),
-            "\(dockerCompose) is missing: install Debian's docker-compose package (make test-deps)"
+            "\(dockerCompose) is missing: install Debian's docker-compose package (make test-deps)", sourceLocation: sourceLocation
         )
         return dockerCompose
     }

@@ -7,7 +7,7 @@ import Testing
 @testable import PassServer
 
 /// Two scanners at once, and offline batches, over real HTTP on both backends.
-@Suite("Check-in: concurrent scanners and offline batches", .offCooperativePool)
+@Suite("Check-in: concurrent scanners and offline batches", .offCooperativePool, .timeLimit(.minutes(5)))
 struct CheckInRaceAndBatchTests {
     static let rounds = 40
 
@@ -102,7 +102,9 @@ struct CheckInRaceAndBatchTests {
 
         // Sent again, every scan is a duplicate (or cancelled) and nothing changes.
         let again = try scanner.batch(Array(scans.prefix(50)))
-        #expect((again.jsonObject?["results"] as? [[String: Any]])?.allSatisfy { ($0["status"] as? Int).map { [409, 410].contains($0) } ?? false } == true)
+        let againResults = try #require(again.jsonObject?["results"] as? [[String: Any]], "\(again.text.prefix(300))")
+        #expect(againResults.count == 50)
+        #expect(againResults.allSatisfy { ($0["status"] as? Int).map { [409, 410].contains($0) } ?? false })
     }
 
     @Test("the earliest scan wins: sent out of order, and against a later online check-in", arguments: Backend.allCases)

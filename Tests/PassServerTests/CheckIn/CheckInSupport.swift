@@ -20,9 +20,9 @@ struct Scanner {
     var headers: [(String, String)] { [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")] }
 
     /// The signed barcode message of a ticket, as its pass carries it.
-    func code(_ serial: String) throws -> String {
-        let passType = try #require(PassTypeIdentifier(app.passTypeIdentifier))
-        let serialNumber = try #require(SerialNumber(serial))
+    func code(_ serial: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let passType = try #require(PassTypeIdentifier(app.passTypeIdentifier), sourceLocation: sourceLocation)
+        let serialNumber = try #require(SerialNumber(serial), "\(serial) is a serial number", sourceLocation: sourceLocation)
         return try app.application.passes.vault.barcode(passType: passType, serial: serialNumber).message
     }
 
@@ -45,13 +45,16 @@ struct Scanner {
     }
 
     /// Issues `count` tickets in one import; returns their serials in order.
-    static func issue(_ count: Int, app: TestApp, event: String) throws -> [String] {
+    static func issue(_ count: Int, app: TestApp, event: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
         let body = "[" + (0..<count).map { #"{"attendeeName":"Guest \#($0)","seat":"S\#($0)"}"# }.joined(separator: ",") + "]"
         let imported = try app.request(
             "POST", "/admin/v1/events/\(event)/tickets:batch",
             headers: [("Authorization", "Bearer \(app.adminToken)"), ("Content-Type", "application/json")], body: Array(body.utf8)
         )
-        let entries = try #require(imported.jsonObject?["tickets"] as? [[String: Any]], "import answered \(imported.status) \(imported.text.prefix(300))")
+        let entries = try #require(
+            imported.jsonObject?["tickets"] as? [[String: Any]], "import answered \(imported.status) \(imported.text.prefix(300))",
+            sourceLocation: sourceLocation
+        )
         return entries.compactMap { $0["serialNumber"] as? String }
     }
 }

@@ -7,7 +7,7 @@ import Testing
 
 /// The scanner API over real HTTP on both backends: first scan, second scan, forged, unknown,
 /// unsigned and cancelled codes, the running count, undo, and the metrics.
-@Suite("Check-in: scanner API", .offCooperativePool)
+@Suite("Check-in: scanner API", .offCooperativePool, .timeLimit(.minutes(3)))
 struct CheckInTests {
     @Test("first scan 200, second 409 with the first time and gate; undo lets the ticket in again", arguments: Backend.allCases)
     func firstAndSecondScan(backend: Backend) throws {

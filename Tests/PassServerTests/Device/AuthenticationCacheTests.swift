@@ -5,7 +5,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Device API: cached token hashes", .offCooperativePool)
+@Suite("Device API: cached token hashes", .offCooperativePool, .timeLimit(.minutes(3)))
 struct AuthenticationCacheTests {
     @Test("after a pass's hash is cached, wrong tokens are still refused and right ones accepted", arguments: Backend.allCases)
     func cachedHashStillChecks(backend: Backend) throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Device API: every authentication failure is the same 401", .offCooperativePool)
+@Suite("Device API: every authentication failure is the same 401", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DeviceAuthenticationTests {
     /// One way of getting authentication wrong: the path's pass type and serial, and the header.
     struct Case {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("pass-server-bench tokens: the ApplePass tokens bench/device.sh uses", .offCooperativePool)
+@Suite("pass-server-bench tokens: the ApplePass tokens bench/device.sh uses", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DeviceBenchTokensTests {
     @Test("prints serial<TAB>token for every pass of the event, as the server derives them", arguments: Backend.allCases)
     func printsTokens(backend: Backend) throws {
@@ -22,6 +22,7 @@ struct DeviceBenchTokensTests {
         let lines = result.standardOutput.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
         #expect(lines.count == 3, "only the event's passes")
         #expect(Set(lines.compactMap(\.first)) == Set(serials))
+        #expect(lines.allSatisfy { $0.count == 2 }, "every line is serial<TAB>token: \(result.standardOutput)")
         for line in lines where line.count == 2 {
             #expect(line[1] == app.authenticationToken(serial: line[0]))
             #expect(try Phone(app: app).fetch(line[0]).status == 200, "the printed token authenticates")

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Device API: signed bundles are cached per revision", .offCooperativePool)
+@Suite("Device API: signed bundles are cached per revision", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DeviceBundleCacheTests {
     @Test("50 concurrent fetches of an unchanged pass sign once; a change signs again", arguments: Backend.allCases)
     func signsOncePerRevision(backend: Backend) throws {

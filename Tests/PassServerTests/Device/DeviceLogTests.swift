@@ -7,7 +7,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Device API: /v1/log", .offCooperativePool)
+@Suite("Device API: /v1/log", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DeviceLogTests {
     static func postLog(_ app: TestApp, _ body: String, client: String? = nil) throws -> TestResponse {
         var headers = [("Content-Type", "application/json")]
@@ -69,8 +69,11 @@ struct DeviceLogTests {
         #expect(stored.contains("quote ' \" and\nnewline"))
         #expect(stored.contains("日本語 ✓"))
         #expect(stored.contains { $0.hasPrefix("nul") && $0.hasSuffix("byte") && !$0.contains("\u{0}") })
-        // An empty list is fine and stores nothing.
+        // An empty list is fine and stores nothing (the table, read the same way, held the lines above).
+        let before = stored.count
+        #expect(before == 4)
         #expect(try Self.postLog(app, #"{"logs":[]}"#).status == 200)
+        #expect(try Self.stored(app).count == before)
         // Overlong lines are truncated to 1,024 bytes on a scalar boundary and marked, not refused.
         let long = String(repeating: "L", count: 1_023) + String(repeating: "é", count: 2_000)
         #expect(try Self.postLog(app, #"{"logs":["\#(long)"]}"#).status == 200)

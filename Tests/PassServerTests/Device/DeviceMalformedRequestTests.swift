@@ -4,7 +4,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Device API: malformed requests are 4xx, never 500", .offCooperativePool)
+@Suite("Device API: malformed requests are 4xx, never 500", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DeviceMalformedRequestTests {
     @Test("bad registration input is 400 with a code naming the problem", arguments: Backend.allCases)
     func badRegistrations(backend: Backend) throws {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Device API: after a pass changes", .offCooperativePool)
+@Suite("Device API: after a pass changes", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DevicePassChangeTests {
     @Test("old tag lists exactly the changed serials; new tag is 204; If-Modified-Since gives 200 then 304", arguments: Backend.allCases)
     func changeCycle(backend: Backend) throws {

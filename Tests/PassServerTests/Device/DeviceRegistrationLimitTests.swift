@@ -6,7 +6,7 @@ import Testing
 
 /// MAX_DEVICES_PER_PASS over real HTTP: a new phone always registers, the least recently updated
 /// registration gives way, and a ticket change reaches at most that many devices.
-@Suite("Device API: registrations per pass", .offCooperativePool)
+@Suite("Device API: registrations per pass", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DeviceRegistrationLimitTests {
     /// Registers and waits a few milliseconds, so each registration has its own `updated_at`.
     private func register(_ phone: Phone, _ serial: String) async throws -> Int {

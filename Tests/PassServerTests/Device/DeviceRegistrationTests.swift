@@ -5,7 +5,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Device API: registrations", .offCooperativePool)
+@Suite("Device API: registrations", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DeviceRegistrationTests {
     @Test("repeated registration is 200; a changed push token replaces the stored one", arguments: Backend.allCases)
     func repeatedRegistration(backend: Backend) throws {
@@ -53,6 +53,8 @@ struct DeviceRegistrationTests {
         let phone = Phone(app: app)
         try phone.register(serials[0])
         try phone.register(serials[1])
+        let deviceQuery: SQLQuery = "SELECT count(*) AS n FROM devices WHERE device_library_identifier = \(phone.deviceLibraryIdentifier)"
+        #expect(try app.store.execute(deviceQuery).first?.int("n") == 1, "the query finds the registered device")
 
         #expect(try phone.unregister(serials[0]).status == 200)
         #expect(try phone.changedSerials().serials == [serials[1]])
@@ -60,8 +62,7 @@ struct DeviceRegistrationTests {
         #expect(try phone.unregister(serials[1]).status == 200)
         let listed = try phone.changedSerials()
         #expect(listed.status == 204)
-        let device = try app.store.execute("SELECT count(*) AS n FROM devices WHERE device_library_identifier = \(phone.deviceLibraryIdentifier)")
-        #expect(try device.first?.int("n") == 0, "a device left without registrations is forgotten")
+        #expect(try app.store.execute(deviceQuery).first?.int("n") == 0, "a device left without registrations is forgotten")
         // Never registered at all: still 200.
         #expect(try Phone(app: app).unregister(serials[0]).status == 200)
     }
@@ -71,7 +72,11 @@ struct DeviceRegistrationTests {
         let app = try TestApp.start(backend)
         defer { app.stop() }
         let serial = try app.issueTickets(1)[0]
-        try Phone(app: app).register(serial)
+        // A device that registered is known: its list answers 200, and 204 for a pass type it never registered.
+        let owner = Phone(app: app)
+        #expect(try owner.register(serial).status == 201)
+        #expect(try owner.changedSerials().status == 200)
+        #expect(try app.request("GET", "/v1/devices/\(owner.deviceLibraryIdentifier)/registrations/pass.com.example.other").status == 204)
         let stranger = Phone(app: app)
         for tag in [nil, "0", "12", "garbage", ""] as [String?] {
             let listed = try stranger.changedSerials(since: tag)
@@ -97,6 +102,8 @@ struct DeviceRegistrationTests {
         // The token does not appear in any column as text either.
         let rows = try app.store.execute(SQLQuery(unsafeRaw: "SELECT * FROM passes"))
         #expect(rows.count == 1)
+        // The rows' text shows their values (the serial is there), and the token is not among them.
+        #expect("\(rows)".contains(serial))
         #expect(!"\(rows)".contains(token))
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Device API: first install", .offCooperativePool, .serialized)
+@Suite("Device API: first install", .offCooperativePool, .serialized, .timeLimit(.minutes(3)))
 struct FirstInstallTests {
     @Test("register → list without a tag → fetch, as a real phone does", arguments: Backend.allCases)
     func firstInstall(backend: Backend) throws {

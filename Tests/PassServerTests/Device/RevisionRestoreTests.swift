@@ -33,7 +33,7 @@ private struct Backup {
     }
 }
 
-@Suite("Restoring a backup: the revision counter", .offCooperativePool)
+@Suite("Restoring a backup: the revision counter", .offCooperativePool, .timeLimit(.minutes(3)))
 struct RevisionRestoreTests {
     @Test("a phone's tag from after the backup hides later changes until `revision advance`", arguments: Backend.allCases)
     func restoreThenAdvance(backend: Backend) throws {

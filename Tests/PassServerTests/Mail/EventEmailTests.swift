@@ -9,10 +9,14 @@ import Testing
 /// message sent once; a second send sends nothing; refused recipients fail alone.
 @Suite("Event emails", .offCooperativePool, .timeLimit(.minutes(8)))
 struct EventEmailTests {
-    /// The job of an event send, polled until `condition` holds (at most `timeout` seconds).
-    static func waitForJob(_ fixture: MailFixture, _ id: String, timeout: TimeInterval = 120, _ condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
+    /// The job of an event send, polled until `condition` holds (at most `timeout` seconds; an
+    /// issue at `sourceLocation` if it does not).
+    static func waitForJob(
+        _ fixture: MailFixture, _ id: String, timeout: TimeInterval = 120, sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: ([String: Any]) -> Bool
+    ) async throws -> [String: Any] {
         var job: [String: Any] = [:]
-        try? await eventually("job \(id)", timeout: timeout) {
+        try? await eventually("job \(id): \(job)", timeout: timeout, sourceLocation: sourceLocation) {
             job = try fixture.app.admin("GET", "/admin/v1/jobs/\(id)").jsonObject ?? [:]
             return condition(job)
         }

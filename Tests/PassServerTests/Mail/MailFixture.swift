@@ -66,10 +66,13 @@ struct MailFixture {
         try app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject?["emailStatus"] as? [String: Any]
     }
 
-    /// Waits until the ticket's email reaches `state` (at most `timeout` seconds); returns its status.
-    func waitForEmail(_ serial: String, state: String, timeout: TimeInterval = 60) async throws -> [String: Any]? {
+    /// Waits until the ticket's email reaches `state` (at most `timeout` seconds; an issue at
+    /// `sourceLocation` if it does not); returns its status.
+    func waitForEmail(
+        _ serial: String, state: String, timeout: TimeInterval = 60, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [String: Any]? {
         var status: [String: Any]?
-        try? await eventually("ticket \(serial)'s email \(state)", timeout: timeout) {
+        try? await eventually("ticket \(serial)'s email \(state)", timeout: timeout, sourceLocation: sourceLocation) {
             status = try emailStatus(serial)
             return status?["state"] as? String == state
         }

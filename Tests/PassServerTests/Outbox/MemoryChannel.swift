@@ -180,15 +180,21 @@ final class MemoryChannel: OutboxChannel {
 }
 
 /// Pacing set by the test: an allowance of nil lets everything through; what is sent is taken
-/// off the allowance.
+/// off the allowance. Counts how often the engine asked, so a test can see the engine at work.
 struct ManualPacing: OutboxPacing {
     final class Allowance: Sendable {
         let value = Mutex<Int?>(nil)
+        /// How many times the engine asked for the allowance.
+        let asked = Atomic<Int>(0)
+        var askedCount: Int { asked.load(ordering: .sequentiallyConsistent) }
     }
 
     let allowance: Allowance
 
-    mutating func allowance(now: Date) -> Int? { allowance.value.withLock { $0 } }
+    mutating func allowance(now: Date) -> Int? {
+        allowance.asked.add(1, ordering: .sequentiallyConsistent)
+        return allowance.value.withLock { $0 }
+    }
 
     mutating func sent(_ count: Int, now: Date) {
         allowance.value.withLock { value in value = value.map { max(0, $0 - count) } }

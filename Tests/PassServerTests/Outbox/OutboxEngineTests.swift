@@ -81,11 +81,15 @@ struct OutboxEngineTests {
         let engine = engine(channel, settings: OutboxSettings(batchSize: 500, pollInterval: 0.05), pacing: ManualPacing(allowance: allowance))
         engine.start()
         defer { engine.shutdown() }
-        usleep(300_000)
+        // The engine is at work (it asks the pacing every recheck) and sends nothing.
+        waitUntil("the engine asked the pacing") { allowance.askedCount >= 10 }
+        usleep(100_000)
         #expect(channel.sender.sentIDs.isEmpty)
         allowance.value.withLock { $0 = 30 }
         waitUntil("30 sent") { channel.sender.sentIDs.count == 30 }
-        usleep(300_000)
+        let askedAt30 = allowance.askedCount
+        waitUntil("the engine asked the pacing again") { allowance.askedCount >= askedAt30 + 10 }
+        usleep(100_000)
         #expect(channel.sender.sentIDs.count == 30, "170 rows were due; the allowance was used up")
         allowance.value.withLock { $0 = nil }
         waitUntil("every row recorded") { channel.remaining == 0 }

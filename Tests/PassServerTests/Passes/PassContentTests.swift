@@ -5,18 +5,18 @@ import Testing
 @testable import PassServer
 
 /// What a served pass says: expiry after the event, the cancellation on its back, the organization.
-@Suite("Pass content: expiry, cancellation, organization name", .offCooperativePool)
+@Suite("Pass content: expiry, cancellation, organization name", .offCooperativePool, .timeLimit(.minutes(3)))
 struct PassContentTests {
     /// Creates an event with `fields` (JSON members) and a ticket; returns the ticket's serial.
-    static func ticket(_ app: TestApp, event fields: String) throws -> String {
+    static func ticket(_ app: TestApp, event fields: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         let created = try app.admin("POST", "/admin/v1/events", json: #"{"name":"Swift Night","venue":"Tokyo Hall",\#(fields)}"#)
-        let event = try #require(created.jsonObject?["id"] as? String, "\(created.text)")
+        let event = try #require(created.jsonObject?["id"] as? String, "\(created.text)", sourceLocation: sourceLocation)
         return try app.issueTicket(event: event)
     }
 
-    static func passJSON(_ app: TestApp, serial: String) throws -> [String: Any] {
+    static func passJSON(_ app: TestApp, serial: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
         let fetched = try Phone(app: app).fetch(serial)
-        #expect(fetched.status == 200)
+        #expect(fetched.status == 200, sourceLocation: sourceLocation)
         return try PassArchive.passJSON(fetched.body)
     }
 
@@ -85,7 +85,8 @@ struct PassContentTests {
         environment["ORGANIZATION_NAME"] = "Example Events"
         let server = try ServerProcess(["serve"], environment: environment, directory: directory)
         defer { server.forceKill() }
-        _ = try await server.port()
+        let port = try await server.port()
+        #expect(try TestClient(port: port, timeout: 10).request("GET", "/healthz").status == 200)
         server.signal(SIGTERM)
         #expect(await server.waitForExit(timeout: 30) == 0)
     }

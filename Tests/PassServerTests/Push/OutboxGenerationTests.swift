@@ -6,7 +6,7 @@ import Testing
 
 /// The outbox operations the dispatcher relies on, on both stores: a change that lands while its
 /// row is claimed is not lost when the claim completes, and a failed row comes back to life.
-@Suite("Push outbox: generations and revival", .offCooperativePool)
+@Suite("Push outbox: generations and revival", .offCooperativePool, .timeLimit(.minutes(3)))
 struct OutboxGenerationTests {
     static let passType: PassTypeIdentifier = "pass.com.example.outbox"
 

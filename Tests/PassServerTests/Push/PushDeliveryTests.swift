@@ -7,7 +7,7 @@ import Testing
 
 /// A change made through the admin API reaches the registered phones through the real dispatcher,
 /// APNs client, TLS and HTTP/2 (the fake APNs), and leaves the database as the reply table says.
-@Suite("Push dispatcher: delivery", .offCooperativePool)
+@Suite("Push dispatcher: delivery", .offCooperativePool, .timeLimit(.minutes(3)))
 struct PushDeliveryTests {
     @Test("a ticket change sends one empty background push per registered token", arguments: Backend.allCases)
     func headersTopicBody(backend: Backend) async throws {

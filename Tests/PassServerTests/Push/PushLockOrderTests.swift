@@ -9,7 +9,7 @@ import Testing
 /// Admin edits enqueueing pushes for many tokens while the dispatcher records the answers for the
 /// same outbox rows: both lock those rows in one order, so PostgreSQL never has to break a
 /// deadlock (which would answer the edit 500 or lose a batch of outcomes).
-@Suite("Push dispatcher: lock order", .offCooperativePool, .serialized)
+@Suite("Push dispatcher: lock order", .offCooperativePool, .serialized, .timeLimit(.minutes(3)))
 struct PushLockOrderTests {
     static let minimumEdits = 40
 

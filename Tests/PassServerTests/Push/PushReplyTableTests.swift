@@ -9,7 +9,7 @@ import Testing
 /// database: registrations pruned or kept, rows retried, failed or held while sending is halted.
 /// Answers about one token (410, BadDeviceToken, DeviceTokenNotForTopic) never halt; see also
 /// `PushTokenIsolationTests`.
-@Suite("Push dispatcher: the APNs reply table end to end", .offCooperativePool)
+@Suite("Push dispatcher: the APNs reply table end to end", .offCooperativePool, .timeLimit(.minutes(3)))
 struct PushReplyTableTests {
     static func milliseconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970 * 1_000) }
 

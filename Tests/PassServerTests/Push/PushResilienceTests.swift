@@ -7,7 +7,7 @@ import Testing
 
 /// The dispatcher loses nothing when APNs goes away: connection drops, GOAWAY mid-batch, and its
 /// own graceful shutdown with pushes in flight.
-@Suite("Push dispatcher: resilience", .offCooperativePool, .serialized)
+@Suite("Push dispatcher: resilience", .offCooperativePool, .serialized, .timeLimit(.minutes(4)))
 struct PushResilienceTests {
     /// Registers `count` devices for one new ticket directly in the store (bulk setup; the device
     /// API path is covered by the other tests) and returns the ticket's serial and the tokens.

@@ -7,7 +7,7 @@ import Testing
 import PassServerCLI
 
 /// The dispatcher's operator settings reach the running dispatcher.
-@Suite("Push dispatcher: settings", .offCooperativePool)
+@Suite("Push dispatcher: settings", .offCooperativePool, .timeLimit(.minutes(3)))
 struct PushSettingsTests {
     @Test("PUSH_HALT_PAUSE and PUSH_LEASE are parsed; the lease defaults to twice the request timeout plus 30 s")
     func parsed() throws {

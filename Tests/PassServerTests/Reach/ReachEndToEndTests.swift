@@ -7,7 +7,7 @@ import Testing
 
 /// Reach over real HTTP: phones list and fetch as Wallet does, APNs is the fake, and the admin API
 /// reports how many phones hold the current pass.
-@Suite("Reach: which phones hold the current pass", .offCooperativePool)
+@Suite("Reach: which phones hold the current pass", .offCooperativePool, .timeLimit(.minutes(4)))
 struct ReachEndToEndTests {
     /// `reach` of an event or a job, as integers.
     static func reach(_ app: TestApp, _ path: String) throws -> [String: Int] {

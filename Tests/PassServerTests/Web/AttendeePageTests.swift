@@ -6,7 +6,7 @@ import Testing
 
 /// `GET /download/{token}` over HTTP: browsers get the ticket page, Wallet and everything else the
 /// pass, exactly as before the page existed.
-@Suite("Web: the attendee's page over HTTP", .offCooperativePool)
+@Suite("Web: the attendee's page over HTTP", .offCooperativePool, .timeLimit(.minutes(3)))
 struct AttendeePageTests {
     static let browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
 

@@ -7,7 +7,7 @@ import Testing
 
 /// The dashboard over plain HTTP: the session cookie's flags, CSRF, roles, expiry, signing out,
 /// and escaping, on both stores.
-@Suite("Dashboard: sessions, CSRF and roles", .offCooperativePool)
+@Suite("Dashboard: sessions, CSRF and roles", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DashboardSessionTests {
     static let hostile = "<img src=x onerror=alert(1)>"
 

@@ -17,10 +17,12 @@ struct DashboardClient {
     }
 
     /// Signs in with `token` through the sign-in form (its double-submit cookie included).
-    static func signIn(_ app: TestApp, token: String) throws -> (client: DashboardClient, response: TestResponse) {
+    static func signIn(
+        _ app: TestApp, token: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (client: DashboardClient, response: TestResponse) {
         let form = try app.request("GET", "/admin/")
-        let challenge = try #require(Self.setCookie(form, "ps_signin"))
-        let csrf = try #require(Self.csrf(in: form.text))
+        let challenge = try #require(Self.setCookie(form, "ps_signin"), "no sign-in cookie: \(form.status)", sourceLocation: sourceLocation)
+        let csrf = try #require(Self.csrf(in: form.text), "no CSRF field on the sign-in form", sourceLocation: sourceLocation)
         let response = try app.request(
             "POST", "/admin/sign-in", headers: [("Cookie", "ps_signin=\(challenge)"), ("Content-Type", "application/x-www-form-urlencoded")],
             body: Array(Self.encode([("csrf", csrf), ("token", token)]).utf8)

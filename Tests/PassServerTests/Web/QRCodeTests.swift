@@ -5,7 +5,7 @@ import Testing
 @testable import PassServer
 
 /// QR codes from libqrencode, drawn as SVG, rendered by librsvg and read back by a real decoder (zbar).
-@Suite("Web: QR codes", .offCooperativePool)
+@Suite("Web: QR codes", .offCooperativePool, .timeLimit(.minutes(2)))
 struct QRCodeTests {
     /// What `zbarimg` reads from `svg` once `rsvg-convert` has drawn it `pixels` wide.
     private func decode(_ svg: String, pixels: Int = 600, sourceLocation: SourceLocation = #_sourceLocation) throws -> String? {
