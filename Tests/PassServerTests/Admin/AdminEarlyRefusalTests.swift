@@ -9,7 +9,7 @@ import Testing
 
 /// An admin request without a valid token is refused from its headers: its body is never read,
 /// so unauthenticated clients cannot make the server hold their uploads in memory.
-@Suite("Admin API: refused before the body is read", .offCooperativePool)
+@Suite("Admin API: refused before the body is read", .offCooperativePool, .timeLimit(.minutes(6)))
 struct AdminEarlyRefusalTests {
     static let bodySize = 1 << 20
     static let clients = 60

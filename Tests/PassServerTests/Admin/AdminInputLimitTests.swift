@@ -6,7 +6,7 @@ import Testing
 @testable import PassServer
 
 /// Input a pass cannot hold is refused with 400 at the door, and nothing of it is stored.
-@Suite("Admin API: input the pass format cannot hold", .offCooperativePool)
+@Suite("Admin API: input the pass format cannot hold", .offCooperativePool, .timeLimit(.minutes(4)))
 struct AdminInputLimitTests {
     /// What the store holds for an event: the fields a refused change must leave alone.
     private func snapshot(_ app: TestApp, event: String) throws -> String {

@@ -5,7 +5,7 @@ import Testing
 @testable import PassServer
 
 /// `GET /admin/v1/events` over real HTTP: order, paging, filters and each event's counts.
-@Suite("Admin API: events list", .offCooperativePool)
+@Suite("Admin API: events list", .offCooperativePool, .timeLimit(.minutes(4)))
 struct EventListTests {
     /// Every event the list gives, following `nextCursor` with pages of `limit`.
     static func all(_ app: TestApp, query: String = "", limit: Int = 2, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {

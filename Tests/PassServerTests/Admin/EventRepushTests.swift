@@ -6,7 +6,7 @@ import Testing
 @testable import PassServer
 
 /// An event edit fans out through the re-push job: every pass is bumped, every push token pushed once.
-@Suite("Admin API: event re-push job", .offCooperativePool)
+@Suite("Admin API: event re-push job", .offCooperativePool, .timeLimit(.minutes(5)))
 struct EventRepushTests {
     /// With one batch every token's pushes coalesce into one. With several batches, a token whose
     /// passes fall into two batches is pushed again when its first push already went out between

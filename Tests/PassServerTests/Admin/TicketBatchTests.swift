@@ -6,7 +6,7 @@ import Testing
 
 /// `POST /admin/v1/events/{id}/tickets:batch` over real HTTP: 10,000 rows, idempotent re-uploads,
 /// all-or-nothing with every invalid row reported.
-@Suite("Admin API: tickets in bulk", .offCooperativePool)
+@Suite("Admin API: tickets in bulk", .offCooperativePool, .timeLimit(.minutes(10)))
 struct TicketBatchTests {
     struct Attendee {
         var name: String

@@ -7,7 +7,7 @@ import Testing
 
 /// `GET /admin/v1/events/{eventId}/tickets.csv` over real HTTP, read back with the parser of the
 /// batch import, and imported again.
-@Suite("Admin API: CSV export", .offCooperativePool)
+@Suite("Admin API: CSV export", .offCooperativePool, .timeLimit(.minutes(5)))
 struct TicketExportTests {
     /// Attendee names a spreadsheet must show as text, and names that need quoting.
     static let hostileNames = [

@@ -5,7 +5,7 @@ import Testing
 @testable import PassServer
 
 /// Organizer changes reaching a phone: issue → download → register → change → push → list → fetch.
-@Suite("Admin API: ticket lifecycle with pushes", .offCooperativePool)
+@Suite("Admin API: ticket lifecycle with pushes", .offCooperativePool, .timeLimit(.minutes(4)))
 struct TicketLifecycleTests {
     @Test("issue, download, rename: the phone is pushed, lists the serial and fetches the new name", arguments: Backend.allCases)
     func renameReachesThePhone(backend: Backend) async throws {

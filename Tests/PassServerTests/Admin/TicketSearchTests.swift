@@ -5,7 +5,7 @@ import Testing
 @testable import PassServer
 
 /// The ticket list's filters over real HTTP, each against a set whose answer is known exactly.
-@Suite("Admin API: ticket search and filters", .offCooperativePool)
+@Suite("Admin API: ticket search and filters", .offCooperativePool, .timeLimit(.minutes(4)))
 struct TicketSearchTests {
     /// The attendee names of every ticket the list gives, following `nextCursor` with pages of `limit`.
     static func all(_ app: TestApp, event: String, query: String, limit: Int = 2, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Metrics", .offCooperativePool)
+@Suite("Metrics", .offCooperativePool, .timeLimit(.minutes(4)))
 struct MetricsTests {
     @Test("/metrics reports outbox depth, push outcomes and the bundle cache; APNS_MODE=log records pushes as logged", arguments: Backend.allCases)
     func metrics(backend: Backend) async throws {

@@ -8,7 +8,7 @@ import Testing
 /// The limits and patterns of `openapi.yaml` are the ones the server enforces: each is read from
 /// the document with a real YAML parser and a real regex engine, and compared with the server's
 /// own check on the same edge cases.
-@Suite("OpenAPI document: the server's rules", .offCooperativePool)
+@Suite("OpenAPI document: the server's rules", .offCooperativePool, .timeLimit(.minutes(3)))
 struct OpenAPIExactnessTests {
     /// Evaluates `components.schemas[schema]` (pattern, maxLength, enum) on every sample with
     /// Python's `re` (the patterns are anchored `^…$`, checked with `fullmatch` so `$` cannot

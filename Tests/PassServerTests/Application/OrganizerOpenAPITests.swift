@@ -7,7 +7,7 @@ import Testing
 @testable import PassServer
 
 /// The schemas `openapi.yaml` adds for the organizer routes accept exactly what the server does.
-@Suite("OpenAPI document: the organizer schemas", .offCooperativePool)
+@Suite("OpenAPI document: the organizer schemas", .offCooperativePool, .timeLimit(.minutes(3)))
 struct OrganizerOpenAPITests {
     private func compare(
         _ schema: String, _ samples: [String], sourceLocation: SourceLocation = #_sourceLocation, _ accepts: (String) throws -> Bool

@@ -7,7 +7,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Retention sweep", .offCooperativePool)
+@Suite("Retention sweep", .offCooperativePool, .timeLimit(.minutes(4)))
 struct RetentionSweepTests {
     /// A whole-millisecond instant, so 1 ms either side of a boundary is exact in storage.
     static let now = Date(timeIntervalSince1970: 1_900_000_000)
