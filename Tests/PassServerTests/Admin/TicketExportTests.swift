@@ -131,6 +131,7 @@ struct TicketExportTests {
         )
         #expect(issued.status == 200, "\(issued.text.prefix(500))")
         let serials = try #require(issued.jsonObject?["tickets"] as? [[String: Any]]).compactMap { $0["serialNumber"] as? String }
+        try #require(serials.count == rows.count)
         #expect(try app.admin("POST", "/admin/v1/tickets/\(serials[1])/cancel", json: #"{"reason":"=refund"}"#).status == 200)
 
         let exported = try app.admin("GET", "/admin/v1/events/\(event)/tickets.csv")

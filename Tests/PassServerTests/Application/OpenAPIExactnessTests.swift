@@ -58,6 +58,7 @@ struct OpenAPIExactnessTests {
         _ schema: String, _ samples: [String], sourceLocation: SourceLocation = #_sourceLocation, _ read: (inout AdminInput) -> Void
     ) throws {
         let document = try Self.documentAccepts(schema, samples)
+        #expect(document.count == samples.count, "\(schema): a verdict for every sample", sourceLocation: sourceLocation)
         for (sample, documented) in zip(samples, document) {
             let server = try Self.serverAccepts(sample, read)
             #expect(server == documented, "\(schema) \(sample.debugDescription): document \(documented), server \(server)", sourceLocation: sourceLocation)

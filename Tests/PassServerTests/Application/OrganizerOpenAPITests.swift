@@ -13,6 +13,7 @@ struct OrganizerOpenAPITests {
         _ schema: String, _ samples: [String], sourceLocation: SourceLocation = #_sourceLocation, _ accepts: (String) throws -> Bool
     ) throws {
         let document = try OpenAPIExactnessTests.documentAccepts(schema, samples)
+        #expect(document.count == samples.count, "\(schema): a verdict for every sample", sourceLocation: sourceLocation)
         for (sample, documented) in zip(samples, document) {
             let server = try accepts(sample)
             #expect(server == documented, "\(schema) \(sample.debugDescription): document \(documented), server \(server)", sourceLocation: sourceLocation)
