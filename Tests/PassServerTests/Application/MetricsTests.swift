@@ -21,10 +21,9 @@ struct MetricsTests {
 
         // APNS_MODE=log only logs the push: it is counted and recorded as logged, never as delivered.
         var text = ""
-        for _ in 0..<200 {
+        try await eventually("the logged push counted: \(text.split(separator: "\n").filter { $0.contains("pushes_total") })") {
             text = try app.request("GET", "/metrics").text
-            if text.contains(#"passserver_pushes_total{outcome="logged"} 1"#) { break }
-            try await Task.sleep(for: .milliseconds(50))
+            return text.contains(#"passserver_pushes_total{outcome="logged"} 1"#)
         }
         let response = try app.request("GET", "/metrics")
         #expect(response.status == 200)
