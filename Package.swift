@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(name: "fleet-cli", dependencies: ["Fleet", "PassServerTesting"], swiftSettings: swiftSettings),
 
         // MARK: Tests
-        .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: swiftSettings),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassIdentifiersTests", dependencies: ["PassIdentifiers"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),

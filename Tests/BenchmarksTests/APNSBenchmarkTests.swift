@@ -3,7 +3,7 @@ import Benchmarks
 import PassServerTesting
 import Testing
 
-@Suite("APNSBenchmark", .offCooperativePool)
+@Suite("APNSBenchmark", .offCooperativePool, .timeLimit(.minutes(3)))
 struct APNSBenchmarkTests {
     @Test("a small run against the fake delivers every push and reports a rate")
     func smallRun() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// `pass-server-bench` as bench/*.sh run it: the built executable, its help and exit codes, and a
 /// push benchmark against a fake.
-@Suite("pass-server-bench (the real executable)", .offCooperativePool)
+@Suite("pass-server-bench (the real executable)", .offCooperativePool, .timeLimit(.minutes(3)))
 struct BenchProgramTests {
     @Test("--help lists every driver and exits 0; an unknown command or option exits 64 with the usage")
     func help() throws {

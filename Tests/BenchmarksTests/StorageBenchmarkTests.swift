@@ -4,7 +4,7 @@ import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Storage benchmark driver", .offCooperativePool)
+@Suite("Storage benchmark driver", .offCooperativePool, .timeLimit(.minutes(4)))
 struct StorageBenchmarkTests {
     @Test(arguments: ["postgres", "sqlite"])
     func runsBothOperations(_ backend: String) throws {

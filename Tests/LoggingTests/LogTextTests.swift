@@ -1,9 +1,11 @@
+import PassServerTesting
 import Testing
 
 @testable import Logging
 
 /// Escaping in the logger itself: whatever a caller passes, one event is one line.
-@Suite struct LogTextTests {
+@Suite("Log text escaping", .offCooperativePool)
+struct LogTextTests {
     /// Scalars that would end a line, move the cursor or reorder text on a terminal.
     static let hostile: [(name: String, text: String)] = [
         ("LF", "a\nb"), ("CR", "a\rb"), ("CRLF as one Character", "a\r\nb"), ("ESC", "a\u{1B}[31mb"),

@@ -9,16 +9,16 @@ import Testing
 
 /// An admin request without a valid token is refused from its headers: its body is never read,
 /// so unauthenticated clients cannot make the server hold their uploads in memory.
-@Suite("Admin API: refused before the body is read", .offCooperativePool)
+@Suite("Admin API: refused before the body is read", .offCooperativePool, .timeLimit(.minutes(6)))
 struct AdminEarlyRefusalTests {
     static let bodySize = 1 << 20
     static let clients = 60
 
     /// Resident memory of a process, from /proc/PID/status.
-    static func residentKiB(_ pid: Int32) throws -> Int {
+    static func residentKiB(_ pid: Int32, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
-        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }, sourceLocation: sourceLocation)
+        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]), sourceLocation: sourceLocation)
     }
 
     @Test("60 unauthenticated 1 MiB bodies: 401 before 100 Continue, and the server's memory stays put")

@@ -6,11 +6,11 @@ import Testing
 @testable import PassServer
 
 /// Input a pass cannot hold is refused with 400 at the door, and nothing of it is stored.
-@Suite("Admin API: input the pass format cannot hold", .offCooperativePool)
+@Suite("Admin API: input the pass format cannot hold", .offCooperativePool, .timeLimit(.minutes(4)))
 struct AdminInputLimitTests {
     /// What the store holds for an event: the fields a refused change must leave alone.
-    private func snapshot(_ app: TestApp, event: String) throws -> String {
-        let stored = try #require(try app.store.withSession(.read) { try $0.event(id: event) })
+    private func snapshot(_ app: TestApp, event: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let stored = try #require(try app.store.withSession(.read) { try $0.event(id: event) }, sourceLocation: sourceLocation)
         let jobs = try app.store.withSession(.read) { try $0.jobs(eventID: event, limit: 100) }.count
         return "\(stored.name)|\(stored.venue)|\(stored.startsAt.timeIntervalSince1970)|\(String(describing: stored.endsAt))|\(stored.timeZone)|\(stored.revision)|jobs=\(jobs)"
     }

@@ -5,7 +5,7 @@ import Testing
 @testable import PassServer
 
 /// Unknown ids, input validation, pagination and the counts organizers watch.
-@Suite("Admin API: resources, validation, pagination, counts", .offCooperativePool)
+@Suite("Admin API: resources, validation, pagination, counts", .offCooperativePool, .timeLimit(.minutes(4)))
 struct AdminResourceTests {
     @Test("unknown ids answer 404 JSON", arguments: Backend.allCases)
     func unknownIDs(backend: Backend) async throws {

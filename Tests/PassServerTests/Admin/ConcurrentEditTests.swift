@@ -7,7 +7,7 @@ import Testing
 
 /// Admin rules checked on the row as the update finds it, under its lock, in the same transaction:
 /// two racing requests over real HTTP can never both get past a rule that only one of them may.
-@Suite("Admin API: concurrent edits", .offCooperativePool)
+@Suite("Admin API: concurrent edits", .offCooperativePool, .timeLimit(.minutes(5)))
 struct ConcurrentEditTests {
     static let rounds = 60
 

@@ -7,7 +7,7 @@ import Testing
 @testable import Storage
 
 /// `POST /admin/v1/tickets/{serialNumber}/download-link` and the links it replaces.
-@Suite("Admin API: download links", .offCooperativePool)
+@Suite("Admin API: download links", .offCooperativePool, .timeLimit(.minutes(4)))
 struct DownloadLinkTests {
     private func downloadPath(_ ticket: [String: Any]?) throws -> String {
         try AdminSupport.path(of: ticket?["downloadURL"] as? String)

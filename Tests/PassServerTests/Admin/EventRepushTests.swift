@@ -6,7 +6,7 @@ import Testing
 @testable import PassServer
 
 /// An event edit fans out through the re-push job: every pass is bumped, every push token pushed once.
-@Suite("Admin API: event re-push job", .offCooperativePool)
+@Suite("Admin API: event re-push job", .offCooperativePool, .timeLimit(.minutes(5)))
 struct EventRepushTests {
     /// With one batch every token's pushes coalesce into one. With several batches, a token whose
     /// passes fall into two batches is pushed again when its first push already went out between
@@ -87,8 +87,19 @@ struct EventRepushTests {
         let app = try TestApp.start(backend)
         defer { app.stop() }
         let event = try app.createEvent(venue: "Tokyo Hall")
+        _ = try app.issueTicket(event: event)
+        let jobs = { try app.store.withSession(.read) { try $0.jobs(eventID: event, limit: 10) } }
         let edit = try app.admin("PATCH", "/admin/v1/events/\(event)", json: #"{"venue":"Tokyo Hall"}"#)
         #expect(edit.status == 200)
-        #expect((edit.jsonObject?["job"] as? [String: Any]) == nil)
+        let body = try #require(edit.jsonObject, "\(edit.text)")
+        #expect((body["event"] as? [String: Any])?["venue"] as? String == "Tokyo Hall")
+        #expect((body["job"] as? [String: Any]) == nil)
+        #expect(try jobs().isEmpty, "no job stored")
+
+        // The same request with a change makes one, seen where the checks above looked.
+        let changed = try app.admin("PATCH", "/admin/v1/events/\(event)", json: #"{"venue":"Osaka Dome"}"#)
+        #expect(changed.status == 200)
+        let job = try #require((changed.jsonObject?["job"] as? [String: Any])?["id"] as? String, "\(changed.text)")
+        #expect(try jobs().map(\.id) == [job])
     }
 }

@@ -5,7 +5,7 @@ import Testing
 @testable import PassServer
 
 /// The JSON form of `tickets:batch`, idempotency by `externalId`, and the refusals of both forms.
-@Suite("Admin API: tickets in bulk, JSON and refusals", .offCooperativePool)
+@Suite("Admin API: tickets in bulk, JSON and refusals", .offCooperativePool, .timeLimit(.minutes(10)))
 struct TicketBatchJSONTests {
     static func json(_ attendees: [TicketBatchTests.Attendee]) throws -> [UInt8] {
         let rows: [[String: Any]] = attendees.map { attendee in

@@ -5,11 +5,11 @@ import Testing
 @testable import PassServer
 
 /// The template's declared extra fields through the admin API and onto the pass.
-@Suite("Admin API: template extra fields", .offCooperativePool)
+@Suite("Admin API: template extra fields", .offCooperativePool, .timeLimit(.minutes(4)))
 struct TicketExtrasTests {
-    static func passJSON(_ app: TestApp, _ ticket: [String: Any]) throws -> [String: Any] {
+    static func passJSON(_ app: TestApp, _ ticket: [String: Any], sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
         let download = try app.request("GET", try AdminSupport.path(of: ticket["downloadURL"] as? String))
-        #expect(download.status == 200)
+        #expect(download.status == 200, "\(download.text.prefix(300))", sourceLocation: sourceLocation)
         return try PassArchive.passJSON(download.body)
     }
 

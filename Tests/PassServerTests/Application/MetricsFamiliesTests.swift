@@ -5,7 +5,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Metrics families", .offCooperativePool)
+@Suite("Metrics families", .offCooperativePool, .timeLimit(.minutes(4)))
 struct MetricsFamiliesTests {
     /// The value of the sample `series` (name and labels exactly as exported), if present.
     static func value(_ series: String, in text: String) -> Double? {

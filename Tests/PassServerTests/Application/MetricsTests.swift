@@ -4,7 +4,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Metrics", .offCooperativePool)
+@Suite("Metrics", .offCooperativePool, .timeLimit(.minutes(4)))
 struct MetricsTests {
     @Test("/metrics reports outbox depth, push outcomes and the bundle cache; APNS_MODE=log records pushes as logged", arguments: Backend.allCases)
     func metrics(backend: Backend) async throws {
@@ -21,10 +21,9 @@ struct MetricsTests {
 
         // APNS_MODE=log only logs the push: it is counted and recorded as logged, never as delivered.
         var text = ""
-        for _ in 0..<200 {
+        try await eventually("the logged push counted: \(text.split(separator: "\n").filter { $0.contains("pushes_total") })") {
             text = try app.request("GET", "/metrics").text
-            if text.contains(#"passserver_pushes_total{outcome="logged"} 1"#) { break }
-            try await Task.sleep(for: .milliseconds(50))
+            return text.contains(#"passserver_pushes_total{outcome="logged"} 1"#)
         }
         let response = try app.request("GET", "/metrics")
         #expect(response.status == 200)

@@ -5,7 +5,7 @@ import Testing
 @testable import PassServer
 
 /// `openapi.yaml` describes exactly the routes the application serves, and is served itself.
-@Suite("OpenAPI document", .offCooperativePool)
+@Suite("OpenAPI document", .offCooperativePool, .timeLimit(.minutes(4)))
 struct OpenAPITests {
     static var documentPath: String { PassServerExecutable.packageRoot.appendingPathComponent("openapi.yaml").path }
 

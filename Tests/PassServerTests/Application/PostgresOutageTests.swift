@@ -10,7 +10,7 @@ import Testing
 /// `Retry-After`, never 500; nothing acknowledged is lost; pushes pending across the outage are
 /// delivered after it; `/readyz` follows; the server recovers without a restart, and the outage
 /// is logged once each way rather than per attempt.
-@Suite("PostgreSQL outage under traffic", .offCooperativePool, .serialized)
+@Suite("PostgreSQL outage under traffic", .offCooperativePool, .serialized, .timeLimit(.minutes(8)))
 struct PostgresOutageTests {
     static let outage: TimeInterval = 10
 

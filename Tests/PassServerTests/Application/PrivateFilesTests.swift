@@ -5,7 +5,7 @@ import Testing
 @testable import PassServer
 
 /// Secrets and the database are readable by the server's user only, from the moment they exist.
-@Suite("Private files", .offCooperativePool)
+@Suite("Private files", .offCooperativePool, .timeLimit(.minutes(4)))
 struct PrivateFilesTests {
     static func mode(_ path: String) -> Int? {
         var info = stat()

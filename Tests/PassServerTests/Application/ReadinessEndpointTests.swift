@@ -7,7 +7,7 @@ import Testing
 
 /// `/readyz` over HTTP: the documented body, every reason as a list, warnings that keep it 200,
 /// and the start-up warning about Apple's sandbox.
-@Suite("Readiness endpoint", .offCooperativePool)
+@Suite("Readiness endpoint", .offCooperativePool, .timeLimit(.minutes(4)))
 struct ReadinessEndpointTests {
     @Test("ready: 200 with empty lists; problems: 503 listing each; warnings listed without failing", arguments: Backend.allCases)
     func body(backend: Backend) throws {

@@ -9,7 +9,7 @@ import Testing
 /// The SQLite equivalent of a database outage: another process holds the database file's write
 /// lock beyond the busy timeout. Writes are answered 503 `unavailable` with `Retry-After` (not
 /// 500), reads go on (WAL), and everything works again once the lock is released.
-@Suite("SQLite locked by another process", .offCooperativePool, .serialized)
+@Suite("SQLite locked by another process", .offCooperativePool, .serialized, .timeLimit(.minutes(6)))
 struct SQLiteBusyTests {
     @Test("writes while another process holds the lock: 503 with Retry-After; reads go on; then all works")
     func lockedDatabase() async throws {

@@ -3,11 +3,11 @@ import PassServerTesting
 import Testing
 
 /// `make run` (`pass-server serve --development`) and admin tokens, on the real binary.
-@Suite("Development start: admin tokens", .offCooperativePool)
+@Suite("Development start: admin tokens", .offCooperativePool, .timeLimit(.minutes(6)))
 struct DevelopmentStartTests {
     /// Starts `serve --development` in `directory`, waits until it listens and its standard output
     /// says something, stops it, and returns what it printed.
-    static func start(in directory: URL) async throws -> String {
+    static func start(in directory: URL, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
         let environment = [
             "HTTP_PORT": "0", "HTTP_HOST": "127.0.0.1", "LOG_LEVEL": "info",
             "PASSES_DIR": PassServerExecutable.packageRoot.appendingPathComponent("Passes").path,
@@ -18,7 +18,7 @@ struct DevelopmentStartTests {
         let deadline = Date().addingTimeInterval(30)
         while server.standardOutput.isEmpty, Date() < deadline { await AdminSupport.pause(0.05) }
         server.signal(SIGTERM)
-        #expect(await server.waitForExit(timeout: 30) == 0)
+        #expect(await server.waitForExit(timeout: 30) == 0, "\(server.standardError.suffix(2_000))", sourceLocation: sourceLocation)
         return server.standardOutput
     }
 

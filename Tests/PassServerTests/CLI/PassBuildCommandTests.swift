@@ -2,10 +2,12 @@ import Foundation
 import PassServerTesting
 import Testing
 
-@Suite("pass-server pass build (the real executable)", .offCooperativePool)
+@Suite("pass-server pass build (the real executable)", .offCooperativePool, .timeLimit(.minutes(3)))
 struct PassBuildCommandTests {
     /// Builds one ticket with the binary in the given time zone and returns the archive's path.
-    private func build(timeZone: String, certificates: TestCertificates, directory: String) throws -> String {
+    private func build(
+        timeZone: String, certificates: TestCertificates, directory: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> String {
         let attendee = directory + "/attendee.json"
         try Data(#"""
             {"serialNumber": "CLI-1", "eventName": "Swift Night", "venue": "Hall 1", "attendeeName": "Grace Hopper",
@@ -21,8 +23,8 @@ struct PassBuildCommandTests {
                 "ORGANIZATION_NAME": "Example Events",
             ]
         )
-        #expect(result.status == 0, "pass build failed: \(result.standardError)")
-        #expect(result.standardOutput.contains(out))
+        #expect(result.status == 0, "pass build failed: \(result.standardError)", sourceLocation: sourceLocation)
+        #expect(result.standardOutput.contains(out), "\(result.standardOutput)", sourceLocation: sourceLocation)
         return out
     }
 

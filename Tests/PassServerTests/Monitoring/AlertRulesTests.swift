@@ -7,7 +7,7 @@ import Testing
 /// `deploy/prometheus-alerts.yml`: Prometheus accepts it, its cases fire as intended, and every
 /// metric it names is one the server exports. `make test` installs promtool (Debian `prometheus`);
 /// without it these tests fail, never skip.
-@Suite("Prometheus alert rules", .offCooperativePool)
+@Suite("Prometheus alert rules", .offCooperativePool, .timeLimit(.minutes(3)))
 struct AlertRulesTests {
     static let promtool = "/usr/bin/promtool"
     static var deploy: String { PassServerExecutable.packageRoot.appendingPathComponent("deploy").path }

@@ -7,7 +7,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Certificate expiry", .offCooperativePool)
+@Suite("Certificate expiry", .offCooperativePool, .timeLimit(.minutes(4)))
 struct CertificateExpiryTests {
     static let day: TimeInterval = 86_400
 

@@ -31,33 +31,35 @@ struct WorkerTests {
         var history: [(at: Date, stopping: Bool)] { lock.withLock { rounds } }
     }
 
-    func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) {
+    /// Waits up to 20 s for `condition`; on a timeout the test stops here (what follows may index
+    /// rounds that never ran).
+    func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let deadline = Date().addingTimeInterval(20)
         while !condition() && Date() < deadline { usleep(1_000) }
-        #expect(condition(), sourceLocation: sourceLocation)
+        try #require(condition(), "timed out after 20 s", sourceLocation: sourceLocation)
     }
 
     @Test("a loop asleep until woken runs again on wake(), and a wake during a round is not lost")
-    func wake() {
+    func wake() throws {
         let worker = Worker(name: "test-worker")
         let loop = Recorder { _, stopping in stopping ? .done : .sleep(until: nil) }
         worker.start(loop)
         defer { worker.shutdown() }
-        waitUntil { loop.count == 1 }
+        try waitUntil { loop.count == 1 }
         // Nothing wakes it: it stays asleep (the first round shows it could run).
         usleep(200_000)
         #expect(loop.count == 1)
         worker.wake()
-        waitUntil { loop.count == 2 }
+        try waitUntil { loop.count == 2 }
         worker.wake()
         worker.wake()
-        waitUntil { loop.count >= 3 }
+        try waitUntil { loop.count >= 3 }
         usleep(100_000)
         #expect(loop.count <= 4, "two wakes close together run at most two rounds")
     }
 
     @Test("a loop sleeps until the time it asks for, not less")
-    func sleepsUntilDue() {
+    func sleepsUntilDue() throws {
         let worker = Worker(name: "test-worker")
         let loop = Recorder { round, stopping in
             if stopping { return .done }
@@ -65,14 +67,14 @@ struct WorkerTests {
         }
         worker.start(loop)
         defer { worker.shutdown() }
-        waitUntil { loop.count == 3 }
+        try waitUntil { loop.count == 3 }
         let times = loop.history.map(\.at)
         #expect(times[1].timeIntervalSince(times[0]) >= 0.19)
         #expect(times[2].timeIntervalSince(times[1]) >= 0.19)
     }
 
     @Test("shutdown lets the loop drain (rounds with stopping set) and waits until it is done; a second shutdown returns")
-    func drains() {
+    func drains() throws {
         let worker = Worker(name: "test-worker")
         let drained = Atomic<Int>(0)
         let loop = Recorder { _, stopping in
@@ -81,7 +83,7 @@ struct WorkerTests {
             return drained.add(1, ordering: .relaxed).newValue < 3 ? .again : .done
         }
         worker.start(loop)
-        waitUntil { loop.count == 1 }
+        try waitUntil { loop.count == 1 }
         worker.shutdown()
         #expect(drained.load(ordering: .relaxed) == 3)
         #expect(loop.history.filter(\.stopping).count == 3)
@@ -90,14 +92,14 @@ struct WorkerTests {
     }
 
     @Test("a periodic worker runs at start, not again before its interval, and stops on shutdown")
-    func periodic() {
+    func periodic() throws {
         let runs = Atomic<Int>(0)
         let periodic = Worker.periodic(name: "test-periodic", interval: 3_600) { shouldStop in
             #expect(!shouldStop())
             runs.add(1, ordering: .relaxed)
         }
         periodic.start()
-        waitUntil { runs.load(ordering: .relaxed) == 1 }
+        try waitUntil { runs.load(ordering: .relaxed) == 1 }
         // A wake before the interval is over does not run the work again.
         periodic.worker.wake()
         usleep(200_000)
