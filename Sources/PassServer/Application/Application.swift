@@ -31,6 +31,8 @@ public final class Application: Sendable {
     let tallyWorker: Worker.Periodic
     /// Reach marks from the phones' requests, written in batches.
     let reach: ReachLedger
+    /// The device API's cache of pass token hashes.
+    let authentication = AuthenticationCache()
     /// Every route served (method and `:param` pattern), for the OpenAPI coverage test.
     let routes: [(method: String, pattern: String)]
 
@@ -144,7 +146,8 @@ public final class Application: Sendable {
         HealthController(store: store, readiness: readiness, logger: logger).register(in: &router)
         DeviceController(
             store: store, passes: passes, reach: reach, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device"),
-            deviceLogCapacity: configuration.deviceLogCapacity, maxDevicesPerPass: configuration.maxDevicesPerPass
+            authentication: authentication, deviceLogCapacity: configuration.deviceLogCapacity,
+            maxDevicesPerPass: configuration.maxDevicesPerPass
         ).register(in: &router)
         let checkIns = CheckInMetrics()
         let admin = AdminController(

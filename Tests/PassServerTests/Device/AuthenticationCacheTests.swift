@@ -16,6 +16,10 @@ struct AuthenticationCacheTests {
         let other = try app.issueTicket(event: event)
         let phone = Phone(app: app)
         #expect(try phone.register(serial).status == 201)
+        // The attempts below are checked against the cached hash, not a fresh read.
+        let passType = try #require(PassTypeIdentifier(app.passTypeIdentifier))
+        #expect(app.application.authentication.hash(passType: passType, serial: try #require(SerialNumber(serial))) != nil)
+        #expect(app.application.authentication.hash(passType: passType, serial: try #require(SerialNumber(other))) == nil)
 
         let path = "/v1/devices/\(phone.deviceLibraryIdentifier)/registrations/\(app.passTypeIdentifier)/\(serial)"
         let body = Array(#"{"pushToken":"\#(phone.pushToken)"}"#.utf8)
