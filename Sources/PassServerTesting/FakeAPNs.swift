@@ -63,6 +63,9 @@ public final class FakeAPNs: Sendable {
     /// Connections accepted so far.
     public var connectionsAccepted: Int { shared.state.withLock { $0.connectionsAccepted } }
 
+    /// PING frames received from clients so far (acknowledgements of the fake's own PINGs not counted).
+    public var pingsReceived: Int { shared.state.withLock { $0.pingsReceived } }
+
     /// Forgets recorded pushes (keeps scripts).
     public func clearPushes() { shared.state.withLock { $0.pushes.removeAll() } }
 
@@ -119,6 +122,7 @@ final class FakeAPNsShared: Sendable {
         var pushes: [FakeAPNs.Push] = []
         var commands: [(Command, DispatchSemaphore)] = []
         var connectionsAccepted = 0
+        var pingsReceived = 0
         var answered = 0
         var stopped = false
     }

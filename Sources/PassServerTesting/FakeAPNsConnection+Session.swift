@@ -29,6 +29,7 @@ extension FakeAPNsConnection: H2SessionDelegate {
 
     func h2FrameReceived(_ frame: H2Frame) {
         if frame.endsStream, streams[frame.stream] != nil { completed.append(frame.stream) }
+        if frame.kind == .ping, !frame.isAcknowledgement { pingsReceived += 1 }
     }
 
     func h2StreamClosed(_ stream: Int32, error: H2ErrorCode) {

@@ -22,6 +22,8 @@ final class FakeAPNsConnection {
     /// Requests whose last frame arrived, to be answered by the loop.
     var completed: [Int32] = []
     var acceptedStreams = 0
+    /// PINGs from the client (not acknowledgements of ours) not yet added to the shared count.
+    var pingsReceived = 0
     let goAwayAfter: Int?
     var goAwayLastStreamID: Int32?
     var closingDeadline = 0.0

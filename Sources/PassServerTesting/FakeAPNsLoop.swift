@@ -81,6 +81,7 @@ final class FakeAPNsLoop: @unchecked Sendable {
         case .open:
             do throws(FakeAPNsError) {
                 try connection.readAvailable()
+                countPings(connection)
                 answerCompleted(connection, now: now)
                 try connection.flush()
             } catch {
@@ -106,6 +107,14 @@ final class FakeAPNsLoop: @unchecked Sendable {
         case .closed:
             remove(connection)
         }
+    }
+
+    /// Moves the PINGs `connection` received into the shared count.
+    private func countPings(_ connection: FakeAPNsConnection) {
+        guard connection.pingsReceived > 0 else { return }
+        let received = connection.pingsReceived
+        connection.pingsReceived = 0
+        shared.state.withLock { $0.pingsReceived += received }
     }
 
     private func remove(_ connection: FakeAPNsConnection) {

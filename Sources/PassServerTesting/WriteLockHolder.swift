@@ -19,19 +19,17 @@ public final class WriteLockHolder: Sendable {
                 // does not hold the lock forever.
                 _ = releasing.wait(timeout: .now() + 600)
             }
-            if transaction {
-                try? store.transaction(hold)
-            } else {
-                try? store.withSession(.write, hold)
-            }
+            let took = transaction ? (try? store.transaction(hold)) != nil : (try? store.withSession(.write, hold)) != nil
+            // A store that failed before lending the lock must not leave `init` waiting.
+            if !took { held.signal() }
             released.signal()
         }.start()
-        held.wait()
+        _ = held.wait(timeout: .now() + 120)
     }
 
     /// Ends the transaction (rolled back or committed empty) and waits until the lock is free.
     public func release() {
         releasing.signal()
-        released.wait()
+        _ = released.wait(timeout: .now() + 120)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import PassServerTesting
 import Testing
 
-@Suite("APNSClient cancellation", .offCooperativePool)
+@Suite("APNSClient cancellation", .offCooperativePool, .timeLimit(.minutes(2)))
 struct APNSClientCancellationTests {
     @Test("cancelling the calling task abandons the push and leaves the connection usable")
     func cancelInFlight() async throws {
@@ -13,7 +13,7 @@ struct APNSClientCancellationTests {
         harness.fake.script(token: slow.rawValue, [.delayed(seconds: 30, then: .success)])
         let client = harness.client
         let task = Task { try await client.send(APNSRequest(pushToken: slow, topic: APNsTestHarness.topic)) }
-        while harness.fake.pushes.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("the slow push reached the fake", timeout: 30) { !harness.fake.pushes.isEmpty }
         let started = ContinuousClock.now
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }

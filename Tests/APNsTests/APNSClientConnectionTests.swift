@@ -4,7 +4,7 @@ import Logging
 import PassServerTesting
 import Testing
 
-@Suite("APNSClient connection lifecycle", .offCooperativePool)
+@Suite("APNSClient connection lifecycle", .offCooperativePool, .timeLimit(.minutes(2)))
 struct APNSClientConnectionTests {
     @Test("idle connections are kept open with PINGs and reused")
     func idlePing() async throws {
@@ -12,7 +12,10 @@ struct APNSClientConnectionTests {
         defer { harness.stop() }
         let request = APNSRequest(pushToken: APNsTestHarness.token(1), topic: APNsTestHarness.topic)
         #expect(try await harness.client.send(request).status == 200)
-        try await Task.sleep(for: .milliseconds(1200))
+        // Idle for several ping intervals: the fake hears PINGs, and the client keeps the connection.
+        try await eventually("PINGs on the idle connection (\(harness.fake.pingsReceived) so far)", timeout: 30) {
+            harness.fake.pingsReceived >= 3
+        }
         #expect(harness.client.stats.connectionsOpen == 1)
         #expect(try await harness.client.send(request).status == 200)
         #expect(harness.fake.connectionsAccepted == 1)

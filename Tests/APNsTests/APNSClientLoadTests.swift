@@ -5,7 +5,7 @@ import PassServerTesting
 import Synchronization
 import Testing
 
-@Suite("APNSClient under load, GOAWAY, drops and stream limits", .offCooperativePool)
+@Suite("APNSClient under load, GOAWAY, drops and stream limits", .offCooperativePool, .timeLimit(.minutes(5)))
 struct APNSClientLoadTests {
     @Test("GOAWAY every 100 streams during 10,000 pushes: each answered exactly once, none lost")
     func goAwayDuringBatch() async throws {
@@ -59,7 +59,9 @@ struct APNSClientLoadTests {
                 }
             }
             group.addTask {
-                while harness.fake.pushes.count < count { try await Task.sleep(for: .milliseconds(5)) }
+                try await eventually("every first attempt reached the fake (\(harness.fake.pushes.count) of \(count))", timeout: 60) {
+                    harness.fake.pushes.count >= count
+                }
                 harness.fake.stopListening()
                 harness.fake.dropConnections()
                 try await Task.sleep(for: .milliseconds(300))
@@ -162,7 +164,9 @@ struct APNSClientLoadTests {
                     }
                 }
             }
-            while harness.fake.pushes.count < 5 { try await Task.sleep(for: .milliseconds(5)) }
+            try await eventually("five pushes reached the fake (\(harness.fake.pushes.count) so far)", timeout: 30) {
+                harness.fake.pushes.count >= 5
+            }
             let started = ContinuousClock.now
             client.shutdown()
             #expect(ContinuousClock.now - started < .seconds(10))

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// `submit`: pushes handed over without waiting, each answer delivered once by callback.
-@Suite("APNSClient.submit: answers by callback", .offCooperativePool)
+@Suite("APNSClient.submit: answers by callback", .offCooperativePool, .timeLimit(.minutes(2)))
 struct APNSClientSubmitTests {
     @Test("1,000 pushes in one submit: every completion runs once, on the client's I/O thread, with APNs's answer")
     func batchOfCallbacks() throws {
@@ -44,14 +44,17 @@ struct APNSClientSubmitTests {
     @Test("text that is not a token never becomes a request; a push after shutdown completes at once with an error, on the caller's thread")
     func immediateFailures() throws {
         let harness = try APNsTestHarness.start()
-        let errors = Mutex<[APNSError.Code]>([])
+        let errors = Mutex<[(code: APNSError.Code, thread: String)]>([])
         let text = "not hex!"
         #expect(PushToken(text) == nil)
         harness.stop()
         harness.client.submit([(APNSRequest(pushToken: APNsTestHarness.token(1), topic: APNsTestHarness.topic), { @Sendable result in
-            if case .failure(let error) = result { errors.withLock { $0.append(error.code) } }
+            if case .failure(let error) = result { errors.withLock { $0.append((error.code, Self.threadName())) } }
         })])
-        #expect(errors.withLock { $0 } == [.shutdown])
+        let caller = Self.threadName()
+        #expect(errors.withLock { $0 }.map(\.code) == [.shutdown])
+        #expect(errors.withLock { $0 }.map(\.thread) == [caller])
+        #expect(caller != "apns-io")
         #expect(harness.fake.pushes.isEmpty)
     }
 }

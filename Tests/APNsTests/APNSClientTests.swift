@@ -5,7 +5,7 @@ import PassIdentifiers
 import PassServerTesting
 import Testing
 
-@Suite("APNSClient against FakeAPNs (TLS + HTTP/2)", .offCooperativePool)
+@Suite("APNSClient against FakeAPNs (TLS + HTTP/2)", .offCooperativePool, .timeLimit(.minutes(2)))
 struct APNSClientTests {
     @Test("sends POST /3/device/<token> with the pass-update headers and exactly {}")
     func requestShape() async throws {

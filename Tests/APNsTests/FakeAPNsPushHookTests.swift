@@ -4,7 +4,7 @@ import PassServerTesting
 import Synchronization
 import Testing
 
-@Suite("FakeAPNs push hook", .offCooperativePool)
+@Suite("FakeAPNs push hook", .offCooperativePool, .timeLimit(.minutes(2)))
 struct FakeAPNsPushHookTests {
     @Test("onPush hears every answered push with its token and status, also when nothing is recorded")
     func hook() async throws {

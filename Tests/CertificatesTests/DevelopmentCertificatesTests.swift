@@ -3,7 +3,7 @@ import Foundation
 import PassServerTesting
 import Testing
 
-@Suite("Development certificates", .offCooperativePool)
+@Suite("Development certificates", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DevelopmentCertificatesTests {
     @Test("generate writes a verifiable chain, a pass identity and a localhost server certificate, and keeps them on rerun")
     func generate() throws {

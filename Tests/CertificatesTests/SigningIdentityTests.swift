@@ -3,14 +3,14 @@ import Foundation
 import PassServerTesting
 import Testing
 
-@Suite("Loading signing identities", .offCooperativePool)
+@Suite("Loading signing identities", .offCooperativePool, .timeLimit(.minutes(3)))
 struct SigningIdentityTests {
     private func certificates() throws -> TestCertificates {
         try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "certificates"))
     }
 
-    private func loadError(_ body: () throws -> SigningIdentity) -> CertificateError? {
-        #expect(throws: CertificateError.self) { _ = try body() }
+    private func loadError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> SigningIdentity) -> CertificateError? {
+        #expect(throws: CertificateError.self, sourceLocation: sourceLocation) { _ = try body() }
     }
 
     @Test("a PEM pair with a PEM or DER WWDR yields the certificate's UID, OU and validity; the key is never printed")

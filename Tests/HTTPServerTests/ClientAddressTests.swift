@@ -5,7 +5,7 @@ import Testing
 @testable import HTTPServer
 
 /// `X-Forwarded-For` is believed only from trusted proxies, and only from the right.
-@Suite(.offCooperativePool) struct ClientAddressTests {
+@Suite(.offCooperativePool, .timeLimit(.minutes(2))) struct ClientAddressTests {
     static let proxy = [AddressRange("127.0.0.1/32"), AddressRange("10.0.0.0/8"), AddressRange("fd00::/8")].compactMap { $0 }
 
     static func resolve(_ peer: String, _ forwarded: [String]) -> String? {

@@ -5,7 +5,7 @@ import Synchronization
 import PassServerTesting
 import Testing
 
-@Suite(.offCooperativePool) struct ConcurrencyTests {
+@Suite(.offCooperativePool, .timeLimit(.minutes(2))) struct ConcurrencyTests {
     @Test func twoHundredConcurrentRequestsEachGetTheirOwnEcho() throws {
         var router = echoRouter()
         router.post("/echo/:n") { request in

@@ -6,30 +6,31 @@ import Testing
 @testable import HTTPServer
 
 /// Secrets in paths never reach the log, however the path is spelled or answered.
-@Suite(.offCooperativePool) struct LoggedPathTests {
+@Suite(.offCooperativePool, .timeLimit(.minutes(2))) struct LoggedPathTests {
     static let token = "SECRETTOKENVALUE12345"
 
     @Test func downloadTokensAreRedactedMatchedOrNot() throws {
         var router = echoRouter()
         router.get("/download/:downloadToken") { _ in .text("file") }
-        try TestServer.with(router) { server in
-            let targets = [
-                "/download/\(Self.token)",  // 200
-                "/download/\(Self.token)?utm=\(Self.token)",  // query
-                "/download/\(Self.token)/extra",  // 404
-                "/download/\(Self.token)/",  // 404
-                "//download/\(Self.token)",  // 404
-                "/DOWNLOAD/\(Self.token)",  // 404
-                "/%64ownload/\(Self.token)",  // 200, percent-encoded literal
-                "/download/%53ECRETTOKENVALUE12345",  // 200, percent-encoded token
-                "/download/\(Self.token)%zz",  // 400
-                "http://passes.example/download/\(Self.token)",  // absolute form
+        try TestServer.with(router) { (server: TestServer) throws in
+            let targets: [(target: String, status: Int)] = [
+                ("/download/\(Self.token)", 200),
+                ("/download/\(Self.token)?utm=\(Self.token)", 200),  // query
+                ("/download/\(Self.token)/extra", 404),
+                ("/download/\(Self.token)/", 404),
+                ("//download/\(Self.token)", 404),
+                ("/DOWNLOAD/\(Self.token)", 404),
+                ("/%64ownload/\(Self.token)", 200),  // percent-encoded literal
+                ("/download/%53ECRETTOKENVALUE12345", 200),  // percent-encoded token
+                ("/download/\(Self.token)%zz", 400),
+                ("http://passes.example/download/\(Self.token)", 200),  // absolute form
             ]
-            for target in targets {
-                _ = try server.client().request("GET", target)
+            // Each answered as noted: matched, unmatched and refused paths all reach the log.
+            for (target, status) in targets {
+                #expect(try server.client().request("GET", target).status == status, "\(target)")
             }
-            _ = try server.client().request("HEAD", "/download/\(Self.token)")
-            _ = try server.client().request("POST", "/download/\(Self.token)")  // 405
+            #expect(try server.client().request("HEAD", "/download/\(Self.token)").status == 200)
+            #expect(try server.client().request("POST", "/download/\(Self.token)").status == 405)
             let lines = server.sink.lines.filter { $0.contains(" request ") }
             #expect(lines.count == targets.count + 2)
             let all = server.sink.lines.joined(separator: "\n")
@@ -58,6 +59,8 @@ import Testing
             }
             #expect(server.isHealthy())
             let lines = server.sink.lines
+            // Every one of the three requests was logged, so each was checked below.
+            #expect(lines.filter { $0.contains(" request ") && ($0.contains("path=/x") || $0.contains("path=\"/x")) }.count == 3, "\(lines)")
             #expect(lines.contains { $0.contains("path=/x%0D%0Afake%20line") })
             #expect(lines.allSatisfy { !$0.unicodeScalars.contains(where: LogText.mustEscape) }, "\(lines)")
         }

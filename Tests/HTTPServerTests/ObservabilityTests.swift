@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// Request ids and the access log.
-@Suite(.offCooperativePool) struct ObservabilityTests {
+@Suite(.offCooperativePool, .timeLimit(.minutes(2))) struct ObservabilityTests {
     @Test func everyResponseHasAUniqueRequestID() throws {
         try TestServer.with(echoRouter()) { server in
             let client = try server.client()
@@ -18,7 +18,8 @@ import Testing
             }
             #expect(ids.count == 4)
             let rejected = try server.client().request("POST", "/small", body: Array(repeating: 0, count: 100))
-            #expect(rejected.header("X-Request-ID") != nil)
+            #expect(rejected.status == 413)
+            #expect(rejected.header("X-Request-ID")?.count == 32)
         }
     }
 
@@ -29,7 +30,7 @@ import Testing
             #expect(reused.header("X-Request-ID") == "proxy-1234.abc_DEF")
             let tooLong = String(repeating: "a", count: 65)
             let replaced = try client.request("GET", "/healthz", headers: [("X-Request-ID", tooLong)])
-            #expect(replaced.header("X-Request-ID") != tooLong)
+            #expect(replaced.header("X-Request-ID")?.count == 32)
             let odd = try client.request("GET", "/healthz", headers: [("X-Request-ID", "a<b>")])
             #expect(odd.header("X-Request-ID")?.count == 32)
         }

@@ -5,7 +5,7 @@ import Testing
 @testable import HTTPServer
 
 /// A route's preflight answers from the headers alone, before any body byte is read.
-@Suite(.offCooperativePool) struct PreflightTests {
+@Suite(.offCooperativePool, .timeLimit(.minutes(2))) struct PreflightTests {
     static func router(handled: Counter) -> Router {
         var router = echoRouter()
         router.post(

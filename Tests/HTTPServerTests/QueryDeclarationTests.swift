@@ -6,7 +6,7 @@ import Testing
 
 /// A route that declares its query parameters refuses any other, naming it, before its handler
 /// runs and before the body is read; a route that declares none takes anything.
-@Suite(.offCooperativePool) struct QueryDeclarationTests {
+@Suite(.offCooperativePool, .timeLimit(.minutes(2))) struct QueryDeclarationTests {
     static func router(handled: Counter) -> Router {
         var router = Router()
         router.get("/items", query: ["q", "limit"]) { request in

@@ -33,7 +33,7 @@ private struct Teapot: RenderableError {
 }
 
 /// Errors that choose their own status, body and headers (`RenderableError`).
-@Suite(.offCooperativePool) struct RenderableErrorTests {
+@Suite(.offCooperativePool, .timeLimit(.minutes(2))) struct RenderableErrorTests {
     private func router() -> Router {
         var router = echoRouter()
         router.get("/down") { request in throw BackendDown(busy: request.query["busy"] != nil) }

@@ -4,7 +4,7 @@ import PassServerTesting
 import Testing
 
 /// Routing and request values over real sockets.
-@Suite(.offCooperativePool) struct RoutingTests {
+@Suite(.offCooperativePool, .timeLimit(.minutes(2))) struct RoutingTests {
     private struct Seen: Codable {
         var method: String
         var path: String

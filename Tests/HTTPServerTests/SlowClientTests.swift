@@ -6,7 +6,7 @@ import Testing
 
 /// Slow and greedy clients: a deadline for a whole request, a cap per client address, and a
 /// server that keeps answering others while one address holds connections open.
-@Suite(.offCooperativePool, .serialized) struct SlowClientTests {
+@Suite(.offCooperativePool, .timeLimit(.minutes(5)), .serialized) struct SlowClientTests {
     static func slowRouter() -> Router {
         var router = echoRouter()
         router.get("/slow") { _ in
@@ -73,7 +73,8 @@ import Testing
             // The 33rd is closed before it is read.
             let refused = try server.client(timeout: 5, source: "127.0.0.2")
             refused.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect((try? refused.readResponse()) == nil)
+            // Closed without an answer (nil); a connection merely left waiting would time out and throw.
+            #expect(try refused.readResponse() == nil)
             // Another address is served, and so is a trusted proxy.
             #expect(try server.client(source: "127.0.0.3").request("GET", "/healthz").status == 200)
             #expect(try server.client(source: "127.0.0.1").request("GET", "/healthz").status == 200)

@@ -7,7 +7,7 @@ import Testing
 @testable import HTTPServer
 
 /// Streamed responses: chunked, pulled as the client reads, cut short on an error.
-@Suite(.offCooperativePool) struct StreamingTests {
+@Suite(.offCooperativePool, .timeLimit(.minutes(2))) struct StreamingTests {
     /// A route streaming `pieces(index)` until it returns nil, counting the pieces it produced.
     static func router(produced: Counter, piece: @escaping @Sendable (Int) throws -> [UInt8]?) -> Router {
         var router = echoRouter()

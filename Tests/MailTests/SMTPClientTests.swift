@@ -71,6 +71,11 @@ struct SMTPClientTests {
             return
         }
         #expect(try server.events().isEmpty)
+        // The same server records a message from a client that trusts its CA: the refused one
+        // would have been seen, and it is still not there.
+        let trusting = try SMTPClient(SMTPConfiguration(url: server.url(), caFile: server.caFile))
+        #expect(trusting.send(from: "a@example.org", to: "c@example.com", message: Self.message).failure == nil)
+        #expect(try server.events().map { $0.rcptTos ?? [] } == [["c@example.com"]])
     }
 
     @Test("550 to a recipient is a rejection of that message, with the server's reply text")

@@ -4,7 +4,7 @@ import PassBundle
 import PassServerTesting
 import Testing
 
-@Suite("Signed .pkpass round trip (verified with the openssl and unzip tools)", .offCooperativePool)
+@Suite("Signed .pkpass round trip (verified with the openssl and unzip tools)", .offCooperativePool, .timeLimit(.minutes(3)))
 struct PassBundleRoundTripTests {
     @Test("every file is at the root, listed in the manifest with its SHA-1, and the signature verifies")
     func roundTrip() throws {

@@ -10,9 +10,9 @@ struct PassValidationTests {
         return try PassBundle.build(template: template ?? Fixture.template(), data: ticket, identity: certificates.identity, options: options)
     }
 
-    private func issues(_ body: () throws -> Void) -> [PassBundleError.Issue] {
-        let error = #expect(throws: PassBundleError.self) { try body() }
-        #expect(error?.code == .invalidPass)
+    private func issues(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> [PassBundleError.Issue] {
+        let error = #expect(throws: PassBundleError.self, sourceLocation: sourceLocation) { try body() }
+        #expect(error?.code == .invalidPass, sourceLocation: sourceLocation)
         return error?.issues ?? []
     }
 

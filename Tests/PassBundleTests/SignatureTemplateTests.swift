@@ -3,7 +3,7 @@ import Foundation
 import PassServerTesting
 import Testing
 
-@Suite("Re-signing a CMS template gives OpenSSL's own CMS signature", .offCooperativePool)
+@Suite("Re-signing a CMS template gives OpenSSL's own CMS signature", .offCooperativePool, .timeLimit(.minutes(3)))
 struct SignatureTemplateTests {
     @Test("the patched template equals CMS_sign byte for byte, for any content and signing time", arguments: [
         (Array("{}".utf8), 0.0),

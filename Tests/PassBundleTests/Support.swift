@@ -52,13 +52,13 @@ struct UnpackedBundle {
     let directory: String
 
     /// Writes the archive and unzips it into a new directory.
-    init(_ bytes: [UInt8]) throws {
+    init(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let base = try Fixture.directory("unpacked")
         let archive = base + "/pass.pkpass"
         try Data(bytes).write(to: URL(fileURLWithPath: archive))
         directory = base + "/files"
         let result = try run("unzip", ["-q", archive, "-d", directory])
-        #expect(result.status == 0, "unzip failed: \(result.error)")
+        #expect(result.status == 0, "unzip failed: \(result.error)", sourceLocation: sourceLocation)
     }
 
     /// Relative paths of every file.
@@ -75,9 +75,9 @@ struct UnpackedBundle {
         try JSONDecoder().decode([String: String].self, from: Data(bytes("manifest.json")))
     }
 
-    func passJSON() throws -> [String: Any] {
+    func passJSON(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
         let object = try JSONSerialization.jsonObject(with: Data(bytes("pass.json")))
-        return try #require(object as? [String: Any])
+        return try #require(object as? [String: Any], sourceLocation: sourceLocation)
     }
 
     /// Problems with the manifest: a missing or extra file, or a hash that does not match.
@@ -87,12 +87,20 @@ struct UnpackedBundle {
         var problems: [String] = []
         if Set(manifest.keys) != Set(content) { problems.append("manifest lists \(manifest.keys.sorted()) but bundle has \(content)") }
         let sums = try run("sha1sum", content, in: directory)
+        // Without a hash line for every file nothing below would be compared.
+        if sums.status != 0 { problems.append("sha1sum failed: \(sums.error)") }
+        var hashed: Set<String> = []
         for line in sums.output.split(separator: "\n") {
             let parts = line.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2 else { continue }
+            guard parts.count == 2 else {
+                problems.append("unreadable sha1sum line: \(line)")
+                continue
+            }
             let path = String(parts[1].trimmingCharacters(in: .whitespaces).drop { $0 == "*" })
+            hashed.insert(path)
             if manifest[path] != String(parts[0]) { problems.append("hash of \(path) differs") }
         }
+        if hashed != Set(content) { problems.append("sha1sum hashed \(hashed.sorted()) of \(content)") }
         return problems
     }
 

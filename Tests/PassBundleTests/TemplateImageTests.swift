@@ -2,14 +2,14 @@ import Foundation
 import PassServerTesting
 import Testing
 
-@Suite("Event-ticket template images", .offCooperativePool)
+@Suite("Event-ticket template images", .offCooperativePool, .timeLimit(.minutes(3)))
 struct TemplateImageTests {
     /// Width and height from a PNG's IHDR chunk.
-    private func pixelSize(_ path: String) throws -> (Int, Int) {
+    private func pixelSize(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (Int, Int) {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        try #require(bytes.count > 24)
-        #expect(Array(bytes[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "\(path) is not a PNG")
-        #expect(String(decoding: bytes[12..<16], as: UTF8.self) == "IHDR")
+        try #require(bytes.count > 24, "\(path) is too short for a PNG", sourceLocation: sourceLocation)
+        #expect(Array(bytes[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "\(path) is not a PNG", sourceLocation: sourceLocation)
+        #expect(String(decoding: bytes[12..<16], as: UTF8.self) == "IHDR", "\(path)", sourceLocation: sourceLocation)
         func be32(_ offset: Int) -> Int { bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) } }
         return (be32(16), be32(20))
     }

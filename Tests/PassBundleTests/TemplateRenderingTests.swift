@@ -5,11 +5,11 @@ import Testing
 
 @Suite("Template rendering", .offCooperativePool)
 struct TemplateRenderingTests {
-    private func render(_ ticket: TicketData) throws -> [String: Any] {
+    private func render(_ ticket: TicketData, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
         let certificates = try Fixture.certificates()
         let signer = try PassSigner(identity: certificates.identity)
         let bytes = try PassBundle.renderPassJSON(template: Fixture.template(), data: ticket, signer: signer)
-        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any], sourceLocation: sourceLocation)
     }
 
     private func field(_ pass: [String: Any], _ group: String, _ key: String) -> [String: Any]? {
@@ -100,12 +100,23 @@ struct TemplateRenderingTests {
         #expect(english == (try keys("ja")))
         let pass = try render(Fixture.ticket(seat: nil, voided: true))
         let ticket = try #require(pass["eventTicket"] as? [String: Any])
+        var labels = 0
+        var messages = 0
         for group in ticket.values.compactMap({ $0 as? [[String: Any]] }) {
             for field in group {
-                if let label = field["label"] as? String { #expect(english.contains(label), "label \(label) not localized") }
-                if let message = field["changeMessage"] as? String { #expect(english.contains(message), "\(message) not localized") }
+                if let label = field["label"] as? String {
+                    labels += 1
+                    #expect(english.contains(label), "label \(label) not localized")
+                }
+                if let message = field["changeMessage"] as? String {
+                    messages += 1
+                    #expect(english.contains(message), "\(message) not localized")
+                }
             }
         }
+        // The loops above saw the fields: labels, and the cancelled status's change message.
+        #expect(labels >= 5)
+        #expect(messages >= 1)
         for key in ["STATUS_CANCELLED", "STATUS_VALID", "GENERAL_ADMISSION"] { #expect(english.contains(key)) }
     }
 

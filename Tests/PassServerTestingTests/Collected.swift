@@ -19,8 +19,14 @@ final class Outcome<T: Sendable>: Sendable {
         done.signal()
     }
 
-    func wait() -> Result<T, any Error> {
-        done.wait()
+    /// The result, or a failure once `seconds` pass without one.
+    func wait(seconds: Double = 60) -> Result<T, any Error> {
+        guard done.wait(timeout: .now() + seconds) == .success else { return .failure(TimedOut(seconds: seconds)) }
         return result.withLock { $0 } ?? .failure(CancellationError())
+    }
+
+    struct TimedOut: Error, CustomStringConvertible {
+        var seconds: Double
+        var description: String { "no result after \(seconds) s" }
     }
 }

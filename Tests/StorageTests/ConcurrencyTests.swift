@@ -5,7 +5,7 @@ import Storage
 import Synchronization
 import Testing
 
-@Suite("Revision ordering under concurrency", .offCooperativePool)
+@Suite("Revision ordering under concurrency", .offCooperativePool, .timeLimit(.minutes(3)))
 struct ConcurrencyTests {
     /// Several threads update distinct passes while an observer reads the revisions: whenever the
     /// observer sees revision R committed, every revision below R that any update took is already
@@ -20,17 +20,29 @@ struct ConcurrencyTests {
         let store = fixture.store
         let committed = Mutex<[Int64]>([])
         let observations = Mutex<[Set<Int64>]>([])
+        let observerErrors = Mutex<[String]>([])
         let stop = Atomic<Bool>(false)
+        let observing = DispatchSemaphore(value: 0)
         let observerDone = DispatchSemaphore(value: 0)
         Thread {
             while !stop.load(ordering: .relaxed) {
-                if let rows = try? store.execute("SELECT revision FROM passes WHERE revision > \(baseline)") {
-                    let seen = Set(rows.compactMap { try? $0.int64("revision") })
-                    observations.withLock { $0.append(seen) }
+                do {
+                    let rows = try store.execute("SELECT revision FROM passes WHERE revision > \(baseline)")
+                    let seen = Set(try rows.map { try $0.int64("revision") })
+                    let first = observations.withLock { $0.append(seen); return $0.count == 1 }
+                    if first { observing.signal() }
+                } catch {
+                    observerErrors.withLock { $0.append("\(error)") }
                 }
             }
             observerDone.signal()
         }.start()
+        // The observer reads while the updates commit, not only after them.
+        guard observing.wait(timeout: .now() + 60) == .success else {
+            stop.store(true, ordering: .relaxed)
+            Issue.record("the observer made no observation: \(observerErrors.withLock { $0 })")
+            return
+        }
         try onThreads(threads) { thread in
             for step in 0..<perThread {
                 let update = try store.withSession(.write) {
@@ -43,7 +55,8 @@ struct ConcurrencyTests {
             }
         }
         stop.store(true, ordering: .relaxed)
-        observerDone.wait()
+        #expect(observerDone.wait(timeout: .now() + 60) == .success)
+        #expect(observerErrors.withLock { $0 } == [])
         let revisions = committed.withLock { $0 }.sorted()
         #expect(revisions.count == threads * perThread)
         #expect(Set(revisions).count == revisions.count)

@@ -10,12 +10,12 @@ import Testing
 /// `.timeout`), the broken connection is discarded, and the next call reconnects by itself.
 /// PostgreSQL sessions are ended with `pg_terminate_backend` (only this test's own backend, so the
 /// shared cluster and other tests are untouched); a whole-server outage uses a private cluster.
-@Suite("Connection loss and busy databases", .offCooperativePool)
+@Suite("Connection loss and busy databases", .offCooperativePool, .timeLimit(.minutes(3)))
 struct ConnectionLossTests {
     /// Terminates the backend `pid` from another session and waits (up to 10 s) until it has exited.
-    private static func terminate(_ pid: Int64, via admin: any Store) throws {
+    private static func terminate(_ pid: Int64, via admin: any Store, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let rows = try admin.execute("SELECT pg_terminate_backend(CAST(\(pid) AS integer), 10000) AS done")
-        #expect(try rows.first?.int64("done") == 1)
+        #expect(try rows.first?.int64("done") == 1, sourceLocation: sourceLocation)
     }
 
     /// Inserts a pass with unique tokens inside the caller's transaction.
@@ -26,8 +26,8 @@ struct ConnectionLossTests {
         ), now: Date())
     }
 
-    private static func backendPID(_ session: StoreSession) throws -> Int64 {
-        try #require(try session.execute("SELECT pg_backend_pid() AS pid").first).int64("pid")
+    private static func backendPID(_ session: StoreSession, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int64 {
+        try #require(try session.execute("SELECT pg_backend_pid() AS pid").first, sourceLocation: sourceLocation).int64("pid")
     }
 
     @Test func connectionResetMidTransactionIsUnavailableAndNothingIsKept() throws {

@@ -33,7 +33,10 @@ struct EventListTests {
         // Paging two at a time, with an event inserted between pages, never repeats or skips one.
         var seen: [String] = []
         var position: EventListPosition?
+        var pages = 0
         repeat {
+            pages += 1
+            try #require(pages <= expected.count + 1, "paging does not end: \(seen)")
             let page = try Self.list(fixture.store, after: position, limit: 2)
             seen += page.map(\.id)
             position = page.count == 2 ? page.last.map(EventListPosition.init(after:)) : nil

@@ -40,9 +40,9 @@ struct FinalStatementTests {
     }
 
     /// The connection a session runs on: the server's backend on PostgreSQL, nil on SQLite.
-    static func backendPID(_ session: StoreSession, _ backend: Backend) throws -> Int64? {
+    static func backendPID(_ session: StoreSession, _ backend: Backend, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int64? {
         guard backend == .postgres else { return nil }
-        return try #require(try session.execute("SELECT pg_backend_pid() AS pid").first).int64("pid")
+        return try #require(try session.execute("SELECT pg_backend_pid() AS pid").first, sourceLocation: sourceLocation).int64("pid")
     }
 
     @Test(arguments: Backend.allCases)

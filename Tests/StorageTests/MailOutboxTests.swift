@@ -10,7 +10,7 @@ import Testing
 /// The mail outbox and the tickets' email status, on both backends: queueing (never twice while
 /// queued; sent ones only on a resend), claiming with the ticket and its event, recording answers,
 /// event sends in resumable batches, and the counts the API and metrics show.
-@Suite("Mail outbox", .offCooperativePool)
+@Suite("Mail outbox", .offCooperativePool, .timeLimit(.minutes(3)))
 struct MailOutboxTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 

@@ -4,7 +4,7 @@ import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Migrations", .offCooperativePool)
+@Suite("Migrations", .offCooperativePool, .timeLimit(.minutes(3)))
 struct MigrationTests {
     /// The versions recorded in `schema_migrations`, ascending.
     static func versions(_ store: any Store) throws -> [Int] {

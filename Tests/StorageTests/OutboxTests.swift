@@ -6,7 +6,7 @@ import Testing
 
 @testable import Storage
 
-@Suite("Push outbox", .offCooperativePool)
+@Suite("Push outbox", .offCooperativePool, .timeLimit(.minutes(3)))
 struct OutboxTests {
     private func change(_ fixture: StoreFixture, _ serial: SerialNumber, now: Date) throws -> PassUpdate {
         try fixture.store.withSession(.write) {
@@ -99,8 +99,11 @@ struct OutboxTests {
         #expect(enqueued == 120)
         let seen = Mutex<[Int64]>([])
         let store = fixture.store
+        struct Runaway: Error {}
         try onThreads(4) { _ in
-            while true {
+            // 120 rows, 7 at a time: a claimer that keeps getting rows far beyond that would never stop.
+            for claims in 0... {
+                guard claims < 200 else { throw Runaway() }
                 let rows = try store.withSession(.write) { try $0.claimOutbox(limit: 7, now: now, lease: .seconds(300)) }
                 if rows.isEmpty { break }
                 seen.withLock { $0.append(contentsOf: rows.map(\.id)) }

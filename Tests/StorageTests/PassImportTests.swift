@@ -4,7 +4,7 @@ import PassServerTesting
 import Storage
 import Testing
 
-@Suite("Pass imports: many passes in one transaction, idempotent by external id", .offCooperativePool)
+@Suite("Pass imports: many passes in one transaction, idempotent by external id", .offCooperativePool, .timeLimit(.minutes(3)))
 struct PassImportTests {
     static func newPass(_ serial: SerialNumber, externalID: String? = nil, name: String = "Ada", extra: [String: ExtraValue] = [:]) -> NewPass {
         NewPass(

@@ -116,7 +116,10 @@ struct PassSearchTests {
         // Paging by id through a filter: no gaps, no repeats.
         var seen: [String] = []
         var after: Int64 = 0
+        var pages = 0
         while true {
+            pages += 1
+            try #require(pages <= 10, "paging does not end: \(seen)")
             let page = try fixture.store.withSession(.read) { try $0.passes(eventID: event.id, matching: PassFilter(status: .active), after: after, limit: 3) }
             seen += page.map(\.serialNumber.rawValue)
             guard let last = page.last, page.count == 3 else { break }

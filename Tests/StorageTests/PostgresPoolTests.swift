@@ -5,7 +5,7 @@ import Storage
 import Synchronization
 import Testing
 
-@Suite("PostgreSQL pool", .offCooperativePool)
+@Suite("PostgreSQL pool", .offCooperativePool, .timeLimit(.minutes(3)))
 struct PostgresPoolTests {
     @Test func statementTimeoutIsReportedAsTimeout() throws {
         let store = PostgresStore(url: try TestPostgres.adminURL(), options: StoreOptions(poolSize: 1, statementTimeout: .milliseconds(200)))

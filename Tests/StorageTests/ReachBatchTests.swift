@@ -49,10 +49,13 @@ struct ReachBatchTests {
     }
 
     /// Each pass's registrations as the admin API shows them, keyed by pass index then phone letter.
-    static func reach(_ fixture: StoreFixture, _ passes: [StoredPass], prefix: String) throws -> [String: String] {
+    static func reach(_ fixture: StoreFixture, _ passes: [StoredPass], prefix: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: String] {
         var seen: [String: String] = [:]
         for (index, pass) in passes.enumerated() {
-            let stored = try #require(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber) })
+            let stored = try #require(
+                try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber) },
+                sourceLocation: sourceLocation
+            )
             seen["\(index) served"] = "\(stored.servedRevision.map { $0 - pass.revision } ?? -99)"
             let devices = try fixture.store.withSession(.read) { try $0.registeredDevices(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber) }
             for device in devices {

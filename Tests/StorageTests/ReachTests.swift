@@ -189,7 +189,11 @@ struct ReachTests {
         let job = try #require(try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(venue: "Arena"), now: now) }.job)
         _ = try fixture.store.withSession(.write) { try $0.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }
         try Self.expectTallyMatches(fixture, event: event.id, "the first batch")
-        while try fixture.store.withSession(.write, { try $0.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }).job.state != .done {}
+        var batches = 0
+        while try fixture.store.withSession(.write, { try $0.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }).job.state != .done {
+            batches += 1
+            try #require(batches < 100, "the job is not done after \(batches) more batches")
+        }
         try Self.expectTallyMatches(fixture, event: event.id, "the whole job")
         let afterJob = try Self.tally(fixture.store, event: event.id)
         #expect(afterJob.byJob[job.id]?.devices == 14)
@@ -222,7 +226,11 @@ struct ReachTests {
         try Self.expectTallyMatches(fixture, event: other.id, "the other event, never touched by the job")
         #expect(try fixture.store.withSession(.write) { try $0.foldTallyChanges(limit: 3) } == 3)
         try Self.expectTallyMatches(fixture, event: event.id, "a partial fold")
-        while try fixture.store.withSession(.write, { try $0.foldTallyChanges(limit: 5) }) > 0 {}
+        var folds = 0
+        while try fixture.store.withSession(.write, { try $0.foldTallyChanges(limit: 5) }) > 0 {
+            folds += 1
+            try #require(folds < 100, "changes still left to fold after \(folds) folds")
+        }
         try Self.expectTallyMatches(fixture, event: event.id, "folding everything")
         #expect(try fixture.store.execute("SELECT count(*) AS n FROM event_tally_changes").first?.int("n") == 0)
     }

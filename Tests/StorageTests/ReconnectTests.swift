@@ -6,7 +6,7 @@ import Storage
 import Testing
 
 /// Runs against a private cluster so restarting it does not disturb other tests.
-@Suite("PostgreSQL reconnect", .offCooperativePool)
+@Suite("PostgreSQL reconnect", .offCooperativePool, .timeLimit(.minutes(3)))
 struct ReconnectTests {
     @Test func callsRecoverAfterServerRestartWithoutNewStore() throws {
         let cluster = try TestPostgresCluster()

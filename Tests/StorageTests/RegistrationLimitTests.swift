@@ -6,7 +6,7 @@ import Testing
 
 /// `upsertRegistration(keepingAtMost:)`: a pass keeps a bounded number of registrations; a new
 /// device replaces the one updated least recently.
-@Suite("Registrations per pass", .offCooperativePool)
+@Suite("Registrations per pass", .offCooperativePool, .timeLimit(.minutes(3)))
 struct RegistrationLimitTests {
     private func register(_ fixture: StoreFixture, device: DeviceLibraryIdentifier, serial: SerialNumber, at seconds: Double, limit: Int = 10) throws -> RegistrationResult {
         try fixture.store.withSession(.write) { session in

@@ -6,7 +6,7 @@ import Testing
 
 @testable import Storage
 
-@Suite("Retention and leases", .offCooperativePool)
+@Suite("Retention and leases", .offCooperativePool, .timeLimit(.minutes(3)))
 struct RetentionTests {
     /// A whole-millisecond instant, so ±1 ms is exact in storage.
     static let cutoff = Date(timeIntervalSince1970: 1_800_000_000)

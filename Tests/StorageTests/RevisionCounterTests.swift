@@ -6,7 +6,7 @@ import Testing
 
 @testable import Storage
 
-@Suite("Revision counter: show and advance", .offCooperativePool)
+@Suite("Revision counter: show and advance", .offCooperativePool, .timeLimit(.minutes(3)))
 struct RevisionCounterTests {
     @Test("a new database starts at 0; each change moves the counter to the revision it took", arguments: Backend.allCases)
     func currentFollowsChanges(_ backend: Backend) throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// Nested use of one store on one thread: the same session, one transaction, the same outcome on
 /// both backends.
-@Suite("Nested sessions and transactions", .offCooperativePool)
+@Suite("Nested sessions and transactions", .offCooperativePool, .timeLimit(.minutes(3)))
 struct SessionNestingTests {
     struct Boom: Error {}
 

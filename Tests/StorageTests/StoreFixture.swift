@@ -93,8 +93,9 @@ final class StoreFixture: Sendable {
     }
 }
 
-/// Runs `body(0..<count)` on `count` dedicated threads at once and waits for all of them.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws {
+/// Runs `body(0..<count)` on `count` dedicated threads at once and waits for all of them, at most
+/// `seconds` (generous: the machine is shared); a thread still running then is an error.
+func onThreads(_ count: Int, seconds: Double = 120, _ body: @escaping @Sendable (Int) throws -> Void) throws {
     let errors = Mutex<[any Error]>([])
     let done = DispatchSemaphore(value: 0)
     for index in 0..<count {
@@ -103,8 +104,18 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) t
             done.signal()
         }.start()
     }
-    for _ in 0..<count { done.wait() }
+    let deadline = DispatchTime.now() + seconds
+    for finished in 0..<count where done.wait(timeout: deadline) == .timedOut {
+        throw ThreadsStillRunning(running: count - finished, seconds: seconds)
+    }
     if let first = errors.withLock({ $0.first }) { throw first }
+}
+
+/// `onThreads` gave up waiting.
+struct ThreadsStillRunning: Error, CustomStringConvertible {
+    var running: Int
+    var seconds: Double
+    var description: String { "\(running) thread(s) still running after \(seconds) s" }
 }
 
 /// The storage error code of a thrown error, if it is one.

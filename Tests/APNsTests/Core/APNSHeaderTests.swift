@@ -7,7 +7,7 @@ import Testing
 /// `apns-push-type` and `apns-priority`: the client sends what it is configured with (or leaves a
 /// header out), the fake answers every combination as APNs does, and `headerProblem` names exactly
 /// the combinations APNs refuses.
-@Suite("APNs push type and priority headers", .offCooperativePool)
+@Suite("APNs push type and priority headers", .offCooperativePool, .timeLimit(.minutes(2)))
 struct APNSHeaderTests {
     typealias Combination = (pushType: APNSPushType?, priority: APNSPriority?)
 
