@@ -78,6 +78,19 @@ struct ClientPoolTests {
         #expect(Self.body(await Self.send(loop, ClientRequest(method: "GET", target: "/length"))) == "hello")
         #expect(Self.body(await Self.send(loop, ClientRequest(method: "GET", target: "/drop-once"))) == "again")
         #expect(server.accepted == 2)
+
+        // The same drop under a POST is the caller's to handle: sent twice, it might act twice.
+        let other = try ScriptedHTTPServer()
+        defer { other.stop() }
+        let postLoop = try Self.loop(port: other.port)
+        defer { postLoop.stop() }
+        #expect(Self.body(await Self.send(postLoop, ClientRequest(method: "GET", target: "/length"))) == "hello")
+        guard case .failure = await Self.send(postLoop, ClientRequest(method: "POST", target: "/drop-once")) else {
+            Issue.record("a POST dropped on a kept-alive connection must fail, not be sent again")
+            return
+        }
+        #expect(other.requests == ["/length", "/drop-once"])
+        #expect(other.accepted == 1)
     }
 
     @Test("no answer in time is a timeout; a refusing port is connectionRefused")
