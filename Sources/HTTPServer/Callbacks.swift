@@ -52,7 +52,8 @@ let completedCallback: MHD_RequestCompletedCallback = { cls, connection, conCls,
     }
 }
 
-/// A new TCP connection, before anything is read: refused when its peer holds its share already.
+/// A new TCP connection, before anything is read: refused (closed at once) when the server holds
+/// its maximum of connections or its peer holds its share already.
 let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
     guard let cls else { return .YES }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()

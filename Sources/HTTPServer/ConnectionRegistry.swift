@@ -4,10 +4,15 @@ import Glibc
 import Logging
 import Synchronization
 
-/// The per-client connection cap and the whole-request deadline, on top of libmicrohttpd.
+/// The connection caps (the server's and each client's) and the whole-request deadline, on top of
+/// libmicrohttpd.
 ///
 /// libmicrohttpd's own per-IP limit counts every peer, a reverse proxy included, and its
 /// connection timeout is an idle timeout that a client trickling one byte at a time never hits.
+/// Its own connection limit is split evenly over the worker threads, and a worker that reaches
+/// its share stops accepting, leaving new connections waiting unanswered in the listen queue; the
+/// server's cap is therefore kept here (closed at once, whichever worker accepts), and
+/// libmicrohttpd's is set out of reach (`HTTPServer+Daemon.swift`).
 /// So the server keeps its own `ConnectionTable`: the accept policy callback admits or refuses,
 /// the connection-notification callback records start and close, and a timer shuts down the
 /// socket of every connection whose request has not fully arrived within `requestTimeout`.
@@ -27,7 +32,9 @@ final class ConnectionRegistry: Sendable {
     }
 
     init(configuration: ServerConfiguration, logger: Logger) {
-        table = Mutex(ConnectionTable(limit: configuration.maxConnectionsPerClient, trusted: configuration.trustedProxies))
+        table = Mutex(ConnectionTable(
+            limit: configuration.maxConnectionsPerClient, totalLimit: configuration.maxConnections, trusted: configuration.trustedProxies
+        ))
         requestTimeout = configuration.requestTimeout
         self.logger = logger
     }
@@ -35,11 +42,16 @@ final class ConnectionRegistry: Sendable {
     /// The accept policy: false closes the new connection before any byte is read.
     func admit(_ address: UnsafePointer<sockaddr>?) -> Bool {
         let peer = address.flatMap { IPAddress(socketAddress: $0) }
-        let admitted = table.withLock { $0.admit(peer, thread: Self.thread) }
-        if !admitted {
+        switch table.withLock({ $0.admit(peer, thread: Self.thread) }) {
+        case nil:
+            return true
+        case .full:
+            logger.notice("connection refused: the server holds its maximum of connections", ["peer": peer?.description ?? "unknown"])
+            return false
+        case .tooManyFromClient:
             logger.debug("connection refused: too many from one client", ["peer": peer?.description ?? "unknown"])
+            return false
         }
-        return admitted
     }
 
     func started(_ connection: OpaquePointer) {

@@ -1,7 +1,7 @@
 // Threading model
 //
 // libmicrohttpd owns every thread: a pool of `threads` workers (MHD_USE_INTERNAL_POLLING_THREAD
-// with epoll and MHD_OPTION_THREAD_POOL_SIZE), all accepting from one listening socket. A
+// with poll(2) and MHD_OPTION_THREAD_POOL_SIZE), all accepting from one listening socket. A
 // connection stays on the worker that accepted it, and that worker calls our callbacks for it one
 // at a time, so per-request state (`RequestContext`) needs no lock. Handlers run synchronously on
 // the worker and may block (database calls): while one blocks, the other connections of that

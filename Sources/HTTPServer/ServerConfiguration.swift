@@ -17,9 +17,8 @@ public struct ServerConfiguration: Sendable {
     /// the moment the connection is ready for it (accepted, or the previous response sent). A
     /// client that trickles bytes, never idle for long, is still cut off after this.
     public var requestTimeout: Duration
-    /// Maximum simultaneous connections (split evenly over the worker threads). While a worker is
-    /// full it stops accepting: further connections wait in the kernel's listen queue, unanswered,
-    /// and are served as connections close (or time out on the client's side).
+    /// Maximum simultaneous connections, trusted proxies included; further connections are
+    /// accepted and closed at once (the client sees the connection closed before any answer).
     public var maxConnections: Int
     /// Maximum simultaneous connections from one IP address; further ones are closed at once.
     /// Trusted proxies are exempt (they carry many clients); limit clients at the proxy.

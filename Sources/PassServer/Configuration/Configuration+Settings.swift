@@ -22,7 +22,7 @@ extension Configuration {
         .integer("HTTP_MAX_BODY_SIZE", "Largest request body in bytes (device endpoints: 64 KiB)", default: "1048576", in: 1_024...(64 << 20), at: \.http.maxBodySize),
         .seconds("HTTP_CONNECTION_TIMEOUT", "A connection that sends nothing for this long is closed", default: "30s", in: 1...3_600, at: \.http.connectionTimeout),
         .seconds("HTTP_REQUEST_TIMEOUT", "A whole request (headers and body) must arrive within this, however steadily it trickles", default: "30s", in: 1...3_600, at: \.http.requestTimeout),
-        .integer("HTTP_MAX_CONNECTIONS", "Most connections open at once; more wait in the listen queue", default: "1024", in: 1...100_000, at: \.http.maxConnections),
+        .integer("HTTP_MAX_CONNECTIONS", "Most connections open at once; more are closed at once", default: "1024", in: 1...100_000, at: \.http.maxConnections),
         .integer("HTTP_MAX_CONNECTIONS_PER_CLIENT", "Most connections one client address may hold; TRUSTED_PROXIES are exempt", default: "32", in: 1...100_000, at: \.http.maxConnectionsPerClient),
         Setting("TRUSTED_PROXIES", "Comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (`none` for none); the client is the rightmost address not in the list", default: "127.0.0.0/8,::1/128") {
             config, raw throws(SettingProblem) in
