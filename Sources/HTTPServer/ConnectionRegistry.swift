@@ -46,7 +46,8 @@ final class ConnectionRegistry: Sendable {
         case nil:
             return true
         case .full:
-            logger.notice("connection refused: the server holds its maximum of connections", ["peer": peer?.description ?? "unknown"])
+            // Debug, as below: clients choose how often this happens, and a line each would let them flood the log.
+            logger.debug("connection refused: the server holds its maximum of connections", ["peer": peer?.description ?? "unknown"])
             return false
         case .tooManyFromClient:
             logger.debug("connection refused: too many from one client", ["peer": peer?.description ?? "unknown"])

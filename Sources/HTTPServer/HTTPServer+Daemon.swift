@@ -32,7 +32,7 @@ extension HTTPServer {
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue | MHD_USE_ITC.rawValue
             | MHD_USE_ERROR_LOG.rawValue
         return options.withUnsafeMutableBufferPointer { buffer in
-            // The accept policy enforces the per-client cap (libmicrohttpd's own would count proxies too).
+            // The accept policy enforces both connection caps (`ConnectionRegistry`).
             shim_MHD_start_daemon(flags, acceptPolicy, cls, accessHandler, cls, buffer.baseAddress)
         }
     }
