@@ -38,10 +38,15 @@ public struct SQLRow: Sendable {
         StorageError(.backend, "column \(column) is not \(type)")
     }
 
+    /// What `read` gives for a column that must not be NULL.
+    private func required<Value>(_ column: String, _ type: String, _ read: (String) throws -> Value?) throws -> Value {
+        guard let value = try read(column) else { throw mismatch(column, type) }
+        return value
+    }
+
     /// An integer column (PostgreSQL numbers arrive typed; text holding digits is accepted too).
     public func int64(_ column: String) throws -> Int64 {
-        guard let value = try optionalInt64(column) else { throw mismatch(column, "a non-null integer") }
-        return value
+        try required(column, "a non-null integer", optionalInt64)
     }
 
     /// An integer column that may be NULL.
@@ -62,8 +67,7 @@ public struct SQLRow: Sendable {
 
     /// A non-null text column.
     public func string(_ column: String) throws -> String {
-        guard let value = try optionalString(column) else { throw mismatch(column, "non-null text") }
-        return value
+        try required(column, "non-null text", optionalString)
     }
 
     /// A text column that may be NULL.
@@ -79,8 +83,7 @@ public struct SQLRow: Sendable {
 
     /// A non-null `bytea` / `BLOB` column.
     public func bytes(_ column: String) throws -> [UInt8] {
-        guard let value = try optionalBytes(column) else { throw mismatch(column, "non-null bytes") }
-        return value
+        try required(column, "non-null bytes", optionalBytes)
     }
 
     /// A `bytea` / `BLOB` column that may be NULL.
