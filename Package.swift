@@ -32,18 +32,19 @@ let package = Package(
 
         // MARK: Feature libraries
         .target(name: "Logging", swiftSettings: swiftSettings),
+        .target(name: "ByteEncoding", swiftSettings: swiftSettings),
         .target(name: "PassIdentifiers", swiftSettings: swiftSettings),
         .target(name: "Certificates", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Logging"], swiftSettings: swiftSettings),
-        .target(name: "PassBundle", dependencies: ["Certificates", "CZip"], swiftSettings: swiftSettings),
+        .target(name: "PassBundle", dependencies: ["ByteEncoding", "Certificates", "CZip"], swiftSettings: swiftSettings),
         .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
-        .target(name: "Storage", dependencies: ["PassIdentifiers", "CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
-        .target(name: "Mail", dependencies: ["Certificates", "CCurl"], swiftSettings: swiftSettings),
+        .target(name: "Storage", dependencies: ["ByteEncoding", "PassIdentifiers", "CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
+        .target(name: "Mail", dependencies: ["ByteEncoding", "Certificates", "CCurl"], swiftSettings: swiftSettings),
 
         // MARK: The application
         .target(
             name: "PassServer",
-            dependencies: ["PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage", "Mail", "CQRencode"],
+            dependencies: ["ByteEncoding", "PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage", "Mail", "CQRencode"],
             swiftSettings: swiftSettings
         ),
         // The command tree of `pass-server`, apart from the library the server and its tests link.
@@ -71,7 +72,7 @@ let package = Package(
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
         .target(
             name: "Fleet",
-            dependencies: ["PassServerTesting", "APNs", "PassBundle", "Certificates", "CZip"],
+            dependencies: ["ByteEncoding", "PassServerTesting", "APNs", "PassBundle", "Certificates", "CZip"],
             swiftSettings: swiftSettings
         ),
         // Named apart from the `Fleet` library so their modules differ on case-insensitive file systems.
@@ -80,6 +81,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "LoggingTests", dependencies: ["Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassIdentifiersTests", dependencies: ["PassIdentifiers"], swiftSettings: swiftSettings),
+        .testTarget(name: "ByteEncodingTests", dependencies: ["ByteEncoding"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
@@ -87,7 +89,7 @@ let package = Package(
             dependencies: ["PassBundle", "Certificates", "PassServerTesting"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CertificatesTests", dependencies: ["Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "CertificatesTests", dependencies: ["ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassServerTestingTests", dependencies: ["PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "MailTests", dependencies: ["Mail", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
@@ -104,7 +106,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassServerTests",
-            dependencies: ["PassServer", "PassIdentifiers", "PassServerCLI", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet"],
+            dependencies: ["ByteEncoding", "PassServer", "PassIdentifiers", "PassServerCLI", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,3 +1,4 @@
+import ByteEncoding
 import Certificates
 
 /// A JSON document as a value: how templates hold pass.json before and after rendering.
@@ -62,7 +63,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
         case .number(let value): out.append(contentsOf: Self.format(value).utf8)
-        case .string(let value): Self.writeString(value, to: &out)
+        case .string(let value): JSONString.append(value, to: &out)
         case .array(let values):
             out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
@@ -76,7 +77,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
             // a fast path for the ASCII keys pass.json uses.
             for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(member.key, to: &out)
+                JSONString.append(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 member.value.write(to: &out)
             }
@@ -88,35 +89,6 @@ public enum JSONValue: Sendable, Equatable, Codable {
         guard number.isFinite else { return "null" }
         if number == number.rounded(), abs(number) < 9_007_199_254_740_992 { return String(Int64(number)) }
         return String(number)
-    }
-
-    static func writeString(_ string: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        // Most strings need no escaping: copy them in one go.
-        var plain = true
-        for byte in string.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            plain = false
-            break
-        }
-        if plain {
-            out.append(contentsOf: string.utf8)
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                out.append(contentsOf: Array("\\u00".utf8))
-                Hex.append(byte, to: &out)
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 
     private struct AnyKey: CodingKey {

@@ -1,3 +1,4 @@
+import ByteEncoding
 import Certificates
 
 /// manifest.json's value for a file: the lowercase hex SHA-1 of its bytes.

@@ -1,3 +1,4 @@
+import ByteEncoding
 import Foundation
 
 /// pass.json compiled once per template: constant subtrees are kept as finished values and only
@@ -48,7 +49,7 @@ indirect enum TemplateNode: Sendable {
             // Same order as JSONValue.serialized, so both produce identical bytes.
             for (key, member) in members.sorted(by: { $0.key < $1.key }) {
                 var keyBytes: [UInt8] = []
-                JSONValue.writeString(key, to: &keyBytes)
+                JSONString.append(key, to: &keyBytes)
                 keyBytes.append(UInt8(ascii: ":"))
                 let node = compile(member, path: path.isEmpty ? key : "\(path).\(key)")
                 if case .constant(let constant, let bytes) = node {
@@ -113,7 +114,7 @@ indirect enum TemplateNode: Sendable {
                 case .placeholder(let name): output += try Self.lookup(name, values, path).text
                 }
             }
-            JSONValue.writeString(output, to: &out)
+            JSONString.append(output, to: &out)
             return .string(output)
         case .array(let nodes):
             let start = out.count

@@ -1,3 +1,4 @@
+import ByteEncoding
 import COpenSSL
 import PassServerTesting
 import Testing

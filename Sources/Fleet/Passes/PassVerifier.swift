@@ -5,6 +5,7 @@
 // Threading: the trust store is built once and only read afterwards (X509_STORE is safe to share
 // for verification); the fleet calls it from its loop thread.
 
+import ByteEncoding
 import Certificates
 import Foundation
 import PassBundle

@@ -1,3 +1,4 @@
+import ByteEncoding
 import Certificates
 
 /// SplitMix64: a small, fast generator with a seed, so think times and backoff jitter of a run can

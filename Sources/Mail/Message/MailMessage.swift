@@ -1,3 +1,4 @@
+import ByteEncoding
 import Certificates
 public import Foundation
 

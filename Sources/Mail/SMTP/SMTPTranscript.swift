@@ -19,21 +19,17 @@ struct SMTPTranscript {
         self = SMTPTranscript()
     }
 
+    /// The commands that begin a step, by the start of their line.
+    private static let commands: [(prefix: String, stage: SMTPStage)] = [
+        ("EHLO", .hello), ("HELO", .hello), ("STARTTLS", .startTLS), ("AUTH", .authentication),
+        ("MAIL FROM", .mailFrom), ("RCPT TO", .recipient), ("DATA", .data),
+    ]
+
     /// A command line libcurl sent.
     mutating func sent(_ line: String) {
         let command = line.uppercased()
-        if command.hasPrefix("EHLO") || command.hasPrefix("HELO") {
-            stage = .hello
-        } else if command.hasPrefix("STARTTLS") {
-            stage = .startTLS
-        } else if command.hasPrefix("AUTH") {
-            stage = .authentication
-        } else if command.hasPrefix("MAIL FROM") {
-            stage = .mailFrom
-        } else if command.hasPrefix("RCPT TO") {
-            stage = .recipient
-        } else if command.hasPrefix("DATA") {
-            stage = .data
+        if let step = Self.commands.first(where: { command.hasPrefix($0.prefix) }) {
+            stage = step.stage
         } else if command.hasPrefix("QUIT") {
             quitting = true
         }

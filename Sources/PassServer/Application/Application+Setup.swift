@@ -1,3 +1,4 @@
+import ByteEncoding
 import APNs
 package import Certificates
 package import Foundation

@@ -1,3 +1,4 @@
+import ByteEncoding
 import APNs
 import Certificates
 import Foundation

@@ -1,3 +1,4 @@
+import ByteEncoding
 import Foundation
 
 /// The value of one of a ticket's extra fields (declared by its template): text or a whole number.
@@ -37,37 +38,19 @@ enum ExtraColumn {
     /// of the row); `decode` reads it with JSONDecoder.
     static func encode(_ extra: [String: ExtraValue]) -> String? {
         guard !extra.isEmpty else { return nil }
-        var out = "{"
+        var out: [UInt8] = [UInt8(ascii: "{")]
         for (index, key) in extra.keys.sorted().enumerated() {
-            if index > 0 { out += "," }
-            appendString(key, to: &out)
-            out += ":"
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONString.append(key, to: &out)
+            out.append(UInt8(ascii: ":"))
             switch extra[key] {
-            case .string(let text)?: appendString(text, to: &out)
-            case .integer(let number)?: out += String(number)
-            case nil: out += "null"
+            case .string(let text)?: JSONString.append(text, to: &out)
+            case .integer(let number)?: out += String(number).utf8
+            case nil: out += "null".utf8
             }
         }
-        return out + "}"
-    }
-
-    /// `text` as a JSON string: quotes, backslashes and control characters escaped.
-    private static func appendString(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func decode(_ text: String?) throws -> [String: ExtraValue] {

@@ -1,3 +1,5 @@
+import ByteEncoding
+
 /// Many rows bound as ONE text parameter: a JSON array of flat objects, which the statement unpacks
 /// with `json_to_recordset` (PostgreSQL) or `json_each` (SQLite). A batch of any size is then one
 /// statement with one parameter: one round trip, and one prepared statement whatever the count.
@@ -16,20 +18,17 @@ struct JSONRecords: Sendable {
         for (key, value) in fields {
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
-            Self.appendQuoted(key, to: &bytes)
+            JSONString.append(key, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
             switch value {
             case .null: bytes += "null".utf8
             case .integer(let number): bytes += String(number).utf8
             case .real(let number): bytes += (number.isFinite ? String(number) : "null").utf8
-            case .text(let string): Self.appendQuoted(string, to: &bytes)
+            case .text(let string): JSONString.append(string, to: &bytes)
             case .bytes(let data):
                 // Hex digits; the statement decodes them where it needs bytes.
                 bytes.append(UInt8(ascii: "\""))
-                for byte in data {
-                    bytes.append(Self.hexDigits[Int(byte >> 4)])
-                    bytes.append(Self.hexDigits[Int(byte & 0xf)])
-                }
+                for byte in data { Hex.append(byte, to: &bytes) }
                 bytes.append(UInt8(ascii: "\""))
             }
         }
@@ -38,30 +37,6 @@ struct JSONRecords: Sendable {
 
     /// The JSON text, as a bind parameter.
     var parameter: SQLValue { .text(String(decoding: bytes + [UInt8(ascii: "]")], as: UTF8.self)) }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// A JSON string literal: quotes, backslashes and control characters escaped; every other byte
-    /// of the UTF-8 (multi-byte sequences included) copied as it is.
-    private static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes += #"\""#.utf8
-            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
-            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
-            case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
-            case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
-            case 0..<0x20:
-                bytes += #"\u00"#.utf8
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0xf)])
-            default:
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
 }
 
 extension StoreSession {

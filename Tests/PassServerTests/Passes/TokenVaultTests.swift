@@ -1,3 +1,4 @@
+import ByteEncoding
 import PassIdentifiers
 import Certificates
 import Foundation
