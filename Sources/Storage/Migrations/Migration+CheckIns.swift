@@ -8,22 +8,13 @@
 //   (its status field reads "Checked in"); written in the same transaction as the `checkins` row.
 
 extension Migration {
-    static let checkIns = Migration(
-        version: 10,
-        name: "check-ins at the door",
-        postgres: """
-        CREATE TABLE checkins (
-            pass_id BIGINT PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,
-            event_id TEXT, checked_in_at BIGINT NOT NULL, gate TEXT, scanner TEXT, recorded_at BIGINT NOT NULL);
-        CREATE INDEX checkins_event ON checkins (event_id);
-        ALTER TABLE passes ADD COLUMN checked_in_at BIGINT;
-        """,
-        sqlite: """
-        CREATE TABLE checkins (
-            pass_id INTEGER PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,
-            event_id TEXT, checked_in_at INTEGER NOT NULL, gate TEXT, scanner TEXT, recorded_at INTEGER NOT NULL);
-        CREATE INDEX checkins_event ON checkins (event_id);
-        ALTER TABLE passes ADD COLUMN checked_in_at INTEGER;
+    static let checkIns = Migration(version: 10, name: "check-ins at the door") { db in
         """
-    )
+        CREATE TABLE checkins (
+            pass_id \(db.bigint) PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,
+            event_id TEXT, checked_in_at \(db.bigint) NOT NULL, gate TEXT, scanner TEXT, recorded_at \(db.bigint) NOT NULL);
+        CREATE INDEX checkins_event ON checkins (event_id);
+        ALTER TABLE passes ADD COLUMN checked_in_at \(db.bigint);
+        """
+    }
 }

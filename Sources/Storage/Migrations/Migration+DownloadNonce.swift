@@ -3,10 +3,7 @@
 // keeps working.
 
 extension Migration {
-    static let downloadNonce = Migration(
-        version: 4,
-        name: "download link nonce",
-        postgres: "ALTER TABLE passes ADD COLUMN download_nonce BIGINT NOT NULL DEFAULT 0;",
-        sqlite: "ALTER TABLE passes ADD COLUMN download_nonce INTEGER NOT NULL DEFAULT 0;"
-    )
+    static let downloadNonce = Migration(version: 4, name: "download link nonce") { db in
+        "ALTER TABLE passes ADD COLUMN download_nonce \(db.bigint) NOT NULL DEFAULT 0;"
+    }
 }

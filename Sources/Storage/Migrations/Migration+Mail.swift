@@ -12,46 +12,25 @@
 //   counts). Locked after the outbox rows, in `pass_id` order.
 
 extension Migration {
-    static let mail = Migration(
-        version: 11,
-        name: "email to attendees: languages, mail outbox, ticket email status",
-        postgres: """
+    static let mail = Migration(version: 11, name: "email to attendees: languages, mail outbox, ticket email status") { db in
+        """
         ALTER TABLE events ADD COLUMN language TEXT NOT NULL DEFAULT 'en';
         ALTER TABLE passes ADD COLUMN language TEXT;
         CREATE TABLE mail_outbox (
-            id BIGSERIAL PRIMARY KEY, pass_id BIGINT NOT NULL UNIQUE REFERENCES passes(id) ON DELETE CASCADE,
-            generation BIGINT NOT NULL DEFAULT 1, attempts INTEGER NOT NULL DEFAULT 0,
-            next_attempt_at BIGINT NOT NULL, claimed_until BIGINT, first_enqueued_at BIGINT NOT NULL,
+            id \(db.serialKey), pass_id \(db.bigint) NOT NULL UNIQUE REFERENCES passes(id) ON DELETE CASCADE,
+            generation \(db.bigint) NOT NULL DEFAULT 1, attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at \(db.bigint) NOT NULL, claimed_until \(db.bigint), first_enqueued_at \(db.bigint) NOT NULL,
             last_status INTEGER, last_reason TEXT,
             state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'failed')));
         CREATE INDEX mail_outbox_due ON mail_outbox (state, next_attempt_at);
         CREATE TABLE ticket_emails (
-            pass_id BIGINT PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,
+            pass_id \(db.bigint) PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,
             event_id TEXT, job_id TEXT,
             state TEXT NOT NULL CHECK (state IN ('queued', 'sent', 'failed')),
-            queued_at BIGINT NOT NULL, sent_at BIGINT, failed_at BIGINT, reply TEXT,
-            sent_count INTEGER NOT NULL DEFAULT 0, updated_at BIGINT NOT NULL);
-        CREATE INDEX ticket_emails_event ON ticket_emails (event_id, state);
-        CREATE INDEX ticket_emails_job ON ticket_emails (job_id, state);
-        """,
-        sqlite: """
-        ALTER TABLE events ADD COLUMN language TEXT NOT NULL DEFAULT 'en';
-        ALTER TABLE passes ADD COLUMN language TEXT;
-        CREATE TABLE mail_outbox (
-            id INTEGER PRIMARY KEY AUTOINCREMENT, pass_id INTEGER NOT NULL UNIQUE REFERENCES passes(id) ON DELETE CASCADE,
-            generation INTEGER NOT NULL DEFAULT 1, attempts INTEGER NOT NULL DEFAULT 0,
-            next_attempt_at INTEGER NOT NULL, claimed_until INTEGER, first_enqueued_at INTEGER NOT NULL,
-            last_status INTEGER, last_reason TEXT,
-            state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'failed')));
-        CREATE INDEX mail_outbox_due ON mail_outbox (state, next_attempt_at);
-        CREATE TABLE ticket_emails (
-            pass_id INTEGER PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,
-            event_id TEXT, job_id TEXT,
-            state TEXT NOT NULL CHECK (state IN ('queued', 'sent', 'failed')),
-            queued_at INTEGER NOT NULL, sent_at INTEGER, failed_at INTEGER, reply TEXT,
-            sent_count INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL);
+            queued_at \(db.bigint) NOT NULL, sent_at \(db.bigint), failed_at \(db.bigint), reply TEXT,
+            sent_count INTEGER NOT NULL DEFAULT 0, updated_at \(db.bigint) NOT NULL);
         CREATE INDEX ticket_emails_event ON ticket_emails (event_id, state);
         CREATE INDEX ticket_emails_job ON ticket_emails (job_id, state);
         """
-    )
+    }
 }

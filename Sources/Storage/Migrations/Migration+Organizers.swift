@@ -13,32 +13,19 @@
 // - Indexes: events newest first; an event's passes by status (counts, the status filter).
 
 extension Migration {
-    static let organizers = Migration(
-        version: 6,
-        name: "archived events, external ids, extra fields, search text",
-        postgres: """
-        ALTER TABLE events ADD COLUMN archived_at BIGINT;
+    static let organizers = Migration(version: 6, name: "archived events, external ids, extra fields, search text") { db in
+        let newline = db.pick(postgres: "chr(10)", sqlite: "char(10)")
+        return """
+        ALTER TABLE events ADD COLUMN archived_at \(db.bigint);
         ALTER TABLE events ADD COLUMN search_text TEXT;
-        UPDATE events SET search_text = lower(name || chr(10) || venue);
+        UPDATE events SET search_text = lower(name || \(newline) || venue);
         CREATE INDEX events_newest ON events (starts_at DESC, id);
         ALTER TABLE passes ADD COLUMN external_id TEXT;
         ALTER TABLE passes ADD COLUMN extra TEXT;
         ALTER TABLE passes ADD COLUMN search_text TEXT;
-        UPDATE passes SET search_text = lower(attendee_name || chr(10) || coalesce(attendee_email, '') || chr(10) || serial_number);
-        CREATE UNIQUE INDEX passes_event_external_id ON passes (event_id, external_id);
-        CREATE INDEX passes_event_status ON passes (event_id, status, id);
-        """,
-        sqlite: """
-        ALTER TABLE events ADD COLUMN archived_at INTEGER;
-        ALTER TABLE events ADD COLUMN search_text TEXT;
-        UPDATE events SET search_text = lower(name || char(10) || venue);
-        CREATE INDEX events_newest ON events (starts_at DESC, id);
-        ALTER TABLE passes ADD COLUMN external_id TEXT;
-        ALTER TABLE passes ADD COLUMN extra TEXT;
-        ALTER TABLE passes ADD COLUMN search_text TEXT;
-        UPDATE passes SET search_text = lower(attendee_name || char(10) || coalesce(attendee_email, '') || char(10) || serial_number);
+        UPDATE passes SET search_text = lower(attendee_name || \(newline) || coalesce(attendee_email, '') || \(newline) || serial_number);
         CREATE UNIQUE INDEX passes_event_external_id ON passes (event_id, external_id);
         CREATE INDEX passes_event_status ON passes (event_id, status, id);
         """
-    )
+    }
 }

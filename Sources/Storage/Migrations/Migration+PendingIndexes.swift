@@ -14,12 +14,7 @@ extension Migration {
     static let pendingIndexes = Migration(
         version: 14,
         name: "outbox indexes: failed rows only for retention; none for the oldest pending push",
-        postgres: """
-        DROP INDEX push_outbox_due;
-        DROP INDEX push_outbox_enqueued;
-        CREATE INDEX push_outbox_failed ON push_outbox (next_attempt_at) WHERE state = 'failed';
-        """,
-        sqlite: """
+        sql: """
         DROP INDEX push_outbox_due;
         DROP INDEX push_outbox_enqueued;
         CREATE INDEX push_outbox_failed ON push_outbox (next_attempt_at) WHERE state = 'failed';

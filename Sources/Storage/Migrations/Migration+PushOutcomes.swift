@@ -7,26 +7,15 @@
 // `RegistrationPrune.keptPerPass` per pass; older ones are dropped when a new one is added).
 
 extension Migration {
-    static let pushOutcomes = Migration(
-        version: 3,
-        name: "push outcomes and registration prunes",
-        postgres: """
+    static let pushOutcomes = Migration(version: 3, name: "push outcomes and registration prunes") { db in
+        """
         ALTER TABLE push_log ADD COLUMN outcome TEXT;
         CREATE TABLE registration_prunes (
-            id BIGSERIAL PRIMARY KEY,
+            id \(db.serialKey),
             pass_type_identifier TEXT NOT NULL, serial_number TEXT NOT NULL,
-            token_hash TEXT NOT NULL, status INTEGER NOT NULL, reason TEXT NOT NULL, pruned_at BIGINT NOT NULL,
-            FOREIGN KEY (pass_type_identifier, serial_number) REFERENCES passes (pass_type_identifier, serial_number) ON DELETE CASCADE);
-        CREATE INDEX registration_prunes_pass ON registration_prunes (pass_type_identifier, serial_number, id);
-        """,
-        sqlite: """
-        ALTER TABLE push_log ADD COLUMN outcome TEXT;
-        CREATE TABLE registration_prunes (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            pass_type_identifier TEXT NOT NULL, serial_number TEXT NOT NULL,
-            token_hash TEXT NOT NULL, status INTEGER NOT NULL, reason TEXT NOT NULL, pruned_at INTEGER NOT NULL,
+            token_hash TEXT NOT NULL, status INTEGER NOT NULL, reason TEXT NOT NULL, pruned_at \(db.bigint) NOT NULL,
             FOREIGN KEY (pass_type_identifier, serial_number) REFERENCES passes (pass_type_identifier, serial_number) ON DELETE CASCADE);
         CREATE INDEX registration_prunes_pass ON registration_prunes (pass_type_identifier, serial_number, id);
         """
-    )
+    }
 }

@@ -28,10 +28,55 @@
 // renamed `name (token ID)`, so no token stops working.
 
 extension Migration {
-    static let reach = Migration(
-        version: 7,
-        name: "reach, event tallies, admin token roles",
-        postgres: reachPostgres,
-        sqlite: reachSQLite
-    )
+    static let reach = Migration(version: 7, name: "reach, event tallies, admin token roles") { db in
+        """
+        ALTER TABLE admin_tokens ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'viewer', 'scanner'));
+        UPDATE admin_tokens SET name = name || ' (token ' || id || ')'
+        WHERE revoked_at IS NULL AND EXISTS (
+            SELECT 1 FROM admin_tokens newer WHERE newer.name = admin_tokens.name AND newer.revoked_at IS NULL AND newer.id > admin_tokens.id);
+        CREATE UNIQUE INDEX admin_tokens_active_name ON admin_tokens (name) WHERE revoked_at IS NULL;
+
+        ALTER TABLE passes ADD COLUMN served_revision \(db.bigint);
+        ALTER TABLE passes ADD COLUMN served_at \(db.bigint);
+        ALTER TABLE passes ADD COLUMN job_id TEXT;
+        ALTER TABLE registrations ADD COLUMN pass_id \(db.bigint);
+        ALTER TABLE registrations ADD COLUMN event_id TEXT;
+        ALTER TABLE registrations ADD COLUMN job_id TEXT;
+        ALTER TABLE registrations ADD COLUMN pass_revision \(db.bigint);
+        ALTER TABLE registrations ADD COLUMN served_revision \(db.bigint);
+        ALTER TABLE registrations ADD COLUMN told_revision \(db.bigint);
+        ALTER TABLE registrations ADD COLUMN told_at \(db.bigint);
+        \(db.pick(postgres: reachFillRegistrationsPostgres, sqlite: reachFillRegistrationsSQLite))
+        CREATE INDEX registrations_event_pass ON registrations (event_id, pass_id);
+        ALTER TABLE push_outbox ADD COLUMN event_id TEXT;
+        ALTER TABLE push_outbox ADD COLUMN job_id TEXT;
+
+        CREATE TABLE event_tallies (
+            event_id TEXT NOT NULL, job_id TEXT NOT NULL,
+            tickets \(db.bigint) NOT NULL DEFAULT 0, voided \(db.bigint) NOT NULL DEFAULT 0,
+            registered_devices \(db.bigint) NOT NULL DEFAULT 0, devices \(db.bigint) NOT NULL DEFAULT 0, devices_current \(db.bigint) NOT NULL DEFAULT 0,
+            pushes_pending \(db.bigint) NOT NULL DEFAULT 0, pushes_delivered \(db.bigint) NOT NULL DEFAULT 0, pushes_failed \(db.bigint) NOT NULL DEFAULT 0,
+            PRIMARY KEY (event_id, job_id));
+        CREATE TABLE event_tally_changes (
+            id \(db.serialKey), event_id TEXT NOT NULL, job_id TEXT NOT NULL,
+            tickets \(db.bigint) NOT NULL DEFAULT 0, voided \(db.bigint) NOT NULL DEFAULT 0,
+            registered_devices \(db.bigint) NOT NULL DEFAULT 0, devices \(db.bigint) NOT NULL DEFAULT 0, devices_current \(db.bigint) NOT NULL DEFAULT 0,
+            pushes_pending \(db.bigint) NOT NULL DEFAULT 0, pushes_delivered \(db.bigint) NOT NULL DEFAULT 0, pushes_failed \(db.bigint) NOT NULL DEFAULT 0);
+        CREATE INDEX event_tally_changes_event ON event_tally_changes (event_id, job_id);
+        CREATE TABLE event_devices (
+            event_id TEXT NOT NULL, device_library_identifier TEXT NOT NULL, registrations \(db.bigint) NOT NULL,
+            PRIMARY KEY (event_id, device_library_identifier));
+        INSERT INTO event_devices (event_id, device_library_identifier, registrations)
+        SELECT event_id, device_library_identifier, count(*) FROM registrations WHERE event_id IS NOT NULL GROUP BY 1, 2;
+        INSERT INTO event_tallies (event_id, job_id, tickets, voided, registered_devices, devices)
+        SELECT e.id, '',
+            (SELECT count(*) FROM passes p WHERE p.event_id = e.id),
+            (SELECT count(*) FROM passes p WHERE p.event_id = e.id AND p.status = 'voided'),
+            (SELECT count(*) FROM event_devices d WHERE d.event_id = e.id),
+            (SELECT count(*) FROM registrations r WHERE r.event_id = e.id)
+        FROM events e;
+
+        \(db.pick(postgres: reachTriggersPostgres, sqlite: reachTriggersSQLite))
+        """
+    }
 }

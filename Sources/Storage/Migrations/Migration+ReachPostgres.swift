@@ -1,4 +1,5 @@
-// Version 7 on PostgreSQL (see Migration+Reach.swift for what it does and why).
+// The parts of version 7 PostgreSQL writes its own way (see Migration+Reach.swift for what it does
+// and why): filling the copies of existing registrations, and the triggers.
 //
 // Tallies are kept by statement-level triggers with transition tables: one bump of 500 passes or
 // one copy to their registrations adds one change row per (event, job), not one per row. The
@@ -7,54 +8,12 @@
 // so they take no lock that another transaction could be waiting for.
 
 extension Migration {
-    static let reachPostgres = """
-        ALTER TABLE admin_tokens ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'viewer', 'scanner'));
-        UPDATE admin_tokens SET name = name || ' (token ' || id || ')'
-        WHERE revoked_at IS NULL AND EXISTS (
-            SELECT 1 FROM admin_tokens newer WHERE newer.name = admin_tokens.name AND newer.revoked_at IS NULL AND newer.id > admin_tokens.id);
-        CREATE UNIQUE INDEX admin_tokens_active_name ON admin_tokens (name) WHERE revoked_at IS NULL;
-
-        ALTER TABLE passes ADD COLUMN served_revision BIGINT;
-        ALTER TABLE passes ADD COLUMN served_at BIGINT;
-        ALTER TABLE passes ADD COLUMN job_id TEXT;
-        ALTER TABLE registrations ADD COLUMN pass_id BIGINT;
-        ALTER TABLE registrations ADD COLUMN event_id TEXT;
-        ALTER TABLE registrations ADD COLUMN job_id TEXT;
-        ALTER TABLE registrations ADD COLUMN pass_revision BIGINT;
-        ALTER TABLE registrations ADD COLUMN served_revision BIGINT;
-        ALTER TABLE registrations ADD COLUMN told_revision BIGINT;
-        ALTER TABLE registrations ADD COLUMN told_at BIGINT;
+    static let reachFillRegistrationsPostgres = """
         UPDATE registrations SET pass_id = p.id, event_id = p.event_id, pass_revision = p.revision
         FROM passes p WHERE p.pass_type_identifier = registrations.pass_type_identifier AND p.serial_number = registrations.serial_number;
-        CREATE INDEX registrations_event_pass ON registrations (event_id, pass_id);
-        ALTER TABLE push_outbox ADD COLUMN event_id TEXT;
-        ALTER TABLE push_outbox ADD COLUMN job_id TEXT;
+        """
 
-        CREATE TABLE event_tallies (
-            event_id TEXT NOT NULL, job_id TEXT NOT NULL,
-            tickets BIGINT NOT NULL DEFAULT 0, voided BIGINT NOT NULL DEFAULT 0,
-            registered_devices BIGINT NOT NULL DEFAULT 0, devices BIGINT NOT NULL DEFAULT 0, devices_current BIGINT NOT NULL DEFAULT 0,
-            pushes_pending BIGINT NOT NULL DEFAULT 0, pushes_delivered BIGINT NOT NULL DEFAULT 0, pushes_failed BIGINT NOT NULL DEFAULT 0,
-            PRIMARY KEY (event_id, job_id));
-        CREATE TABLE event_tally_changes (
-            id BIGSERIAL PRIMARY KEY, event_id TEXT NOT NULL, job_id TEXT NOT NULL,
-            tickets BIGINT NOT NULL DEFAULT 0, voided BIGINT NOT NULL DEFAULT 0,
-            registered_devices BIGINT NOT NULL DEFAULT 0, devices BIGINT NOT NULL DEFAULT 0, devices_current BIGINT NOT NULL DEFAULT 0,
-            pushes_pending BIGINT NOT NULL DEFAULT 0, pushes_delivered BIGINT NOT NULL DEFAULT 0, pushes_failed BIGINT NOT NULL DEFAULT 0);
-        CREATE INDEX event_tally_changes_event ON event_tally_changes (event_id, job_id);
-        CREATE TABLE event_devices (
-            event_id TEXT NOT NULL, device_library_identifier TEXT NOT NULL, registrations BIGINT NOT NULL,
-            PRIMARY KEY (event_id, device_library_identifier));
-        INSERT INTO event_devices (event_id, device_library_identifier, registrations)
-        SELECT event_id, device_library_identifier, count(*) FROM registrations WHERE event_id IS NOT NULL GROUP BY 1, 2;
-        INSERT INTO event_tallies (event_id, job_id, tickets, voided, registered_devices, devices)
-        SELECT e.id, '',
-            (SELECT count(*) FROM passes p WHERE p.event_id = e.id),
-            (SELECT count(*) FROM passes p WHERE p.event_id = e.id AND p.status = 'voided'),
-            (SELECT count(*) FROM event_devices d WHERE d.event_id = e.id),
-            (SELECT count(*) FROM registrations r WHERE r.event_id = e.id)
-        FROM events e;
-
+    static let reachTriggersPostgres = """
         CREATE FUNCTION registration_copy_pass() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
             SELECT p.id, p.event_id, p.job_id, p.revision, p.served_revision

@@ -1,57 +1,16 @@
-// Version 7 on SQLite (see Migration+Reach.swift for what it does and why). SQLite has row
-// triggers only; it has a single writer, so they cannot deadlock, and the tallies they feed are the
-// same as PostgreSQL's.
+// The parts of version 7 SQLite writes its own way (see Migration+Reach.swift for what it does and
+// why): filling the copies of existing registrations, and the triggers. SQLite has row triggers
+// only; it has a single writer, so they cannot deadlock, and the tallies they feed are the same as
+// PostgreSQL's.
 
 extension Migration {
-    static let reachSQLite = """
-        ALTER TABLE admin_tokens ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'viewer', 'scanner'));
-        UPDATE admin_tokens SET name = name || ' (token ' || id || ')'
-        WHERE revoked_at IS NULL AND EXISTS (
-            SELECT 1 FROM admin_tokens newer WHERE newer.name = admin_tokens.name AND newer.revoked_at IS NULL AND newer.id > admin_tokens.id);
-        CREATE UNIQUE INDEX admin_tokens_active_name ON admin_tokens (name) WHERE revoked_at IS NULL;
-
-        ALTER TABLE passes ADD COLUMN served_revision INTEGER;
-        ALTER TABLE passes ADD COLUMN served_at INTEGER;
-        ALTER TABLE passes ADD COLUMN job_id TEXT;
-        ALTER TABLE registrations ADD COLUMN pass_id INTEGER;
-        ALTER TABLE registrations ADD COLUMN event_id TEXT;
-        ALTER TABLE registrations ADD COLUMN job_id TEXT;
-        ALTER TABLE registrations ADD COLUMN pass_revision INTEGER;
-        ALTER TABLE registrations ADD COLUMN served_revision INTEGER;
-        ALTER TABLE registrations ADD COLUMN told_revision INTEGER;
-        ALTER TABLE registrations ADD COLUMN told_at INTEGER;
+    static let reachFillRegistrationsSQLite = """
         UPDATE registrations SET (pass_id, event_id, pass_revision) = (
             SELECT p.id, p.event_id, p.revision FROM passes p
             WHERE p.pass_type_identifier = registrations.pass_type_identifier AND p.serial_number = registrations.serial_number);
-        CREATE INDEX registrations_event_pass ON registrations (event_id, pass_id);
-        ALTER TABLE push_outbox ADD COLUMN event_id TEXT;
-        ALTER TABLE push_outbox ADD COLUMN job_id TEXT;
+        """
 
-        CREATE TABLE event_tallies (
-            event_id TEXT NOT NULL, job_id TEXT NOT NULL,
-            tickets INTEGER NOT NULL DEFAULT 0, voided INTEGER NOT NULL DEFAULT 0,
-            registered_devices INTEGER NOT NULL DEFAULT 0, devices INTEGER NOT NULL DEFAULT 0, devices_current INTEGER NOT NULL DEFAULT 0,
-            pushes_pending INTEGER NOT NULL DEFAULT 0, pushes_delivered INTEGER NOT NULL DEFAULT 0, pushes_failed INTEGER NOT NULL DEFAULT 0,
-            PRIMARY KEY (event_id, job_id));
-        CREATE TABLE event_tally_changes (
-            id INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL, job_id TEXT NOT NULL,
-            tickets INTEGER NOT NULL DEFAULT 0, voided INTEGER NOT NULL DEFAULT 0,
-            registered_devices INTEGER NOT NULL DEFAULT 0, devices INTEGER NOT NULL DEFAULT 0, devices_current INTEGER NOT NULL DEFAULT 0,
-            pushes_pending INTEGER NOT NULL DEFAULT 0, pushes_delivered INTEGER NOT NULL DEFAULT 0, pushes_failed INTEGER NOT NULL DEFAULT 0);
-        CREATE INDEX event_tally_changes_event ON event_tally_changes (event_id, job_id);
-        CREATE TABLE event_devices (
-            event_id TEXT NOT NULL, device_library_identifier TEXT NOT NULL, registrations INTEGER NOT NULL,
-            PRIMARY KEY (event_id, device_library_identifier));
-        INSERT INTO event_devices (event_id, device_library_identifier, registrations)
-        SELECT event_id, device_library_identifier, count(*) FROM registrations WHERE event_id IS NOT NULL GROUP BY 1, 2;
-        INSERT INTO event_tallies (event_id, job_id, tickets, voided, registered_devices, devices)
-        SELECT e.id, '',
-            (SELECT count(*) FROM passes p WHERE p.event_id = e.id),
-            (SELECT count(*) FROM passes p WHERE p.event_id = e.id AND p.status = 'voided'),
-            (SELECT count(*) FROM event_devices d WHERE d.event_id = e.id),
-            (SELECT count(*) FROM registrations r WHERE r.event_id = e.id)
-        FROM events e;
-
+    static let reachTriggersSQLite = """
         CREATE TRIGGER registrations_copy_pass AFTER INSERT ON registrations BEGIN
             UPDATE registrations SET (pass_id, event_id, job_id, pass_revision, served_revision) = (
                 SELECT p.id, p.event_id, p.job_id, p.revision, p.served_revision FROM passes p

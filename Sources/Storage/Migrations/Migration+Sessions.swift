@@ -6,26 +6,15 @@
 // retention sweep, which deletes expired sessions.
 
 extension Migration {
-    static let sessions = Migration(
-        version: 8,
-        name: "dashboard sessions",
-        postgres: """
+    static let sessions = Migration(version: 8, name: "dashboard sessions") { db in
+        """
         CREATE TABLE admin_sessions (
-            id_hash BYTEA PRIMARY KEY,
-            token_id BIGINT NOT NULL REFERENCES admin_tokens (id) ON DELETE CASCADE,
-            created_at BIGINT NOT NULL,
-            expires_at BIGINT NOT NULL
-        );
-        CREATE INDEX admin_sessions_expiry ON admin_sessions (expires_at);
-        """,
-        sqlite: """
-        CREATE TABLE admin_sessions (
-            id_hash BLOB PRIMARY KEY,
-            token_id INTEGER NOT NULL REFERENCES admin_tokens (id) ON DELETE CASCADE,
-            created_at INTEGER NOT NULL,
-            expires_at INTEGER NOT NULL
+            id_hash \(db.bytes) PRIMARY KEY,
+            token_id \(db.bigint) NOT NULL REFERENCES admin_tokens (id) ON DELETE CASCADE,
+            created_at \(db.bigint) NOT NULL,
+            expires_at \(db.bigint) NOT NULL
         );
         CREATE INDEX admin_sessions_expiry ON admin_sessions (expires_at);
         """
-    )
+    }
 }

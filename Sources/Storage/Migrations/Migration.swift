@@ -11,8 +11,38 @@ struct Migration: Sendable {
         dialect == .postgres ? postgres : sqlite
     }
 
-    /// Every migration, in the order they apply. Append only; never edit an applied one.
+    /// Every migration, in the order they apply. Append only; never edit an applied one
+    /// (`MigrationPinTests` holds the SHA-256 of each one's SQL on both backends).
     static let all: [Migration] = [initialSchema, retention, pushOutcomes, downloadNonce, organizers, reach, sessions, hotUpdates, checkIns, mail, claimOrder, searchIndexes, pendingIndexes]
+}
+
+extension Migration {
+    /// SQL written once for both backends: `sql` is called with each dialect and spells through it
+    /// what the two spell differently (`\(db.bigint)`, `\(db.serialKey)`).
+    init(version: Int, name: String, sql: (SQLDialect) -> String) {
+        self.init(version: version, name: name, postgres: sql(.postgres), sqlite: sql(.sqlite))
+    }
+
+    /// The same SQL on both backends.
+    init(version: Int, name: String, sql: String) {
+        self.init(version: version, name: name, postgres: sql, sqlite: sql)
+    }
+}
+
+/// What the two backends spell differently in migrations that otherwise share their SQL.
+extension SQLDialect {
+    /// A 64-bit integer column (SQLite's INTEGER holds 64 bits).
+    var bigint: String { pick(postgres: "BIGINT", sqlite: "INTEGER") }
+    /// A byte string column.
+    var bytes: String { pick(postgres: "BYTEA", sqlite: "BLOB") }
+    /// A generated, never reused 64-bit primary key.
+    var serialKey: String { pick(postgres: "BIGSERIAL PRIMARY KEY", sqlite: "INTEGER PRIMARY KEY AUTOINCREMENT") }
+
+    /// `postgres` on PostgreSQL, `sqlite` on SQLite: a spelling one migration needs, or the part
+    /// of a migration the two backends write differently.
+    func pick(postgres: String, sqlite: String) -> String {
+        self == .postgres ? postgres : sqlite
+    }
 }
 
 extension StoreSession {
