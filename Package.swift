@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "PassIdentifiersTests", dependencies: ["PassIdentifiers"], swiftSettings: swiftSettings),
         .testTarget(name: "ByteEncodingTests", dependencies: ["ByteEncoding"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "ByteEncoding", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PassBundleTests",
             dependencies: ["PassBundle", "Certificates", "PassServerTesting"],

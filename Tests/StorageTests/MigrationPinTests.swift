@@ -1,3 +1,4 @@
+import ByteEncoding
 import Certificates
 import PassServerTesting
 import Testing
