@@ -209,8 +209,7 @@ struct ScanInput {
         case .absent where !input.isPresent("code"): input.problem("code", "is required")
         default: break
         }
-        var gate: String?
-        if case .value(let text) = input.text("gate", maxLength: 64) { gate = text }
+        let gate = input.text("gate", maxLength: 64).value
         var scannedAt: Date?
         switch input.date("scannedAt") {
         case .value(let date):

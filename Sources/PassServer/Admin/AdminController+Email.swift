@@ -46,8 +46,7 @@ extension AdminController {
     func emailEvent(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
         var input = try AdminInput(request, allowed: ["resend"], bodyRequired: false)
-        var resend = false
-        if case .value(let flag) = input.boolean("resend") { resend = flag }
+        let resend = input.boolean("resend").value ?? false
         try input.validate()
         return .json(try emailEvent(event, resend: resend, requestID: request.requestID), status: 202, encoder: .api)
     }

@@ -15,7 +15,7 @@ extension AdminController {
     /// One page of the events list as `query` (`q`, `from`, `to`, `archived`, `cursor`, `limit`) asks.
     func eventList(_ query: inout AdminInput) throws -> EventPage {
         var filter = EventFilter()
-        if case .value(let term) = query.text("q", maxLength: 200) { filter.search = term }
+        filter.search = query.text("q", maxLength: 200).value
         filter.startsFrom = query.instant("from")
         filter.startsBefore = query.instant("to")
         switch query.choice("archived", ["true", "false"]) {

@@ -20,17 +20,14 @@ extension AdminController {
         case .value(let date): startsAt = date
         case .null, .absent: if !input.isPresent("startsAt") { input.problem("startsAt", "is required") }
         }
-        var endsAt: Date?
-        if case .value(let date) = input.date("endsAt") { endsAt = date }
-        var timeZone = "UTC"
-        if case .value(let zone) = input.timeZone("timeZone") { timeZone = zone }
+        let endsAt = input.date("endsAt").value
+        let timeZone = input.timeZone("timeZone").value ?? "UTC"
         var template = "event-ticket"
         if case .value(let name) = input.string("template", maxLength: 64) {
             template = name
             checkTemplate(name, &input)
         }
-        var language = "en"
-        if case .value(let code) = input.language("language") { language = code }
+        let language = input.language("language").value ?? "en"
         if let startsAt, let endsAt, endsAt < startsAt { input.problem("endsAt", Self.endsBeforeStartProblem) }
         try input.validate()
         guard let name, let venue, let startsAt else { throw HTTPError.badRequest("name, venue and startsAt are required.", code: "invalid_fields") }
@@ -71,16 +68,12 @@ extension AdminController {
     /// Changes the fields `input` names; a change that the passes show starts a re-push job.
     func updateEvent(_ existing: Event, _ input: inout AdminInput, requestID: String) throws -> EventUpdateBody {
         var change = EventChange()
-        if case .value(let name) = input.text("name") { change.name = name }
-        if case .value(let venue) = input.text("venue") { change.venue = venue }
-        if case .value(let date) = input.date("startsAt") { change.startsAt = date }
-        switch input.date("endsAt", nullable: true) {
-        case .value(let date): change.endsAt = .some(date)
-        case .null: change.endsAt = .some(nil)
-        case .absent: break
-        }
-        if case .value(let zone) = input.timeZone("timeZone") { change.timeZone = zone }
-        if case .value(let language) = input.language("language") { change.language = language }
+        change.name = input.text("name").value
+        change.venue = input.text("venue").value
+        change.startsAt = input.date("startsAt").value
+        change.endsAt = input.date("endsAt", nullable: true).change
+        change.timeZone = input.timeZone("timeZone").value
+        change.language = input.language("language").value
         if case .value(let template) = input.string("template", maxLength: 64) {
             checkTemplate(template, &input)
             change.template = template

@@ -20,8 +20,7 @@ extension AdminController {
     /// it is new (an `externalId` the event has returns that ticket).
     func createTicket(_ event: Event, _ input: inout AdminInput, requestID: String) throws -> (ticket: TicketBody, created: Bool) {
         let ticket = TicketInput.read(&input, declared: templateFields(of: event))
-        var notify = false
-        if case .value(let flag) = input.boolean("notify") { notify = flag }
+        let notify = input.boolean("notify").value ?? false
         if notify, ticket != nil, ticket?.attendeeEmail == nil { input.problem("notify", "needs attendeeEmail") }
         try input.validate()
         guard let ticket else { throw HTTPError.badRequest("attendeeName is required.", code: "invalid_fields") }
@@ -70,7 +69,7 @@ extension AdminController {
         case "cancelled": filter.status = .voided
         default: break
         }
-        if case .value(let term) = query.text("q", maxLength: 200) { filter.search = term }
+        filter.search = query.text("q", maxLength: 200).value
         filter.modifiedSince = query.instant("updatedSince")
         let cursor = query.decimal("cursor", maxDigits: 18, problem: "must be a cursor from a previous page") ?? 0
         let limit = query.integer("limit", in: 1...500, default: 50)
@@ -116,27 +115,11 @@ extension AdminController {
     /// cancelled ticket.
     func updateTicket(_ pass: StoredPass, _ input: inout AdminInput, requestID: String) throws -> TicketBody {
         var change = PassChange()
-        if case .value(let name) = input.text("attendeeName") { change.attendeeName = name }
-        switch input.text("seat", maxLength: 64, nullable: true) {
-        case .value(let seat): change.seat = .some(seat)
-        case .null: change.seat = .some(nil)
-        case .absent: break
-        }
-        switch input.email("attendeeEmail", nullable: true) {
-        case .value(let email): change.attendeeEmail = .some(email)
-        case .null: change.attendeeEmail = .some(nil)
-        case .absent: break
-        }
-        switch input.text("externalId", maxLength: TicketInput.externalIDMaxLength, nullable: true) {
-        case .value(let externalID): change.externalID = .some(externalID)
-        case .null: change.externalID = .some(nil)
-        case .absent: break
-        }
-        switch input.language("language", nullable: true) {
-        case .value(let language): change.language = .some(language)
-        case .null: change.language = .some(nil)
-        case .absent: break
-        }
+        change.attendeeName = input.text("attendeeName").value
+        change.seat = input.text("seat", maxLength: 64, nullable: true).change
+        change.attendeeEmail = input.email("attendeeEmail", nullable: true).change
+        change.externalID = input.text("externalId", maxLength: TicketInput.externalIDMaxLength, nullable: true).change
+        change.language = input.language("language", nullable: true).change
         if input.isPresent("extra") {
             let event = try pass.eventID.flatMap { id in try store.withSession(.read) { try $0.event(id: id) } }
             change.extra = input.extras(declared: event.map(templateFields(of:)) ?? [], creating: false)
@@ -158,8 +141,7 @@ extension AdminController {
 
     /// Cancels the ticket with the `reason` of `input`, if any. Idempotent.
     func cancelTicket(_ pass: StoredPass, _ input: inout AdminInput, requestID: String) throws -> TicketBody {
-        var reason: String?
-        if case .value(let text) = input.text("reason", maxLength: 500) { reason = text }
+        let reason = input.text("reason", maxLength: 500).value
         try input.validate()
         return try apply(to: pass, requestID: requestID) { current in
             // Cancelling twice changes nothing: no new revision, no push.

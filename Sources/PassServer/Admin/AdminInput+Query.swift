@@ -56,10 +56,3 @@ extension AdminInput {
         return text
     }
 }
-
-extension AdminInput.Presence {
-    /// The value, if there is one.
-    var value: T? {
-        if case .value(let value) = self { value } else { nil }
-    }
-}

@@ -14,6 +14,21 @@ struct AdminInput {
         case absent
         case null
         case value(T)
+
+        /// The value; nil when the field is absent or `null`.
+        var value: T? {
+            if case .value(let value) = self { value } else { nil }
+        }
+
+        /// The field as a change of an optional property: nil when absent (left as it is),
+        /// `.some(nil)` for `null` (cleared), the value otherwise.
+        var change: T?? {
+            switch self {
+            case .absent: nil
+            case .null: .some(nil)
+            case .value(let value): .some(value)
+            }
+        }
     }
 
     /// One invalid field and what is wrong with it.

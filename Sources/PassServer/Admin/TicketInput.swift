@@ -19,14 +19,10 @@ struct TicketInput {
     /// problem in `input`.
     static func read(_ input: inout AdminInput, declared: [TemplateField]) -> TicketInput? {
         let name = input.requiredText("attendeeName")
-        var email: String?
-        if case .value(let value) = input.email("attendeeEmail") { email = value }
-        var seat: String?
-        if case .value(let value) = input.text("seat", maxLength: 64) { seat = value }
-        var externalID: String?
-        if case .value(let value) = input.text("externalId", maxLength: externalIDMaxLength) { externalID = value }
-        var language: String?
-        if case .value(let value) = input.language("language") { language = value }
+        let email = input.email("attendeeEmail").value
+        let seat = input.text("seat", maxLength: 64).value
+        let externalID = input.text("externalId", maxLength: externalIDMaxLength).value
+        let language = input.language("language").value
         let extra = input.extras(declared: declared, creating: true).compactMapValues { $0 }
         guard let name, input.issues.isEmpty else { return nil }
         return TicketInput(attendeeName: name, attendeeEmail: email, seat: seat, externalID: externalID, language: language, extra: extra)
