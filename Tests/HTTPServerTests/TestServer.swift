@@ -48,6 +48,7 @@ func echoRouter() -> Router {
 /// A thread-safe counter for handlers.
 final class Counter: Sendable {
     private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
+    func increment() { add(1) }
+    func add(_ amount: Int) { count.withLock { $0 += amount } }
     var value: Int { count.withLock { $0 } }
 }

@@ -9,6 +9,8 @@ import Testing
 
 /// An admin request without a valid token is refused from its headers: its body is never read,
 /// so unauthenticated clients cannot make the server hold their uploads in memory.
+/// The server's resident memory is the evidence; a control shows that it does grow when the same
+/// uploads come from an admin, whose bodies the server reads and holds until their last byte.
 @Suite("Admin API: refused before the body is read", .offCooperativePool, .timeLimit(.minutes(6)))
 struct AdminEarlyRefusalTests {
     static let bodySize = 1 << 20
@@ -21,9 +23,33 @@ struct AdminEarlyRefusalTests {
         return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]), sourceLocation: sourceLocation)
     }
 
+    /// Opens `clients` connections, sends each the head of a 1 MiB upload with `Expect:
+    /// 100-continue` and this bearer token, and reads the first answers; then sends every body
+    /// but its last byte, all at once, and keeps the connections open. Returns the first answers'
+    /// statuses, how many bodies were fully written, and the connections.
+    static func uploadAllButTheLastByte(port: Int, token: String) throws -> (statuses: [Int], written: Int, connections: [TestClient]) {
+        let head = "POST /admin/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(Self.bodySize)\r\nExpect: 100-continue\r\n\r\n"
+        let connections = try (0..<Self.clients).map { _ in try TestClient(port: port, timeout: 20) }
+        for connection in connections { connection.send(head) }
+        let statuses = connections.map { (try? $0.readResponse())?.status ?? 0 }
+
+        let body = [UInt8](repeating: 0x20, count: Self.bodySize - 1)
+        let written = Atomic<Int>(0)
+        // Each connection is used by exactly one of the concurrent iterations.
+        nonisolated(unsafe) let shared = connections
+        DispatchQueue.concurrentPerform(iterations: shared.count) { index in
+            if shared[index].send(body) { written.add(1, ordering: .relaxed) }
+        }
+        return (statuses, written.load(ordering: .relaxed), connections)
+    }
+
     @Test("60 unauthenticated 1 MiB bodies: 401 before 100 Continue, and the server's memory stays put")
     func unauthenticatedBodiesAreNeverBuffered() async throws {
         let fixture = try ProcessFixture(.sqlite)
+        // For the control at the end: an admin whose bodies the server does read.
+        let token = AdminAuthentication.newToken()
+        _ = try fixture.store.withSession(.write) { try $0.createAdminToken(name: "control", tokenHash: TokenVault.hash(token), now: Date()) }
         fixture.store.close()
         let server = try fixture.launch()
         defer { server.forceKill() }
@@ -37,27 +63,27 @@ struct AdminEarlyRefusalTests {
         }
         let before = try Self.residentKiB(pid)
 
-        let head = "POST /admin/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer psa_forged\r\n"
-            + "Content-Type: application/json\r\nContent-Length: \(Self.bodySize)\r\nExpect: 100-continue\r\n\r\n"
-        let connections = try (0..<Self.clients).map { _ in try TestClient(port: port, timeout: 20) }
-        for connection in connections { connection.send(head) }
-        let firstAnswers = connections.map { (try? $0.readResponse())?.status ?? 0 }
-        #expect(firstAnswers.allSatisfy { $0 == 401 }, "answered from the headers, not 100 Continue: \(Set(firstAnswers))")
-
-        // Send the bodies anyway, all at once, all but the last byte, and keep the connections open.
-        let body = [UInt8](repeating: 0x20, count: Self.bodySize - 1)
-        let accepted = Atomic<Int>(0)
-        // Each connection is used by exactly one of the concurrent iterations.
-        nonisolated(unsafe) let shared = connections
-        DispatchQueue.concurrentPerform(iterations: shared.count) { index in
-            if shared[index].send(body) { accepted.add(1, ordering: .relaxed) }
-        }
+        let refused = try Self.uploadAllButTheLastByte(port: port, token: "psa_forged")
+        #expect(refused.statuses.allSatisfy { $0 == 401 }, "answered from the headers, not 100 Continue: \(Set(refused.statuses))")
         await AdminSupport.pause(0.5)
         let after = try Self.residentKiB(pid)
         let growth = Double(after - before) / 1024
-        print("60 unauthenticated 1 MiB admin bodies: server RSS \(before) KiB -> \(after) KiB (\(String(format: "%+.1f", growth)) MiB); bodies fully written: \(accepted.load(ordering: .relaxed))")
+        print("60 unauthenticated 1 MiB admin bodies: server RSS \(before) KiB -> \(after) KiB (\(String(format: "%+.1f", growth)) MiB); bodies fully written: \(refused.written)")
         #expect(growth < 4, "RSS grew by \(growth) MiB")
         #expect(try TestClient(port: port).request("GET", "/healthz").status == 200)
-        _ = consume connections
+        withExtendedLifetime(refused.connections) {}
+
+        // Control: the same uploads from an admin are read and held until their last byte, and
+        // the same measurement shows them (60 MiB; at least half is required).
+        let heldBefore = try Self.residentKiB(pid)
+        let held = try Self.uploadAllButTheLastByte(port: port, token: token)
+        #expect(held.statuses.allSatisfy { $0 == 100 }, "the admin is asked for the bodies: \(Set(held.statuses))")
+        var heldGrowth = 0.0
+        try await eventually("the held bodies show in the server's memory (\(String(format: "%+.1f", heldGrowth)) MiB)", timeout: 30) {
+            heldGrowth = Double(try Self.residentKiB(pid) - heldBefore) / 1024
+            return heldGrowth > Double(Self.clients * Self.bodySize / 2) / Double(1 << 20)
+        }
+        print("control, 60 admin 1 MiB bodies held: server RSS \(String(format: "%+.1f", heldGrowth)) MiB; bodies fully written: \(held.written)")
+        withExtendedLifetime(held.connections) {}
     }
 }

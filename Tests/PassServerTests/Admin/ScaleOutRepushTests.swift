@@ -21,24 +21,36 @@ struct ScaleOutRepushTests {
         let tokens: [String]
         let adminToken: String
 
+        /// What it starts is stopped again if a later step fails.
         init() throws {
             fixture = try ProcessFixture(.postgres)
-            // Answers take a moment, so a killed process has pushes in flight.
-            fake = try PushFixture.makeFake(fixture.certificates, defaultAnswer: .delayed(seconds: 0.2, then: .success))
-            let (event, passes) = try fixture.event(tickets: ScaleOutRepushTests.passCount)
-            self.event = event
-            let tokens = passes.map { _ in Phone.randomPushToken() }
-            try fixture.store.transaction { session in
-                for (pass, token) in zip(passes, tokens) {
-                    _ = try session.upsertRegistration(
-                        deviceLibraryIdentifier: "device\(pass.id)", pushToken: .hex(token),
-                        passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: Date()
-                    )
-                }
+            do {
+                // Answers take a moment, so a killed process has pushes in flight.
+                fake = try PushFixture.makeFake(fixture.certificates, defaultAnswer: .delayed(seconds: 0.2, then: .success))
+            } catch {
+                fixture.store.close()
+                throw error
             }
-            self.tokens = tokens
-            adminToken = AdminAuthentication.newToken()
-            _ = try fixture.store.withSession(.write) { try $0.createAdminToken(name: "scale-out", tokenHash: TokenVault.hash(adminToken), now: Date()) }
+            do {
+                let (event, passes) = try fixture.event(tickets: ScaleOutRepushTests.passCount)
+                self.event = event
+                let tokens = passes.map { _ in Phone.randomPushToken() }
+                try fixture.store.transaction { session in
+                    for (pass, token) in zip(passes, tokens) {
+                        _ = try session.upsertRegistration(
+                            deviceLibraryIdentifier: "device\(pass.id)", pushToken: .hex(token),
+                            passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: Date()
+                        )
+                    }
+                }
+                self.tokens = tokens
+                adminToken = AdminAuthentication.newToken()
+                _ = try fixture.store.withSession(.write) { try $0.createAdminToken(name: "scale-out", tokenHash: TokenVault.hash(adminToken), now: Date()) }
+            } catch {
+                fake.shutdown()
+                fixture.store.close()
+                throw error
+            }
         }
 
         /// A `serve` process sending to the fake. Short leases make a killed process's job and
@@ -53,15 +65,30 @@ struct ScaleOutRepushTests {
             return try ServerProcess(["serve"], environment: environment, directory: fixture.directory)
         }
 
-        /// Two `serve` processes (see `launch`) and the event edited through the first one's admin
-        /// API. Returns them, the job, and the revision counter after the edit (which takes one).
-        func start(jobBatch: Int, jobLease: String, pushLease: String) async throws
-            -> (servers: [ServerProcess], job: String, counterAfterEdit: Int64) {
-            let servers = try (0..<2).map { _ in try launch(jobBatch: jobBatch, jobLease: jobLease, pushLease: pushLease) }
-            let port = try await servers[0].port()
-            _ = try await servers[1].port()
-            let counterBefore = try AdminSupport.revisionCounter(fixture.store)
-            return (servers, try editEvent(on: port), counterBefore + 1)
+        /// Starts two `serve` processes (see `launch`), edits the event through the first one's
+        /// admin API, and runs `body` with the servers, the job, and the revision counter after the
+        /// edit (which takes one). Then stops the servers, the fake and the store (`stop`) however
+        /// it went: `body` returned, failed an expectation, or threw, or starting failed midway.
+        /// Rethrows the error, if any, after the stop.
+        func withServers(
+            jobBatch: Int, jobLease: String, pushLease: String,
+            _ body: (_ servers: [ServerProcess], _ job: String, _ counterAfterEdit: Int64) async throws -> Void
+        ) async throws {
+            var servers: [ServerProcess] = []
+            let outcome: Result<Void, any Error>
+            do {
+                for _ in 0..<2 { servers.append(try launch(jobBatch: jobBatch, jobLease: jobLease, pushLease: pushLease)) }
+                let port = try await servers[0].port()
+                _ = try await servers[1].port()
+                let counterBefore = try AdminSupport.revisionCounter(fixture.store)
+                let job = try editEvent(on: port)
+                try await body(servers, job, counterBefore + 1)
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
+            }
+            await stop(servers)
+            try outcome.get()
         }
 
         /// Edits the event through the admin API on `port`; returns the job id.
@@ -128,52 +155,50 @@ struct ScaleOutRepushTests {
     func bothAlive() async throws {
         let setup = try await onOwnThread { try Setup() }
         let batch = 250
-        let (servers, job, counterAfterEdit) = try await setup.start(jobBatch: batch, jobLease: "60s", pushLease: "60s")
         let store = setup.fixture.store
+        try await setup.withServers(jobBatch: batch, jobLease: "60s", pushLease: "60s") { servers, job, counterAfterEdit in
+            try await Self.wait("job done", timeout: 120) { try store.withSession(.read) { try $0.job(id: job) }?.state == .done }
+            try await Self.wait("outbox drained", timeout: 180) { try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0] }
+            let final = try #require(try store.withSession(.read) { try $0.job(id: job) })
+            #expect(final.done == Int64(Self.passCount))
+            try setup.expectBumpedOnce(since: counterAfterEdit, batch: batch)
+            #expect(servers.map(Self.startedLines).reduce(0, +) == 1, "the job was started once, by one process")
 
-        try await Self.wait("job done", timeout: 120) { try store.withSession(.read) { try $0.job(id: job) }?.state == .done }
-        try await Self.wait("outbox drained", timeout: 180) { try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0] }
-        let final = try #require(try store.withSession(.read) { try $0.job(id: job) })
-        #expect(final.done == Int64(Self.passCount))
-        try setup.expectBumpedOnce(since: counterAfterEdit, batch: batch)
-        #expect(servers.map(Self.startedLines).reduce(0, +) == 1, "the job was started once, by one process")
-
-        let delivered = setup.delivered
-        #expect(setup.tokens.allSatisfy { delivered[$0] == 1 }, "every token pushed exactly once")
-        #expect(delivered.count == Self.passCount)
-        await setup.stop(servers)
+            let delivered = setup.delivered
+            #expect(setup.tokens.allSatisfy { delivered[$0] == 1 }, "every token pushed exactly once")
+            #expect(delivered.count == Self.passCount)
+        }
     }
 
     @Test("SIGKILL the process running the job: the other finishes it after the lease, every token pushed")
     func oneKilledMidJob() async throws {
         let setup = try await onOwnThread { try Setup() }
         let batch = 25
-        let (servers, job, counterAfterEdit) = try await setup.start(jobBatch: batch, jobLease: "3s", pushLease: "25s")
         let store = setup.fixture.store
+        try await setup.withServers(jobBatch: batch, jobLease: "3s", pushLease: "25s") { servers, job, counterAfterEdit in
+            // Once a tenth of the passes are bumped, so the killed process has pushes of its own in flight.
+            let killed = try #require(
+                await Self.killRunner(of: job, among: servers, store: store, after: Int64(Self.passCount / 10)), "no process was seen running the job"
+            )
+            let survivor = servers[1 - killed]
+            // Pushes claimed at the kill: the dead process's may have reached the fake unrecorded.
+            let inFlightAtKill = try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.inFlight
+            let atKill = try #require(try store.withSession(.read) { try $0.job(id: job) })
+            #expect(atKill.done > 0 && atKill.done < atKill.total, "killed mid-job (\(atKill.done)/\(atKill.total))")
 
-        // Once a tenth of the passes are bumped, so the killed process has pushes of its own in flight.
-        let killed = try #require(
-            await Self.killRunner(of: job, among: servers, store: store, after: Int64(Self.passCount / 10)), "no process was seen running the job"
-        )
-        let survivor = servers[1 - killed]
-        // Pushes claimed at the kill: the dead process's may have reached the fake unrecorded.
-        let inFlightAtKill = try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.inFlight
-        let atKill = try #require(try store.withSession(.read) { try $0.job(id: job) })
-        #expect(atKill.done > 0 && atKill.done < atKill.total, "killed mid-job (\(atKill.done)/\(atKill.total))")
+            try await Self.wait("job done by the other process", timeout: 120) { try store.withSession(.read) { try $0.job(id: job) }?.state == .done }
+            try await Self.wait("outbox drained", timeout: 180) { try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0] }
+            #expect(Self.startedLines(survivor) == 1, "the survivor resumed the job")
+            let final = try #require(try store.withSession(.read) { try $0.job(id: job) })
+            #expect(final.done == Int64(Self.passCount))
+            try setup.expectBumpedOnce(since: counterAfterEdit, batch: batch)
 
-        try await Self.wait("job done by the other process", timeout: 120) { try store.withSession(.read) { try $0.job(id: job) }?.state == .done }
-        try await Self.wait("outbox drained", timeout: 180) { try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0] }
-        #expect(Self.startedLines(survivor) == 1, "the survivor resumed the job")
-        let final = try #require(try store.withSession(.read) { try $0.job(id: job) })
-        #expect(final.done == Int64(Self.passCount))
-        try setup.expectBumpedOnce(since: counterAfterEdit, batch: batch)
-
-        let delivered = setup.delivered
-        #expect(setup.tokens.allSatisfy { (delivered[$0] ?? 0) >= 1 }, "every token pushed")
-        let duplicates = delivered.values.reduce(0) { $0 + $1 - 1 }
-        #expect(duplicates <= inFlightAtKill, "\(duplicates) duplicates, \(inFlightAtKill) in flight at the kill")
-        print("scale-out kill: job at \(atKill.done)/\(atKill.total) when killed, \(inFlightAtKill) pushes in flight, \(duplicates) sent twice")
-        await setup.stop(servers)
+            let delivered = setup.delivered
+            #expect(setup.tokens.allSatisfy { (delivered[$0] ?? 0) >= 1 }, "every token pushed")
+            let duplicates = delivered.values.reduce(0) { $0 + $1 - 1 }
+            #expect(duplicates <= inFlightAtKill, "\(duplicates) duplicates, \(inFlightAtKill) in flight at the kill")
+            print("scale-out kill: job at \(atKill.done)/\(atKill.total) when killed, \(inFlightAtKill) pushes in flight, \(duplicates) sent twice")
+        }
     }
 
     /// SIGKILLs whichever process logged that it started `job`, as soon as the job has bumped
