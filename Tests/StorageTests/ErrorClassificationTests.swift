@@ -16,11 +16,11 @@ struct ErrorClassificationTests {
         ("57P01", .unavailable), ("57P02", .unavailable), ("57P03", .unavailable), ("57P05", .unavailable),
         // Insufficient resources and system errors, a standby after a failover.
         ("53300", .unavailable), ("53100", .unavailable), ("58030", .unavailable), ("25006", .unavailable),
-        // statement_timeout and lock_timeout.
-        ("57014", .timeout), ("55P03", .timeout),
+        // statement_timeout and lock_timeout; a lost lock race (deadlock, serialization failure).
+        ("57014", .timeout), ("55P03", .timeout), ("40P01", .timeout), ("40001", .timeout),
         // Not the database's state: the statement, its values, or a bug.
         ("23505", .conflict), ("23503", .notFound), ("22P02", .invalidValue), ("22021", .invalidValue),
-        ("42P01", .backend), ("42601", .backend), ("40P01", .backend), ("25P02", .backend), ("XX000", .backend),
+        ("42P01", .backend), ("42601", .backend), ("40P02", .backend), ("25P02", .backend), ("XX000", .backend),
     ])
     func postgresSQLState(sqlState: String, expected: StorageError.Code) {
         #expect(PGError(sqlState: sqlState, message: "m").storageCode == expected)

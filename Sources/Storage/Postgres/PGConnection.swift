@@ -329,7 +329,7 @@ final class PGConnection: SQLConnection, @unchecked Sendable {
     private static func summary(for code: StorageError.Code) -> String {
         switch code {
         case .unavailable: "PostgreSQL is unavailable"
-        case .timeout: "PostgreSQL statement timed out"
+        case .timeout: "PostgreSQL is busy (a statement timed out or lost a race for locks)"
         case .conflict: "row already exists"
         case .notFound: "referenced row does not exist"
         case .invalidValue: "value rejected by PostgreSQL"

@@ -17,13 +17,17 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Maps a SQLSTATE to the code callers act on. The server being down, restarting, failing
-    /// over or out of resources is `.unavailable` and a cancelled or lock-waiting statement is
-    /// `.timeout` (both transient); errors about the statement or its values are not.
+    /// over or out of resources is `.unavailable`, and a cancelled or lock-waiting statement or a
+    /// transaction that lost a lock race (deadlock, serialization failure) is `.timeout` (both
+    /// transient); errors about the statement or its values are not.
     var storageCode: StorageError.Code {
         switch sqlState {
         case "23505": return .conflict
         case "23503": return .notFound
         case "57014", "55P03": return .timeout // statement_timeout, lock_not_available
+        // deadlock_detected, serialization_failure: the transaction lost a race for locks with
+        // another one; sent again, it goes through (as a SQLite writer that found the lock taken).
+        case "40P01", "40001": return .timeout
         case "25006": return .unavailable // read-only transaction: a standby after a failover
         case "22021", "22P05": return .invalidValue
         default:

@@ -8,7 +8,7 @@ import Testing
 
 /// Admin edits enqueueing pushes for many tokens while the dispatcher records the answers for the
 /// same outbox rows: both lock those rows in one order, so PostgreSQL never has to break a
-/// deadlock (which would answer the edit 500 or lose a batch of outcomes).
+/// deadlock (which would answer the edit 503 or hold a batch of outcomes back).
 ///
 /// The check reads the application's log, so two controls provoke a real deadlock on each of
 /// those paths and show that it is logged in words the check finds.
@@ -58,7 +58,7 @@ struct PushLockOrderTests {
         print("\(backend): \(answered.count) edits, \(pushes.count) pushes")
     }
 
-    @Test("control: an edit broken by a deadlock answers 500 and logs it in words the check finds")
+    @Test("control: an edit broken by a deadlock answers 503 (try again) and logs it in words the check finds")
     func deadlockedEditIsLogged() async throws {
         let fixture = try PushFixture(.postgres)
         defer { fixture.stop() }
@@ -75,13 +75,13 @@ struct PushLockOrderTests {
             let answer = try app.admin("PATCH", "/admin/v1/tickets/\(serial)", json: #"{"seat":"S2"}"#).status
             status.withLock { $0 = answer }
         }
-        #expect(status.withLock { $0 } == 500, "the edit was the deadlock's victim")
+        #expect(status.withLock { $0 } == 503, "the edit was the deadlock's victim")
         let deadlocks = Self.deadlockLines(app.logs.lines)
-        #expect(deadlocks.contains { $0.contains("handler failed") && $0.contains("40P01") }, "\(app.logs.lines.suffix(5))")
+        #expect(deadlocks.contains { $0.contains("status=503") && $0.contains("40P01") }, "\(app.logs.lines.suffix(5))")
         print("logged: \(deadlocks.first ?? "nothing")")
     }
 
-    @Test("control: a recording of answers broken by a deadlock logs it in words the check finds")
+    @Test("control: a recording of answers broken by a deadlock logs it in words the check finds, and is done again")
     func deadlockedRecordingIsLogged() async throws {
         let fixture = try PushFixture(.postgres)
         defer { fixture.stop() }
@@ -100,9 +100,15 @@ struct PushLockOrderTests {
             try fixture.change(serial)
         }
         try await eventually("the broken recording logged", timeout: 30) {
-            Self.deadlockLines(fixture.app.logs.lines).contains { $0.contains("cannot record outbox answers") && $0.contains("40P01") }
+            Self.deadlockLines(fixture.app.logs.lines).contains { $0.contains("push dispatch waits for it") && $0.contains("40P01") }
         }
         print("logged: \(Self.deadlockLines(fixture.app.logs.lines).first ?? "nothing")")
+        // A lost lock race is waited out like a busy database: the answers are kept and recorded
+        // once the locks are free, so the 410 still prunes the dead token's registration.
+        try await eventually("the recording done again", timeout: 30) {
+            try fixture.registrations(serial) == 0
+                && fixture.app.logs.lines.contains { $0.contains("database available again; push dispatch resumes") }
+        }
     }
 
     /// A real deadlock between the application and a connection of the test's own. That
