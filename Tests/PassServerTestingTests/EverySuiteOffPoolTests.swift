@@ -11,7 +11,7 @@ struct EverySuiteOffPoolTests {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     /// Test targets that do not link PassServerTesting (their tests only compute).
-    static let exempt: Set<String> = ["LoggingTests", "PassIdentifiersTests"]
+    static let exempt: Set<String> = ["ByteEncodingTests", "LoggingTests", "PassIdentifiersTests"]
 
     static let advice = """
         Give every suite the trait (`@Suite("…", .offCooperativePool)`, with `import PassServerTesting`), \
