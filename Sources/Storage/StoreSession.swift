@@ -212,15 +212,15 @@ public final class StoreSession {
     }
 
     /// `GREATEST` on PostgreSQL, scalar `max` on SQLite.
-    var greatest: String { dialect == .postgres ? "GREATEST" : "max" }
+    var greatest: String { dialect.pick(postgres: "GREATEST", sqlite: "max") }
 
     /// `FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite has a single writer and needs nothing.
-    var skipLocked: String { dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : "" }
+    var skipLocked: String { dialect.pick(postgres: " FOR UPDATE SKIP LOCKED", sqlite: "") }
 
     /// `FOR UPDATE` on PostgreSQL.
-    var forUpdate: String { dialect == .postgres ? " FOR UPDATE" : "" }
+    var forUpdate: String { dialect.pick(postgres: " FOR UPDATE", sqlite: "") }
 
     /// A collation comparing bytes: `COLLATE "C"` on PostgreSQL (whatever the database's locale);
     /// SQLite's default BINARY already does.
-    var bytewise: String { dialect == .postgres ? #" COLLATE "C""# : "" }
+    var bytewise: String { dialect.pick(postgres: #" COLLATE "C""#, sqlite: "") }
 }

@@ -8,7 +8,7 @@ struct Migration: Sendable {
     var sqlite: String
 
     func sql(for dialect: SQLDialect) -> String {
-        dialect == .postgres ? postgres : sqlite
+        dialect.pick(postgres: postgres, sqlite: sqlite)
     }
 
     /// Every migration, in the order they apply. Append only; never edit an applied one
@@ -37,12 +37,6 @@ extension SQLDialect {
     var bytes: String { pick(postgres: "BYTEA", sqlite: "BLOB") }
     /// A generated, never reused 64-bit primary key.
     var serialKey: String { pick(postgres: "BIGSERIAL PRIMARY KEY", sqlite: "INTEGER PRIMARY KEY AUTOINCREMENT") }
-
-    /// `postgres` on PostgreSQL, `sqlite` on SQLite: a spelling one migration needs, or the part
-    /// of a migration the two backends write differently.
-    func pick(postgres: String, sqlite: String) -> String {
-        self == .postgres ? postgres : sqlite
-    }
 }
 
 extension StoreSession {

@@ -121,4 +121,9 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation, CustomString
 enum SQLDialect: Sendable {
     case postgres
     case sqlite
+
+    /// `postgres` on PostgreSQL, `sqlite` on SQLite: whatever the two spell differently.
+    func pick<Spelling>(postgres: Spelling, sqlite: Spelling) -> Spelling {
+        self == .postgres ? postgres : sqlite
+    }
 }
