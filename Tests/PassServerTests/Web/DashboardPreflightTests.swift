@@ -68,6 +68,25 @@ struct DashboardPreflightTests {
         #expect(try app.store.execute("SELECT id FROM events").count == 1, "nothing was created")
     }
 
+    @Test("every dashboard GET that declares a body is refused from its headers, a plain GET still answered", arguments: [Backend.sqlite])
+    func pagesTakeNoBody(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let event = try app.createEvent()
+        let serial = try app.issueTicket(event: event)
+        let pages = app.application.routes.filter { $0.method == "GET" && ($0.pattern == "/admin" || $0.pattern.hasPrefix("/admin/")) && !$0.pattern.hasPrefix("/admin/v1/") }
+            .map { $0.pattern.replacingOccurrences(of: ":eventId", with: event).replacingOccurrences(of: ":serialNumber", with: serial).replacingOccurrences(of: ":jobId", with: "job_1") }
+        #expect(pages.count == 10, "\(pages)")
+        for page in pages {
+            let client = try TestClient(port: app.port, timeout: 10)
+            client.send("GET \(page) HTTP/1.1\r\nHost: x\r\nContent-Length: \(Self.bodySize)\r\nExpect: 100-continue\r\n\r\n")
+            #expect(try client.readResponse()?.status == 413, "\(page)")
+            // Without a body the same page answers as always (a page, a redirect or a 401).
+            let plain = try app.request("GET", page)
+            #expect([200, 303, 401].contains(plain.status), "\(page): \(plain.status)")
+        }
+    }
+
     @Test("a viewer's form, an import into an unknown event and an oversized import are refused before the body; an admin's form is read", arguments: Backend.allCases)
     func refusalsOfSignedInVisitors(backend: Backend) throws {
         let app = try TestApp.start(backend)

@@ -24,6 +24,9 @@ extension DashboardController {
         var description: String { "dashboard refusal \(page.status): \(cause)" }
     }
 
+    /// The body limit of every page and JSON `GET`: none, so a `GET` that declares a body is
+    /// refused (413) from its headers instead of being read by whoever asks.
+    static let pageBodyLimit = 0
     /// The body limit of the sign-in form: a CSRF value and a token of at most 128 bytes, encoded.
     static let signInBodyLimit = 4 << 10
     /// The body limit of the CSV import: the admin API's upload limit and room for the form's

@@ -15,7 +15,7 @@ extension DashboardController {
     static let scannerEventChoices = 50
 
     func registerScanner(in router: inout Router) {
-        router.get("/admin/scan", query: ["event"]) { request in scannerPage(request) }
+        router.get("/admin/scan", maxBodySize: Self.pageBodyLimit, query: ["event"]) { request in scannerPage(request) }
         router.post("/admin/scan/checkins", preflight: scanPreflight()) { request in
             let visitor = try scanVisitor(request, posting: true)
             return try admin.checkIn(request, scanner: visitor.tokenName)
@@ -24,7 +24,7 @@ extension DashboardController {
             let visitor = try scanVisitor(request, posting: true)
             return try admin.checkInBatch(request, scanner: visitor.tokenName)
         }
-        router.get("/admin/scan/events/:eventId/checkins") { request in
+        router.get("/admin/scan/events/:eventId/checkins", maxBodySize: Self.pageBodyLimit) { request in
             _ = try scanVisitor(request, posting: false)
             var response = try admin.checkInCount(request)
             response.headers.replace(name: "Cache-Control", value: "private, no-store")

@@ -28,8 +28,8 @@ struct DashboardController: Sendable {
     ]
 
     func register(in router: inout Router) {
-        router.get("/admin") { _ in Self.redirect("/admin/") }
-        router.get("/admin/", query: ["q", "when", "cursor", "notice"]) { request in
+        router.get("/admin", maxBodySize: Self.pageBodyLimit) { _ in Self.redirect("/admin/") }
+        router.get("/admin/", maxBodySize: Self.pageBodyLimit, query: ["q", "when", "cursor", "notice"]) { request in
             guard let visitor = try? sessions.visitor(request, allowingScanner: true) else { return signInPage(request) }
             // A scanner token's session has one page.
             if visitor.role == .scanner { return Self.redirect("/admin/scan") }
@@ -43,12 +43,12 @@ struct DashboardController: Sendable {
                 return response
             }
         }
-        router.get("/admin/events/new") { request in read(request) { visitor in try newEventPage(visitor, form: nil, error: nil) } }
+        router.get("/admin/events/new", maxBodySize: Self.pageBodyLimit) { request in read(request) { visitor in try newEventPage(visitor, form: nil, error: nil) } }
         router.post("/admin/events", preflight: formPreflight()) { request in write(request) { visitor, form in try createEvent(visitor, form, request) } }
-        router.get("/admin/events/:eventId", query: ["q", "status", "cursor", "notice", "count", "job"]) { request in
+        router.get("/admin/events/:eventId", maxBodySize: Self.pageBodyLimit, query: ["q", "status", "cursor", "notice", "count", "job"]) { request in
             read(request) { visitor in try eventPage(request, visitor) }
         }
-        router.get("/admin/events/:eventId/edit") { request in
+        router.get("/admin/events/:eventId/edit", maxBodySize: Self.pageBodyLimit) { request in
             read(request) { visitor in try editEventPage(try admin.existingEvent(request), visitor, form: nil, error: nil) }
         }
         router.post("/admin/events/:eventId/edit", preflight: formPreflight()) { request in write(request) { visitor, form in try updateEvent(visitor, form, request) } }
@@ -58,13 +58,13 @@ struct DashboardController: Sendable {
             write(request) { visitor, form in try importTickets(visitor, form, request) }
         }
         router.post("/admin/events/:eventId/email", preflight: formPreflight()) { request in write(request) { _, form in try emailEvent(form, request) } }
-        router.get("/admin/events/:eventId/tickets.csv") { request in
+        router.get("/admin/events/:eventId/tickets.csv", maxBodySize: Self.pageBodyLimit) { request in
             read(request) { _ in
                 let event = try admin.existingEvent(request)
                 return TicketExport(admin: admin, eventID: event.id, fields: admin.templateFields(of: event)).response
             }
         }
-        router.get("/admin/tickets/:serialNumber", query: ["notice"]) { request in
+        router.get("/admin/tickets/:serialNumber", maxBodySize: Self.pageBodyLimit, query: ["notice"]) { request in
             read(request) { visitor in try ticketPage(request, visitor, notice: nil) }
         }
         router.post("/admin/tickets/:serialNumber", preflight: formPreflight()) { request in write(request) { visitor, form in try updateTicket(visitor, form, request) } }
@@ -72,7 +72,7 @@ struct DashboardController: Sendable {
         router.post("/admin/tickets/:serialNumber/download-link", preflight: formPreflight()) { request in write(request) { _, form in try rotateLink(form, request) } }
         router.post("/admin/tickets/:serialNumber/email", preflight: formPreflight()) { request in write(request) { _, _ in try emailTicket(request) } }
         registerScanner(in: &router)
-        router.get("/admin/jobs/:jobId/progress") { request in
+        router.get("/admin/jobs/:jobId/progress", maxBodySize: Self.pageBodyLimit) { request in
             guard (try? sessions.visitor(request)) ?? nil != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }
             var response = Response.json(try admin.jobDetails(id: request.parameters["jobId"]), encoder: .api)
             response.headers.replace(name: "Cache-Control", value: "private, no-store")
