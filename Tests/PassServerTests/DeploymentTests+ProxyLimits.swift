@@ -47,9 +47,11 @@ extension DeploymentTests {
     }
 
     /// The server-wide body limit and the locations of the last `server` block (the https one).
-    static func nginxLocations(_ text: String) throws -> (bodyLimit: Int?, locations: [NginxLocation]) {
+    static func nginxLocations(
+        _ text: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (bodyLimit: Int?, locations: [NginxLocation]) {
         let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("#") && !$0.isEmpty }
-        let start = try #require(lines.lastIndex { $0.hasPrefix("server {") })
+        let start = try #require(lines.lastIndex { $0.hasPrefix("server {") }, "no server block", sourceLocation: sourceLocation)
         var bodyLimit: Int?
         var locations: [NginxLocation] = []
         var open: NginxLocation?

@@ -64,6 +64,7 @@ struct DashboardEarlyRefusalTests {
         #expect(statuses.allSatisfy { $0 == 403 }, "answered from the headers, not 100 Continue: \(statuses)")
         #expect(refused.answers.allSatisfy { $0?.header("Content-Type")?.hasPrefix("text/html") == true && $0?.text.contains("not signed in") == true },
                 "the dashboard's signed-out page")
+        #expect(refused.written == 0, "the server closed every connection after its answer: no body went through")
         await AdminSupport.pause(0.5)
         let after = try HeldUploads.residentKiB(pid)
         let growth = Double(after - before) / 1024

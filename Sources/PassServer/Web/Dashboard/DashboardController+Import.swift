@@ -38,8 +38,7 @@ extension DashboardController {
         let event = try admin.existingEvent(request)
         let csv = form.nonEmpty("file") ?? form["csv"] ?? ""
         guard csv.utf8.count <= TicketImport.maxBodySize else {
-            let message = "The upload is larger than \(TicketImport.maxBodySize >> 20) MiB, the most an import takes; split the file."
-            return preview(event, visitor, csv: "", check: nil, error: message)
+            return preview(event, visitor, csv: "", check: nil, error: Self.uploadTooLarge)
         }
         let check: AdminController.ImportCheck
         do {

@@ -19,7 +19,7 @@ extension DashboardController {
 
         var status: Int { page.status }
         var errorCode: String { "dashboard_refusal" }
-        var errorMessage: String { cause }
+        var errorMessage: String { "The dashboard refused the request." }
         var response: Response { page }
         var description: String { "dashboard refusal \(page.status): \(cause)" }
     }
@@ -45,8 +45,8 @@ extension DashboardController {
         { request in
             let visitor = try preflightVisitor(request, needsAdmin: true, allowingScanner: false)
             if let declared = request.headers["Content-Length"], let length = Int(declared.trimmingCharacters(in: .whitespaces)), length > Self.importBodyLimit {
-                let message = "The upload is larger than \(TicketImport.maxBodySize >> 20) MiB, the most an import takes; split the file."
-                throw Refusal(page: errorPage(HTTPError(status: 413, code: "payload_too_large", message: message), visitor: visitor), cause: "upload too large")
+                let tooLarge = HTTPError(status: 413, code: "payload_too_large", message: Self.uploadTooLarge)
+                throw Refusal(page: errorPage(tooLarge, visitor: visitor), cause: "upload too large")
             }
             do {
                 _ = try admin.existingEvent(request)
@@ -73,6 +73,8 @@ extension DashboardController {
     }
 
     static let staleSignInForm = "The sign-in form was out of date. Try again."
+
+    static let uploadTooLarge = "The upload is larger than \(TicketImport.maxBodySize >> 20) MiB, the most an import takes; split the file."
 
     static let signedOut = HTTPError(
         status: 403, code: "signed_out", message: "You are not signed in (or your session has expired). Sign in again."

@@ -10,8 +10,8 @@ import Storage
 /// Reading needs a session of a viewer or admin token; every `POST` needs the session's CSRF
 /// token and an admin token (403 otherwise); its preflight (`DashboardController+Preflight`)
 /// refuses a visitor without such a session before one byte of the body is read. Pages answer
-/// HTML, errors included. A scanner
-/// token's session reaches only the scanner page and its JSON calls (`DashboardController+Scan`).
+/// HTML, errors included. A scanner token's session reaches only the scanner page and its JSON
+/// calls (`DashboardController+Scan`).
 struct DashboardController: Sendable {
     let admin: AdminController
     let sessions: DashboardSessions
