@@ -48,9 +48,10 @@ psql -q "$DATABASE_URL" -c "VACUUM ANALYZE event_tally_changes, event_tallies" >
 jar="$WORK/cookies"
 csrf=$(curl -sf -c "$jar" "$BASE/admin/" | sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' | head -n1)
 curl -sf -b "$jar" -c "$jar" -o /dev/null --data-urlencode "csrf=$csrf" --data-urlencode "token=$ADMIN" "$BASE/admin/sign-in"
-session=$(awk '$6 == "ps_session" { print $7 }' "$jar")
+# An https PUBLIC_URL (bench/live-server.sh): the cookie is a __Host- cookie.
+session=$(awk '$6 == "__Host-ps_session" { print $7 }' "$jar")
 [ -n "$session" ] || { echo "bench/dashboard.sh: signing in gave no session cookie" >&2; exit 1; }
-export BENCH_COOKIE="ps_session=$session"
+export BENCH_COOKIE="__Host-ps_session=$session"
 
 # Each page must be the real page (a 303 to the sign-in page would also count as an answer).
 check_page() {

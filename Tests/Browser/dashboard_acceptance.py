@@ -181,6 +181,10 @@ def test():
     check(page.by_label("Admin token") is not None, "not on the sign-in page")
     status, _ = fetch(page, "GET", "/admin/jobs/none/progress", None)
     check(status == 401, f"the progress endpoint answered {status} to the old cookie")
+    # A form sent with the old cookie is refused from its headers, before its body is read, and
+    # the browser still gets the signed-out page.
+    status, text = fetch(page, "POST", event_path + "/archive", "archived=true")
+    check(status == 403 and "not signed in" in text, f"a form with the old cookie answered {status}: {text[:200]}")
 
 
 browser.main(test)

@@ -32,6 +32,18 @@ extension StoreSession {
         try execute("DELETE FROM admin_sessions WHERE id_hash = \(idHash) RETURNING token_id").count > 0
     }
 
+    /// Deletes the sessions of the token `tokenID` but its `keep` newest (signing in bounds a
+    /// token's sessions so); returns how many. A token has few sessions: the scan of its rows
+    /// is short.
+    @discardableResult
+    public func deleteAdminSessions(tokenID: Int64, keepingNewest keep: Int) throws -> Int {
+        try execute("""
+            DELETE FROM admin_sessions WHERE token_id = \(tokenID) AND id_hash NOT IN (
+                SELECT id_hash FROM admin_sessions WHERE token_id = \(tokenID) ORDER BY created_at DESC, id_hash DESC LIMIT \(keep))
+            RETURNING token_id
+            """).count
+    }
+
     /// Deletes up to `limit` sessions that expired at or before `cutoff`; returns how many.
     public func deleteExpiredAdminSessions(before cutoff: Date, limit: Int) throws -> Int {
         try execute("""

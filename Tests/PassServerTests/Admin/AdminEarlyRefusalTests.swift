@@ -1,8 +1,6 @@
-import Dispatch
 import Foundation
 import PassServerTesting
 import Storage
-import Synchronization
 import Testing
 
 @testable import PassServer
@@ -18,9 +16,7 @@ struct AdminEarlyRefusalTests {
 
     /// Resident memory of a process, from /proc/PID/status.
     static func residentKiB(_ pid: Int32, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }, sourceLocation: sourceLocation)
-        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]), sourceLocation: sourceLocation)
+        try HeldUploads.residentKiB(pid, sourceLocation: sourceLocation)
     }
 
     /// Opens `clients` connections, sends each the head of a 1 MiB upload with `Expect:
@@ -30,18 +26,8 @@ struct AdminEarlyRefusalTests {
     static func uploadAllButTheLastByte(port: Int, token: String) throws -> (statuses: [Int], written: Int, connections: [TestClient]) {
         let head = "POST /admin/v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(Self.bodySize)\r\nExpect: 100-continue\r\n\r\n"
-        let connections = try (0..<Self.clients).map { _ in try TestClient(port: port, timeout: 20) }
-        for connection in connections { connection.send(head) }
-        let statuses = connections.map { (try? $0.readResponse())?.status ?? 0 }
-
-        let body = [UInt8](repeating: 0x20, count: Self.bodySize - 1)
-        let written = Atomic<Int>(0)
-        // Each connection is used by exactly one of the concurrent iterations.
-        nonisolated(unsafe) let shared = connections
-        DispatchQueue.concurrentPerform(iterations: shared.count) { index in
-            if shared[index].send(body) { written.add(1, ordering: .relaxed) }
-        }
-        return (statuses, written.load(ordering: .relaxed), connections)
+        let held = try HeldUploads.allButTheLastByte(port: port, heads: Array(repeating: head, count: Self.clients), bodySize: Self.bodySize)
+        return (held.answers.map { $0?.status ?? 0 }, held.written, held.connections)
     }
 
     @Test("60 unauthenticated 1 MiB bodies: 401 before 100 Continue, and the server's memory stays put")

@@ -11,7 +11,12 @@ import Testing
 struct DashboardSessionTests {
     static let hostile = "<img src=x onerror=alert(1)>"
 
-    @Test("signing in sets an HttpOnly, SameSite=Strict, /admin-scoped, Secure session cookie stored only hashed", arguments: Backend.allCases)
+    /// The session id of a `name=id` cookie.
+    static func sessionID(_ cookie: String) -> String {
+        String(cookie.split(separator: "=", maxSplits: 1).last ?? "")
+    }
+
+    @Test("signing in sets an HttpOnly, SameSite=Strict, Secure __Host- session cookie stored only hashed", arguments: Backend.allCases)
     func signInCookie(backend: Backend) throws {
         let app = try TestApp.start(backend) { $0.dashboard.sessionTTL = 3_600 }
         defer { app.stop() }
@@ -22,10 +27,12 @@ struct DashboardSessionTests {
         let (client, response) = try DashboardClient.signIn(app, token: app.adminToken)
         #expect(response.status == 303)
         #expect(response.header("Location") == "/admin/")
-        let header = try #require(DashboardClient.setCookieHeader(response, "ps_session"))
+        // A `__Host-` cookie: Secure, Path=/, no Domain (a browser refuses it otherwise).
+        let header = try #require(DashboardClient.setCookieHeader(response, "__Host-ps_session"))
         let attributes = Set(header.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) })
-        #expect(attributes == ["Path=/admin", "Max-Age=3600", "HttpOnly", "SameSite=Strict", "Secure"])
-        let id = try #require(DashboardClient.setCookie(response, "ps_session"))
+        #expect(attributes == ["Path=/", "Max-Age=3600", "HttpOnly", "SameSite=Strict", "Secure"])
+        #expect(DashboardClient.setCookieHeader(response, "ps_session") == nil, "no unprefixed cookie")
+        let id = try #require(DashboardClient.setCookie(response, "__Host-ps_session"))
         let stored = try app.store.execute("SELECT id_hash, expires_at, created_at FROM admin_sessions")
         #expect(stored.count == 1)
         #expect(try stored[0].bytes("id_hash") == TokenVault.hash(id))
@@ -45,7 +52,9 @@ struct DashboardSessionTests {
         defer { app.stop() }
         let (_, response) = try DashboardClient.signIn(app, token: app.adminToken)
         let header = try #require(DashboardClient.setCookieHeader(response, "ps_session"))
-        #expect(header.contains("HttpOnly") && !header.contains("Secure"))
+        let attributes = Set(header.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) })
+        #expect(attributes == ["Path=/admin", "Max-Age=43200", "HttpOnly", "SameSite=Strict"])
+        #expect(DashboardClient.setCookieHeader(response, "__Host-ps_session") == nil, "a browser would refuse a __Host- cookie without Secure")
     }
 
     @Test("a POST without the CSRF token, or with another session's, is 403 and changes nothing", arguments: Backend.allCases)
@@ -117,7 +126,7 @@ struct DashboardSessionTests {
         #expect(try first.get("/admin/events/new").status == 200)
 
         // Expire the first session only.
-        let firstHash = try TokenVault.hash(try #require(first.cookie).replacingOccurrences(of: "ps_session=", with: ""))
+        let firstHash = try TokenVault.hash(Self.sessionID(try #require(first.cookie)))
         try app.store.withSession(.write) { _ = try $0.execute("UPDATE admin_sessions SET expires_at = 1 WHERE id_hash = \(firstHash)") }
         let expired = try first.get("/admin/events/new")
         #expect(expired.status == 303 && expired.header("Location") == "/admin/")
@@ -128,14 +137,14 @@ struct DashboardSessionTests {
         // must hold.
         let removed = try app.store.withSession(.write) { try $0.deleteExpiredAdminSessions(before: Date(), limit: 100) }
         #expect(removed <= 1)
-        let secondHash = try TokenVault.hash(try #require(second.cookie).replacingOccurrences(of: "ps_session=", with: ""))
+        let secondHash = try TokenVault.hash(Self.sessionID(try #require(second.cookie)))
         let left = try app.store.execute("SELECT id_hash FROM admin_sessions").map { try $0.bytes("id_hash") }
         #expect(left == [secondHash], "only the live session is left")
 
         // Signing out deletes the session: the old cookie is refused afterwards.
         let out = try second.post("/admin/sign-out", [], csrf: second.csrf(on: "/admin/"))
         #expect(out.status == 303)
-        #expect(DashboardClient.setCookieHeader(out, "ps_session")?.contains("Max-Age=0") == true)
+        #expect(DashboardClient.setCookieHeader(out, "__Host-ps_session")?.contains("Max-Age=0") == true)
         #expect(try app.store.execute("SELECT id_hash FROM admin_sessions").isEmpty)
         let after = try second.get("/admin/events/new")
         #expect(after.status == 303 && after.header("Location") == "/admin/")

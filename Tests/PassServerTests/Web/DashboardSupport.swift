@@ -9,7 +9,7 @@ import Testing
 /// token read from the page they are on.
 struct DashboardClient {
     let app: TestApp
-    /// `ps_session=…`, once signed in.
+    /// `__Host-ps_session=…` (`ps_session=…` behind an http public URL), once signed in.
     var cookie: String?
 
     struct Failure: Error, CustomStringConvertible {
@@ -21,14 +21,17 @@ struct DashboardClient {
         _ app: TestApp, token: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> (client: DashboardClient, response: TestResponse) {
         let form = try app.request("GET", "/admin/")
-        let challenge = try #require(Self.setCookie(form, "ps_signin"), "no sign-in cookie: \(form.status)", sourceLocation: sourceLocation)
+        let secure = Self.setCookie(form, DashboardSessions.signInCookieName(secure: true)) != nil
+        let signInCookie = DashboardSessions.signInCookieName(secure: secure)
+        let sessionCookie = DashboardSessions.cookieName(secure: secure)
+        let challenge = try #require(Self.setCookie(form, signInCookie), "no sign-in cookie: \(form.status)", sourceLocation: sourceLocation)
         let csrf = try #require(Self.csrf(in: form.text), "no CSRF field on the sign-in form", sourceLocation: sourceLocation)
         let response = try app.request(
-            "POST", "/admin/sign-in", headers: [("Cookie", "ps_signin=\(challenge)"), ("Content-Type", "application/x-www-form-urlencoded")],
+            "POST", "/admin/sign-in", headers: [("Cookie", "\(signInCookie)=\(challenge)"), ("Content-Type", "application/x-www-form-urlencoded")],
             body: Array(Self.encode([("csrf", csrf), ("token", token)]).utf8)
         )
-        let session = Self.setCookie(response, "ps_session")
-        return (DashboardClient(app: app, cookie: session.map { "ps_session=\($0)" }), response)
+        let session = Self.setCookie(response, sessionCookie)
+        return (DashboardClient(app: app, cookie: session.map { "\(sessionCookie)=\($0)" }), response)
     }
 
     func get(_ target: String) throws -> TestResponse {

@@ -3,7 +3,20 @@ import HTTPServer
 import PassBundle
 import Storage
 
+/// What a check shows is bounded whatever the upload: the first `shownRows` rows (invalid ones
+/// first) with each cell and each row's problems cut to a few hundred characters, and the upload
+/// itself carried over to the page (in the text box and in the issue form) only up to
+/// `carriedLimit` bytes. A larger file is chosen again to issue it.
 extension DashboardController {
+    /// Rows a check page lists.
+    static let shownRows = 500
+    /// Characters of a cell, and of a row's problems, that a check page shows.
+    static let shownCell = 120
+    static let shownProblems = 400
+    /// The largest upload a check page carries over (about 10,000 rows of a name, an address and
+    /// a seat); larger ones are not echoed back.
+    static let carriedLimit = 1 << 20
+
     /// The import form: a CSV file, or CSV text pasted (shown again, editable, after a check).
     func importForm(_ event: Event, _ visitor: DashboardSessions.Visitor, csv: String?) -> String {
         let columns = (TicketImport.columns + admin.templateFields(of: event).map(\.name)).joined(separator: ", ")
@@ -24,6 +37,9 @@ extension DashboardController {
     func importTickets(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
         let event = try admin.existingEvent(request)
         let csv = form.nonEmpty("file") ?? form["csv"] ?? ""
+        guard csv.utf8.count <= TicketImport.maxBodySize else {
+            return preview(event, visitor, csv: "", check: nil, error: Self.uploadTooLarge)
+        }
         let check: AdminController.ImportCheck
         do {
             check = try admin.checkImport(event, format: .csv, body: Array(csv.utf8))
@@ -47,6 +63,7 @@ extension DashboardController {
     /// or fix the text and check again.
     private func preview(_ event: Event, _ visitor: DashboardSessions.Visitor, csv: String, check: AdminController.ImportCheck?, error: String?) -> Response {
         let id = HTML.escape(event.id)
+        let carried = csv.utf8.count <= Self.carriedLimit ? csv : nil
         var body = """
             <p class="crumbs"><a href="/admin/">Events</a> › <a href="/admin/events/\(id)">\(HTML.escape(event.name))</a></p>
             <h1>Import tickets: check</h1>
@@ -57,19 +74,19 @@ extension DashboardController {
             body += invalid == 0
                 ? #"<p class="notice ok" role="status" id="import-summary">All \#(check.rows.count) rows are valid. Nothing has been issued yet.</p>"#
                 : #"<p class="notice error" role="alert" id="import-summary">\#(invalid) of \#(check.rows.count) \#(check.rows.count == 1 ? "row is" : "rows are") invalid; nothing was issued. Fix them below and check again.</p>"#
-            let shownLimit = 500
+            let shownLimit = Self.shownRows
             var rows = ""
             let ordered = check.rows.sorted { (byRow[$0.number] != nil ? 0 : 1, $0.number) < (byRow[$1.number] != nil ? 0 : 1, $1.number) }
             for row in ordered.prefix(shownLimit) {
                 let problems = (byRow[row.number] ?? []).map { ($0.field.map { "\($0): " } ?? "") + $0.problem }
                 func cell(_ key: String) -> String {
-                    if case .string(let text)? = row.object[key] { return HTML.escape(text) }
+                    if case .string(let text)? = row.object[key] { return HTML.escape(Self.cut(text, Self.shownCell)) }
                     return ""
                 }
                 rows += """
                     <tr class="\(problems.isEmpty ? "" : "invalid")"><td class="num">\(row.number)</td><td>\(cell("attendeeName"))</td>
                     <td>\(cell("attendeeEmail"))</td><td>\(cell("seat"))</td>
-                    <td class="\(problems.isEmpty ? "status-ok" : "status-bad")">\(problems.isEmpty ? "ok" : HTML.escape(problems.joined(separator: "; ")))</td></tr>
+                    <td class="\(problems.isEmpty ? "status-ok" : "status-bad")">\(problems.isEmpty ? "ok" : HTML.escape(Self.cut(problems.joined(separator: "; "), Self.shownProblems)))</td></tr>
                     """
             }
             body += """
@@ -82,9 +99,14 @@ extension DashboardController {
                 let notify = admin.mail.isEnabled
                     ? #"<p><input type="checkbox" id="f-notify" name="notify" value="true"> <label for="f-notify" class="inline">Email each new ticket to its attendee</label></p>"#
                     : ""
+                // A large file is not carried over: the organizer chooses it again.
+                let upload = carried.map { #"<input type="hidden" name="csv" value="\#(HTML.escape($0))">"# } ?? """
+                    <p class="muted">The file is too large to carry over to this page: choose it again to issue its tickets.</p>
+                    <label for="f-issue-file">CSV file</label><input id="f-issue-file" name="file" type="file" accept=".csv,text/csv" required>
+                    """
                 body += """
                     <form method="post" action="/admin/events/\(id)/import" enctype="multipart/form-data">\(DashboardLayout.csrf(visitor))
-                    <input type="hidden" name="csv" value="\(HTML.escape(csv))"><input type="hidden" name="step" value="issue">
+                    \(upload)<input type="hidden" name="step" value="issue">
                     \(notify)
                     <p><button type="submit" id="issue-tickets">Issue \(check.rows.count) \(check.rows.count == 1 ? "ticket" : "tickets")</button>
                     <a href="/admin/events/\(id)">Cancel</a></p>
@@ -92,8 +114,16 @@ extension DashboardController {
                     """
             }
         }
-        body += importForm(event, visitor, csv: csv)
+        if carried == nil {
+            body += #"<p class="muted" id="import-not-carried">The upload is too large to show again here: fix it in the file and choose it again.</p>"#
+        }
+        body += importForm(event, visitor, csv: carried ?? "")
         let notice = error.map { DashboardLayout.Notice(text: $0, isError: true) }
         return .html(DashboardLayout.page(title: "Import tickets", visitor: visitor, notice: notice, body: body), status: error == nil ? 200 : 400)
+    }
+
+    /// `text` cut to `limit` characters, an ellipsis marking the cut.
+    static func cut(_ text: String, _ limit: Int) -> String {
+        text.count <= limit ? text : String(text.prefix(limit)) + "…"
     }
 }

@@ -15,16 +15,16 @@ extension DashboardController {
     static let scannerEventChoices = 50
 
     func registerScanner(in router: inout Router) {
-        router.get("/admin/scan", query: ["event"]) { request in scannerPage(request) }
-        router.post("/admin/scan/checkins") { request in
+        router.get("/admin/scan", maxBodySize: Self.pageBodyLimit, query: ["event"]) { request in scannerPage(request) }
+        router.post("/admin/scan/checkins", preflight: scanPreflight()) { request in
             let visitor = try scanVisitor(request, posting: true)
             return try admin.checkIn(request, scanner: visitor.tokenName)
         }
-        router.post("/admin/scan/checkins:batch") { request in
+        router.post("/admin/scan/checkins:batch", preflight: scanPreflight()) { request in
             let visitor = try scanVisitor(request, posting: true)
             return try admin.checkInBatch(request, scanner: visitor.tokenName)
         }
-        router.get("/admin/scan/events/:eventId/checkins") { request in
+        router.get("/admin/scan/events/:eventId/checkins", maxBodySize: Self.pageBodyLimit) { request in
             _ = try scanVisitor(request, posting: false)
             var response = try admin.checkInCount(request)
             response.headers.replace(name: "Cache-Control", value: "private, no-store")
@@ -34,7 +34,7 @@ extension DashboardController {
 
     /// The visitor of a JSON call of the scanner page: 401 without a session, 403 for a role that
     /// may not check in (a viewer) and, when `posting`, 403 without the session's CSRF header.
-    private func scanVisitor(_ request: Request, posting: Bool) throws -> DashboardSessions.Visitor {
+    func scanVisitor(_ request: Request, posting: Bool) throws -> DashboardSessions.Visitor {
         guard let visitor = try sessions.visitor(request, allowingScanner: true) else {
             throw HTTPError(status: 401, code: "signed_out", message: "You are not signed in (or your session has expired). Sign in again.")
         }

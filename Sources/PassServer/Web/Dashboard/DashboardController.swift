@@ -8,8 +8,10 @@ import Storage
 /// the JSON admin API (`AdminController`), signed in with an admin token (`DashboardSessions`).
 ///
 /// Reading needs a session of a viewer or admin token; every `POST` needs the session's CSRF
-/// token and an admin token (403 otherwise). Pages answer HTML, errors included. A scanner
-/// token's session reaches only the scanner page and its JSON calls (`DashboardController+Scan`).
+/// token and an admin token (403 otherwise); its preflight (`DashboardController+Preflight`)
+/// refuses a visitor without such a session before one byte of the body is read. Pages answer
+/// HTML, errors included. A scanner token's session reaches only the scanner page and its JSON
+/// calls (`DashboardController+Scan`).
 struct DashboardController: Sendable {
     let admin: AdminController
     let sessions: DashboardSessions
@@ -26,51 +28,51 @@ struct DashboardController: Sendable {
     ]
 
     func register(in router: inout Router) {
-        router.get("/admin") { _ in Self.redirect("/admin/") }
-        router.get("/admin/", query: ["q", "when", "cursor", "notice"]) { request in
+        router.get("/admin", maxBodySize: Self.pageBodyLimit) { _ in Self.redirect("/admin/") }
+        router.get("/admin/", maxBodySize: Self.pageBodyLimit, query: ["q", "when", "cursor", "notice"]) { request in
             guard let visitor = try? sessions.visitor(request, allowingScanner: true) else { return signInPage(request) }
             // A scanner token's session has one page.
             if visitor.role == .scanner { return Self.redirect("/admin/scan") }
             return render(request) { try eventsPage(request, visitor) }
         }
-        router.post("/admin/sign-in") { request in signIn(request) }
-        router.post("/admin/sign-out") { request in
+        router.post("/admin/sign-in", maxBodySize: Self.signInBodyLimit, preflight: signInPreflight()) { request in signIn(request) }
+        router.post("/admin/sign-out", preflight: formPreflight(needsAdmin: false, allowingScanner: true)) { request in
             write(request, needsAdmin: false, allowingScanner: true) { visitor, _ in
                 var response = Self.redirect("/admin/?notice=signed-out")
                 response.headers.add(name: "Set-Cookie", value: try sessions.signOut(visitor))
                 return response
             }
         }
-        router.get("/admin/events/new") { request in read(request) { visitor in try newEventPage(visitor, form: nil, error: nil) } }
-        router.post("/admin/events") { request in write(request) { visitor, form in try createEvent(visitor, form, request) } }
-        router.get("/admin/events/:eventId", query: ["q", "status", "cursor", "notice", "count", "job"]) { request in
+        router.get("/admin/events/new", maxBodySize: Self.pageBodyLimit) { request in read(request) { visitor in try newEventPage(visitor, form: nil, error: nil) } }
+        router.post("/admin/events", preflight: formPreflight()) { request in write(request) { visitor, form in try createEvent(visitor, form, request) } }
+        router.get("/admin/events/:eventId", maxBodySize: Self.pageBodyLimit, query: ["q", "status", "cursor", "notice", "count", "job"]) { request in
             read(request) { visitor in try eventPage(request, visitor) }
         }
-        router.get("/admin/events/:eventId/edit") { request in
+        router.get("/admin/events/:eventId/edit", maxBodySize: Self.pageBodyLimit) { request in
             read(request) { visitor in try editEventPage(try admin.existingEvent(request), visitor, form: nil, error: nil) }
         }
-        router.post("/admin/events/:eventId/edit") { request in write(request) { visitor, form in try updateEvent(visitor, form, request) } }
-        router.post("/admin/events/:eventId/archive") { request in write(request) { _, form in try archive(form, request) } }
-        router.post("/admin/events/:eventId/tickets") { request in write(request) { visitor, form in try issueTicket(visitor, form, request) } }
-        router.post("/admin/events/:eventId/import", maxBodySize: TicketImport.maxBodySize * 3 + 65_536) { request in
+        router.post("/admin/events/:eventId/edit", preflight: formPreflight()) { request in write(request) { visitor, form in try updateEvent(visitor, form, request) } }
+        router.post("/admin/events/:eventId/archive", preflight: formPreflight()) { request in write(request) { _, form in try archive(form, request) } }
+        router.post("/admin/events/:eventId/tickets", preflight: formPreflight()) { request in write(request) { visitor, form in try issueTicket(visitor, form, request) } }
+        router.post("/admin/events/:eventId/import", maxBodySize: Self.importBodyLimit, preflight: importPreflight()) { request in
             write(request) { visitor, form in try importTickets(visitor, form, request) }
         }
-        router.post("/admin/events/:eventId/email") { request in write(request) { _, form in try emailEvent(form, request) } }
-        router.get("/admin/events/:eventId/tickets.csv") { request in
+        router.post("/admin/events/:eventId/email", preflight: formPreflight()) { request in write(request) { _, form in try emailEvent(form, request) } }
+        router.get("/admin/events/:eventId/tickets.csv", maxBodySize: Self.pageBodyLimit) { request in
             read(request) { _ in
                 let event = try admin.existingEvent(request)
                 return TicketExport(admin: admin, eventID: event.id, fields: admin.templateFields(of: event)).response
             }
         }
-        router.get("/admin/tickets/:serialNumber", query: ["notice"]) { request in
+        router.get("/admin/tickets/:serialNumber", maxBodySize: Self.pageBodyLimit, query: ["notice"]) { request in
             read(request) { visitor in try ticketPage(request, visitor, notice: nil) }
         }
-        router.post("/admin/tickets/:serialNumber") { request in write(request) { visitor, form in try updateTicket(visitor, form, request) } }
-        router.post("/admin/tickets/:serialNumber/cancel") { request in write(request) { visitor, form in try cancelTicket(visitor, form, request) } }
-        router.post("/admin/tickets/:serialNumber/download-link") { request in write(request) { _, form in try rotateLink(form, request) } }
-        router.post("/admin/tickets/:serialNumber/email") { request in write(request) { _, _ in try emailTicket(request) } }
+        router.post("/admin/tickets/:serialNumber", preflight: formPreflight()) { request in write(request) { visitor, form in try updateTicket(visitor, form, request) } }
+        router.post("/admin/tickets/:serialNumber/cancel", preflight: formPreflight()) { request in write(request) { visitor, form in try cancelTicket(visitor, form, request) } }
+        router.post("/admin/tickets/:serialNumber/download-link", preflight: formPreflight()) { request in write(request) { _, form in try rotateLink(form, request) } }
+        router.post("/admin/tickets/:serialNumber/email", preflight: formPreflight()) { request in write(request) { _, _ in try emailTicket(request) } }
         registerScanner(in: &router)
-        router.get("/admin/jobs/:jobId/progress") { request in
+        router.get("/admin/jobs/:jobId/progress", maxBodySize: Self.pageBodyLimit) { request in
             guard (try? sessions.visitor(request)) ?? nil != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }
             var response = Response.json(try admin.jobDetails(id: request.parameters["jobId"]), encoder: .api)
             response.headers.replace(name: "Cache-Control", value: "private, no-store")
@@ -103,7 +105,7 @@ struct DashboardController: Sendable {
         var current: DashboardSessions.Visitor?
         do {
             guard let visitor = try sessions.visitor(request, allowingScanner: allowingScanner) else {
-                throw HTTPError(status: 403, code: "signed_out", message: "You are not signed in (or your session has expired). Sign in again.")
+                throw Self.signedOut
             }
             current = visitor
             let form = try request.formFields()
@@ -191,7 +193,7 @@ struct DashboardController: Sendable {
         do {
             let form = try request.formFields()
             guard sessions.signInChallengeMatches(form, request) else {
-                return signInPage(request, error: "The sign-in form was out of date. Try again.", status: 403)
+                return signInPage(request, error: Self.staleSignInForm, status: 403)
             }
             guard let (cookie, role) = try sessions.signIn(token: form["token"] ?? "") else {
                 logger.info("dashboard sign-in refused", ["request.id": request.requestID])

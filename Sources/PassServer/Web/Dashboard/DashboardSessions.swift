@@ -4,16 +4,28 @@ import HTTPServer
 import Storage
 
 /// Sign-in sessions of the dashboard: a random session id in an `HttpOnly`, `SameSite=Strict`
-/// cookie scoped to `/admin` (and `Secure` behind an https `PUBLIC_URL`), stored only as its
-/// SHA-256 (`admin_sessions`), tied to the admin token it was opened with.
+/// cookie, stored only as its SHA-256 (`admin_sessions`), tied to the admin token it was opened
+/// with. A token holds at most `maxSessionsPerToken` sessions: signing in once more ends its
+/// oldest.
+///
+/// Behind an https `PUBLIC_URL` the cookies are `__Host-` cookies (`__Host-ps_session`): `Secure`,
+/// `Path=/` and no `Domain`, so that neither plain http nor a sibling host can set or overwrite
+/// them (a browser refuses a `__Host-` cookie that breaks those rules). Over an http `PUBLIC_URL`
+/// (`--development` on 127.0.0.1) a browser would refuse them on any address but loopback, so
+/// there they are plain `ps_session` cookies scoped to `/admin`, without `Secure`.
 ///
 /// Every form carries the session's CSRF token: an HMAC of a fixed label keyed with the session
 /// id, so it is unguessable without the cookie, needs no storage, and dies with the session. It
 /// is compared in constant time. The sign-in form, which has no session yet, carries a random
 /// value that must equal a short-lived cookie's (a double submit).
 struct DashboardSessions: Sendable {
-    static let cookieName = "ps_session"
-    static let signInCookieName = "ps_signin"
+    /// The session cookie's name: `__Host-ps_session` when cookies are `Secure`.
+    static func cookieName(secure: Bool) -> String { (secure ? "__Host-" : "") + "ps_session" }
+    /// The sign-in form's cookie's name: `__Host-ps_signin` when cookies are `Secure`.
+    static func signInCookieName(secure: Bool) -> String { (secure ? "__Host-" : "") + "ps_signin" }
+    /// The most sessions one token holds; signing in once more ends the oldest. Enough for an
+    /// organizer's team sharing a token across their laptops and phones.
+    static let maxSessionsPerToken = 16
     /// The name of every form's CSRF field.
     static let csrfField = "csrf"
 
@@ -23,6 +35,9 @@ struct DashboardSessions: Sendable {
     /// Whether cookies get `Secure` (the public URL is https).
     let secureCookies: Bool
     var now: @Sendable () -> Date = Date.init
+
+    var cookieName: String { Self.cookieName(secure: secureCookies) }
+    var signInCookieName: String { Self.signInCookieName(secure: secureCookies) }
 
     /// Who is signed in: the session, its token's role and the CSRF token its forms carry.
     struct Visitor: Sendable {
@@ -38,7 +53,7 @@ struct DashboardSessions: Sendable {
     /// active and may read; nil otherwise. A scanner token's session counts only where
     /// `allowingScanner` (the scanner page, its JSON and signing out): it cannot read the rest.
     func visitor(_ request: Request, allowingScanner: Bool = false) throws -> Visitor? {
-        guard let id = Self.cookie(Self.cookieName, in: request), Self.isPlausible(id) else { return nil }
+        guard let id = Self.cookie(cookieName, in: request), Self.isPlausible(id) else { return nil }
         guard let session = try store.withSession(.read, { try $0.adminSession(idHash: TokenVault.hash(id), now: now()) }),
             session.token.role.permits(.viewer) || (allowingScanner && session.token.role == .scanner)
         else { return nil }
@@ -46,7 +61,7 @@ struct DashboardSessions: Sendable {
     }
 
     /// Opens a session for a valid admin token (any role: a scanner's session reaches only the
-    /// scanner page); returns the `Set-Cookie` value and the token's role, or nil when the token
+    /// scanner page), ending the token's oldest beyond `maxSessionsPerToken`; returns the `Set-Cookie` value and the token's role, or nil when the token
     /// is unknown or revoked.
     func signIn(token presented: String) throws -> (cookie: String, role: AdminRole)? {
         let token = presented.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -59,15 +74,16 @@ struct DashboardSessions: Sendable {
             try session.createAdminSession(
                 idHash: TokenVault.hash(id), tokenID: stored.id, now: start, expiresAt: start.addingTimeInterval(TimeInterval(lifetime))
             )
+            try session.deleteAdminSessions(tokenID: stored.id, keepingNewest: Self.maxSessionsPerToken)
         }
-        return (cookie(Self.cookieName, value: id, maxAge: lifetime), stored.role)
+        return (cookie(cookieName, value: id, maxAge: lifetime), stored.role)
     }
 
     /// Deletes the request's session (its cookie no longer works anywhere); returns the
     /// `Set-Cookie` value that clears it in the browser.
     func signOut(_ visitor: Visitor) throws -> String {
         _ = try store.withSession(.write) { try $0.deleteAdminSession(idHash: visitor.session.idHash) }
-        return cookie(Self.cookieName, value: "", maxAge: 0)
+        return cookie(cookieName, value: "", maxAge: 0)
     }
 
     /// 403 unless the form's CSRF field equals the visitor's token.
@@ -93,22 +109,29 @@ struct DashboardSessions: Sendable {
     /// A fresh sign-in form value and the `Set-Cookie` carrying it (ten minutes).
     func signInChallenge() -> (value: String, cookie: String) {
         let value = Crypto.randomToken(bytes: 24)
-        return (value, cookie(Self.signInCookieName, value: value, maxAge: 600))
+        return (value, cookie(signInCookieName, value: value, maxAge: 600))
     }
 
     /// Whether the sign-in form's value matches its cookie.
     func signInChallengeMatches(_ form: FormFields, _ request: Request) -> Bool {
-        guard let sent = form[Self.csrfField], let expected = Self.cookie(Self.signInCookieName, in: request), Self.isPlausible(expected) else {
+        guard let sent = form[Self.csrfField], let expected = Self.cookie(signInCookieName, in: request), Self.isPlausible(expected) else {
             return false
         }
         return ConstantTime.equal(Array(sent.utf8), Array(expected.utf8))
     }
 
+    /// Whether the request carries a sign-in cookie of the right shape (without one no sign-in
+    /// form can match: refused before its body is read).
+    func hasSignInChallenge(_ request: Request) -> Bool {
+        Self.cookie(signInCookieName, in: request).map(Self.isPlausible) ?? false
+    }
+
     /// The sign-in cookie, cleared.
-    var clearSignInCookie: String { cookie(Self.signInCookieName, value: "", maxAge: 0) }
+    var clearSignInCookie: String { cookie(signInCookieName, value: "", maxAge: 0) }
 
     private func cookie(_ name: String, value: String, maxAge: Int) -> String {
-        "\(name)=\(value); Path=/admin; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secureCookies ? "; Secure" : "")
+        // A `__Host-` cookie must be `Secure` with `Path=/` and no `Domain`.
+        "\(name)=\(value); Path=\(secureCookies ? "/" : "/admin"); Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secureCookies ? "; Secure" : "")
     }
 
     /// The value of cookie `name` in the request's `Cookie` headers.
