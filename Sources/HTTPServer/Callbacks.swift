@@ -71,8 +71,8 @@ let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
 }
 
 /// A connection started or closed (after its last request): creates and releases its
-/// `ConnectionContext` (ending a request libmicrohttpd never completed) and keeps the connection
-/// table current.
+/// `ConnectionContext` (answering a request libmicrohttpd dropped, ending one it never completed)
+/// and keeps the connection table current.
 let connectionNotification: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
     guard let cls, let connection else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
@@ -83,7 +83,11 @@ let connectionNotification: MHD_NotifyConnectionCallback = { cls, connection, so
     case .CONNECTION_NOTIFY_CLOSED:
         if let socketContext, let pointer = socketContext.pointee {
             socketContext.pointee = nil
-            Unmanaged<ConnectionContext>.fromOpaque(pointer).takeRetainedValue().end(core: core, completed: false)
+            let state = Unmanaged<ConnectionContext>.fromOpaque(pointer).takeRetainedValue()
+            // A target not taken by the access handler nor cleared by a completion: libmicrohttpd
+            // dropped that request without a word.
+            if let target = state.target { core.answerAbandoned(target, on: connection) }
+            state.end(core: core, completed: false)
         }
         core.connections.closed(connection)
     default: break

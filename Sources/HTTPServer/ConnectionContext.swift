@@ -12,6 +12,9 @@ import CMicroHTTPD
 /// first), it closes the connection without calling either. So the URI callback only notes the
 /// raw target here; the request context and the in-flight count begin in the access handler's
 /// first call and end in the completion callback, or at the latest when the connection closes.
+/// A target still here when the connection closes (neither taken by the access handler nor
+/// cleared by a completion) is a request libmicrohttpd dropped: it is answered then
+/// (`ServerCore.answerAbandoned`).
 final class ConnectionContext {
     /// The request target as the URI callback saw it, until the access handler takes it.
     var target: RawTarget?
