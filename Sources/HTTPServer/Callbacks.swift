@@ -59,6 +59,9 @@ let completedCallback: MHD_RequestCompletedCallback = { cls, connection, conCls,
     core.connections.awaitNext(connection)
     guard let state = ConnectionContext.of(connection) else { return }
     state.target = nil
+    if started, termination == .REQUEST_TERMINATED_WITH_ERROR, let request = state.request, let refusal = request.headRefusal {
+        core.resendHeadRefusal(refusal, for: request, on: connection)
+    }
     if started { state.end(core: core, completed: true, termination: termination) }
 }
 

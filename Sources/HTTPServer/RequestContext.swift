@@ -34,6 +34,9 @@ final class RequestContext {
     var overflow = 0
     /// An error decided while preparing, answered once the (empty) request has been read.
     var pending: Response?
+    /// The refusal of a head over the limits, kept in case libmicrohttpd cannot send it
+    /// (`ServerCore.resendHeadRefusal`).
+    var headRefusal: HTTPError?
     /// Why the handler answered 5xx (a rendered error's description), for the access log line.
     var failure: String?
 

@@ -75,6 +75,7 @@ extension ServerCore {
         context.clientAddress = client?.description ?? "unknown"
         context.requestID = RequestID.resolve(incoming: context.headers[RequestID.headerName])
         if let error = HeadLimits(configuration).error(for: Self.counts(connection, fields: fields.count)) {
+            context.headRefusal = error
             return .refuse(error.response)
         }
 

@@ -166,6 +166,47 @@ import Testing
         #expect(sink.lines.filter { $0.contains("request head abandoned by libmicrohttpd") }.count == 3 * rounds)
     }
 
+    /// Whether a fresh connection sending `head` gets an answer, and which (`closed`: none).
+    static func outcome(_ head: String, port: Int) -> String {
+        do {
+            guard let response = try send(head, port: port) else { return "closed" }
+            return "\(response.status) \(response.errorCode ?? "libmicrohttpd")"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("every head up to the edge of libmicrohttpd's pool and past it gets an answer, in steps of 100 bytes, 2 cookies, 2 query parameters")
+    func everyHeadSizeIsAnswered() throws {
+        try TestServer.with(echoRouter()) { server in
+            var seen: [String: [String: Int]] = [:]
+            let deadline = ContinuousClock.now + .seconds(120)
+            // Plain header lines of 8,000 bytes each, 20 KB to 80 KB in all.
+            for size in stride(from: 20_000, through: 80_000, by: 100) where ContinuousClock.now < deadline {
+                let fields = stride(from: 0, to: size, by: 8_000).map { ("X-F\($0)", String(repeating: "v", count: min(8_000, size - $0))) }
+                seen["header bytes", default: [:]][Self.outcome(Self.head(fields: fields), port: server.port), default: 0] += 1
+            }
+            for count in stride(from: 202, through: 1_500, by: 2) where ContinuousClock.now < deadline {
+                let cookie = (0..<count).map { "k\($0)=v" }.joined(separator: "; ")
+                seen["cookies", default: [:]][Self.outcome(Self.head(fields: [("Cookie", cookie)]), port: server.port), default: 0] += 1
+            }
+            for count in stride(from: 102, through: 1_500, by: 2) where ContinuousClock.now < deadline {
+                let target = "/healthz?" + (0..<count).map { "a\($0)=b" }.joined(separator: "&")
+                seen["query parameters", default: [:]][Self.outcome(Self.head(target), port: server.port), default: 0] += 1
+            }
+            print("every head size: \(seen)")
+            let headerBytes = seen["header bytes"] ?? [:], cookies = seen["cookies"] ?? [:], query = seen["query parameters"] ?? [:]
+            // The JSON answer, or libmicrohttpd's own 431 once its pool cannot hold the head at all.
+            #expect(Set(headerBytes.keys) == ["431 header_fields_too_large", "431 libmicrohttpd"])
+            #expect(headerBytes.values.reduce(0, +) == 601)
+            #expect(Set(cookies.keys) == ["431 header_fields_too_large"])
+            #expect(cookies.values.reduce(0, +) == 650)
+            #expect(Set(query.keys).isSubset(of: ["414 uri_too_long", "431 libmicrohttpd"]))
+            #expect(query.values.reduce(0, +) == 700)
+            #expect(server.isHealthy())
+        }
+    }
+
     @Test("control: a stop waits for a request in flight, up to the drain timeout")
     func stopWaitsForARequestInFlight() throws {
         var configuration = ServerConfiguration(port: 0, threads: 2)
