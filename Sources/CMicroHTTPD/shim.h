@@ -33,4 +33,11 @@ static inline size_t shim_MHD_request_header_size(struct MHD_Connection *connect
     return info == NULL ? 0 : info->header_size;
 }
 
+/* MHD_get_connection_info is variadic: return the connection's socket context (set by the
+   connection-notification callback when the connection started), or NULL. */
+static inline void *shim_MHD_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
 #endif

@@ -15,7 +15,9 @@ extension HTTPServer {
             // with as many again closing.
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: Self.libraryConnectionLimit(configuration), ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeoutSeconds, ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.maxHeaderSize, ptr_value: nil),
+            // Sized for the largest head within the limits (`ServerConfiguration.connectionMemoryLimit`);
+            // the limits themselves are checked once the headers are in (`ServerCore.prepare`).
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryLimit, ptr_value: nil),
             MHD_OptionItem(option: .URI_LOG_CALLBACK, value: optionValue(uriCallback), ptr_value: cls),
             MHD_OptionItem(option: .NOTIFY_COMPLETED, value: optionValue(completedCallback), ptr_value: cls),
             MHD_OptionItem(option: .NOTIFY_CONNECTION, value: optionValue(connectionNotification), ptr_value: cls),

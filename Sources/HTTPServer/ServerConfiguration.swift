@@ -8,9 +8,17 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// Default request body limit in bytes (routes may override); larger bodies get 413.
     public var maxBodySize: Int
-    /// Memory per connection for the request line, headers and read buffer (libmicrohttpd's
-    /// connection memory limit); requests whose headers do not fit are refused by libmicrohttpd.
+    /// The largest request head served, in bytes: the request line and every header line
+    /// together. A larger one is answered 431 (see `connectionMemoryLimit` for what each
+    /// connection reserves for it).
     public var maxHeaderSize: Int
+    /// The most header lines a request may carry; more are answered 431.
+    public var maxHeaderFields: Int
+    /// The most cookies (name=value pairs of the `Cookie` header) a request may carry; more are
+    /// answered 431. Browsers keep at most 180 per domain.
+    public var maxCookies: Int
+    /// The most query parameters a request target may carry; more are answered 414.
+    public var maxQueryParameters: Int
     /// Idle time after which a connection (including one stalled mid-request) is closed.
     public var connectionTimeout: Duration
     /// How long a whole request (request line, headers and body) may take to arrive, counted from
@@ -37,7 +45,10 @@ public struct ServerConfiguration: Sendable {
         host: String = "127.0.0.1",
         port: Int = 8080,
         maxBodySize: Int = 1 << 20,
-        maxHeaderSize: Int = 32 << 10,
+        maxHeaderSize: Int = 16 << 10,
+        maxHeaderFields: Int = 100,
+        maxCookies: Int = 200,
+        maxQueryParameters: Int = 100,
         connectionTimeout: Duration = .seconds(30),
         requestTimeout: Duration = .seconds(30),
         maxConnections: Int = 1024,
@@ -51,6 +62,9 @@ public struct ServerConfiguration: Sendable {
         self.port = port
         self.maxBodySize = maxBodySize
         self.maxHeaderSize = maxHeaderSize
+        self.maxHeaderFields = maxHeaderFields
+        self.maxCookies = maxCookies
+        self.maxQueryParameters = maxQueryParameters
         self.connectionTimeout = connectionTimeout
         self.requestTimeout = requestTimeout
         self.maxConnections = maxConnections
@@ -71,8 +85,13 @@ public struct ServerConfiguration: Sendable {
         var problems: [String] = []
         if !(0...65535).contains(port) { problems.append("port must be 0...65535 (got \(port))") }
         if maxBodySize < 0 { problems.append("maxBodySize must not be negative (got \(maxBodySize))") }
-        if !(4096...(64 << 20)).contains(maxHeaderSize) {
-            problems.append("maxHeaderSize must be 4096...67108864 bytes (got \(maxHeaderSize))")
+        if !(4096...(1 << 20)).contains(maxHeaderSize) {
+            problems.append("maxHeaderSize must be 4096...1048576 bytes (got \(maxHeaderSize))")
+        }
+        if !(1...10_000).contains(maxHeaderFields) { problems.append("maxHeaderFields must be 1...10000 (got \(maxHeaderFields))") }
+        if !(0...10_000).contains(maxCookies) { problems.append("maxCookies must be 0...10000 (got \(maxCookies))") }
+        if !(0...10_000).contains(maxQueryParameters) {
+            problems.append("maxQueryParameters must be 0...10000 (got \(maxQueryParameters))")
         }
         if connectionTimeout < .seconds(1) { problems.append("connectionTimeout must be at least 1 s") }
         if requestTimeout < .milliseconds(100) { problems.append("requestTimeout must be at least 100 ms") }
@@ -85,6 +104,23 @@ public struct ServerConfiguration: Sendable {
             throw HTTPServerError(code: .invalidConfiguration, message: problems.joined(separator: "; "))
         }
     }
+
+    /// libmicrohttpd's memory pool per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`), sized so
+    /// that every request head within the limits fits whole, with room left for the response
+    /// headers. libmicrohttpd 0.9.75 keeps the head in the pool as it arrived, adds an entry per
+    /// header line, per query argument and per cookie, and a copy of the `Cookie` value; a head
+    /// that outgrows the pool never reaches the server's code. Hence twice the head (the head and
+    /// at most its cookie copy) plus an entry for each field, cookie and query parameter allowed,
+    /// plus `responseReserve`: 65 KiB at the defaults.
+    var connectionMemoryLimit: Int {
+        2 * maxHeaderSize + (maxHeaderFields + maxCookies + maxQueryParameters) * Self.poolEntrySize + Self.responseReserve
+    }
+
+    /// Bytes of libmicrohttpd 0.9.75's pool per header, cookie or query-argument entry: a 56-byte
+    /// record, allocated in steps of 16 bytes (measured: 475 one-byte cookies fill a 32 KiB pool).
+    static let poolEntrySize = 64
+    /// Pool bytes kept for the status line and response headers.
+    static let responseReserve = 8 << 10
 
     /// Whole seconds for libmicrohttpd, rounded up so a sub-second value never means "no timeout".
     var connectionTimeoutSeconds: Int {

@@ -2,8 +2,9 @@ import CMicroHTTPD
 import Glibc
 
 /// The request lifecycle as libmicrohttpd drives it, on the connection's worker thread:
-/// 1. `prepare` (first access-handler call, headers complete): resolve the client address, refuse
-///    ambiguous framing (400, connection closed), resolve the route, run its preflight, check the
+/// 1. `prepare` (first access-handler call, headers complete): refuse a head over the limits (431
+///    or 414, connection closed), resolve the client address, refuse ambiguous framing (400,
+///    connection closed), resolve the route, run its preflight, check the
 ///    query against the parameters the route declares; 400, 401, 404, 405 and a `Content-Length`
 ///    above the limit are answered at once, without reading the body.
 /// 2. `consume` (one call per body chunk): append within the limit; a chunked body that passes the
@@ -14,7 +15,8 @@ extension ServerCore {
     enum EarlyAnswer {
         /// Answer after the (empty) request, or at once if a body follows (the connection then closes).
         case answer(Response)
-        /// Answer at once and close the connection: the request's framing cannot be trusted.
+        /// Answer at once and close the connection: the request's framing cannot be trusted, or its
+        /// head is over the limits (the client would send the same head again).
         case refuse(Response)
     }
 
@@ -72,6 +74,10 @@ extension ServerCore {
         )
         context.clientAddress = client?.description ?? "unknown"
         context.requestID = RequestID.resolve(incoming: context.headers[RequestID.headerName])
+        if let error = HeadLimits(configuration).error(for: Self.counts(connection, fields: fields.count)) {
+            context.headRefusal = error
+            return .refuse(error.response)
+        }
 
         var target = Substring(context.rawTarget)
         // Absolute-form (`GET http://host/path`, RFC 9112 §3.2.2): route on the path part only.
@@ -213,6 +219,15 @@ extension ServerCore {
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectHeader, UnsafeMutableRawPointer(pointer))
         }
         return (collected.headers, collected.fields)
+    }
+
+    /// The sizes of the request head that `HeadLimits` checks, as libmicrohttpd counted them.
+    private static func counts(_ connection: OpaquePointer, fields: Int) -> HeadLimits.Counts {
+        HeadLimits.Counts(
+            headSize: shim_MHD_request_header_size(connection), fields: fields,
+            cookies: Int(MHD_get_connection_values(connection, .COOKIE_KIND, nil, nil)),
+            queryParameters: Int(MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil))
+        )
     }
 
     /// The layout of the request head, as offsets from the method (see `RequestHead`).

@@ -16,7 +16,8 @@ final class ServerCore: Sendable {
     let loggedPath: LoggedPath
     /// Hears about every answered request (for metrics).
     let observer: RequestObserver?
-    /// Requests between the URI callback and the completion callback (drained by `shutdown()`).
+    /// Requests between the access handler's first call and their completion, or the close of their
+    /// connection if libmicrohttpd never completes them (drained by `shutdown()`).
     let inFlight = Atomic<Int>(0)
     /// Set once shutdown starts: responses then carry `Connection: close`.
     let draining = Atomic<Bool>(false)

@@ -71,7 +71,8 @@ import Testing
     @Test func soundHeadsOfEveryShapeAreAccepted() throws {
         let calls = Counter()
         try TestServer.with(Self.router(calls: calls)) { server in
-            let big = (0..<24).map { "X-Field-\($0): " + String(repeating: "v", count: 900) + "\r\n" }.joined()
+            // 14.6 KB: long, yet within the 16 KiB head limit.
+            let big = (0..<16).map { "X-Field-\($0): " + String(repeating: "v", count: 900) + "\r\n" }.joined()
             let requests = [
                 "GET /healthz?a=b&c=%20d HTTP/1.1\r\nHost: x\r\n\(big)\r\n",
                 "GET /healthz HTTP/1.1\nHost: x\nX-A: b\n\n",
