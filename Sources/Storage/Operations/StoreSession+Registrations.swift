@@ -128,13 +128,7 @@ extension StoreSession {
     /// `updatedAfter` (all of them when `nil`), with the highest revision among them, and whether
     /// any of their registrations has yet to be told that revision (`recordTold`). One query.
     public func serials(deviceLibraryIdentifier: DeviceLibraryIdentifier, passTypeIdentifier: PassTypeIdentifier, updatedAfter: Int64?) throws -> ChangedSerials {
-        let rows = try execute("""
-            SELECT p.serial_number, p.revision, r.told_revision FROM registrations r
-            JOIN passes p ON p.pass_type_identifier = r.pass_type_identifier AND p.serial_number = r.serial_number
-            WHERE r.device_library_identifier = \(deviceLibraryIdentifier) AND r.pass_type_identifier = \(passTypeIdentifier)
-              AND p.revision > \(updatedAfter ?? -1)
-            ORDER BY p.serial_number
-            """)
+        let rows = try execute(Self.serialsQuery(deviceLibraryIdentifier: deviceLibraryIdentifier, passTypeIdentifier: passTypeIdentifier, updatedAfter: updatedAfter))
         var serials: [SerialNumber] = []
         var last: Int64?
         var toldBefore: [Int64?] = []
@@ -146,6 +140,26 @@ extension StoreSession {
         }
         let needsTelling = last.map { tag in toldBefore.contains { ($0 ?? -1) < tag } } ?? false
         return ChangedSerials(serialNumbers: serials, lastRevision: last, needsTelling: needsTelling)
+    }
+
+    /// The statement of `serials`. Anyone can ask it about any device (Apple's protocol has no
+    /// credentials here), so it must cost what the device's registrations cost: the loop runs over
+    /// the device's registrations of the type (a range of their primary key, nothing for an
+    /// unknown device) and looks each pass up by its unique key. SQLite's planner, without
+    /// statistics, would rather walk the type's passes in serial order to save the sort, probing
+    /// registrations for each: every pass of the type, per request. `CROSS JOIN` makes SQLite keep
+    /// the tables in the order written (PostgreSQL plans it as any inner join), and ordering by the
+    /// registration's serial, the last column of that key range, needs no sort.
+    /// `QueryPlanTests` pins the plan.
+    static func serialsQuery(deviceLibraryIdentifier: DeviceLibraryIdentifier, passTypeIdentifier: PassTypeIdentifier, updatedAfter: Int64?) -> SQLQuery {
+        """
+        SELECT p.serial_number, p.revision, r.told_revision FROM registrations r
+        CROSS JOIN passes p
+        WHERE r.device_library_identifier = \(deviceLibraryIdentifier) AND r.pass_type_identifier = \(passTypeIdentifier)
+          AND p.pass_type_identifier = r.pass_type_identifier AND p.serial_number = r.serial_number
+          AND p.revision > \(updatedAfter ?? -1)
+        ORDER BY r.serial_number
+        """
     }
 
     /// Distinct push tokens of the devices registered for a pass. One query.
