@@ -26,6 +26,8 @@ struct AdminController: Sendable {
     /// Names and roles of the tokens calling: who scanned, for the check-in records, and whether
     /// a reader may see download links (`showsDownloadLinks`).
     let tokenNames = TokenNames()
+    /// Bounds the warning lines of forged codes and bare serials, per scanner.
+    let scanWarnings = ScanWarnings()
 
     /// Whether the caller of a read route may see the tickets' download links: an admin token's
     /// caller may, a viewer's may not. A link is the attendee's pass, barcode included: whoever
