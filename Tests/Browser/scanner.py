@@ -6,7 +6,7 @@ reload of the page.
 
 Environment: SCANNER_TOKEN, EVENT_ID, CODE_ADA (Ada Lovelace, seat A1), CODE_HOSTILE (a ticket
 whose attendee is named with markup), CODE_CANCELLED (cancelled, reason "refund"), CODE_FORGED,
-CODE_OTHER_EVENT (Other Guest, a ticket of another event), OFFLINE_CODES (three codes, comma separated), RELOAD_CODE, TOTAL (active tickets of the event).
+CODE_BARE (the bare serial of a ticket whose pass carries a signed code), CODE_OTHER_EVENT (Other Guest, a ticket of another event), OFFLINE_CODES (three codes, comma separated), RELOAD_CODE, TOTAL (active tickets of the event).
 The test answers the requests "stop-server" and "start-server".
 """
 
@@ -106,6 +106,8 @@ def test():
     page.screenshot("cancelled", full_page=False)
     kind, title, detail = scan(page, env("CODE_FORGED"), "Unknown code")
     check("bad" in kind.split(), f"a forged code is shown as {kind!r}")
+    kind, title, detail = scan(page, env("CODE_BARE"), "Serial number only")
+    check("bad" in kind.split() and "scan the QR code" in detail, f"a bare serial is shown as {kind!r} {detail!r}")
     kind, title, detail = scan(page, env("CODE_OTHER_EVENT"), "Checked in: another event")
     check("warn" in kind.split() and "Other Guest" in detail, f"another event's ticket is shown as {kind!r} {detail!r}")
     count(page, f"2 / {total}")

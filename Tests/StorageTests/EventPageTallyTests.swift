@@ -47,7 +47,7 @@ struct EventPageTallyTests {
 
         func checkIn(_ serial: SerialNumber, at offset: TimeInterval = 0) throws -> CheckInOutcome {
             try fixture.store.withSession(.write) {
-                try $0.checkIn(Scan(passTypeIdentifier: Self.passType, serialNumber: serial, scannedAt: now.addingTimeInterval(offset)), earliestWins: true, now: now)
+                try $0.checkIn(Scan(passTypeIdentifier: Self.passType, serialNumber: serial, scannedAt: now.addingTimeInterval(offset)), now: now)
             }
         }
         for serial: SerialNumber in ["T0", "T1", "T2", "I0", "O1"] { _ = try checkIn(serial) }

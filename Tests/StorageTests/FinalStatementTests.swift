@@ -204,7 +204,7 @@ struct FinalStatementTests {
         #expect(try Self.revision(fixture) == revisionBefore)
 
         let outcome = try store.withSession(.write) { try $0.checkIn(scan, now: Date()) }
-        guard case .checkedIn(let checked, _, _, _) = outcome else {
+        guard case .checkedIn(let checked, _, _) = outcome else {
             Issue.record("expected a check-in, got \(outcome)")
             return
         }

@@ -56,13 +56,13 @@ extension AdminController {
     func listTickets(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
         var query = AdminInput.query(request)
-        return .json(try ticketList(event, &query), encoder: .api)
+        return .json(try ticketList(event, &query, downloadURLs: try showsDownloadLinks(request)), encoder: .api)
     }
 
     /// One page of the event's tickets as `query` (`status`, `q`, `updatedSince`, `cursor`, `limit`) asks;
     /// `downloadURLs: false` leaves out each ticket's download link (a token derived per ticket),
-    /// which the dashboard's table does not show.
-    func ticketList(_ event: Event, _ query: inout AdminInput, downloadURLs: Bool = true) throws -> TicketPage {
+    /// which the dashboard's table does not show and a viewer may not see.
+    func ticketList(_ event: Event, _ query: inout AdminInput, downloadURLs: Bool) throws -> TicketPage {
         var filter = PassFilter()
         switch query.choice("status", ["active", "cancelled"]) {
         case "active": filter.status = .active
@@ -83,14 +83,16 @@ extension AdminController {
     }
 
     func showTicket(_ request: Request) throws -> Response {
+        let downloadURL = try showsDownloadLinks(request)
         // One connection for the lookup and the three reads of the details (nested sessions reuse it).
-        let details = try store.withSession(.read) { _ in try ticketDetails(try existingTicket(request)) }
+        let details = try store.withSession(.read) { _ in try ticketDetails(try existingTicket(request), downloadURL: downloadURL) }
         return .json(details, encoder: .api)
     }
 
-    /// The ticket with its devices, their state and the latest pushes to them.
-    func ticketDetails(_ pass: StoredPass) throws -> TicketBody {
-        var body = try ticketBody(pass)
+    /// The ticket with its devices, their state and the latest pushes to them; with its download
+    /// link only if `downloadURL` (not for a viewer).
+    func ticketDetails(_ pass: StoredPass, downloadURL: Bool) throws -> TicketBody {
+        var body = try ticketBodies([pass], downloadURLs: downloadURL)[0]
         body.servedRevision = pass.servedRevision
         body.servedAt = pass.servedAt.map { ISODate.format($0) }
         try store.withSession(.read) { session in

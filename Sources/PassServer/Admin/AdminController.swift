@@ -23,8 +23,19 @@ struct AdminController: Sendable {
     /// Writes the reach marks this process's phones left waiting (`ReachLedger.settle`): every
     /// read route calls it first, so what it shows includes them.
     var settleReach: @Sendable () -> Void = {}
-    /// Names of the tokens that scan, for the check-in records.
+    /// Names and roles of the tokens calling: who scanned, for the check-in records, and whether
+    /// a reader may see download links (`showsDownloadLinks`).
     let tokenNames = TokenNames()
+    /// Bounds the warning lines of forged codes and bare serials, per scanner.
+    let scanWarnings = ScanWarnings()
+
+    /// Whether the caller of a read route may see the tickets' download links: an admin token's
+    /// caller may, a viewer's may not. A link is the attendee's pass, barcode included: whoever
+    /// holds it can show the ticket at the door, so read-only tokens (a box-office screen, a
+    /// reporting script) never get one.
+    func showsDownloadLinks(_ request: Request) throws -> Bool {
+        try tokenNames.role(of: request, accepted: .viewer, store: store) == .admin
+    }
 
     func showJob(_ request: Request) throws -> Response {
         .json(try jobDetails(id: request.parameters["jobId"]), encoder: .api)

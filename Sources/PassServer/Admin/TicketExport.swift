@@ -10,7 +10,8 @@ import Synchronization
 /// The first columns are those the batch import reads (the template's columns, then its declared
 /// extra fields), so an export imports again as it is; the rest is what the server knows of each
 /// ticket, which the import skips. Pages are read one after the other as the client reads: a
-/// ticket issued or changed during a long export may or may not appear in it.
+/// ticket issued or changed during a long export may or may not appear in it. A viewer's export
+/// has no `downloadURL` column (a link is the attendee's pass, barcode included).
 final class TicketExport: Sendable {
     /// Columns the server fills in; the import skips them.
     static let reportedColumns = ["serialNumber", "status", "voidReason", "downloadURL", "devices", "devicesUpToDate", "emailStatus"]
@@ -28,13 +29,16 @@ final class TicketExport: Sendable {
     private let admin: AdminController
     private let eventID: String
     private let fields: [TemplateField]
+    private let downloadURLs: Bool
     private let cursor = Mutex(Cursor())
 
-    init(admin: AdminController, eventID: String, fields: [TemplateField]) {
+    /// An export of the event's tickets; `downloadURLs: false` (a viewer's) leaves out the column.
+    init(admin: AdminController, eventID: String, fields: [TemplateField], downloadURLs: Bool) {
         self.admin = admin
         self.eventID = eventID
         self.fields = fields
-        columns = TicketImport.columns + fields.map(\.name) + Self.reportedColumns
+        self.downloadURLs = downloadURLs
+        columns = TicketImport.columns + fields.map(\.name) + Self.reportedColumns.filter { downloadURLs || $0 != "downloadURL" }
     }
 
     /// The streamed response.
@@ -83,10 +87,9 @@ final class TicketExport: Sendable {
     /// One ticket's cells, in `columns` order.
     private func row(_ pass: StoredPass, devices: (devices: Int, upToDate: Int), email: TicketEmail?) throws -> [String] {
         let imported = [pass.attendeeName, pass.attendeeEmail ?? "", pass.seat ?? "", pass.externalID ?? "", pass.language ?? ""]
-        let reported = [
-            pass.serialNumber.rawValue, TicketBody.status(of: pass), pass.voidReason ?? "", try admin.downloadURL(for: pass),
-            String(devices.devices), String(devices.upToDate), email?.state.rawValue ?? "",
-        ]
+        let link = downloadURLs ? [try admin.downloadURL(for: pass)] : []
+        let reported = [pass.serialNumber.rawValue, TicketBody.status(of: pass), pass.voidReason ?? ""] + link
+            + [String(devices.devices), String(devices.upToDate), email?.state.rawValue ?? ""]
         return imported + fields.map { pass.extra[$0.name]?.text ?? "" } + reported
     }
 }
@@ -94,6 +97,6 @@ final class TicketExport: Sendable {
 extension AdminController {
     func exportTickets(_ request: Request) throws -> Response {
         let event = try existingEvent(request)
-        return TicketExport(admin: self, eventID: event.id, fields: templateFields(of: event)).response
+        return TicketExport(admin: self, eventID: event.id, fields: templateFields(of: event), downloadURLs: try showsDownloadLinks(request)).response
     }
 }

@@ -14,6 +14,8 @@ final class CheckInMetrics: Sendable {
         case unknown
         /// Refused: a valid serial with a wrong signature.
         case forged
+        /// Refused: the bare serial of a ticket whose pass carries a signed code.
+        case signatureRequired = "signature_required"
     }
 
     private let counts = Mutex<[Result: Int]>([:])

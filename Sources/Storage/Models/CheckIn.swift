@@ -47,9 +47,8 @@ public struct Scan: Sendable, Equatable {
 /// What `checkIn` made of a scan.
 public enum CheckInOutcome: Sendable, Equatable {
     /// The ticket is checked in by this scan: the pass changed (new revision, pushes enqueued).
-    /// `superseded` is a later check-in this earlier scan replaced (`earliestWins` only).
-    case checkedIn(StoredPass, CheckIn, pushTokensEnqueued: Int, superseded: CheckIn?)
-    /// The ticket was checked in before (at or before this scan's time); nothing changed.
+    case checkedIn(StoredPass, CheckIn, pushTokensEnqueued: Int)
+    /// The ticket was checked in before (whatever this scan's time); nothing changed.
     case alreadyCheckedIn(StoredPass, CheckIn)
     /// The ticket is cancelled; nothing changed.
     case cancelled(StoredPass)

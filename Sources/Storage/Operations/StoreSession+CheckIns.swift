@@ -7,27 +7,30 @@ extension StoreSession {
     /// checked in; the `checkins` row (primary key `pass_id`) is written with the pass's
     /// `checked_in_at`, a new revision and pushes to the pass's phones.
     ///
-    /// A cancelled ticket is refused whatever else. A ticket already checked in is refused, unless
-    /// `earliestWins` and this scan is older than the recorded one (a scan an offline scanner sends
-    /// later): then this scan becomes the check-in, with its time and gate.
-    public func checkIn(_ scan: Scan, earliestWins: Bool = false, now: Date) throws -> CheckInOutcome {
+    /// A cancelled ticket is refused whatever else. A ticket already checked in is refused
+    /// whatever this scan's time: the first check-in recorded stays as it is (its time, gate and
+    /// scanner), so a scan sent later, however it is dated, never rewrites it. A scan dated before
+    /// the pass was issued cannot have happened then: it counts as made `now` (the scan happened;
+    /// its clock is wrong).
+    public func checkIn(_ scan: Scan, now: Date) throws -> CheckInOutcome {
         try transaction {
-            let scannedAt = Date(storageMillis: scan.scannedAt.storageMillis)
             guard let locked = try lockedPass(passTypeIdentifier: scan.passTypeIdentifier, serialNumber: scan.serialNumber) else {
                 return .notFound
             }
             let current = locked.pass
             if current.status == .voided { return .cancelled(current) }
-            if let existing = current.checkedInAt, !(earliestWins && scannedAt < existing) {
+            if let existing = current.checkedInAt {
                 return .alreadyCheckedIn(current, try checkIn(passID: current.id) ?? CheckIn(pass: current, at: existing))
             }
-            let superseded = current.checkedInAt == nil ? nil : try checkIn(passID: current.id)
+            let sent = Date(storageMillis: scan.scannedAt.storageMillis)
+            let scannedAt = sent < current.createdAt ? Date(storageMillis: now.storageMillis) : sent
             let record = CheckIn(
                 passID: current.id, eventID: current.eventID, checkedInAt: scannedAt, gate: scan.gate, scanner: scan.scanner,
                 recordedAt: Date(storageMillis: now.storageMillis)
             )
             // Written with the pass change, in its round trip on PostgreSQL: the row is the pass's
-            // (primary key `pass_id`), and the pass is locked.
+            // (primary key `pass_id`), and the pass is locked and not checked in (a row left
+            // without its pass's `checked_in_at`, which no transaction here leaves, is replaced).
             let upsert: SQLQuery = """
                 INSERT INTO checkins (pass_id, event_id, checked_in_at, gate, scanner, recorded_at)
                 VALUES (\(record.passID), \(record.eventID), \(scannedAt.storageMillis), \(record.gate), \(record.scanner), \(now.storageMillis))
@@ -37,9 +40,9 @@ extension StoreSession {
             // The last statement of the transaction: on PostgreSQL the COMMIT goes with it.
             switch try apply(PassChange(checkedInAt: .some(scannedAt)), to: locked, alongside: upsert, final: true, now: now) {
             case .updated(let pass, let enqueued):
-                return .checkedIn(pass, record, pushTokensEnqueued: enqueued, superseded: superseded)
+                return .checkedIn(pass, record, pushTokensEnqueued: enqueued)
             case .unchanged(let pass):
-                return .checkedIn(pass, record, pushTokensEnqueued: 0, superseded: superseded)
+                return .checkedIn(pass, record, pushTokensEnqueued: 0)
             }
         }
     }
@@ -55,6 +58,14 @@ extension StoreSession {
             let change = locked.pass.checkedInAt == nil ? PassChange() : PassChange(checkedInAt: .some(nil))
             return try apply(change, to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(locked.pass.id)", final: true, now: now)
         }
+    }
+
+    /// When the check-in migration (10) was applied: passes created before it were issued before
+    /// their barcodes were signed, and may still be on phones with their bare serial as the code.
+    /// Nil when it is not recorded.
+    public func signedBarcodesSince() throws -> Date? {
+        try first("SELECT applied_at FROM schema_migrations WHERE version = \(Migration.checkIns.version)")
+            .map { Date(storageMillis: try $0.int64("applied_at")) }
     }
 
     /// The check-in of a pass, if it has one.

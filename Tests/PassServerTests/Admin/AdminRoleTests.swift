@@ -122,6 +122,57 @@ struct AdminRoleTests {
         #expect(try app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject?["status"] as? String == "active")
     }
 
+    @Test("a viewer sees no download link nor barcode (ticket, list, CSV export, dashboard page and export) and may not rotate one; an admin sees them", arguments: Backend.allCases)
+    func viewerSeesNoDownloadLinks(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let viewer = try Self.token(app, role: .viewer)
+        let event = try app.createEvent()
+        let serial = try app.issueTicket(event: event)
+        let barcode = try Scanner(app).code(serial)
+        let signature = String(barcode.split(separator: "~")[1])
+        // The admin's answers carry the link (the control: there is one to leave out).
+        let link = try #require(try app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject?["downloadURL"] as? String)
+        let linkToken = try #require(link.split(separator: "/").last.map(String.init))
+        #expect(linkToken.utf8.count == 43)
+        let headers = [("Authorization", "Bearer \(viewer)")]
+        let paths = ["/admin/v1/tickets/\(serial)", "/admin/v1/events/\(event)/tickets", "/admin/v1/events/\(event)/tickets.csv"]
+        for path in paths {
+            let asAdmin = try app.admin("GET", path)
+            #expect(asAdmin.status == 200 && asAdmin.text.contains(linkToken) && asAdmin.text.contains("downloadURL"), "admin \(path)")
+            let asViewer = try app.request("GET", path, headers: headers)
+            #expect(asViewer.status == 200, "viewer \(path): \(asViewer.status)")
+            #expect(asViewer.text.contains(serial), "viewer \(path) shows the ticket")
+            #expect(!asViewer.text.contains(linkToken) && !asViewer.text.contains("downloadURL"), "viewer \(path) shows no link")
+            #expect(!asViewer.text.contains(signature), "viewer \(path) shows no barcode")
+        }
+        // The CSV has the same columns otherwise, and its rows stay aligned with the header.
+        let csv = try app.request("GET", "/admin/v1/events/\(event)/tickets.csv", headers: headers).text
+        let lines = csv.split(separator: "\r\n")
+        #expect(lines.count == 2)
+        #expect(lines.map { $0.split(separator: ",", omittingEmptySubsequences: false).count }.allSatisfy { $0 == lines[0].split(separator: ",").count })
+
+        let rotate = try app.request("POST", "/admin/v1/tickets/\(serial)/download-link", headers: headers + [("Content-Type", "application/json")])
+        #expect(rotate.status == 403)
+        #expect(rotate.errorCode == "forbidden")
+        #expect(try app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject?["downloadURL"] as? String == link, "the refused rotation changed nothing")
+
+        // The dashboard: the ticket page and the export, signed in as each.
+        let admin = try DashboardClient.signIn(app, token: app.adminToken).client
+        let reader = try DashboardClient.signIn(app, token: viewer).client
+        for path in ["/admin/tickets/\(serial)", "/admin/events/\(event)/tickets.csv"] {
+            let asAdmin = try admin.get(path)
+            #expect(asAdmin.status == 200 && asAdmin.text.contains(linkToken), "dashboard admin \(path): \(asAdmin.status)")
+            let asViewer = try reader.get(path)
+            #expect(asViewer.status == 200 && asViewer.text.contains(serial), "dashboard viewer \(path): \(asViewer.status)")
+            #expect(!asViewer.text.contains(linkToken) && !asViewer.text.contains(#"id="download-link""#) && !asViewer.text.contains(signature), "dashboard viewer \(path)")
+        }
+        let csrf = try reader.csrf(on: "/admin/tickets/\(serial)")
+        let refused = try reader.post("/admin/tickets/\(serial)/download-link", [("confirm", "yes")], csrf: csrf)
+        #expect(refused.status == 403)
+        #expect(try app.admin("GET", "/admin/v1/tickets/\(serial)").jsonObject?["downloadURL"] as? String == link)
+    }
+
     @Test("token create --role, unique names, revoke by name; the roles reach the API", arguments: Backend.allCases)
     func tokenCommands(backend: Backend) throws {
         let app = try TestApp.start(backend)

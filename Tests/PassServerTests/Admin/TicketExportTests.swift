@@ -95,7 +95,7 @@ struct TicketExportTests {
         _ = try AdminSupport.insertPasses(1_100, event: event, store: app.store, vault: app.application.passes.vault, passType: app.passTypeIdentifier)
         let admin = AdminController(store: app.store, passes: app.application.passes, logger: app.application.logger, pushesEnqueued: {}, jobCreated: {})
         let stored = try #require(try app.store.withSession(.read) { try $0.event(id: event) })
-        let export = TicketExport(admin: admin, eventID: event, fields: admin.templateFields(of: stored))
+        let export = TicketExport(admin: admin, eventID: event, fields: admin.templateFields(of: stored), downloadURLs: true)
         var pieces: [[UInt8]] = []
         while let piece = try export.next() { pieces.append(piece) }
         let rows = try pieces.dropFirst().map { try CSV.records($0).count }

@@ -40,6 +40,25 @@ struct Scanner {
         return try app.request("POST", "/admin/v1/checkins:batch", headers: headers, body: Array(#"{"scans":[\#(items.joined(separator: ","))]}"#.utf8))
     }
 
+    /// Moves the database's past `seconds` back: every pass was issued, and the schema migrated,
+    /// that much earlier (tickets issued before the door opens, after barcodes were signed), so
+    /// scans dated up to then fall after their tickets' issue.
+    static func backdate(_ app: TestApp, by seconds: TimeInterval) throws {
+        let millis = Int64(seconds * 1_000)
+        _ = try app.store.execute("UPDATE passes SET created_at = created_at - \(millis)")
+        _ = try app.store.execute("UPDATE schema_migrations SET applied_at = applied_at - \(millis)")
+    }
+
+    /// Makes `serial` a ticket issued before barcodes were signed: created a day before the
+    /// check-in migration was applied.
+    static func makeLegacy(_ app: TestApp, _ serial: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let applied = try #require(
+            try app.store.execute("SELECT applied_at FROM schema_migrations WHERE version = 10").first?.int64("applied_at"),
+            sourceLocation: sourceLocation
+        )
+        _ = try app.store.execute("UPDATE passes SET created_at = \(applied - 86_400_000) WHERE serial_number = \(serial)")
+    }
+
     static func quoted(_ text: String) -> String {
         String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
     }

@@ -132,7 +132,7 @@ struct ScannerBrowserTests {
                 "SCANNER_TOKEN": codes.token, "EVENT_ID": event, "CODE_ADA": adaCode, "CODE_HOSTILE": try codes.code(hostile),
                 "CODE_CANCELLED": try codes.code(cancelled), "CODE_FORGED": String(adaCode.dropLast()) + (adaCode.hasSuffix("A") ? "B" : "A"),
                 "OFFLINE_CODES": try offline.prefix(3).map { try codes.code($0) }.joined(separator: ","),
-                "RELOAD_CODE": try codes.code(offline[3]), "TOTAL": "6", "CODE_OTHER_EVENT": try codes.code(other),
+                "RELOAD_CODE": try codes.code(offline[3]), "TOTAL": "6", "CODE_OTHER_EVENT": try codes.code(other), "CODE_BARE": ada,
                 "OFFLINE_SERIALS": offline.joined(separator: ","),
             ])
         }

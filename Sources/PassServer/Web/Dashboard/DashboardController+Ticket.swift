@@ -8,7 +8,8 @@ extension DashboardController {
     /// cancelling, a new link, the phones holding the pass and the latest pushes, the email.
     func ticketPage(_ request: Request, _ visitor: DashboardSessions.Visitor, notice: DashboardLayout.Notice?, status: Int = 200) throws -> Response {
         let pass = try admin.existingTicket(request)
-        let ticket = try admin.ticketDetails(pass)
+        // A viewer sees no download link: it is the attendee's pass, barcode included.
+        let ticket = try admin.ticketDetails(pass, downloadURL: visitor.canWrite)
         let event = try pass.eventID.flatMap { id in try store.withSession(.read) { try $0.event(id: id) } }
         let serial = HTML.escape(ticket.serialNumber)
         let active = ticket.status == "active"

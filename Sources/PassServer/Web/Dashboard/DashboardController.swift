@@ -59,9 +59,9 @@ struct DashboardController: Sendable {
         }
         router.post("/admin/events/:eventId/email", preflight: formPreflight()) { request in write(request) { _, form in try emailEvent(form, request) } }
         router.get("/admin/events/:eventId/tickets.csv", maxBodySize: Self.pageBodyLimit) { request in
-            read(request) { _ in
+            read(request) { visitor in
                 let event = try admin.existingEvent(request)
-                return TicketExport(admin: admin, eventID: event.id, fields: admin.templateFields(of: event)).response
+                return TicketExport(admin: admin, eventID: event.id, fields: admin.templateFields(of: event), downloadURLs: visitor.canWrite).response
             }
         }
         router.get("/admin/tickets/:serialNumber", maxBodySize: Self.pageBodyLimit, query: ["notice"]) { request in

@@ -98,6 +98,7 @@ enum ScannerAssets {
               .catch(function () { /* kept as it was; the next scan refreshes it */ });
           }
 
+          var ADJUSTED = { ahead: "ahead of the server's clock", too_old: "older than 48 hours", before_issue: "before the ticket was issued" };
           function time(text) {
             var date = new Date(text);
             return isNaN(date.getTime()) ? String(text) : date.toLocaleString();
@@ -110,7 +111,10 @@ enum ScannerAssets {
               if (name) { lines.push(name); }
               if (body.seat) { lines.push("Seat " + body.seat); }
               if (body.checkCode) { lines.push("Check code " + body.checkCode); }
-              if (body.superseded) { lines.push("Replaces a later check-in at " + time(body.superseded.checkedInAt)); }
+              if (body.scannedAtAdjusted) {
+                lines.push("Scan time " + time(body.scannedAtAdjusted.sent) + " not taken (" +
+                           (ADJUSTED[body.scannedAtAdjusted.reason] || "out of bounds") + "): recorded when it reached the server");
+              }
               if (body.unsigned) { lines.push("Old code without a signature"); }
               // The check-in API takes any event's ticket: make one of another event stand out.
               if (body.eventId && chosenEvent() && body.eventId !== chosenEvent()) {
@@ -132,6 +136,10 @@ enum ScannerAssets {
             }
             if (body.result === "unknown_code") {
               return ["bad", "Unknown code", ["No ticket has this code (unknown or forged). Do not let in."]];
+            }
+            if (body.result === "signature_required") {
+              return ["bad", "Serial number only", ["This ticket has a signed QR code: scan the QR code on the pass. " +
+                                                    "A serial number alone does not let anyone in. Do not let in."]];
             }
             var message = body.error && body.error.message ? String(body.error.message) : "The server answered " + status + ".";
             return ["bad", "Not checked in", [message]];
@@ -226,7 +234,8 @@ enum ScannerAssets {
                 return;
               }
               var counts = answer.body.counts || {}, lines = [];
-              [["checked_in", "checked in"], ["already_checked_in", "already checked in"], ["cancelled", "cancelled"], ["unknown_code", "unknown code"]].forEach(function (pair) {
+              [["checked_in", "checked in"], ["already_checked_in", "already checked in"], ["cancelled", "cancelled"], ["unknown_code", "unknown code"],
+               ["signature_required", "serial number only (refused)"]].forEach(function (pair) {
                 if (counts[pair[0]]) { lines.push(counts[pair[0]] + " " + pair[1]); }
               });
               lines.push("Each result is listed below.");
