@@ -268,7 +268,10 @@ def run_schemathesis(schemathesis, config, work, round_number, slowest):
 
 def documented_operations():
     """{"METHOD /path"} of openapi.yaml."""
-    import yaml  # python3-yaml (`make test-deps`)
+    try:
+        import yaml  # python3-yaml (`make test-deps`)
+    except ImportError:
+        return None
     document = yaml.safe_load((ROOT / "openapi.yaml").read_text())
     return {f"{method.upper()} {path}" for path, item in document.get("paths", {}).items()
             for method in item if method in ("get", "put", "post", "delete", "patch", "head", "options", "trace")}
@@ -278,7 +281,7 @@ def fold_undocumented(counts, documented):
     """The cases of methods a path does not have (the unsupported-method check) in one row per path."""
     folded = {}
     for label, statuses in counts.items():
-        if label not in documented:
+        if documented is not None and label not in documented:
             label = "(other methods) " + label.split(" ", 1)[-1]
         folded.setdefault(label, collections.Counter()).update(statuses)
     return folded
@@ -360,7 +363,7 @@ def main():
     # `ast.parse` when threads call it at once ("AST constructor recursion depth mismatch").
     workers = arguments.workers or 1
     schemathesis = virtualenv()
-    binary = Path(arguments.binary)
+    binary = Path(arguments.binary).resolve()  # the server runs in a scratch directory
     if not binary.exists():
         raise SystemExit(f"fuzz: {binary} does not exist (swift build first)")
 
