@@ -35,9 +35,11 @@ test: test-deps
 	scripts/with-postgres.sh $(SWIFT) test --skip-build $(SWIFT_FLAGS)
 
 # Checks the running server against openapi.yaml with schemathesis (pinned, from PyPI, in a
-# virtualenv under .build/): every check, positive and negative cases, stateful link sequences.
-# SQLite by default; FUZZ_DATABASE_URL=postgres://... for PostgreSQL. `make test` runs a bounded
-# version (APIConformanceTests).
+# virtualenv under .build/): every check, positive and negative cases, stateful link sequences, in
+# rounds of successive seeds until FUZZ_CASES (30000) cases ran; then the dashboard's forms and pages,
+# signed in (FUZZ_DASHBOARD_CASES, 5000). SQLite by default; FUZZ_DATABASE_URL=postgres://... for
+# PostgreSQL; PASS_SERVER_BINARY=.build/release/pass-server for a release build. `make test` runs a
+# bounded version (APIConformanceTests).
 fuzz: test-deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 	/usr/bin/python3 scripts/fuzz.py

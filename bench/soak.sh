@@ -9,15 +9,22 @@
 #   0.65  PostgreSQL stops, and starts again 5 s later
 #
 # Then traffic stops, the outbox drains (up to SOAK_DRAIN seconds, 300), and the report is printed
-# (bench/soak.py report): requests by status, 5xx outside the database outage windows, registrations
-# acknowledged vs stored, tokens pushed after their last change, duplicate pushes, RSS per instance.
-# Exit status 1 when a goal is missed.
+# (bench/soak.py report): requests by status and route, the outage windows, registrations
+# acknowledged vs stored, tokens pushed after their last change, duplicate pushes against the rows
+# in flight at the kill, RSS per instance (sampled every second), and the verdict. Exit status 1
+# when a goal is missed (docs/reliability.md lists them): a 5xx outside the database outage
+# windows, an unexpected status or no answer outside an outage window of the instance asked, an
+# acknowledged registration missing, a token not pushed after its last change, more duplicate
+# pushes than were in flight, work left after the drain, or RSS growing over the second half of a
+# process's time under traffic by more than 16 MiB plus the bundle cache's budget.
 #
 #   make soak                               # release build, inside scripts/with-postgres.sh
 #   SOAK_DURATION=60 make soak              # one-minute smoke run
 #
 # Knobs: SOAK_DURATION, SOAK_DRAIN, SOAK_PHONES (150), SOAK_RATE (40 phone requests/s), SOAK_TICKETS
-# (200), SOAK_BUILD (release), SOAK_KEEP=1 keeps the work directory (logs) and prints its path.
+# (200), SOAK_BUILD (release), SOAK_BUNDLE_CACHE_SIZE (the instances' BUNDLE_CACHE_SIZE, 4 MiB: full
+# within the first minute, so that RSS growth later is everything else), SOAK_KEEP=1 keeps the work
+# directory (logs, results.json, report.json) and prints its path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +32,7 @@ DURATION=${SOAK_DURATION:-600}
 DRAIN=${SOAK_DRAIN:-300}
 TICKETS=${SOAK_TICKETS:-200}
 BUILD=${SOAK_BUILD:-release}
+BUNDLE_CACHE=${SOAK_BUNDLE_CACHE_SIZE:-4194304}
 SERVER=".build/$BUILD/pass-server"
 FAKE=".build/$BUILD/fake-apns"
 BENCH=".build/$BUILD/pass-server-bench"
@@ -38,6 +46,7 @@ WORK=$(mktemp -d /tmp/pass-server-soak.XXXXXX)
 DB="soak_$$"
 declare -A PIDS=()
 cleanup() {
+    if [ -n "${SAMPLER:-}" ]; then kill -TERM "$SAMPLER" 2>/dev/null || true; fi
     for name in "${!PIDS[@]}"; do kill -TERM "${PIDS[$name]}" 2>/dev/null || true; done
     for name in "${!PIDS[@]}"; do wait "${PIDS[$name]}" 2>/dev/null || true; done
     psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
@@ -78,14 +87,16 @@ start_fake() {
 }
 
 declare -A PORTS=([a]=$(free_port) [b]=$(free_port))
-start_instance() {
-    local name=$1
-    env HTTP_PORT="${PORTS[$name]}" PUBLIC_URL="https://passes.example.test" ORGANIZATION_NAME="Soak Events" TOKEN_SECRET="$SECRET" \
+: >"$WORK/pids"
+start_instance() { # NAME LABEL: LABEL names the process in the RSS samples (b' for B restarted)
+    local name=$1 label=$2
+    env HTTP_PORT="${PORTS[$name]}" BUNDLE_CACHE_SIZE="$BUNDLE_CACHE" PUBLIC_URL="https://passes.example.test" ORGANIZATION_NAME="Soak Events" TOKEN_SECRET="$SECRET" \
         PASS_CERTIFICATE="$WORK/certs/pass-certificate.pem" PASS_PRIVATE_KEY="$WORK/certs/pass-key.pem" \
         WWDR_CERTIFICATE="$WORK/certs/wwdr.pem" APNS_URL="https://127.0.0.1:$FAKE_PORT" APNS_CA_FILE="$WORK/certs/root-ca.pem" \
         APNS_REQUEST_TIMEOUT=10s PUSH_LEASE=30s JOB_LEASE=20s LOG_LEVEL=info \
         "$SERVER" serve --no-migrate >>"$WORK/server-$name.log" 2>&1 &
     PIDS[$name]=$!
+    echo "$label ${PIDS[$name]}" >>"$WORK/pids"
     for _ in $(seq 300); do
         curl -sf "http://127.0.0.1:${PORTS[$name]}/healthz" >/dev/null 2>&1 && return 0
         sleep 0.1
@@ -95,10 +106,29 @@ start_instance() {
     exit 1
 }
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+# Every second, "LABEL UNIX-MS KIB" for each instance process still alive ($WORK/pids).
+sample_rss() {
+    while :; do
+        local now label pid
+        now=$(now_ms)
+        while read -r label pid; do
+            if [ -e "/proc/$pid" ]; then echo "$label $now $(rss_kib "$pid")"; fi
+        done <"$WORK/pids" >>"$WORK/rss"
+        sleep 1
+    done
+}
+# Outbox rows whose claim is still running: after a SIGKILL, the rows the killed process had
+# claimed (their lease runs PUSH_LEASE) plus any the other instance holds that moment.
+claimed_rows() {
+    sql "SELECT count(*) FROM push_outbox WHERE state = 'pending' AND claimed_until > (extract(epoch FROM clock_timestamp()) * 1000)::bigint" 2>/dev/null || echo "?"
+}
 
 start_fake
-start_instance a
-start_instance b
+start_instance a a
+start_instance b b
+: >"$WORK/rss"
+sample_rss &
+SAMPLER=$!
 BASE_A="http://127.0.0.1:${PORTS[a]}"
 BASE_B="http://127.0.0.1:${PORTS[b]}"
 
@@ -107,9 +137,7 @@ read -r EVENT PASS_TYPE < <(python3 bench/device_setup.py tickets "$BASE_A" "$AD
 TOKEN_SECRET="$SECRET" "$BENCH" tokens --event "$EVENT" >"$WORK/tickets.tsv"
 
 : >"$WORK/windows"
-: >"$WORK/rss"
-echo "a start $(rss_kib "${PIDS[a]}")" >>"$WORK/rss"
-echo "b start $(rss_kib "${PIDS[b]}")" >>"$WORK/rss"
+: >"$WORK/in-flight"
 
 TRAFFIC_START=$(now_ms)
 python3 bench/soak.py traffic --bases "$BASE_A,$BASE_B" --admin "$ADMIN" --event "$EVENT" --pass-type "$PASS_TYPE" \
@@ -141,13 +169,20 @@ sleep "$(awk -v d="$DURATION" 'BEGIN { s = d / 10; if (s > 60) s = 60; printf "%
 start_fake
 echo "apns $start $(now_ms)" >>"$WORK/windows"
 at 0.50
-echo "b before-kill $(rss_kib "${PIDS[b]}")" >>"$WORK/rss"
+echo "b $(now_ms) $(rss_kib "${PIDS[b]}")" >>"$WORK/rss"
 start=$(now_ms)
 kill -KILL "${PIDS[b]}"; wait "${PIDS[b]}" 2>/dev/null || true
-sleep 5
-start_instance b
+# The rows B held stay claimed until their lease ends (30 s); the fewest seen over the 5 s B is
+# down bounds the pushes it may have had in flight (docs/push.md, "Delivery guarantee").
+fewest="?"
+for _ in $(seq 10); do
+    count=$(claimed_rows)
+    if [ "$count" != "?" ] && { [ "$fewest" = "?" ] || [ "$count" -lt "$fewest" ]; }; then fewest=$count; fi
+    sleep 0.5
+done
+echo "instance_b_kill $fewest" >>"$WORK/in-flight"
+start_instance b "b'"
 echo "instance-b-killed $start $(now_ms)" >>"$WORK/windows"
-echo "b' start $(rss_kib "${PIDS[b]}")" >>"$WORK/rss"
 at 0.65; database_outage
 wait "$TRAFFIC"
 
@@ -160,9 +195,9 @@ while [ "$(date +%s)" -lt "$deadline" ]; do
     sleep 2
 done
 DRAINED_MS=$(( $(now_ms) - TRAFFIC_START ))
-echo "a end $(rss_kib "${PIDS[a]}")" >>"$WORK/rss"
-echo "b' end $(rss_kib "${PIDS[b]}")" >>"$WORK/rss"
+kill -TERM "$SAMPLER" 2>/dev/null; wait "$SAMPLER" 2>/dev/null || true; SAMPLER=
 sql "SELECT device_library_identifier || chr(9) || serial_number FROM registrations" >"$WORK/registrations.tsv"
+sql "SELECT id || chr(9) || COALESCE(finished_at::text, '') FROM jobs" >"$WORK/jobs.tsv"
 failed_rows=$(sql "SELECT count(*) FROM push_outbox WHERE state = 'failed'")
 sleep 1 # the last pushes' log lines
 
@@ -171,6 +206,9 @@ echo
 echo "Duration ${DURATION} s of traffic, then ${pending:-?} pushes and ${jobs:-?} jobs left after draining (stopped $(( DRAINED_MS / 1000 - DURATION )) s after the traffic); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg). Failed outbox rows: $failed_rows."
 echo
 status=0
+number_or_unknown() { case $1 in ''|*[!0-9]*) echo -1 ;; *) echo "$1" ;; esac; }
 python3 bench/soak.py report --results "$WORK/results.json" --pushes "$WORK/pushes.log" --windows "$WORK/windows" \
-    --registrations "$WORK/registrations.tsv" --rss "$WORK/rss" --traffic-start "$TRAFFIC_START" || status=$?
+    --registrations "$WORK/registrations.tsv" --rss "$WORK/rss" --jobs "$WORK/jobs.tsv" --in-flight "$WORK/in-flight" \
+    --pending "$(number_or_unknown "${pending:-}")" --pending-jobs "$(number_or_unknown "${jobs:-}")" \
+    --bundle-cache-bytes "$BUNDLE_CACHE" --out "$WORK/report.json" || status=$?
 exit $status

@@ -23,6 +23,20 @@ struct APIConformanceTests {
         }
     }
 
+    /// `dashboard: N cases, F failures` (scripts/fuzz_dashboard.py, the dashboard's forms).
+    struct DashboardSummary: Equatable {
+        var cases: Int
+        var failures: Int
+
+        init?(_ output: String) {
+            guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("dashboard: ") && $0.hasSuffix(" failures") })
+            else { return nil }
+            let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+            guard numbers.count == 2 else { return nil }
+            (cases, failures) = (numbers[0], numbers[1])
+        }
+    }
+
     @Test("the bounded run ends with 0 failures and 0 server errors", .timeLimit(.minutes(10)))
     func boundedRun() async throws {
         let database = try TestPostgres.createDatabase()
@@ -59,6 +73,10 @@ struct APIConformanceTests {
         #expect(summary.serverErrors == 0)
         #expect(summary.cases >= 1_000, "a bounded run is a few thousand cases")
         #expect(summary.positive > 0 && summary.negative > 0)
+        let dashboard = try #require(DashboardSummary(text), "no dashboard summary line in:\n\(text.suffix(4_000))")
+        print("API conformance: \(dashboard.cases) dashboard form and page cases, \(dashboard.failures) failures")
+        #expect(dashboard.cases >= 300, "the bounded run posts 300 dashboard cases")
+        #expect(dashboard.failures == 0)
     }
 
     @Test("the summary line is read as the script prints it")
@@ -70,5 +88,9 @@ struct APIConformanceTests {
         #expect(summary?.failures == 1)
         #expect(summary?.serverErrors == 0)
         #expect(Summary("schemathesis: broken") == nil)
+        let dashboard = DashboardSummary("dashboard: POST /admin/events: 3 cases (303: 3)\ndashboard: 300 cases, 2 failures\n")
+        #expect(dashboard?.cases == 300)
+        #expect(dashboard?.failures == 2)
+        #expect(DashboardSummary("dashboard: finished in 3 s") == nil)
     }
 }
