@@ -100,6 +100,9 @@ class Server:
             "DEVELOPMENT": "true", "HTTP_HOST": "127.0.0.1", "HTTP_PORT": str(self.port), "APNS_MODE": "log",
             "TOKEN_SECRET": self.secret.hex(), "DATABASE_URL": database_url or f"sqlite://{work}/fuzz.sqlite",
             "LOG_LEVEL": "warning",
+            # An https public URL, as in production: the dashboard's cookies are then the
+            # `__Host-` ones openapi.yaml names (the run itself talks plain HTTP on loopback).
+            "PUBLIC_URL": f"https://127.0.0.1:{self.port}",
         })
         self.output = open(work / "server.log", "wb")
         self.process = subprocess.Popen([str(binary), "serve"], cwd=work, env=environment,

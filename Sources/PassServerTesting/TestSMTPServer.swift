@@ -59,7 +59,9 @@ public final class TestSMTPServer: Sendable {
 
     /// Starts the server in a directory of its own under `directory` and waits (up to 60 s, a
     /// loaded machine starts Python slowly) until it listens.
-    public init(_ behaviour: Behaviour = Behaviour(), certificates: TestCertificates? = nil, in directory: String) throws {
+    /// `port` 0 picks a free port; a server restarted on its predecessor's port
+    /// (`RestartablePort.free()`) lets a test stop the SMTP server and bring it back.
+    public init(_ behaviour: Behaviour = Behaviour(), certificates: TestCertificates? = nil, in directory: String, port: Int = 0) throws {
         let root = directory + "/smtp-" + UUID().uuidString.prefix(8)
         spool = root + "/spool"
         try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
@@ -81,22 +83,22 @@ public final class TestSMTPServer: Sendable {
         let outputPath = root + "/server.out"
         errorPath = root + "/server.err"
         process = try ChildProcess(
-            "/usr/bin/python3", [Self.scriptPath, "--spool", spool, "--config", configPath],
+            "/usr/bin/python3", [Self.scriptPath, "--spool", spool, "--config", configPath, "--port", "\(port)"],
             standardOutput: .file(outputPath), standardError: .file(errorPath)
         )
         let deadline = Date().addingTimeInterval(60)
-        var port: Int?
-        while port == nil, process.isRunning, Date() < deadline {
+        var listening: Int?
+        while listening == nil, process.isRunning, Date() < deadline {
             let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-            port = output.split(separator: "\n").first { $0.hasPrefix("PORT ") }.flatMap { Int($0.dropFirst(5)) }
-            if port == nil { usleep(20_000) }
+            listening = output.split(separator: "\n").first { $0.hasPrefix("PORT ") }.flatMap { Int($0.dropFirst(5)) }
+            if listening == nil { usleep(20_000) }
         }
-        guard let port else {
+        guard let listening else {
             if process.isRunning { process.signal(SIGKILL) }
             let error = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
             throw TestSMTPServerError(description: "the test SMTP server did not start: \(error.suffix(2_000))")
         }
-        self.port = port
+        self.port = listening
     }
 
     deinit { stop() }

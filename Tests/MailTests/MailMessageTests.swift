@@ -138,6 +138,29 @@ struct MailMessageTests {
         #expect(text.hasSuffix("\r\n--=_b--\r\n"))
     }
 
+    /// A name that reads as an encoded-word (`=?UTF-8?B?…?=` spelling `Bcc: victim@example.com`)
+    /// is made only of atom characters; written raw, every reader would decode it into the text it
+    /// spells. It is encoded like any other name that is not plain, so it reads back as itself.
+    @Test("a display name that looks like an RFC 2047 encoded-word is encoded, and a real parser reads it back as typed")
+    func encodedWordLookalikeName() throws {
+        let lookalike = "=?UTF-8?B?QmNjOiB2aWN0aW1AZXhhbXBsZS5jb20=?="
+        let address = try MailAddress("taro@example.com", displayName: lookalike)
+        #expect(!address.headerValue.contains(lookalike), "\(address.headerValue)")
+        #expect(address.headerValue.hasPrefix("=?UTF-8?B?") && address.headerValue.hasSuffix(" <taro@example.com>"))
+        // Control: a plain name is still written as it is.
+        #expect(try MailAddress("taro@example.com", displayName: "Taro Yamada").headerValue == "Taro Yamada <taro@example.com>")
+
+        let directory = try TestCertificates.temporaryDirectory(prefix: "mail-lookalike")
+        let server = try TestSMTPServer(in: directory)
+        let client = try SMTPClient(SMTPConfiguration(url: server.url(), allowPlaintext: true))
+        let message = try Self.message(name: lookalike, subject: lookalike)
+        #expect(client.send(from: message.from.address, to: message.to.address, message: message.rendered()).failure == nil)
+        let parsed = try #require(try server.messages().first?.parsed)
+        #expect(parsed.defects.isEmpty)
+        #expect(parsed.decoded["To"] == "\(lookalike) <taro@example.com>")
+        #expect(parsed.decoded["Subject"] == lookalike)
+    }
+
     @Test("through a real SMTP server, Python's email parser reads back every header and part as meant")
     func readByAnotherParser() throws {
         let directory = try TestCertificates.temporaryDirectory(prefix: "mail-message")

@@ -35,10 +35,12 @@ public struct MailAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The header form: `address`, `Name <address>`, `"Name, Jr." <address>` or
-    /// `=?UTF-8?B?…?= <address>`.
+    /// `=?UTF-8?B?…?= <address>` (for a name that is not plain ASCII or holds `=?`).
     public var headerValue: String {
         guard let name = displayName else { return address }
-        if name.utf8.allSatisfy(Self.isAtomText) { return "\(name) <\(address)>" }
+        // `=` and `?` are atom text, so a name such as `=?UTF-8?B?…?=` would be a valid atom that
+        // every reader decodes as an encoded-word: such a name is encoded itself (`isPlain`).
+        if HeaderText.isPlain(name), name.utf8.allSatisfy(Self.isAtomText) { return "\(name) <\(address)>" }
         if HeaderText.isPlain(name) {
             let quoted = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             return "\"\(quoted)\" <\(address)>"

@@ -119,6 +119,7 @@ public final class Application: Sendable {
         Self.warnAboutSandbox(configuration, logger: logger)
         let mail = mailDispatcher
         self.mail = mail
+        if let mail { readiness.addCheck { mail.unreachableFinding().map { [$0] } ?? [] } }
         let jobRunner = JobRunner(
             store: store, logger: logger.named("jobs"), settings: JobRunner.Settings(configuration.jobs),
             afterBatch: { _ in dispatcher.wake() }, afterEmailBatch: { batch in if batch.queued > 0 { mail?.wake() } }

@@ -138,6 +138,7 @@ extension Configuration {
             config.mail.rate = rate
         },
         .seconds("MAIL_LEASE", "How long a claimed email belongs to its process; a crashed process's emails are sent again after it", default: "2 × SMTP_TIMEOUT + 30s", in: 2...86_400, at: \.mail.lease),
+        .seconds("MAIL_UNREACHABLE_GRACE", "While emails are pending, how long the SMTP server may be unreachable before /readyz warns (email never makes an instance unready)", default: "5m", in: 1...86_400, at: \.mail.unreachableGrace),
         .seconds("MAIL_HALT_PAUSE", "After the SMTP server refuses us (credentials, sender, TLS), pause all email this long, then probe with one message", default: "5m", in: 1...86_400, at: \.mail.haltPause),
     ]
 }

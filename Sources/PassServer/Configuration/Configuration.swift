@@ -180,6 +180,9 @@ public struct Configuration: Sendable, Equatable {
         public var maxRetryAge: Double = 2 * 86_400
         /// Seconds all email pauses after the SMTP server refuses us, before one probe message.
         public var haltPause = 300
+        /// Seconds the SMTP server may be unreachable, while emails are pending, before `/readyz`
+        /// lists a warning.
+        public var unreachableGrace = 300
         public init() {}
 
         /// Whether email is on (an SMTP server is configured).

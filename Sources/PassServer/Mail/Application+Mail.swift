@@ -33,7 +33,8 @@ extension Application {
             channel: channel, rate: settings.rate,
             settings: MailDispatcher.settings(
                 rate: settings.rate, lease: .seconds(settings.lease ?? 2 * settings.timeout + 30),
-                haltPause: TimeInterval(settings.haltPause), drainTimeout: TimeInterval(configuration.http.drainTimeout)
+                haltPause: TimeInterval(settings.haltPause), drainTimeout: TimeInterval(configuration.http.drainTimeout),
+                unreachableGrace: TimeInterval(settings.unreachableGrace)
             ),
             logger: logger, now: now
         )

@@ -22,6 +22,9 @@ final class MailChannel: OutboxChannel {
     let now: @Sendable () -> Date
     /// Totals since start, for metrics and tests.
     let statistics = Mutex(MailStatistics())
+    /// Whether the SMTP server answers, from our own messages' outcomes: for `/readyz` and the
+    /// warning logged when it stops.
+    let reachability = Mutex(Reachability())
 
     init(
         store: any Store, sender: MailSender, policy: MailPolicy, mail: TicketMail, templates: TemplateStore,
@@ -86,6 +89,20 @@ final class MailChannel: OutboxChannel {
     }
 
     func recorded(_ batch: OutboxBatch<MailChannel>, receipt: Void?, now: Date) {
+        // The far end answered or not whether or not the answers could be recorded.
+        let changes = reachability.withLock { reachability in
+            batch.items.compactMap { reachability.observe(reached: $0.answer.reachedServer, at: now) }
+        }
+        for change in changes {
+            switch change {
+            case .becameUnreachable:
+                logger.warning("the SMTP server is unreachable; emails are retried", [
+                    "smtp.answer": batch.items.first { $0.answer.reachedServer == false }?.decision.reason ?? "",
+                ])
+            case .recovered(let duration):
+                logger.notice("the SMTP server is reachable again", ["unreachable_s": "\(Int(duration))"])
+            }
+        }
         guard receipt != nil else { return }
         var added = MailStatistics()
         for item in batch.items {

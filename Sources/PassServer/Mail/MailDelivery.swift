@@ -10,4 +10,15 @@ enum MailDelivery: Sendable, Equatable {
     /// Not sent: its claim ran out while it waited, or the sender is stopping. Tried again at once
     /// (by whoever holds the row then).
     case notSent(String)
+
+    /// What the delivery says about the SMTP server's reachability (`Reachability`): any reply
+    /// reached it; no reply while connecting (refused, timed out, TLS handshake failed) did not;
+    /// a connection lost later, or a message never sent, says nothing either way.
+    var reachedServer: Bool? {
+        guard case .sent(let outcome) = self else { return nil }
+        guard let failure = outcome.failure else { return true }
+        if failure.reply != nil { return true }
+        if case .refused = outcome { return nil }
+        return failure.stage == .connect ? false : nil
+    }
 }

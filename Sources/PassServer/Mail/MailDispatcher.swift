@@ -13,11 +13,15 @@ import Storage
 final class MailDispatcher: Sendable {
     let channel: MailChannel
     let engine: OutboxEngine<MailChannel>
+    let settings: OutboxSettings
+    let now: @Sendable () -> Date
 
     /// The engine settings for `rate` messages a second: claims of one burst, two bursts in flight
     /// at most (so a crash can repeat no more than those), `haltPause` after the server refuses us, and `lease` (a message that waited so
     /// long that it could not finish within its row's lease is not sent, but retried).
-    static func settings(rate: Double, lease: Duration, haltPause: TimeInterval, drainTimeout: TimeInterval) -> OutboxSettings {
+    static func settings(
+        rate: Double, lease: Duration, haltPause: TimeInterval, drainTimeout: TimeInterval, unreachableGrace: TimeInterval = 300
+    ) -> OutboxSettings {
         let burst = Int(MailPacing(rate: rate).burst)
         var settings = OutboxSettings()
         settings.batchSize = burst
@@ -25,11 +29,14 @@ final class MailDispatcher: Sendable {
         settings.lease = lease
         settings.haltPause = haltPause
         settings.drainTimeout = drainTimeout
+        settings.unreachableGrace = unreachableGrace
         return settings
     }
 
     init(channel: MailChannel, rate: Double, settings: OutboxSettings, logger: Logger, now: @escaping @Sendable () -> Date) {
         self.channel = channel
+        self.settings = settings
+        self.now = now
         engine = OutboxEngine(
             channel: channel, settings: settings, pacing: MailPacing(rate: rate), logger: logger, name: "mail-dispatcher",
             activity: "email", now: now
@@ -40,6 +47,23 @@ final class MailDispatcher: Sendable {
 
     /// Whether sending is paused after the SMTP server refused us (probing included).
     var isHalted: Bool { engine.isHalted }
+
+    /// The `/readyz` warning while the SMTP server has been unreachable for longer than
+    /// `MAIL_UNREACHABLE_GRACE` and emails are pending. A warning, not a problem: taking the
+    /// instance out of a load balancer would not bring the SMTP server back, and phones and the
+    /// door need the instance meanwhile.
+    func unreachableFinding() -> Readiness.Finding? {
+        let reachability = channel.reachability.withLock { $0 }
+        let time = now()
+        guard reachability.exceeds(grace: settings.unreachableGrace, now: time), let since = reachability.unreachableSince,
+              (try? channel.store.withSession(.read, { try $0.hasPendingEmails() })) == true
+        else { return nil }
+        return Readiness.Finding(
+            severity: .warning, component: "smtp",
+            message: "unreachable for \(Int(time.timeIntervalSince(since))) s (connect or TLS failures) while emails are pending"
+                + "; MAIL_UNREACHABLE_GRACE is \(Int(settings.unreachableGrace)) s"
+        )
+    }
 
     func start() {
         channel.sender.start()

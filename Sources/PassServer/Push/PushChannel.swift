@@ -21,7 +21,7 @@ final class PushChannel: OutboxChannel {
 
     struct Status: Sendable {
         var statistics = PushDispatcher.Statistics()
-        var reachability = APNSReachability()
+        var reachability = Reachability()
     }
 
     init(store: any Store, sender: any PushSender, policy: PushPolicy, readiness: Readiness, logger: Logger, unreachableGrace: TimeInterval) {

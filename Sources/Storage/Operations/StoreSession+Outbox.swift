@@ -39,6 +39,11 @@ extension StoreSession {
         try first("SELECT 1 AS one FROM push_outbox WHERE state = 'pending' LIMIT 1") != nil
     }
 
+    /// Whether any email waits to be sent (due or backing off). One indexed lookup.
+    public func hasPendingEmails() throws -> Bool {
+        try first("SELECT 1 AS one FROM mail_outbox WHERE state = 'pending' LIMIT 1") != nil
+    }
+
     /// The newest push outcomes for the given token hashes (a pass's devices), newest first.
     public func latestPushes(tokenHashes: [String], limit: Int) throws -> [PushLogEntry] {
         guard !tokenHashes.isEmpty else { return [] }

@@ -18,6 +18,11 @@ import Testing
 /// seconds in a debug build on any backend; the lock is what the finding is about.) SQLite only:
 /// PostgreSQL locks the event's row, not the database, and its plan for the lookup was already an
 /// index lookup per id (`QueryPlanTests` pins SQLite's).
+///
+/// The bound here is 3 s: this is a debug build sharing two cores with the rest of the suite, where
+/// the same import has held the lock for 0.4–1.1 s; the walk per row held it for over 20 s. The
+/// release build's time, the one an organizer sees, is measured by `bench/import.sh` (under 1 s;
+/// BENCHMARKS.md).
 @Suite("Admin API: a re-import into an event of 40,000 tickets on SQLite", .offCooperativePool, .timeLimit(.minutes(4)))
 struct ReimportScaleTests {
     static let eventSize = 40_000
@@ -58,7 +63,7 @@ struct ReimportScaleTests {
         return (max(longest, Self.seconds(since: lastTake)), takes)
     }
 
-    @Test("re-importing 10,000 existing external ids into an event of 40,000 holds the write lock under 1 s; registrations made meanwhile answer 201")
+    @Test("re-importing 10,000 existing external ids into an event of 40,000 holds the write lock under 3 s (not 20); registrations made meanwhile answer 201")
     func reimportOfExistingTickets() async throws {
         let app = try TestApp.start(.sqlite)
         defer { app.stop() }
@@ -116,7 +121,7 @@ struct ReimportScaleTests {
         #expect(response.status == 200, "\(response.text.prefix(300))")
         #expect(response.jsonObject?["created"] as? Int == 0)
         #expect(response.jsonObject?["existing"] as? Int == Self.reimported)
-        #expect(lock.longest < 1, "the re-import held the write lock for \(lock.longest) s")
+        #expect(lock.longest < 3, "the re-import held the write lock for \(lock.longest) s")
         #expect(registrations.contains { $0.sentDuringImport }, "a registration was made while the import ran")
         #expect(registrations.allSatisfy { $0.status == 201 }, "registrations: \(registrations.map(\.status))")
         #expect(try app.store.execute("SELECT count(*) AS n FROM passes WHERE event_id = \(event)").first?.int("n") == Self.eventSize, "nothing issued twice")

@@ -15,12 +15,12 @@ struct MailFixture {
 
     /// Retries come after fractions of a second, so a test sees them.
     static func start(
-        _ backend: Backend, _ behaviour: TestSMTPServer.Behaviour = .init(tls: true, requireTLS: true), rate: Double = 500,
+        _ backend: Backend, _ behaviour: TestSMTPServer.Behaviour = .init(tls: true, requireTLS: true), rate: Double = 500, port: Int = 0,
         configure: (inout Configuration) -> Void = { _ in }
     ) throws -> MailFixture {
         let directory = try TestCertificates.temporaryDirectory(prefix: "mail-fixture")
         let certificates = try TestCertificates.make(in: directory)
-        let smtp = try TestSMTPServer(behaviour, certificates: certificates, in: directory)
+        let smtp = try TestSMTPServer(behaviour, certificates: certificates, in: directory, port: port)
         let app = try TestApp.start(backend, certificates: certificates) { configuration in
             configuration.mail.smtpURL = behaviour.auth.map { smtp.url(user: $0.user, password: $0.password) } ?? smtp.url()
             configuration.mail.allowPlaintext = !behaviour.tls

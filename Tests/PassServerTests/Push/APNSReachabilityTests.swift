@@ -10,7 +10,7 @@ struct APNSReachabilityTests {
 
     @Test("unreachable from the first connect/TLS failure until any answer; past the grace only after it")
     func outage() {
-        var reachability = APNSReachability()
+        var reachability = Reachability()
         #expect(!reachability.exceeds(grace: 60, now: start))
         #expect(reachability.observe(.unreachable("connection refused"), at: start) == .becameUnreachable)
         #expect(reachability.observe(.unreachable("connection refused"), at: start.addingTimeInterval(30)) == nil, "the outage keeps its start")
@@ -29,7 +29,7 @@ struct APNSReachabilityTests {
 
     @Test("answers and transport failures while reachable change nothing")
     func steady() {
-        var reachability = APNSReachability()
+        var reachability = Reachability()
         #expect(reachability.observe(.answered(status: 200, reason: nil, timestamp: nil), at: start) == nil)
         #expect(reachability.observe(.transportFailure("stream reset"), at: start) == nil)
         #expect(reachability.unreachableSince == nil)

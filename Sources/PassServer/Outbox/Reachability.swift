@@ -1,0 +1,40 @@
+import Foundation
+
+/// Whether an outbox's far end (APNs, the SMTP server) can be reached, from the answers to our own
+/// messages: unreachable from the first connect or TLS failure until the far end answers anything
+/// again. Pure: the channel feeds it and `/readyz` asks it.
+struct Reachability: Sendable, Equatable {
+    /// When the current outage was first seen; nil while the far end answers.
+    private(set) var unreachableSince: Date?
+
+    /// A change worth a log line.
+    enum Change: Sendable, Equatable {
+        case becameUnreachable
+        case recovered(after: TimeInterval)
+    }
+
+    /// Takes one message's outcome into account: `reached` true when the far end answered
+    /// anything, false when it could not be reached (connect or TLS failure), nil when the outcome
+    /// says nothing either way (a lost connection, a timeout, a message only logged).
+    mutating func observe(reached: Bool?, at time: Date) -> Change? {
+        switch reached {
+        case false?:
+            guard unreachableSince == nil else { return nil }
+            unreachableSince = time
+            return .becameUnreachable
+        case true?:
+            guard let since = unreachableSince else { return nil }
+            unreachableSince = nil
+            return .recovered(after: time.timeIntervalSince(since))
+        case nil:
+            return nil
+        }
+    }
+
+    /// Whether the outage has lasted longer than `grace` at `now` (pending messages are checked
+    /// separately: an outage nobody needs to reach the far end through is nothing to report).
+    func exceeds(grace: TimeInterval, now: Date) -> Bool {
+        guard let since = unreachableSince else { return false }
+        return now.timeIntervalSince(since) > grace
+    }
+}
