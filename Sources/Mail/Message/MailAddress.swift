@@ -39,9 +39,9 @@ public struct MailAddress: Sendable, Equatable, CustomStringConvertible {
     public var headerValue: String {
         guard let name = displayName else { return address }
         // `=` and `?` are atom text, so a name such as `=?UTF-8?B?…?=` would be a valid atom that
-        // every reader decodes as an encoded-word: such a name is encoded itself (`isPlain`).
-        if HeaderText.isPlain(name), name.utf8.allSatisfy(Self.isAtomText) { return "\(name) <\(address)>" }
+        // every reader decodes as an encoded-word: such a name is not plain, and is encoded itself.
         if HeaderText.isPlain(name) {
+            if name.utf8.allSatisfy(Self.isAtomText) { return "\(name) <\(address)>" }
             let quoted = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             return "\"\(quoted)\" <\(address)>"
         }

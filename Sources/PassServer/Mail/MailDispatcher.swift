@@ -13,14 +13,12 @@ import Storage
 final class MailDispatcher: Sendable {
     let channel: MailChannel
     let engine: OutboxEngine<MailChannel>
-    let settings: OutboxSettings
-    let now: @Sendable () -> Date
 
     /// The engine settings for `rate` messages a second: claims of one burst, two bursts in flight
     /// at most (so a crash can repeat no more than those), `haltPause` after the server refuses us, and `lease` (a message that waited so
     /// long that it could not finish within its row's lease is not sent, but retried).
     static func settings(
-        rate: Double, lease: Duration, haltPause: TimeInterval, drainTimeout: TimeInterval, unreachableGrace: TimeInterval = 300
+        rate: Double, lease: Duration, haltPause: TimeInterval, drainTimeout: TimeInterval, unreachableGrace: TimeInterval
     ) -> OutboxSettings {
         let burst = Int(MailPacing(rate: rate).burst)
         var settings = OutboxSettings()
@@ -35,8 +33,6 @@ final class MailDispatcher: Sendable {
 
     init(channel: MailChannel, rate: Double, settings: OutboxSettings, logger: Logger, now: @escaping @Sendable () -> Date) {
         self.channel = channel
-        self.settings = settings
-        self.now = now
         engine = OutboxEngine(
             channel: channel, settings: settings, pacing: MailPacing(rate: rate), logger: logger, name: "mail-dispatcher",
             activity: "email", now: now
@@ -53,15 +49,14 @@ final class MailDispatcher: Sendable {
     /// instance out of a load balancer would not bring the SMTP server back, and phones and the
     /// door need the instance meanwhile.
     func unreachableFinding() -> Readiness.Finding? {
-        let reachability = channel.reachability.withLock { $0 }
-        let time = now()
-        guard reachability.exceeds(grace: settings.unreachableGrace, now: time), let since = reachability.unreachableSince,
+        let grace = engine.settings.unreachableGrace
+        guard let outage = channel.reachability.withLock({ $0.outage(beyond: grace, now: engine.now()) }),
               (try? channel.store.withSession(.read, { try $0.hasPendingEmails() })) == true
         else { return nil }
         return Readiness.Finding(
             severity: .warning, component: "smtp",
-            message: "unreachable for \(Int(time.timeIntervalSince(since))) s (connect or TLS failures) while emails are pending"
-                + "; MAIL_UNREACHABLE_GRACE is \(Int(settings.unreachableGrace)) s"
+            message: "unreachable for \(Int(outage)) s (connect or TLS failures) while emails are pending"
+                + "; MAIL_UNREACHABLE_GRACE is \(Int(grace)) s"
         )
     }
 

@@ -34,7 +34,13 @@ struct Reachability: Sendable, Equatable {
     /// Whether the outage has lasted longer than `grace` at `now` (pending messages are checked
     /// separately: an outage nobody needs to reach the far end through is nothing to report).
     func exceeds(grace: TimeInterval, now: Date) -> Bool {
-        guard let since = unreachableSince else { return false }
-        return now.timeIntervalSince(since) > grace
+        outage(beyond: grace, now: now) != nil
+    }
+
+    /// How long the outage has lasted at `now`, when longer than `grace`; nil otherwise.
+    func outage(beyond grace: TimeInterval, now: Date) -> TimeInterval? {
+        guard let since = unreachableSince else { return nil }
+        let length = now.timeIntervalSince(since)
+        return length > grace ? length : nil
     }
 }

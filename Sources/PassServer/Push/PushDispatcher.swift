@@ -78,14 +78,12 @@ final class PushDispatcher: Sendable {
     /// are pending (the outbox is only asked once the outage is long enough; if the database
     /// cannot answer, `/readyz` reports that instead).
     func unreachableFinding() -> Readiness.Finding? {
-        let reachability = channel.status.withLock { $0.reachability }
-        let time = now()
-        guard reachability.exceeds(grace: settings.unreachableGrace, now: time), let since = reachability.unreachableSince,
+        guard let outage = channel.status.withLock({ $0.reachability.outage(beyond: settings.unreachableGrace, now: now()) }),
               (try? store.withSession(.read, { try $0.hasPendingPushes() })) == true
         else { return nil }
         return Readiness.Finding(
             severity: .problem, component: "apns",
-            message: "unreachable for \(Int(time.timeIntervalSince(since))) s (connect or TLS failures) while pushes are pending"
+            message: "unreachable for \(Int(outage)) s (connect or TLS failures) while pushes are pending"
                 + "; APNS_UNREACHABLE_GRACE is \(Int(settings.unreachableGrace)) s"
         )
     }
