@@ -23,10 +23,10 @@ public struct TicketData: Sendable, Equatable {
     public var attendeeName: String
     /// Seat label; nil for general admission (shown as the `GENERAL_ADMISSION` string).
     public var seat: String?
-    /// True once the ticket is cancelled: the pass is voided and its status reads "Cancelled".
-    public var voided: Bool
+    /// True once the ticket is cancelled: the pass is voided (Apple's word) and its status reads "Cancelled".
+    public var cancelled: Bool
     /// Why the ticket was cancelled, shown on the back of a voided pass (`CANCELLED_NO_REASON` when nil).
-    public var voidReason: String?
+    public var cancellationReason: String?
     /// When the holder was let in at the door; nil before. A checked-in pass's status field reads
     /// "Checked in" with this time in the venue's zone (unless the pass is cancelled).
     public var checkedInAt: Date?
@@ -54,8 +54,8 @@ public struct TicketData: Sendable, Equatable {
         timeZone: String,
         attendeeName: String,
         seat: String? = nil,
-        voided: Bool = false,
-        voidReason: String? = nil,
+        cancelled: Bool = false,
+        cancellationReason: String? = nil,
         checkedInAt: Date? = nil,
         statusText: String? = nil,
         changeMessage: String? = nil,
@@ -75,12 +75,12 @@ public struct TicketData: Sendable, Equatable {
         self.timeZone = timeZone
         self.attendeeName = attendeeName
         self.seat = seat
-        self.voided = voided
-        self.voidReason = voidReason
+        self.cancelled = cancelled
+        self.cancellationReason = cancellationReason
         self.checkedInAt = checkedInAt
         self.statusText = statusText
         // A check-in is announced as such; any other status change with the generic message.
-        self.changeMessage = changeMessage ?? (checkedInAt != nil && !voided ? "STATUS_CHECKED_IN_CHANGE_MESSAGE" : "STATUS_CHANGE_MESSAGE")
+        self.changeMessage = changeMessage ?? (checkedInAt != nil && !cancelled ? "STATUS_CHECKED_IN_CHANGE_MESSAGE" : "STATUS_CHANGE_MESSAGE")
         self.extra = extra
         self.barcodeMessage = barcodeMessage
         self.barcodeAltText = barcodeAltText
@@ -88,11 +88,11 @@ public struct TicketData: Sendable, Equatable {
 
     /// The status text (`{{status}}`): a `pass.strings` key unless overridden.
     public var status: String {
-        statusText ?? (voided ? "STATUS_CANCELLED" : checkedInAt != nil ? "STATUS_CHECKED_IN" : "STATUS_VALID")
+        statusText ?? (cancelled ? "STATUS_CANCELLED" : checkedInAt != nil ? "STATUS_CHECKED_IN" : "STATUS_VALID")
     }
 
     /// Whether the status field shows the check-in time (checked in, not cancelled, no override).
-    var showsCheckInTime: Bool { checkedInAt != nil && !voided && statusText == nil }
+    var showsCheckInTime: Bool { checkedInAt != nil && !cancelled && statusText == nil }
 
     /// How long after the event's end the pass expires (Wallet then shows it as expired).
     public static let expiryAfterEnd: TimeInterval = 86_400
@@ -100,11 +100,11 @@ public struct TicketData: Sendable, Equatable {
     /// When the pass expires: a day after the event ends; nil without an end.
     public var expirationDate: Date? { endsAt.map { $0.addingTimeInterval(Self.expiryAfterEnd) } }
 
-    /// The back field a voided pass shows first: why it was cancelled. Nil for a valid pass (the
+    /// The back field a cancelled pass shows first: why it was cancelled. Nil for a valid pass (the
     /// `{{cancellationField}}` array element then disappears).
     public var cancellationField: JSONValue? {
-        guard voided else { return nil }
-        return .object(["key": .string("cancellation"), "label": .string("CANCELLATION"), "value": .string(voidReason ?? "CANCELLED_NO_REASON")])
+        guard cancelled else { return nil }
+        return .object(["key": .string("cancellation"), "label": .string("CANCELLATION"), "value": .string(cancellationReason ?? "CANCELLED_NO_REASON")])
     }
 
     /// The placeholder values for `Template.render`, including the signer's identifiers.
@@ -125,14 +125,14 @@ public struct TicketData: Sendable, Equatable {
             "startsAt": .string(ISO8601Zoned.format(startsAt, in: zone)),
             "endsAt": endsAt.map { .string(ISO8601Zoned.format($0, in: zone)) } ?? .null,
             // Lock-screen relevance ends with the ticket: a cancelled pass has no relevant date.
-            "relevantDate": voided ? .null : .string(ISO8601Zoned.format(startsAt, in: zone)),
+            "relevantDate": cancelled ? .null : .string(ISO8601Zoned.format(startsAt, in: zone)),
             "expirationDate": expirationDate.map { .string(ISO8601Zoned.format($0, in: zone)) } ?? .null,
             "cancellationField": cancellationField ?? .null,
             "timeZone": .string(timeZone),
             "attendeeName": .string(attendeeName),
             "seat": seat.map(JSONValue.string) ?? .null,
             "seatDisplay": .string(seat ?? "GENERAL_ADMISSION"),
-            "voided": .bool(voided),
+            "voided": .bool(cancelled),
             "status": .string(status),
             // The bundled template's status field: "Status: Valid", or "Checked in: 19:05" (the
             // label from pass.strings, the time in the venue's zone, formatted by Wallet in the

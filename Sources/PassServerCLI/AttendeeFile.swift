@@ -56,7 +56,7 @@ enum AttendeeFile {
             reader.problems.append("endsAt: must not be before startsAt")
         }
         let optional = (
-            token: reader.string("authenticationToken"), seat: reader.string("seat"), voided: reader.bool("voided"),
+            token: reader.string("authenticationToken"), seat: reader.string("seat"), cancelled: reader.bool("voided"),
             organization: reader.string("organizationName"), description: reader.string("description")
         )
         let organizationName = optional.organization ?? defaults.organizationName
@@ -75,7 +75,7 @@ enum AttendeeFile {
             webServiceURL: defaults.webServiceURL, organizationName: organizationName,
             description: optional.description ?? "Ticket for \(eventName)", eventName: eventName, venue: venue,
             startsAt: startsAt, endsAt: endsAt, timeZone: timeZone ?? "UTC", attendeeName: attendeeName,
-            seat: optional.seat, voided: optional.voided ?? false
+            seat: optional.seat, cancelled: optional.cancelled ?? false
         )
     }
 

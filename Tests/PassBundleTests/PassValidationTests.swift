@@ -94,7 +94,7 @@ struct PassValidationTests {
 
     @Test("the default template is valid for a voided ticket without seat as well")
     func variantsAreValid() throws {
-        var ticket = Fixture.ticket(seat: nil, voided: true)
+        var ticket = Fixture.ticket(seat: nil, cancelled: true)
         ticket.endsAt = nil
         #expect(try !build(ticket).isEmpty)
     }

@@ -25,7 +25,7 @@ enum Fixture {
     /// 2026-03-04 05:06:07 UTC.
     static let signingTime = Date(timeIntervalSince1970: 1_772_600_767)
 
-    static func ticket(attendee: String = "Ada Lovelace", seat: String? = "B-7", voided: Bool = false) -> TicketData {
+    static func ticket(attendee: String = "Ada Lovelace", seat: String? = "B-7", cancelled: Bool = false) -> TicketData {
         TicketData(
             serialNumber: "T-\(UUID().uuidString.prefix(8))",
             authenticationToken: "0123456789abcdef0123",
@@ -39,7 +39,7 @@ enum Fixture {
             timeZone: "Asia/Tokyo",
             attendeeName: attendee,
             seat: seat,
-            voided: voided
+            cancelled: cancelled
         )
     }
 

@@ -52,7 +52,7 @@ struct TemplateRenderingTests {
 
     @Test("a cancelled ticket is voided and its status field says Cancelled with a change message")
     func cancellation() throws {
-        let pass = try render(Fixture.ticket(voided: true))
+        let pass = try render(Fixture.ticket(cancelled: true))
         #expect(pass["voided"] as? Bool == true)
         let status = try #require(field(pass, "headerFields", "status"))
         #expect(status["value"] as? String == "STATUS_CANCELLED")
@@ -98,7 +98,7 @@ struct TemplateRenderingTests {
         }
         let english = try keys("en")
         #expect(english == (try keys("ja")))
-        let pass = try render(Fixture.ticket(seat: nil, voided: true))
+        let pass = try render(Fixture.ticket(seat: nil, cancelled: true))
         let ticket = try #require(pass["eventTicket"] as? [String: Any])
         var labels = 0
         var messages = 0
@@ -127,7 +127,7 @@ struct TemplateRenderingTests {
         let template = try Fixture.template()
         var noEnd = Fixture.ticket(seat: nil)
         noEnd.endsAt = nil
-        for ticket in [Fixture.ticket(), Fixture.ticket(attendee: "\"}],\n\u{1}ü", seat: nil, voided: true), noEnd] {
+        for ticket in [Fixture.ticket(), Fixture.ticket(attendee: "\"}],\n\u{1}ü", seat: nil, cancelled: true), noEnd] {
             let bytes = try PassBundle.renderPassJSON(template: template, data: ticket, signer: signer)
             let values = try ticket.templateValues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier)
             #expect(bytes == (try template.render(values)).serialized)

@@ -47,13 +47,13 @@ struct EventJobTests {
         _ = try fixture.register(device: "d2", token: .fixture("t2"), serial: "K2")
         _ = try fixture.register(device: "d3", token: .fixture("t3"), serial: "K3")
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "K1", change: PassChange(status: .voided), now: now)
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "K1", change: PassChange(status: .cancelled), now: now)
         }
         _ = try fixture.store.withSession(.write) {
             try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "K3", change: PassChange(touch: true), now: now)
         }
         let counts = try fixture.store.withSession(.read) { try $0.eventCounts(id: event.id) }
-        #expect(counts == EventCounts(tickets: 2, voided: 1, registeredDevices: 2, pendingPushes: 1, failedPushes: 0))
+        #expect(counts == EventCounts(tickets: 2, cancelled: 1, registeredDevices: 2, pendingPushes: 1, failedPushes: 0))
     }
 
     @Test(arguments: Backend.allCases)

@@ -62,10 +62,10 @@ struct EventListTests {
         for index in 0..<6 { try fixture.makePass(serial: "B\(index)", eventID: big.id) }
         for index in 0..<2 { try fixture.makePass(serial: "S\(index)", eventID: small.id) }
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B0", change: PassChange(status: .voided), now: now)
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B0", change: PassChange(status: .cancelled), now: now)
         }
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B1", change: PassChange(status: .voided), now: now)
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B1", change: PassChange(status: .cancelled), now: now)
         }
         _ = try fixture.register(device: "d1", token: .fixture("t1"), serial: "B2")
         _ = try fixture.register(device: "d1", token: .fixture("t1"), serial: "S0")
@@ -83,9 +83,9 @@ struct EventListTests {
         let counts = try totals()
         try fixture.store.withSession(.write) { _ = try $0.foldTallyChanges() }
         #expect(try totals() == counts, "the folded tallies count the same as the changes not folded yet")
-        #expect(counts[big.id] == EventCounts(tickets: 6, voided: 2, registeredDevices: 2, pendingPushes: 2, failedPushes: 0))
+        #expect(counts[big.id] == EventCounts(tickets: 6, cancelled: 2, registeredDevices: 2, pendingPushes: 2, failedPushes: 0))
         // t1's push was enqueued by the change of B2, so it belongs to the big event only.
-        #expect(counts[small.id] == EventCounts(tickets: 2, voided: 0, registeredDevices: 1, pendingPushes: 0, failedPushes: 0))
+        #expect(counts[small.id] == EventCounts(tickets: 2, cancelled: 0, registeredDevices: 1, pendingPushes: 0, failedPushes: 0))
         #expect(counts[empty.id] == nil)
         for event in [big, small] { #expect(try fixture.store.withSession(.read, { try $0.eventCounts(id: event.id) }) == counts[event.id]) }
     }

@@ -77,7 +77,7 @@ struct MailOutboxTests {
         }
         let cancelled = try fixture.makePass(serial: "GONE", eventID: event.id, now: now)
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "GONE", change: PassChange(status: .voided), now: now)
+            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "GONE", change: PassChange(status: .cancelled), now: now)
         }
         #expect(try fixture.store.withSession(.write) { try $0.enqueueEmails(passIDs: [silent.id, cancelled.id], now: now) }.isEmpty)
         let job = try fixture.store.withSession(.write) { try $0.createEmailJob(eventID: event.id, resend: true, now: now) }

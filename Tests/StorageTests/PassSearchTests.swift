@@ -98,14 +98,14 @@ struct PassSearchTests {
         let later = early.addingTimeInterval(100)
         for index in [1, 4, 7, 10] {
             _ = try fixture.store.withSession(.write) {
-                try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: all[index].serialNumber, change: PassChange(status: .voided), now: later)
+                try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: all[index].serialNumber, change: PassChange(status: .cancelled), now: later)
             }
         }
         _ = try fixture.store.withSession(.write) {
             try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: all[2].serialNumber, change: PassChange(attendeeName: "Renamed"), now: later)
         }
 
-        #expect(try Self.serials(fixture.store, event.id, PassFilter(status: .voided)) == ["P01", "P04", "P07", "P10"])
+        #expect(try Self.serials(fixture.store, event.id, PassFilter(status: .cancelled)) == ["P01", "P04", "P07", "P10"])
         #expect(try Self.serials(fixture.store, event.id, PassFilter(status: .active)).count == 8)
         #expect(try Self.serials(fixture.store, event.id, PassFilter(modifiedSince: later)) == ["P01", "P02", "P04", "P07", "P10"])
         // modified_at is whole seconds: an instant inside the second after the change excludes it.

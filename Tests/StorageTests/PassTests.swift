@@ -44,7 +44,7 @@ struct PassTests {
         let update = try fixture.store.withSession(.write) {
             try $0.updatePass(
                 passTypeIdentifier: StoreFixture.passType, serialNumber: "U1",
-                change: PassChange(attendeeName: "Grace", seat: .some(nil), status: .voided, voidReason: "refund"), now: now
+                change: PassChange(attendeeName: "Grace", seat: .some(nil), status: .cancelled, cancellationReason: "refund"), now: now
             )
         }
         guard case .updated(let updated, let enqueued) = update else {
@@ -54,8 +54,8 @@ struct PassTests {
         #expect(enqueued == 2)
         #expect(updated.attendeeName == "Grace")
         #expect(updated.seat == nil)
-        #expect(updated.status == .voided)
-        #expect(updated.voidReason == "refund")
+        #expect(updated.status == .cancelled)
+        #expect(updated.cancellationReason == "refund")
         #expect(updated.revision > pass.revision)
         #expect(updated.modifiedAt > pass.modifiedAt)
         #expect(try fixture.store.withSession(.read) { try $0.outboxCounts(now: now) }.pending == 2)

@@ -47,7 +47,7 @@ struct ReachMigrationTests {
         let pass = try #require(try store.withSession(.read) { try $0.pass(passTypeIdentifier: PassTypeIdentifier(trusted: "pt"), serialNumber: "S2") })
         #expect(try registration.optionalInt64("pass_id") == pass.id)
         let tally = try store.withSession(.read) { try $0.eventTally(eventID: "old-event") }.total
-        #expect(tally == Tally(tickets: 3, voided: 1, registeredDevices: 2, devices: 3))
+        #expect(tally == Tally(tickets: 3, cancelled: 1, registeredDevices: 2, devices: 3))
 
         let tokens = try store.withSession(.read) { try $0.adminTokens() }
         #expect(tokens.allSatisfy { $0.role == .admin })

@@ -21,7 +21,7 @@ struct ReachTests {
             SELECT count(*) AS tickets, COALESCE(sum(CASE WHEN status = 'voided' THEN 1 ELSE 0 END), 0) AS voided
             FROM passes WHERE event_id = \(event)
             """) {
-            add("", Tally(tickets: try row.int64("tickets"), voided: try row.int64("voided")))
+            add("", Tally(tickets: try row.int64("tickets"), cancelled: try row.int64("voided")))
         }
         for row in try store.execute("""
             SELECT count(DISTINCT r.device_library_identifier) AS phones FROM registrations r
@@ -175,7 +175,7 @@ struct ReachTests {
 
         // Single-ticket changes, a cancel, and a fold in between.
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T0", change: PassChange(status: .voided), now: now)
+            try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T0", change: PassChange(status: .cancelled), now: now)
         }
         _ = try fixture.store.withSession(.write) {
             try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T1", change: PassChange(seat: "C3"), now: now)
@@ -183,7 +183,7 @@ struct ReachTests {
         try Self.expectTallyMatches(fixture, event: event.id, "single-ticket changes")
         #expect(try fixture.store.withSession(.write) { try $0.foldTallyChanges() } > 0)
         try Self.expectTallyMatches(fixture, event: event.id, "a fold")
-        #expect(try Self.tally(fixture.store, event: event.id).total.voided == 1)
+        #expect(try Self.tally(fixture.store, event: event.id).total.cancelled == 1)
 
         // A re-push job in batches: registrations and pushes move to the job as its batches commit.
         let job = try #require(try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(venue: "Arena"), now: now) }.job)

@@ -100,7 +100,7 @@ extension AdminController {
         let (checkedIn, tally) = try store.withSession(.read) { session in
             (try session.checkInCounts(eventIDs: [event.id])[event.id] ?? 0, try session.eventTally(eventID: event.id).total)
         }
-        return .json(CheckInCountBody(eventId: event.id, checkedIn: checkedIn, total: Int(tally.tickets - tally.voided)), encoder: .api)
+        return .json(CheckInCountBody(eventId: event.id, checkedIn: checkedIn, total: Int(tally.tickets - tally.cancelled)), encoder: .api)
     }
 
     /// `DELETE /admin/v1/tickets/{serialNumber}/checkin` (admin): undoes a mistaken check-in; the
@@ -244,7 +244,7 @@ extension AdminController {
         case .cancelled(let pass):
             checkIns.record(.cancelled)
             var body = ScanBody(result: "cancelled", pass: pass, record: nil, unsigned: unsigned)
-            body.reason = pass.voidReason
+            body.reason = pass.cancellationReason
             return Answer(status: 410, message: "This ticket is cancelled.", body: body)
         }
     }

@@ -66,7 +66,7 @@ extension AdminController {
         var filter = PassFilter()
         switch query.choice("status", ["active", "cancelled"]) {
         case "active": filter.status = .active
-        case "cancelled": filter.status = .voided
+        case "cancelled": filter.status = .cancelled
         default: break
         }
         filter.search = query.text("q", maxLength: 200).value
@@ -147,7 +147,7 @@ extension AdminController {
         try input.validate()
         return try apply(to: pass, requestID: requestID) { current in
             // Cancelling twice changes nothing: no new revision, no push.
-            current.status == .active ? PassChange(status: .voided, voidReason: .some(reason)) : PassChange()
+            current.status == .active ? PassChange(status: .cancelled, cancellationReason: .some(reason)) : PassChange()
         }
     }
 

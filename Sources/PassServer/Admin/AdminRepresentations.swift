@@ -61,9 +61,9 @@ struct EventCountsBody: Encodable {
 
     init(_ counts: EventCounts) {
         tickets = counts.tickets
-        active = counts.tickets - counts.voided
-        cancelled = counts.voided
-        voided = counts.voided
+        active = counts.tickets - counts.cancelled
+        cancelled = counts.cancelled
+        voided = counts.cancelled
         registeredDevices = counts.registeredDevices
         pendingPushes = counts.pendingPushes
         failedPushes = counts.failedPushes
@@ -113,6 +113,7 @@ struct TicketBody: Encodable {
     /// The language of the ticket's email; absent: the event's.
     var language: String?
     var status: String
+    /// Why the ticket was cancelled (the wire name the first API version used).
     var voidReason: String?
     /// When the ticket was checked in at the door; absent before.
     var checkedInAt: String?
@@ -140,7 +141,7 @@ struct TicketBody: Encodable {
         extra = pass.extra
         language = pass.language
         status = Self.status(of: pass)
-        voidReason = pass.voidReason
+        voidReason = pass.cancellationReason
         checkedInAt = pass.checkedInAt.map { ISODate.format($0) }
         revision = pass.revision
         lastModified = ISODate.format(pass.modifiedDate)
@@ -152,7 +153,7 @@ struct TicketBody: Encodable {
 extension TicketBody {
     /// A ticket's `status` as the API names it.
     static func status(of pass: StoredPass) -> String {
-        pass.status == .voided ? "cancelled" : "active"
+        pass.status == .cancelled ? "cancelled" : "active"
     }
 }
 

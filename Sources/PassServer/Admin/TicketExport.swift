@@ -88,7 +88,7 @@ final class TicketExport: Sendable {
     private func row(_ pass: StoredPass, devices: (devices: Int, upToDate: Int), email: TicketEmail?) throws -> [String] {
         let imported = [pass.attendeeName, pass.attendeeEmail ?? "", pass.seat ?? "", pass.externalID ?? "", pass.language ?? ""]
         let link = downloadURLs ? [try admin.downloadURL(for: pass)] : []
-        let reported = [pass.serialNumber.rawValue, TicketBody.status(of: pass), pass.voidReason ?? ""] + link
+        let reported = [pass.serialNumber.rawValue, TicketBody.status(of: pass), pass.cancellationReason ?? ""] + link
             + [String(devices.devices), String(devices.upToDate), email?.state.rawValue ?? ""]
         return imported + fields.map { pass.extra[$0.name]?.text ?? "" } + reported
     }

@@ -91,8 +91,8 @@ struct DownloadController: Sendable {
             let barcode = try passes.barcode(for: pass, event: event)
             let ticket = AttendeePage.Ticket(
                 organizationName: passes.organizationName, eventName: event.name, venue: event.venue, startsAt: event.startsAt,
-                timeZone: event.timeZone, attendeeName: pass.attendeeName, seat: pass.seat, cancelled: pass.status == .voided,
-                cancellationReason: pass.voidReason, serialNumber: pass.serialNumber.rawValue,
+                timeZone: event.timeZone, attendeeName: pass.attendeeName, seat: pass.seat, cancelled: pass.status == .cancelled,
+                cancellationReason: pass.cancellationReason, serialNumber: pass.serialNumber.rawValue,
                 barcode: barcode.map { ($0.messageBytes, $0.altText) }, passURL: "?format=pkpass"
             )
             return Array(AttendeePage.render(ticket, language: language).utf8)

@@ -16,7 +16,7 @@ extension PassService {
         guard let passType, let serial = SerialNumber("sample-ticket") else { throw PassServiceError("stored pass has an invalid identifier") }
         let sample = try ticketData(
             passTypeIdentifier: passType, serialNumber: serial, attendeeName: "Sample Attendee",
-            seat: nil, voided: false, voidReason: nil, event: event
+            seat: nil, cancelled: false, cancellationReason: nil, event: event
         )
         try validate(sample, template: event.template)
     }

@@ -65,14 +65,14 @@ final class PassService: Sendable {
         guard let event else { throw PassServiceError("pass \(pass.serialNumber) has no event") }
         return try ticketData(
             passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, attendeeName: pass.attendeeName, seat: pass.seat,
-            extra: pass.extra, voided: pass.status == .voided, voidReason: pass.voidReason, checkedInAt: pass.checkedInAt, event: event
+            extra: pass.extra, cancelled: pass.status == .cancelled, cancellationReason: pass.cancellationReason, checkedInAt: pass.checkedInAt, event: event
         )
     }
 
     /// The template values of a pass with these holder fields, for `event`.
     func ticketData(
         passTypeIdentifier passType: PassTypeIdentifier, serialNumber serial: SerialNumber, attendeeName: String, seat: String?,
-        extra: [String: ExtraValue] = [:], voided: Bool, voidReason: String?, checkedInAt: Date? = nil, event: Event
+        extra: [String: ExtraValue] = [:], cancelled: Bool, cancellationReason: String?, checkedInAt: Date? = nil, event: Event
     ) throws -> TicketData {
         let barcode = try vault.barcode(passType: passType, serial: serial)
         return TicketData(
@@ -88,12 +88,12 @@ final class PassService: Sendable {
             timeZone: event.timeZone,
             attendeeName: attendeeName,
             seat: seat,
-            voided: voided,
-            voidReason: voidReason,
+            cancelled: cancelled,
+            cancellationReason: cancellationReason,
             checkedInAt: checkedInAt,
             // The ticket's values of the template's extra fields; PassBundle fills in the defaults
             // of those it has none for.
-            extra: extra.mapValues(\.text).merging(["voidReason": voidReason ?? ""]) { _, fixed in fixed },
+            extra: extra.mapValues(\.text).merging(["voidReason": cancellationReason ?? ""]) { _, fixed in fixed },
             // The signed code scanned at the door, and its check code as the text under it.
             barcodeMessage: barcode.message,
             barcodeAltText: barcode.checkCode

@@ -88,7 +88,7 @@ public struct EventChange: Sendable, Equatable {
 /// Counts shown on an event's admin page (from `Tally`).
 public struct EventCounts: Sendable, Equatable {
     public var tickets: Int
-    public var voided: Int
+    public var cancelled: Int
     /// Distinct phones registered for at least one pass of the event.
     public var registeredDevices: Int
     /// Pushes enqueued for changes of the event's passes that still wait in the outbox.
@@ -100,7 +100,7 @@ public struct EventCounts: Sendable, Equatable {
 extension EventCounts {
     public init(_ total: Tally) {
         self.init(
-            tickets: Int(total.tickets), voided: Int(total.voided), registeredDevices: Int(total.registeredDevices),
+            tickets: Int(total.tickets), cancelled: Int(total.cancelled), registeredDevices: Int(total.registeredDevices),
             pendingPushes: Int(total.pushesPending), failedPushes: Int(total.pushesFailed)
         )
     }

@@ -9,7 +9,7 @@ public struct PassChange: Sendable, Equatable {
     /// Extra field values to set; a `nil` value removes that field. Fields not named stay.
     public var extra: [String: ExtraValue?]
     public var status: PassStatus?
-    public var voidReason: String??
+    public var cancellationReason: String??
     /// The language of the ticket's email; `.some(nil)`: the event's. Changes no pass content.
     public var language: String??
     /// When the holder was let in; `.some(nil)` undoes a check-in. Set by `checkIn`/`undoCheckIn`.
@@ -19,7 +19,7 @@ public struct PassChange: Sendable, Equatable {
 
     public init(
         attendeeName: String? = nil, attendeeEmail: String?? = nil, seat: String?? = nil, externalID: String?? = nil,
-        extra: [String: ExtraValue?] = [:], status: PassStatus? = nil, voidReason: String?? = nil, language: String?? = nil,
+        extra: [String: ExtraValue?] = [:], status: PassStatus? = nil, cancellationReason: String?? = nil, language: String?? = nil,
         checkedInAt: Date?? = nil, touch: Bool = false
     ) {
         self.attendeeName = attendeeName
@@ -28,7 +28,7 @@ public struct PassChange: Sendable, Equatable {
         self.externalID = externalID
         self.extra = extra
         self.status = status
-        self.voidReason = voidReason
+        self.cancellationReason = cancellationReason
         self.language = language
         self.checkedInAt = checkedInAt
         self.touch = touch
@@ -45,7 +45,7 @@ public struct PassChange: Sendable, Equatable {
             if let value { result.extra[name] = value } else { result.extra.removeValue(forKey: name) }
         }
         if let status { result.status = status }
-        if let voidReason { result.voidReason = voidReason }
+        if let cancellationReason { result.cancellationReason = cancellationReason }
         if let language { result.language = language }
         if let checkedInAt { result.checkedInAt = checkedInAt.map { Date(storageMillis: $0.storageMillis) } }
         return result

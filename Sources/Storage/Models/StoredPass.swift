@@ -4,7 +4,9 @@ public import PassIdentifiers
 /// Whether a pass is still valid.
 public enum PassStatus: String, Sendable, Equatable, CaseIterable {
     case active
-    case voided
+    /// Cancelled by the organizer. Stored as `voided`, the schema's word since its first version
+    /// (and Apple's for a pass that is no longer valid); the code says cancelled.
+    case cancelled = "voided"
 }
 
 /// A pass as stored.
@@ -25,7 +27,7 @@ public struct StoredPass: Sendable, Equatable {
     /// Values of the template's extra fields, by field name.
     public var extra: [String: ExtraValue]
     public var status: PassStatus
-    public var voidReason: String?
+    public var cancellationReason: String?
     /// The global revision of the last change: the `lastUpdated` tag devices send back.
     public var revision: Int64
     /// Whole seconds since 1970, strictly increasing per pass: the `Last-Modified` value.
@@ -76,7 +78,7 @@ public struct StoredPass: Sendable, Equatable {
         externalID = pass.externalID
         extra = pass.extra
         status = .active
-        voidReason = nil
+        cancellationReason = nil
         self.revision = revision
         modifiedAt = now.storageSeconds
         createdAt = Date(storageMillis: now.storageMillis)
@@ -100,7 +102,7 @@ public struct StoredPass: Sendable, Equatable {
         externalID = try row.optionalString("external_id")
         extra = try ExtraColumn.decode(try row.optionalString("extra"))
         status = PassStatus(rawValue: try row.string("status")) ?? .active
-        voidReason = try row.optionalString("void_reason")
+        cancellationReason = try row.optionalString("void_reason")
         revision = try row.int64("revision")
         modifiedAt = try row.int64("modified_at")
         createdAt = try row.date("created_at")

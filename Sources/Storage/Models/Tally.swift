@@ -3,7 +3,7 @@ public struct Tally: Sendable, Equatable {
     /// Tickets issued, and of them cancelled, and the distinct phones registered for at least one
     /// of them (event totals only; jobs own none).
     public var tickets: Int64 = 0
-    public var voided: Int64 = 0
+    public var cancelled: Int64 = 0
     public var registeredDevices: Int64 = 0
     /// Registrations of the passes (a phone holding two tickets counts twice).
     public var devices: Int64 = 0
@@ -22,12 +22,12 @@ public struct Tally: Sendable, Equatable {
     public var emailsFailed: Int64 = 0
 
     public init(
-        tickets: Int64 = 0, voided: Int64 = 0, registeredDevices: Int64 = 0, devices: Int64 = 0, devicesUpToDate: Int64 = 0,
+        tickets: Int64 = 0, cancelled: Int64 = 0, registeredDevices: Int64 = 0, devices: Int64 = 0, devicesUpToDate: Int64 = 0,
         pushesPending: Int64 = 0, pushesFailed: Int64 = 0, pushesDelivered: Int64 = 0,
         checkedIn: Int64 = 0, emailsQueued: Int64 = 0, emailsSent: Int64 = 0, emailsFailed: Int64 = 0
     ) {
         self.tickets = tickets
-        self.voided = voided
+        self.cancelled = cancelled
         self.registeredDevices = registeredDevices
         self.devices = devices
         self.devicesUpToDate = devicesUpToDate
@@ -42,7 +42,7 @@ public struct Tally: Sendable, Equatable {
 
     public static func + (lhs: Tally, rhs: Tally) -> Tally {
         Tally(
-            tickets: lhs.tickets + rhs.tickets, voided: lhs.voided + rhs.voided,
+            tickets: lhs.tickets + rhs.tickets, cancelled: lhs.cancelled + rhs.cancelled,
             registeredDevices: lhs.registeredDevices + rhs.registeredDevices, devices: lhs.devices + rhs.devices,
             devicesUpToDate: lhs.devicesUpToDate + rhs.devicesUpToDate, pushesPending: lhs.pushesPending + rhs.pushesPending,
             pushesFailed: lhs.pushesFailed + rhs.pushesFailed, pushesDelivered: lhs.pushesDelivered + rhs.pushesDelivered,
@@ -74,7 +74,7 @@ extension EventTally {
     public func share(of job: Job) -> Tally {
         var share = byJob[job.id] ?? Tally()
         share.tickets = 0
-        share.voided = 0
+        share.cancelled = 0
         share.registeredDevices = 0
         if job.state == .pending || job.state == .running { share.devices = total.devices }
         return share

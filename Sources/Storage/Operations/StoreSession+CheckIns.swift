@@ -18,7 +18,7 @@ extension StoreSession {
                 return .notFound
             }
             let current = locked.pass
-            if current.status == .voided { return .cancelled(current) }
+            if current.status == .cancelled { return .cancelled(current) }
             if let existing = current.checkedInAt {
                 return .alreadyCheckedIn(current, try checkIn(passID: current.id) ?? CheckIn(pass: current, at: existing))
             }

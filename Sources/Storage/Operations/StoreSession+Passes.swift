@@ -153,7 +153,7 @@ extension StoreSession {
         let assignments: SQLQuery = """
             attendee_name = \(target.attendeeName), attendee_email = \(target.attendeeEmail),
             seat = \(target.seat), external_id = \(target.externalID), extra = \(ExtraColumn.encode(target.extra)),
-            search_text = \(target.searchText), status = \(target.status.rawValue), void_reason = \(target.voidReason),
+            search_text = \(target.searchText), status = \(target.status.rawValue), void_reason = \(target.cancellationReason),
             language = \(target.language), checked_in_at = \(target.checkedInAt.map(\.storageMillis)),
             modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
             """

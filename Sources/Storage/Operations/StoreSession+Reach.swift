@@ -237,7 +237,7 @@ extension StoreSession {
         let values = SQLQuery.joined(rows.map { row in
             let change = row.change
             return """
-                (\(row.eventID), \(row.jobID ?? ""), \(change.tickets), \(change.voided), \(change.registeredDevices), \(change.devices),
+                (\(row.eventID), \(row.jobID ?? ""), \(change.tickets), \(change.cancelled), \(change.registeredDevices), \(change.devices),
                 \(change.devicesUpToDate), \(change.pushesPending), \(change.pushesDelivered), \(change.pushesFailed),
                 \(change.checkedIn), \(change.emailsQueued), \(change.emailsSent), \(change.emailsFailed))
                 """
@@ -291,7 +291,7 @@ extension StoreSession {
 
     private static func tally(_ row: SQLRow) throws -> Tally {
         Tally(
-            tickets: try row.int64("tickets"), voided: try row.int64("voided"), registeredDevices: try row.int64("registered_devices"),
+            tickets: try row.int64("tickets"), cancelled: try row.int64("voided"), registeredDevices: try row.int64("registered_devices"),
             devices: try row.int64("devices"),
             devicesUpToDate: try row.int64("devices_current"), pushesPending: try row.int64("pushes_pending"),
             pushesFailed: try row.int64("pushes_failed"), pushesDelivered: try row.int64("pushes_delivered"),

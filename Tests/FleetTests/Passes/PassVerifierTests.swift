@@ -18,7 +18,7 @@ struct PassVerifierTests {
             serialNumber: "S-\(UUID().uuidString.prefix(8))", authenticationToken: "0123456789abcdef0123",
             webServiceURL: "https://passes.example.com/", organizationName: "Example", description: "Ticket",
             eventName: "Night", venue: venue, startsAt: Date(timeIntervalSince1970: 1_780_000_000), endsAt: nil,
-            timeZone: "Asia/Tokyo", attendeeName: "Ada", seat: nil, voided: false
+            timeZone: "Asia/Tokyo", attendeeName: "Ada", seat: nil, cancelled: false
         )
         return (try PassBundle.build(template: template, data: data, identity: certificates.identity), certificates)
     }
