@@ -45,6 +45,8 @@ let package = Package(
         .target(
             name: "PassServer",
             dependencies: ["ByteEncoding", "PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage", "Mail", "CQRencode"],
+            // The pages' stylesheet and scripts, compiled into the server (served by WebAssets).
+            resources: [.embedInCode("Web/Assets/site.css"), .embedInCode("Web/Assets/dashboard.js"), .embedInCode("Web/Assets/scanner.js")],
             swiftSettings: swiftSettings
         ),
         // The command tree of `pass-server`, apart from the library the server and its tests link.

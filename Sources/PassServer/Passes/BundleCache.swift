@@ -1,6 +1,16 @@
 import PassIdentifiers
 import Synchronization
 
+/// What a `BundleCache` entry is for: a pass at a revision, in one rendering.
+struct BundleKey: Hashable, Sendable {
+    var passTypeIdentifier: PassTypeIdentifier
+    var serialNumber: SerialNumber
+    var revision: Int64
+    /// Which rendering of the pass, for caches of more than one (the attendee's page caches
+    /// one per language); empty for the signed bundle.
+    var variant: String = ""
+}
+
 /// A bounded in-memory cache of signed bundles, keyed by pass and revision, with single flight:
 /// when a burst of phones asks for the same unsigned pass, one thread signs it and the others
 /// wait for that result instead of signing again.
@@ -8,19 +18,12 @@ import Synchronization
 /// Eviction is two-generation (a cheap LRU approximation): entries live in `young`; when `young`
 /// holds half the byte budget it becomes `old` and the previous `old` is dropped. A hit in `old`
 /// moves the entry back to `young`. Every operation is O(1); memory stays under the budget.
-final class BundleCache: Sendable {
-    struct Key: Hashable, Sendable {
-        var passTypeIdentifier: PassTypeIdentifier
-        var serialNumber: SerialNumber
-        var revision: Int64
-        /// Which rendering of the pass, for caches of more than one (the attendee's page caches
-        /// one per language); empty for the signed bundle.
-        var variant: String = ""
-    }
+final class BundleCache<Value: CacheableValue>: Sendable {
+    typealias Key = BundleKey
 
     private struct State: ~Copyable {
-        var young: [Key: [UInt8]] = [:]
-        var old: [Key: [UInt8]] = [:]
+        var young: [Key: Value] = [:]
+        var old: [Key: Value] = [:]
         var youngBytes = 0
         var inFlight: [Key: Flight] = [:]
         var hits = 0
@@ -29,17 +32,17 @@ final class BundleCache: Sendable {
 
     /// One signing in progress; waiters block on it.
     private final class Flight: Sendable {
-        private let result = Mutex<Result<[UInt8], any Error>?>(nil)
+        private let result = Mutex<Result<Value, any Error>?>(nil)
         private let condition = SendableCondition()
 
-        func finish(_ value: Result<[UInt8], any Error>) {
+        func finish(_ value: Result<Value, any Error>) {
             condition.lock()
             result.withLock { $0 = value }
             condition.broadcast()
             condition.unlock()
         }
 
-        func wait() -> Result<[UInt8], any Error> {
+        func wait() -> Result<Value, any Error> {
             condition.lock()
             defer { condition.unlock() }
             while true {
@@ -57,9 +60,10 @@ final class BundleCache: Sendable {
         generationBytes = max(1, maxBytes / 2)
     }
 
+    private enum Step { case hit(Value), wait(Flight), make(Flight) }
+
     /// The cached bundle for `key`, or the result of `make`, run once however many threads ask.
-    func bundle(for key: Key, make: () throws -> [UInt8]) throws -> [UInt8] {
-        enum Step { case hit([UInt8]), wait(Flight), make(Flight) }
+    func bundle(for key: Key, make: () throws -> Value) throws -> Value {
         let step: Step = state.withLock { state in
             if let bytes = state.young[key] {
                 state.hits += 1
@@ -99,13 +103,22 @@ final class BundleCache: Sendable {
         state.withLock { ($0.hits, $0.misses, $0.young.count + $0.old.count) }
     }
 
-    private static func insert(_ key: Key, _ bytes: [UInt8], into state: inout State, generationBytes: Int) {
-        if state.youngBytes + bytes.count > generationBytes {
+    private static func insert(_ key: Key, _ bytes: Value, into state: inout State, generationBytes: Int) {
+        if state.youngBytes + bytes.byteCount > generationBytes {
             state.old = state.young
             state.young = [:]
             state.youngBytes = 0
         }
         state.young[key] = bytes
-        state.youngBytes += bytes.count
+        state.youngBytes += bytes.byteCount
     }
+}
+
+/// What a `BundleCache` holds: a value whose size counts against the cache's byte budget.
+protocol CacheableValue: Sendable {
+    var byteCount: Int { get }
+}
+
+extension Array: CacheableValue where Element == UInt8 {
+    var byteCount: Int { count }
 }

@@ -17,7 +17,7 @@ struct DownloadController: Sendable {
     let store: any Store
     let passes: PassService
     /// Rendered pages; a page is a few kilobytes.
-    let pages = BundleCache(maxBytes: 32 << 20)
+    let pages = BundleCache<HTML.Encoded>(maxBytes: 32 << 20)
 
     /// The representations of the link.
     enum Format: Equatable {
@@ -83,7 +83,7 @@ struct DownloadController: Sendable {
 
     private func page(_ pass: StoredPass, request: Request) throws -> Response {
         let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
-        let key = BundleCache.Key(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision, variant: language)
+        let key = BundleKey(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision, variant: language)
         let page = try pages.bundle(for: key) {
             guard let eventID = pass.eventID, let event = try store.withSession(.read, { try $0.event(id: eventID) }) else {
                 throw PassServiceError("pass \(pass.serialNumber) has no event")
@@ -95,7 +95,7 @@ struct DownloadController: Sendable {
                 cancellationReason: pass.cancellationReason, serialNumber: pass.serialNumber.rawValue,
                 barcode: barcode.map { ($0.messageBytes, $0.altText) }, passURL: "?format=pkpass"
             )
-            return Array(AttendeePage.render(ticket, language: language).utf8)
+            return AttendeePage.render(ticket, language: language).encoded
         }
         return .html(page, headers: Self.pageHeaders)
     }

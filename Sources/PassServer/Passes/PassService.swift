@@ -21,7 +21,7 @@ final class PassService: Sendable {
     /// The signing certificate's pass type, checked once here; nil when it is not a valid pass
     /// type identifier (no ticket can then be issued, found or checked in).
     let passType: PassTypeIdentifier?
-    private let cache: BundleCache
+    private let cache: BundleCache<[UInt8]>
 
     init(signer: PassSigner, templates: TemplateStore, vault: TokenVault, publicURL: URL, organizationName: String,
          allowHTTP: Bool, cacheBytes: Int = 64 << 20, meter: SigningMeter = SigningMeter()) {
@@ -47,7 +47,7 @@ final class PassService: Sendable {
     /// (`BundleCache`), under one of the meter's permits.
     func bundle(for pass: StoredPass, loadEvent: () throws -> Event?) throws -> [UInt8] {
         meter.requested()
-        let key = BundleCache.Key(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision)
+        let key = BundleKey(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision)
         return try cache.bundle(for: key) {
             let event = try loadEvent()
             let template = try templates.template(named: event?.template ?? "event-ticket")

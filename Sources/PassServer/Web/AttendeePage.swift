@@ -67,54 +67,54 @@ enum AttendeePage {
     }
 
     /// The whole page.
-    static func render(_ ticket: Ticket, language: String) -> String {
+    static func render(_ ticket: Ticket, language: String) -> HTML {
         let text = texts(language)
-        let e = HTML.escape
-        var body = "<main class=\"ticket\">\n"
-        body += "<p class=\"muted\">\(e(ticket.organizationName))</p>\n"
-        body += "<h1>\(e(ticket.eventName))</h1>\n"
+        var notice = HTML.empty
         if ticket.cancelled {
-            body += "<div class=\"notice notice-bad\" role=\"status\"><p><strong>\(e(text.cancelledNotice))</strong></p>"
-            if let reason = ticket.cancellationReason, !reason.isEmpty {
-                body += "<p>\(e(text.reason)) <span class=\"reason\">\(e(reason))</span></p>"
-            }
-            body += "</div>\n"
+            let reason: HTML? = ticket.cancellationReason.flatMap { $0.isEmpty ? nil : "<p>\(text.reason) <span class=\"reason\">\($0)</span></p>" }
+            notice = """
+                <div class="notice notice-bad" role="status"><p><strong>\(text.cancelledNotice)</strong></p>\(reason)</div>
+
+                """
         }
         let seat = ticket.seat.flatMap { $0.isEmpty ? nil : $0 } ?? text.generalAdmission
-        body += """
-            <dl class="facts">
-            <div><dt>\(e(text.date))</dt><dd><time datetime="\(e(ISODate.format(ticket.startsAt)))">\(e(formattedDate(ticket.startsAt, timeZone: ticket.timeZone, language: language)))</time> <span class="muted">(\(e(ticket.timeZone)))</span></dd></div>
-            <div><dt>\(e(text.venue))</dt><dd>\(e(ticket.venue))</dd></div>
-            <div><dt>\(e(text.attendee))</dt><dd class="attendee">\(e(ticket.attendeeName))</dd></div>
-            <div><dt>\(e(text.seat))</dt><dd>\(e(seat))</dd></div>
-            <div><dt>\(e(text.status))</dt><dd class="\(ticket.cancelled ? "status-bad" : "status-ok")">\(e(ticket.cancelled ? text.cancelled : text.valid))</dd></div>
-            </dl>
-            <p class="wallet"><a class="button" href="\(e(ticket.passURL))">\(e(text.addToWallet))</a></p>
-            <p class="muted">\(e(text.walletHint))</p>
-
-            """
+        var code = HTML.empty
         // A cancelled ticket admits no one: no code to show at the door.
-        if !ticket.cancelled, let barcode = ticket.barcode, let code = try? QRCode(bytes: barcode.bytes) {
-            body += """
+        if !ticket.cancelled, let barcode = ticket.barcode, let qr = try? QRCode(bytes: barcode.bytes) {
+            code = """
                 <section class="code" aria-labelledby="code-heading">
-                <h2 id="code-heading">\(e(text.ticketCode))</h2>
-                <figure class="qr">\(code.svg(label: text.qrLabel(ticket.serialNumber)))
-                <figcaption>\(e(text.showAtEntrance))<br>\(e(text.ticketNumber)): <span class="serial">\(e(barcode.altText ?? ticket.serialNumber))</span></figcaption>
+                <h2 id="code-heading">\(text.ticketCode)</h2>
+                <figure class="qr">\(qr.svg(label: text.qrLabel(ticket.serialNumber)))
+                <figcaption>\(text.showAtEntrance)<br>\(text.ticketNumber): <span class="serial">\(barcode.altText ?? ticket.serialNumber)</span></figcaption>
                 </figure>
                 </section>
 
                 """
         }
-        body += "</main>"
+        let body: HTML = """
+            <main class="ticket">
+            <p class="muted">\(ticket.organizationName)</p>
+            <h1>\(ticket.eventName)</h1>
+            \(notice)<dl class="facts">
+            <div><dt>\(text.date)</dt><dd><time datetime="\(ISODate.format(ticket.startsAt))">\(formattedDate(ticket.startsAt, timeZone: ticket.timeZone, language: language))</time> <span class="muted">(\(ticket.timeZone))</span></dd></div>
+            <div><dt>\(text.venue)</dt><dd>\(ticket.venue)</dd></div>
+            <div><dt>\(text.attendee)</dt><dd class="attendee">\(ticket.attendeeName)</dd></div>
+            <div><dt>\(text.seat)</dt><dd>\(seat)</dd></div>
+            <div><dt>\(text.status)</dt><dd class="\(ticket.cancelled ? "status-bad" : "status-ok")">\(ticket.cancelled ? text.cancelled : text.valid)</dd></div>
+            </dl>
+            <p class="wallet"><a class="button" href="\(url: ticket.passURL)">\(text.addToWallet)</a></p>
+            <p class="muted">\(text.walletHint)</p>
+            \(code)</main>
+            """
         return HTML.document(title: "\(ticket.eventName) — \(text.yourTicket)", language: language, body: body)
     }
 
     /// The page for a link that leads to no ticket.
-    static func notFound(language: String) -> String {
+    static func notFound(language: String) -> HTML {
         let text = texts(language)
         return HTML.document(
             title: text.notFoundTitle, language: language,
-            body: "<main class=\"ticket\">\n<h1>\(HTML.escape(text.notFoundTitle))</h1>\n<p>\(HTML.escape(text.notFoundText))</p>\n</main>"
+            body: "<main class=\"ticket\">\n<h1>\(text.notFoundTitle)</h1>\n<p>\(text.notFoundText)</p>\n</main>"
         )
     }
 

@@ -72,8 +72,9 @@ struct QRCode: Sendable, Equatable {
     /// An `<svg>` element: a white square with the quiet zone and one `<path>` of the dark modules
     /// (each row's runs as rectangles), one unit per module, scaled by whoever places it.
     ///
-    /// `label` is the image's accessible name (escaped here).
-    func svg(label: String) -> String {
+    /// `label` is the image's accessible name (escaped). The path is built here from the module
+    /// grid (digits and `Mhvz` only), so it is the one markup made outside an `HTML` literal.
+    func svg(label: String) -> HTML {
         let side = size + 2 * Self.quietZone
         var path = ""
         path.reserveCapacity(size * size)
@@ -89,7 +90,7 @@ struct QRCode: Sendable, Equatable {
                 path += "M\(start + Self.quietZone) \(y + Self.quietZone)h\(x - start)v1h-\(x - start)z"
             }
         }
-        return #"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \#(side) \#(side)" role="img" aria-label="\#(HTML.escape(label))" shape-rendering="crispEdges">"#
-            + ##"<rect width="\##(side)" height="\##(side)" fill="#fff"/><path fill="#000" d="\##(path)"/></svg>"##
+        let drawing = HTML(unsafeRaw: ##"<rect width="\##(side)" height="\##(side)" fill="#fff"/><path fill="#000" d="\##(path)"/>"##)
+        return #"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \#(side) \#(side)" role="img" aria-label="\#(label)" shape-rendering="crispEdges">\#(drawing)</svg>"#
     }
 }

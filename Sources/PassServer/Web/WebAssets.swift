@@ -1,15 +1,17 @@
 import HTTPServer
 
-/// `GET /assets/{name}`: the pages' stylesheet and scripts, compiled into the server so there is
-/// no build step and nothing to fetch from elsewhere.
+/// `GET /assets/{name}`: the pages' stylesheet and scripts (`Web/Assets/`), compiled into the
+/// server so there is no build step and nothing to fetch from elsewhere. Scripts are files, never
+/// inline: the Content-Security-Policy allows only `script-src 'self'`.
 ///
-/// Add a script by adding its source to `files`; pages load it with `HTML.document(scripts:)`.
+/// Add a file to `Web/Assets/`, to the target's `resources` in Package.swift and to `files`;
+/// pages load a script with `HTML.document(scripts:)`.
 struct WebAssets: Sendable {
     /// File name → (content type, body).
-    static let files: [String: (contentType: String, body: String)] = [
-        "site.css": ("text/css; charset=utf-8", Stylesheet.site + "\n" + DashboardAssets.styles + "\n" + ScannerAssets.styles),
-        "dashboard.js": ("text/javascript; charset=utf-8", DashboardAssets.script),
-        "scanner.js": ("text/javascript; charset=utf-8", ScannerAssets.script),
+    static let files: [String: (contentType: String, body: [UInt8])] = [
+        "site.css": ("text/css; charset=utf-8", PackageResources.site_css),
+        "dashboard.js": ("text/javascript; charset=utf-8", PackageResources.dashboard_js),
+        "scanner.js": ("text/javascript; charset=utf-8", PackageResources.scanner_js),
     ]
 
     func register(in router: inout Router) {
@@ -24,7 +26,7 @@ struct WebAssets: Sendable {
                     "Cache-Control": "public, max-age=300",
                     "X-Content-Type-Options": "nosniff",
                 ],
-                body: Array(file.body.utf8)
+                body: file.body
             )
         }
     }

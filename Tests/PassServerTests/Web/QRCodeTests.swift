@@ -31,14 +31,14 @@ struct QRCodeTests {
     )
     func roundTrip(message: String) throws {
         let code = try QRCode(message)
-        let decoded = try decode(code.svg(label: "Ticket code"))
+        let decoded = try decode(code.svg(label: "Ticket code").markup)
         #expect(decoded == message, "version \(code.version), \(message.utf8.count) bytes")
     }
 
     @Test("a blank SVG decodes to nothing, so the round trip can fail")
     func decoderCanFail() throws {
         let code = try QRCode("hello")
-        let svg = code.svg(label: "x")
+        let svg = code.svg(label: "x").markup
         #expect(try decode(svg) == "hello")
         let blank = svg.replacingOccurrences(of: ##"fill="#000""##, with: ##"fill="#fff""##)
         #expect(try decode(blank) == nil)
@@ -53,7 +53,7 @@ struct QRCodeTests {
         // The top-left finder pattern: a 7×7 dark ring around a light ring around a dark 3×3.
         #expect(code.isDark(x: 0, y: 0) && code.isDark(x: 6, y: 6) && !code.isDark(x: 1, y: 1) && code.isDark(x: 3, y: 3))
         #expect(!code.isDark(x: -1, y: 0) && !code.isDark(x: 21, y: 0))
-        let svg = code.svg(label: #"Ada's "ticket" <b>"#)
+        let svg = code.svg(label: #"Ada's "ticket" <b>"#).markup
         #expect(svg.hasPrefix("<svg ") && svg.hasSuffix("</svg>"))
         #expect(svg.contains(#"viewBox="0 0 29 29""#))
         #expect(svg.contains(#"role="img""#))

@@ -17,12 +17,12 @@ extension DashboardController {
         if let cursor = request.query["cursor"] { object["cursor"] = .string(cursor) }
         var query = AdminInput(object: object, allowed: Set(object.keys))
         let page = try admin.ticketList(event, &query, downloadURLs: false)
-        let id = HTML.escape(event.id)
+        let id = event.id
 
-        var body = """
+        var body: HTML = """
             <p class="crumbs"><a href="/admin/">Events</a></p>
-            <h1>\(HTML.escape(event.name))\(event.archivedAt != nil ? #" <span class="tag">archived</span>"# : "")</h1>
-            <p>\(HTML.escape(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone))) · \(HTML.escape(event.venue))</p>
+            <h1>\(event.name)\(event.archivedAt != nil ? #" <span class="tag">archived</span>"# : "")</h1>
+            <p>\(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone)) · \(event.venue)</p>
             """
         if visitor.canWrite {
             body += """
@@ -47,11 +47,11 @@ extension DashboardController {
         )
     }
 
-    private func counts(_ details: EventBody) -> String {
+    private func counts(_ details: EventBody) -> HTML {
         let counts = details.counts
         let reach = details.reach
         let email = details.emailStatus
-        func item(_ id: String, _ label: String, _ value: Int64) -> String {
+        func item(_ id: String, _ label: String, _ value: Int64) -> HTML {
             #"<div><dt>\#(label)</dt><dd id="\#(id)">\#(DashboardLayout.count(value))</dd></div>"#
         }
         return """
@@ -72,7 +72,7 @@ extension DashboardController {
 
     /// The job named by `?job=`, or the event's latest job while it runs: progress and reach,
     /// kept current by dashboard.js polling `/admin/jobs/{id}/progress`.
-    private func jobPanel(_ event: Event, _ request: Request) throws -> String {
+    private func jobPanel(_ event: Event, _ request: Request) throws -> HTML {
         var jobID = request.query["job"]
         if jobID == nil, let latest = try store.withSession(.read, { try $0.jobs(eventID: event.id, limit: 1) }).first, latest.state == .pending || latest.state == .running {
             jobID = latest.id
@@ -81,49 +81,49 @@ extension DashboardController {
         let reach = job.reach
         let kind = job.emails != nil ? "Email send" : "Updating phones"
         return """
-            <section class="job" id="job" data-job="\(HTML.escape(job.id))" aria-live="polite">
+            <section class="job" id="job" data-job="\(job.id)" aria-live="polite">
             <h2>\(kind)</h2>
-            <p>State: <strong id="job-state">\(HTML.escape(job.state))</strong> · passes <span id="job-done">\(job.done)</span> of <span id="job-total">\(job.total)</span></p>
+            <p>State: <strong id="job-state">\(job.state)</strong> · passes <span id="job-done">\(job.done)</span> of <span id="job-total">\(job.total)</span></p>
             <progress id="job-progress" max="\(max(job.total, 1))" value="\(job.done)">\(job.done) of \(job.total)</progress>
             <p>Phones to reach: <span id="job-devices">\(reach?.devices ?? 0)</span> · up to date: <span id="job-up-to-date">\(reach?.devicesUpToDate ?? 0)</span>
              · pushes pending: <span id="job-pending">\(reach?.pushesPending ?? 0)</span> · delivered: <span id="job-delivered">\(reach?.pushesDelivered ?? 0)</span>
              · failed: <span id="job-failed">\(reach?.pushesFailed ?? 0)</span></p>
-            <p class="muted"><a href="\(HTML.escape(DashboardLayout.link("/admin/events/\(event.id)", [("job", job.id)])))">Refresh</a></p>
+            <p class="muted"><a href="\(url: DashboardLayout.link("/admin/events/\(event.id)", [("job", job.id)]))">Refresh</a></p>
             </section>
             """
     }
 
-    private func ticketTable(_ event: Event, _ page: TicketPage, search: String, status: String?, visitor: DashboardSessions.Visitor) -> String {
-        let id = HTML.escape(event.id)
-        var rows = ""
+    private func ticketTable(_ event: Event, _ page: TicketPage, search: String, status: String?, visitor: DashboardSessions.Visitor) -> HTML {
+        let id = event.id
+        var rows = HTML.empty
         for ticket in page.tickets {
-            let serial = HTML.escape(ticket.serialNumber)
-            var email = ticket.emailStatus.map { HTML.escape($0.state) } ?? (ticket.attendeeEmail == nil ? #"<span class="muted">no address</span>"# : "not sent")
+            let serial = ticket.serialNumber
+            var email: HTML = ticket.emailStatus.map { "\($0.state)" } ?? (ticket.attendeeEmail == nil ? #"<span class="muted">no address</span>"# : "not sent")
             if visitor.canWrite, admin.mail.isEnabled, ticket.attendeeEmail != nil, ticket.status == "active" {
                 email += """
                      <form method="post" action="/admin/tickets/\(serial)/email" class="inline">\(DashboardLayout.csrf(visitor))\
-                    <button type="submit" class="small" aria-label="\(ticket.emailStatus == nil ? "Send" : "Resend") email to \(HTML.escape(ticket.attendeeName))">\(ticket.emailStatus == nil ? "Send" : "Resend")</button></form>
+                    <button type="submit" class="small" aria-label="\(ticket.emailStatus == nil ? "Send" : "Resend") email to \(ticket.attendeeName)">\(ticket.emailStatus == nil ? "Send" : "Resend")</button></form>
                     """
             }
             rows += """
-                <tr><td><a href="/admin/tickets/\(serial)">\(HTML.escape(ticket.attendeeName))</a></td>
-                <td>\(HTML.escape(ticket.seat ?? ""))</td>
+                <tr><td><a href="/admin/tickets/\(serial)">\(ticket.attendeeName)</a></td>
+                <td>\(ticket.seat ?? "")</td>
                 <td class="\(ticket.status == "active" ? "status-ok" : "status-bad")">\(ticket.status)</td>
-                <td>\(HTML.escape(ticket.attendeeEmail ?? ""))</td>
+                <td>\(ticket.attendeeEmail ?? "")</td>
                 <td>\(email)</td></tr>
                 """
         }
-        let table = page.tickets.isEmpty
+        let table: HTML = page.tickets.isEmpty
             ? #"<p class="muted" id="no-tickets">No tickets match.</p>"#
             : """
                 <div class="table-wrap"><table id="tickets"><caption class="sr-only">Tickets</caption>
                 <thead><tr><th scope="col">Attendee</th><th scope="col">Seat</th><th scope="col">Status</th><th scope="col">Email address</th><th scope="col">Email</th></tr></thead>
                 <tbody>\(rows)</tbody></table></div>
                 """
-        let next = page.nextCursor.map {
+        let next: HTML? = page.nextCursor.map {
             let target = DashboardLayout.link("/admin/events/\(event.id)", [("q", search.isEmpty ? nil : search), ("status", status), ("cursor", $0)])
-            return #"<p><a href="\#(HTML.escape(target))">Next page</a></p>"#
-        } ?? ""
+            return #"<p><a href="\#(target)">Next page</a></p>"#
+        }
         return """
             <h2>Tickets</h2>
             <form method="get" action="/admin/events/\(id)" class="filters" role="search">
@@ -137,8 +137,8 @@ extension DashboardController {
     }
 
     /// The inputs of a ticket's holder fields and the template's extra fields.
-    func ticketInputs(_ event: Event, values: [String: String]) -> String {
-        var html = """
+    func ticketInputs(_ event: Event, values: [String: String]) -> HTML {
+        var html: HTML = """
             \(DashboardLayout.field("attendeeName", label: "Attendee name", value: values["attendeeName"], attributes: "required maxlength=200"))
             \(DashboardLayout.field("attendeeEmail", label: "Email address (optional)", value: values["attendeeEmail"], type: "email", attributes: "maxlength=254"))
             \(DashboardLayout.field("seat", label: "Seat (optional)", value: values["seat"], attributes: "maxlength=64"))
@@ -159,13 +159,13 @@ extension DashboardController {
         return html
     }
 
-    private func issueForm(_ event: Event, _ visitor: DashboardSessions.Visitor) -> String {
-        let notify = admin.mail.isEnabled
+    private func issueForm(_ event: Event, _ visitor: DashboardSessions.Visitor) -> HTML {
+        let notify: HTML = admin.mail.isEnabled
             ? #"<p><input type="checkbox" id="f-notify" name="notify" value="true"> <label for="f-notify" class="inline">Email the ticket to the attendee</label></p>"#
             : ""
         return """
             <details><summary><h2 class="inline">Issue one ticket</h2></summary>
-            <form method="post" action="/admin/events/\(HTML.escape(event.id))/tickets" class="stack">\(DashboardLayout.csrf(visitor))
+            <form method="post" action="/admin/events/\(event.id)/tickets" class="stack">\(DashboardLayout.csrf(visitor))
             \(ticketInputs(event, values: [:]))
             \(DashboardLayout.field("externalId", label: "External id (optional)", attributes: "maxlength=128"))
             \(notify)
@@ -222,11 +222,11 @@ extension DashboardController {
         return Self.redirect("/admin/events/\(event.id)?notice=email-queued&job=\(job.id)")
     }
 
-    private func emailSection(_ event: Event, _ details: EventBody, _ visitor: DashboardSessions.Visitor) -> String {
+    private func emailSection(_ event: Event, _ details: EventBody, _ visitor: DashboardSessions.Visitor) -> HTML {
         guard admin.mail.isEnabled else {
             return #"<h2>Email</h2><p class="muted" id="email-off">Email is off: the server has no SMTP_URL, so tickets cannot be emailed from here.</p>"#
         }
-        let id = HTML.escape(event.id)
+        let id = event.id
         return """
             <h2>Email</h2>
             <form method="post" action="/admin/events/\(id)/email" class="inline">\(DashboardLayout.csrf(visitor))

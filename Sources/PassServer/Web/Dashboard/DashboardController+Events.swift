@@ -18,30 +18,30 @@ extension DashboardController {
         var query = AdminInput(object: object, allowed: Set(object.keys))
         let page = try admin.eventList(&query)
 
-        var rows = ""
+        var rows = HTML.empty
         for event in page.events {
             let counts = event.counts
             rows += """
-                <tr><td><a href="/admin/events/\(HTML.escape(event.id))">\(HTML.escape(event.name))</a>\(event.archived ? #" <span class="tag">archived</span>"# : "")</td>
-                <td>\(HTML.escape(event.startsAt.prefix(16).replacingOccurrences(of: "T", with: " "))) <span class="muted">\(HTML.escape(event.timeZone))</span></td>
-                <td>\(HTML.escape(event.venue))</td>
+                <tr><td><a href="/admin/events/\(event.id)">\(event.name)</a>\(event.archived ? #" <span class="tag">archived</span>"# : "")</td>
+                <td>\(event.startsAt.prefix(16).replacingOccurrences(of: "T", with: " ")) <span class="muted">\(event.timeZone)</span></td>
+                <td>\(event.venue)</td>
                 <td class="num">\(DashboardLayout.count(counts?.tickets ?? 0))</td>
                 <td class="num">\(DashboardLayout.count(event.reach?.devicesUpToDate ?? 0)) / \(DashboardLayout.count(event.reach?.devices ?? 0))</td></tr>
                 """
         }
-        let table = page.events.isEmpty
+        let table: HTML = page.events.isEmpty
             ? #"<p class="muted">No events match.</p>"#
             : """
                 <div class="table-wrap"><table><caption class="sr-only">Events</caption>
                 <thead><tr><th scope="col">Event</th><th scope="col">Starts</th><th scope="col">Venue</th><th scope="col">Tickets</th><th scope="col">Phones up to date</th></tr></thead>
                 <tbody>\(rows)</tbody></table></div>
                 """
-        let next = page.nextCursor.map {
-            #"<p><a href="\#(HTML.escape(DashboardLayout.link("/admin/", [("q", search.isEmpty ? nil : search), ("when", when), ("cursor", $0)]))))">Next page</a></p>"#
-        } ?? ""
-        let body = """
+        let next: HTML? = page.nextCursor.map {
+            #"<p><a href="\#(url: DashboardLayout.link("/admin/", [("q", search.isEmpty ? nil : search), ("when", when), ("cursor", $0)])))">Next page</a></p>"#
+        }
+        let body: HTML = """
             <h1>Events</h1>
-            \(visitor.canWrite ? #"<p><a class="button" href="/admin/events/new">New event</a></p>"# : "")
+            \(visitor.canWrite ? #"<p><a class="button" href="/admin/events/new">New event</a></p>"# as HTML : "")
             <form method="get" action="/admin/" class="filters" role="search">
             \(DashboardLayout.field("q", label: "Search name or venue", value: search, type: "search"))
             \(DashboardLayout.select("when", label: "Show", options: [("upcoming", "Upcoming"), ("past", "Past"), ("all", "All")], selected: when))
@@ -56,7 +56,7 @@ extension DashboardController {
     // MARK: Create and edit
 
     /// The event form's fields: the values to show (`form` after a refused submission).
-    private func eventFields(_ values: [String: String], templates: [String]) -> String {
+    private func eventFields(_ values: [String: String], templates: [String]) -> HTML {
         let timeZone = values["timeZone"] ?? "UTC"
         return """
             \(DashboardLayout.field("name", label: "Name", value: values["name"], attributes: "required maxlength=200"))
@@ -79,7 +79,7 @@ extension DashboardController {
     func newEventPage(_ visitor: DashboardSessions.Visitor, form: FormFields?, error: String?) throws -> Response {
         guard visitor.canWrite else { throw AdminAuthentication.forbidden(visitor.role, needs: .admin) }
         let values = Dictionary(form?.fields.map { ($0.name, $0.value) } ?? [], uniquingKeysWith: { first, _ in first })
-        let body = """
+        let body: HTML = """
             <h1>New event</h1>
             <form method="post" action="/admin/events" class="stack">\(DashboardLayout.csrf(visitor))
             \(eventFields(values, templates: templateNames))
@@ -113,12 +113,12 @@ extension DashboardController {
         let reach = event.archivedAt != nil
             ? "This event is archived: saving changes its passes, but no phone is pushed."
             : "Saving a change of the name, venue, times or template updates every pass of this event: \(DashboardLayout.count(phones)) \(phones == 1 ? "phone" : "phones") will be updated."
-        let body = """
-            <h1>Edit \(HTML.escape(event.name))</h1>
-            <p class="notice" id="reach-preview" data-phones="\(phones)">\(HTML.escape(reach))</p>
-            <form method="post" action="/admin/events/\(HTML.escape(event.id))/edit" class="stack">\(DashboardLayout.csrf(visitor))
+        let body: HTML = """
+            <h1>Edit \(event.name)</h1>
+            <p class="notice" id="reach-preview" data-phones="\(phones)">\(reach)</p>
+            <form method="post" action="/admin/events/\(event.id)/edit" class="stack">\(DashboardLayout.csrf(visitor))
             \(eventFields(values, templates: templateNames))
-            <p><button type="submit">Save</button> <a href="/admin/events/\(HTML.escape(event.id))">Cancel</a></p>
+            <p><button type="submit">Save</button> <a href="/admin/events/\(event.id)">Cancel</a></p>
             </form>
             """
         let notice = error.map { DashboardLayout.Notice(text: $0, isError: true) }

@@ -18,14 +18,14 @@ extension DashboardController {
     static let carriedLimit = 1 << 20
 
     /// The import form: a CSV file, or CSV text pasted (shown again, editable, after a check).
-    func importForm(_ event: Event, _ visitor: DashboardSessions.Visitor, csv: String?) -> String {
+    func importForm(_ event: Event, _ visitor: DashboardSessions.Visitor, csv: String?) -> HTML {
         let columns = (TicketImport.columns + admin.templateFields(of: event).map(\.name)).joined(separator: ", ")
         return """
             <details\(csv == nil ? "" : " open")><summary><h2 class="inline">Import tickets from CSV</h2></summary>
-            <form method="post" action="/admin/events/\(HTML.escape(event.id))/import" enctype="multipart/form-data" class="stack">\(DashboardLayout.csrf(visitor))
-            <p class="muted">The header row names the columns: \(HTML.escape(columns)). Nothing is issued until you have checked the rows.</p>
+            <form method="post" action="/admin/events/\(event.id)/import" enctype="multipart/form-data" class="stack">\(DashboardLayout.csrf(visitor))
+            <p class="muted">The header row names the columns: \(columns). Nothing is issued until you have checked the rows.</p>
             <label for="f-file">CSV file</label><input id="f-file" name="file" type="file" accept=".csv,text/csv">
-            <label for="f-csv">Or the CSV text</label><textarea id="f-csv" name="csv" rows="8" spellcheck="false">\(HTML.escape(csv ?? ""))</textarea>
+            <label for="f-csv">Or the CSV text</label><textarea id="f-csv" name="csv" rows="8" spellcheck="false">\(csv ?? "")</textarea>
             <input type="hidden" name="step" value="check">
             <p><button type="submit">Check rows</button></p>
             </form></details>
@@ -62,10 +62,10 @@ extension DashboardController {
     /// The rows of an upload with their problems, and what can be done next: issue (no problems)
     /// or fix the text and check again.
     private func preview(_ event: Event, _ visitor: DashboardSessions.Visitor, csv: String, check: AdminController.ImportCheck?, error: String?) -> Response {
-        let id = HTML.escape(event.id)
+        let id = event.id
         let carried = csv.utf8.count <= Self.carriedLimit ? csv : nil
-        var body = """
-            <p class="crumbs"><a href="/admin/">Events</a> › <a href="/admin/events/\(id)">\(HTML.escape(event.name))</a></p>
+        var body: HTML = """
+            <p class="crumbs"><a href="/admin/">Events</a> › <a href="/admin/events/\(id)">\(event.name)</a></p>
             <h1>Import tickets: check</h1>
             """
         if let check {
@@ -75,32 +75,32 @@ extension DashboardController {
                 ? #"<p class="notice ok" role="status" id="import-summary">All \#(check.rows.count) rows are valid. Nothing has been issued yet.</p>"#
                 : #"<p class="notice error" role="alert" id="import-summary">\#(invalid) of \#(check.rows.count) \#(check.rows.count == 1 ? "row is" : "rows are") invalid; nothing was issued. Fix them below and check again.</p>"#
             let shownLimit = Self.shownRows
-            var rows = ""
+            var rows = HTML.empty
             let ordered = check.rows.sorted { (byRow[$0.number] != nil ? 0 : 1, $0.number) < (byRow[$1.number] != nil ? 0 : 1, $1.number) }
             for row in ordered.prefix(shownLimit) {
                 let problems = (byRow[row.number] ?? []).map { ($0.field.map { "\($0): " } ?? "") + $0.problem }
                 func cell(_ key: String) -> String {
-                    if case .string(let text)? = row.object[key] { return HTML.escape(Self.cut(text, Self.shownCell)) }
+                    if case .string(let text)? = row.object[key] { return Self.cut(text, Self.shownCell) }
                     return ""
                 }
                 rows += """
                     <tr class="\(problems.isEmpty ? "" : "invalid")"><td class="num">\(row.number)</td><td>\(cell("attendeeName"))</td>
                     <td>\(cell("attendeeEmail"))</td><td>\(cell("seat"))</td>
-                    <td class="\(problems.isEmpty ? "status-ok" : "status-bad")">\(problems.isEmpty ? "ok" : HTML.escape(Self.cut(problems.joined(separator: "; "), Self.shownProblems)))</td></tr>
+                    <td class="\(problems.isEmpty ? "status-ok" : "status-bad")">\(problems.isEmpty ? "ok" : Self.cut(problems.joined(separator: "; "), Self.shownProblems))</td></tr>
                     """
             }
             body += """
                 <div class="table-wrap"><table id="import-rows"><caption class="sr-only">Rows of the upload</caption>
                 <thead><tr><th scope="col">Row</th><th scope="col">Attendee</th><th scope="col">Email</th><th scope="col">Seat</th><th scope="col">Check</th></tr></thead>
                 <tbody>\(rows)</tbody></table></div>
-                \(check.rows.count > shownLimit ? #"<p class="muted">Showing \#(shownLimit) of \#(check.rows.count) rows (invalid ones first).</p>"# : "")
+                \(check.rows.count > shownLimit ? #"<p class="muted">Showing \#(shownLimit) of \#(check.rows.count) rows (invalid ones first).</p>"# as HTML : "")
                 """
             if invalid == 0 {
-                let notify = admin.mail.isEnabled
+                let notify: HTML = admin.mail.isEnabled
                     ? #"<p><input type="checkbox" id="f-notify" name="notify" value="true"> <label for="f-notify" class="inline">Email each new ticket to its attendee</label></p>"#
                     : ""
                 // A large file is not carried over: the organizer chooses it again.
-                let upload = carried.map { #"<input type="hidden" name="csv" value="\#(HTML.escape($0))">"# } ?? """
+                let upload: HTML = carried.map { #"<input type="hidden" name="csv" value="\#($0)">"# as HTML } ?? """
                     <p class="muted">The file is too large to carry over to this page: choose it again to issue its tickets.</p>
                     <label for="f-issue-file">CSV file</label><input id="f-issue-file" name="file" type="file" accept=".csv,text/csv" required>
                     """

@@ -75,7 +75,7 @@ extension DashboardController {
             let options = [("", "Choose the event")] + events.map { event in
                 (event.id, "\(event.name) · \(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone))")
             }
-            let scanner: String
+            let scanner: HTML
             if canScan {
                 scanner = """
                     <form id="scan-form" class="scan-form" autocomplete="off">
@@ -94,11 +94,11 @@ extension DashboardController {
                     """
             } else {
                 scanner = """
-                    <p class="notice error" role="alert">A \(HTML.escape(visitor.role.rawValue)) token cannot check tickets in. Sign in with a scanner or admin token to scan.</p>
+                    <p class="notice error" role="alert">A \(visitor.role.rawValue) token cannot check tickets in. Sign in with a scanner or admin token to scan.</p>
                     """
             }
-            let body = """
-                <div id="scanner" class="scanner" data-csrf="\(HTML.escape(visitor.csrfToken))" data-can-scan="\(canScan)">
+            let body: HTML = """
+                <div id="scanner" class="scanner" data-csrf="\(visitor.csrfToken)" data-can-scan="\(canScan ? "true" : "false")">
                 <h1 class="sr-only">Scanner</h1>
                 \(DashboardLayout.select("event", label: "Event", options: options, selected: selected))
                 <p class="scan-count" id="scan-count-line" aria-live="polite"><span id="scan-count">–</span> checked in</p>

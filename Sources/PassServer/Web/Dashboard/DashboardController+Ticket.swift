@@ -11,21 +11,21 @@ extension DashboardController {
         // A viewer sees no download link: it is the attendee's pass, barcode included.
         let ticket = try admin.ticketDetails(pass, downloadURL: visitor.canWrite)
         let event = try pass.eventID.flatMap { id in try store.withSession(.read) { try $0.event(id: id) } }
-        let serial = HTML.escape(ticket.serialNumber)
+        let serial = ticket.serialNumber
         let active = ticket.status == "active"
-        var body = #"<p class="crumbs"><a href="/admin/">Events</a>"#
-        if let event { body += #" › <a href="/admin/events/\#(HTML.escape(event.id))">\#(HTML.escape(event.name))</a>"# }
+        var body: HTML = #"<p class="crumbs"><a href="/admin/">Events</a>"#
+        if let event { body += #" › <a href="/admin/events/\#(event.id)">\#(event.name)</a>"# }
         body += """
             </p>
-            <h1>\(HTML.escape(ticket.attendeeName))</h1>
+            <h1>\(ticket.attendeeName)</h1>
             <p>Status: <strong id="ticket-status" class="\(active ? "status-ok" : "status-bad")">\(active ? "active" : "cancelled")</strong>\
-            \(ticket.voidReason.map { " — reason: <span id=\"void-reason\">\(HTML.escape($0))</span>" } ?? "") · serial <code>\(serial)</code></p>
+            \(ticket.voidReason.map { " — reason: <span id=\"void-reason\">\($0)</span>" as HTML }) · serial <code>\(serial)</code></p>
             """
         if let event { body += passPreview(pass, event: event) }
         if let url = ticket.downloadURL {
             body += """
                 <h2>Download link</h2>
-                <p><a id="download-link" href="\(HTML.escape(url))">\(HTML.escape(url))</a></p>
+                <p><a id="download-link" href="\(url: url)">\(url)</a></p>
                 \(qrCode(url))
                 """
         }
@@ -65,7 +65,7 @@ extension DashboardController {
     }
 
     /// The download link's QR code, for printed invitations.
-    func qrCode(_ url: String) -> String {
+    func qrCode(_ url: String) -> HTML {
         guard let code = try? QRCode(url) else { return "" }
         return #"<figure class="qr" id="download-qr">\#(code.svg(label: "QR code of the download link"))<figcaption class="muted">The download link as a QR code, for printed invitations.</figcaption></figure>"#
     }
@@ -73,7 +73,7 @@ extension DashboardController {
     /// The front of the pass as Wallet lays it out, drawn as SVG (colours as presentation
     /// attributes: the Content-Security-Policy allows no inline style), with every field
     /// listed as text below it.
-    private func passPreview(_ pass: StoredPass, event: Event) -> String {
+    private func passPreview(_ pass: StoredPass, event: Event) -> HTML {
         guard let (definition, strings) = try? admin.passes.preview(pass, event: event), let structure = definition.eventTicket else {
             return #"<p class="notice error">The pass cannot be built as it is stored.</p>"#
         }
@@ -89,25 +89,25 @@ extension DashboardController {
         func clip(_ text: String, _ length: Int) -> String {
             text.count > length ? String(text.prefix(length - 1)) + "…" : text
         }
-        let foreground = HTML.escape(definition.foregroundColor ?? "rgb(0, 0, 0)")
-        let background = HTML.escape(definition.backgroundColor ?? "rgb(255, 255, 255)")
-        let label = HTML.escape(definition.labelColor ?? definition.foregroundColor ?? "rgb(0, 0, 0)")
-        var svg = """
+        let foreground = definition.foregroundColor ?? "rgb(0, 0, 0)"
+        let background = definition.backgroundColor ?? "rgb(255, 255, 255)"
+        let label = definition.labelColor ?? definition.foregroundColor ?? "rgb(0, 0, 0)"
+        var svg: HTML = """
             <svg class="pass-front" viewBox="0 0 340 300" width="340" height="300" role="img" aria-labelledby="pass-title" xmlns="http://www.w3.org/2000/svg">
             <title id="pass-title">Front of the pass</title>
             <rect width="340" height="300" rx="14" fill="\(background)"/>
-            <text x="16" y="30" fill="\(foreground)" font-size="15" font-weight="600">\(HTML.escape(clip(definition.logoText ?? "", 24)))</text>
+            <text x="16" y="30" fill="\(foreground)" font-size="15" font-weight="600">\(clip(definition.logoText ?? "", 24))</text>
             """
         for field in structure.headerFields ?? [] {
             svg += """
-                <text x="324" y="18" fill="\(label)" font-size="9" text-anchor="end">\(HTML.escape(clip(text(field.label).uppercased(), 20)))</text>
-                <text x="324" y="34" fill="\(foreground)" font-size="14" text-anchor="end">\(HTML.escape(clip(value(field), 20)))</text>
+                <text x="324" y="18" fill="\(label)" font-size="9" text-anchor="end">\(clip(text(field.label).uppercased(), 20))</text>
+                <text x="324" y="34" fill="\(foreground)" font-size="14" text-anchor="end">\(clip(value(field), 20))</text>
                 """
         }
         for field in (structure.primaryFields ?? []).prefix(1) {
             svg += """
-                <text x="16" y="72" fill="\(label)" font-size="10">\(HTML.escape(clip(text(field.label).uppercased(), 40)))</text>
-                <text x="16" y="100" fill="\(foreground)" font-size="24">\(HTML.escape(clip(value(field), 24)))</text>
+                <text x="16" y="72" fill="\(label)" font-size="10">\(clip(text(field.label).uppercased(), 40))</text>
+                <text x="16" y="100" fill="\(foreground)" font-size="24">\(clip(value(field), 24))</text>
                 """
         }
         for (row, fields) in [(130, structure.secondaryFields ?? []), (178, structure.auxiliaryFields ?? [])] where !fields.isEmpty {
@@ -117,21 +117,21 @@ extension DashboardController {
                 let x = 16 + index * width
                 let room = max(6, width / 8)
                 svg += """
-                    <text x="\(x)" y="\(row)" fill="\(label)" font-size="9">\(HTML.escape(clip(text(field.label).uppercased(), room)))</text>
-                    <text x="\(x)" y="\(row + 17)" fill="\(foreground)" font-size="13">\(HTML.escape(clip(value(field), room)))</text>
+                    <text x="\(x)" y="\(row)" fill="\(label)" font-size="9">\(clip(text(field.label).uppercased(), room))</text>
+                    <text x="\(x)" y="\(row + 17)" fill="\(foreground)" font-size="13">\(clip(value(field), room))</text>
                     """
             }
         }
         if let barcode = definition.barcodes?.first {
             svg += """
                 <rect x="120" y="212" width="100" height="76" rx="6" fill="#fff"/>
-                <text x="170" y="254" fill="#000" font-size="9" text-anchor="middle">\(HTML.escape(clip(barcode.altText ?? "barcode", 18)))</text>
+                <text x="170" y="254" fill="#000" font-size="9" text-anchor="middle">\(clip(barcode.altText ?? "barcode", 18))</text>
                 """
         }
         svg += "</svg>"
-        let list = structure.allFields.map { group, field in
-            #"<div><dt>\#(HTML.escape(text(field.label)))\#(group == "backFields" ? #" <span class="muted">(back)</span>"# : "")</dt><dd>\#(HTML.escape(value(field)))</dd></div>"#
-        }.joined()
+        let list = HTML(joining: structure.allFields.map { group, field in
+            #"<div><dt>\#(text(field.label))\#(group == "backFields" ? #" <span class="muted">(back)</span>"# as HTML : "")</dt><dd>\#(value(field))</dd></div>"# as HTML
+        })
         return """
             <h2>Pass</h2>
             <figure class="pass-preview">\(svg)<figcaption class="muted">What Wallet shows on the front, from the same template data the pass is built from.</figcaption></figure>
@@ -139,18 +139,18 @@ extension DashboardController {
             """
     }
 
-    private func devices(_ ticket: TicketBody) -> String {
+    private func devices(_ ticket: TicketBody) -> HTML {
         let devices = ticket.devices ?? []
-        var html = "<h2>Phones</h2>"
+        var html: HTML = "<h2>Phones</h2>"
         if devices.isEmpty {
             html += #"<p class="muted" id="no-devices">No phone has added this pass yet.</p>"#
         } else {
-            let rows = devices.map { device in
+            let rows = HTML(joining: devices.map { device in
                 """
-                <tr><td><code>\(HTML.escape(device.id))</code></td><td>\(HTML.escape(device.registeredAt))</td>
-                <td>\(HTML.escape(device.toldAt ?? "—"))</td><td class="\(device.upToDate ? "status-ok" : "status-warn")">\(device.upToDate ? "up to date" : "behind")</td></tr>
-                """
-            }.joined()
+                <tr><td><code>\(device.id)</code></td><td>\(device.registeredAt)</td>
+                <td>\(device.toldAt ?? "—")</td><td class="\(device.upToDate ? "status-ok" : "status-warn")">\(device.upToDate ? "up to date" : "behind")</td></tr>
+                """ as HTML
+            })
             html += """
                 <div class="table-wrap"><table id="devices"><thead><tr><th scope="col">Phone</th><th scope="col">Added</th><th scope="col">Last asked</th><th scope="col">State</th></tr></thead>
                 <tbody>\(rows)</tbody></table></div>
@@ -158,9 +158,9 @@ extension DashboardController {
         }
         let pushes = ticket.latestPushes ?? []
         if !pushes.isEmpty {
-            let rows = pushes.map { push in
-                "<tr><td>\(HTML.escape(push.at))</td><td>\(push.status)</td><td>\(HTML.escape(push.outcome ?? ""))</td><td>\(HTML.escape(push.reason ?? ""))</td></tr>"
-            }.joined()
+            let rows = HTML(joining: pushes.map { push in
+                "<tr><td>\(push.at)</td><td>\(push.status)</td><td>\(push.outcome ?? "")</td><td>\(push.reason ?? "")</td></tr>" as HTML
+            })
             html += """
                 <h3>Latest pushes</h3>
                 <div class="table-wrap"><table id="pushes"><thead><tr><th scope="col">At</th><th scope="col">Status</th><th scope="col">Outcome</th><th scope="col">Reason</th></tr></thead>
@@ -170,22 +170,22 @@ extension DashboardController {
         return html
     }
 
-    private func email(_ ticket: TicketBody, _ visitor: DashboardSessions.Visitor) -> String {
-        var html = "<h2>Email</h2>"
+    private func email(_ ticket: TicketBody, _ visitor: DashboardSessions.Visitor) -> HTML {
+        var html: HTML = "<h2>Email</h2>"
         guard admin.mail.isEnabled else {
             return html + #"<p class="muted" id="email-off">Email is off: the server has no SMTP_URL.</p>"#
         }
         if let status = ticket.emailStatus {
             html += """
-                <p id="email-state">\(HTML.escape(status.state))\(status.sentAt.map { " · sent \(HTML.escape($0))" } ?? "")\
-                \(status.reply.map { " · <span class=\"muted\">\(HTML.escape($0))</span>" } ?? "")</p>
+                <p id="email-state">\(status.state)\(status.sentAt.map { " · sent \($0)" } ?? "")\
+                \(status.reply.map { " · <span class=\"muted\">\($0)</span>" as HTML })</p>
                 """
         } else {
             html += #"<p id="email-state">\#(ticket.attendeeEmail == nil ? "No email address." : "Not sent yet.")</p>"#
         }
         if visitor.canWrite, ticket.attendeeEmail != nil, ticket.status == "active" {
             html += """
-                <form method="post" action="/admin/tickets/\(HTML.escape(ticket.serialNumber))/email">\(DashboardLayout.csrf(visitor))
+                <form method="post" action="/admin/tickets/\(ticket.serialNumber)/email">\(DashboardLayout.csrf(visitor))
                 <button type="submit">\(ticket.emailStatus == nil ? "Send email" : "Resend email")</button></form>
                 """
         }

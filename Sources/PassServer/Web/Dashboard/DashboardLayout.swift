@@ -2,23 +2,23 @@ import Foundation
 import HTTPServer
 import Storage
 
-/// The dashboard's page chrome and the small pieces every page uses. Everything shown passes
-/// through `HTML.escape` (attendee names and event titles are whatever someone typed).
+/// The dashboard's page chrome and the small pieces every page uses, as `HTML` (attendee names
+/// and event titles are whatever someone typed: they are escaped by the interpolation).
 enum DashboardLayout {
     /// A complete page: the header with navigation and the sign-out button, a notice, `body`.
     static func page(
-        title: String, visitor: DashboardSessions.Visitor?, notice: Notice? = nil, body: String, scripts: [String] = []
-    ) -> String {
-        var header = #"<header class="bar"><a class="brand" href="/admin/">PassServer</a>"#
+        title: String, visitor: DashboardSessions.Visitor?, notice: Notice? = nil, body: HTML, scripts: [String] = []
+    ) -> HTML {
+        var header: HTML = #"<header class="bar"><a class="brand" href="/admin/">PassServer</a>"#
         if let visitor {
             header += """
-                <span class="who">\(HTML.escape(visitor.tokenName)) (\(HTML.escape(visitor.role.rawValue)))</span>
+                <span class="who">\(visitor.tokenName) (\(visitor.role.rawValue))</span>
                 <form method="post" action="/admin/sign-out" class="inline">\(csrf(visitor))<button type="submit">Sign out</button></form>
                 """
         }
         header += "</header>"
-        let noticeHTML = notice.map { #"<p class="notice \#($0.isError ? "error" : "ok")" role="\#($0.isError ? "alert" : "status")">\#(HTML.escape($0.text))</p>"# } ?? ""
-        return HTML.document(title: "\(title) · PassServer", body: header + "<main>" + noticeHTML + body + "</main>", scripts: scripts)
+        let noticeHTML: HTML? = notice.map { #"<p class="notice \#($0.isError ? "error" : "ok")" role="\#($0.isError ? "alert" : "status")">\#($0.text)</p>"# }
+        return HTML.document(title: "\(title) · PassServer", body: "\(header)<main>\(noticeHTML)\(body)</main>", scripts: scripts)
     }
 
     /// A message at the top of a page.
@@ -28,30 +28,42 @@ enum DashboardLayout {
     }
 
     /// The hidden CSRF field of every form.
-    static func csrf(_ visitor: DashboardSessions.Visitor) -> String {
-        #"<input type="hidden" name="\#(DashboardSessions.csrfField)" value="\#(HTML.escape(visitor.csrfToken))">"#
+    static func csrf(_ visitor: DashboardSessions.Visitor) -> HTML {
+        #"<input type="hidden" name="\#(DashboardSessions.csrfField)" value="\#(visitor.csrfToken)">"#
     }
 
-    /// A labelled input. `attributes` is trusted markup (the caller's own).
+    /// The id of a form field's input (`f-extra-tier` for `extra.tier`).
+    static func fieldID(_ name: String) -> String {
+        "f-" + name.replacingOccurrences(of: ".", with: "-")
+    }
+
+    /// A labelled input. `attributes` is the caller's own markup (`required maxlength=200`);
+    /// `issues` are the problems a refused submission found with this field, shown under it.
     static func field(
-        _ name: String, label: String, value: String? = nil, type: String = "text", attributes: String = "", hint: String? = nil
-    ) -> String {
-        let id = "f-" + name.replacingOccurrences(of: ".", with: "-")
-        let hintHTML = hint.map { #"<small class="muted" id="\#(id)-hint">\#(HTML.escape($0))</small>"# } ?? ""
-        let described = hint == nil ? "" : #" aria-describedby="\#(id)-hint""#
+        _ name: String, label: String, value: String? = nil, type: String = "text", attributes: HTML = "", hint: String? = nil,
+        issues: [String] = []
+    ) -> HTML {
+        let id = fieldID(name)
+        let hintHTML: HTML? = hint.map { #"<small class="muted" id="\#(id)-hint">\#($0)</small>"# }
+        let errorHTML: HTML? = issues.isEmpty ? nil : #"<p class="field-error" id="\#(id)-error">\#(issues.joined(separator: "; "))</p>"#
+        let describedBy = [hint == nil ? nil : id + "-hint", issues.isEmpty ? nil : id + "-error"].compactMap { $0 }.joined(separator: " ")
+        let described: HTML? = describedBy.isEmpty ? nil : #" aria-describedby="\#(describedBy)""#
+        let invalid: HTML? = issues.isEmpty ? nil : #" aria-invalid="true""#
         return """
-            <label for="\(id)">\(HTML.escape(label))</label>
-            <input id="\(id)" name="\(HTML.escape(name))" type="\(type)" value="\(HTML.escape(value ?? ""))"\(described) \(attributes)>\(hintHTML)
+            <label for="\(id)">\(label)</label>
+            <input id="\(id)" name="\(name)" type="\(type)" value="\(value ?? "")"\(described)\(invalid) \(attributes)>\(hintHTML)\(errorHTML)
             """
     }
 
     /// A labelled select; `options` are (value, text).
-    static func select(_ name: String, label: String, options: [(String, String)], selected: String?) -> String {
-        let id = "f-" + name.replacingOccurrences(of: ".", with: "-")
-        let items = options.map { value, text in
-            #"<option value="\#(HTML.escape(value))"\#(value == selected ? " selected" : "")>\#(HTML.escape(text))</option>"#
-        }.joined()
-        return #"<label for="\#(id)">\#(HTML.escape(label))</label><select id="\#(id)" name="\#(HTML.escape(name))">\#(items)</select>"#
+    static func select(_ name: String, label: String, options: [(String, String)], selected: String?, issues: [String] = []) -> HTML {
+        let id = fieldID(name)
+        let items = HTML(joining: options.map { value, text in
+            #"<option value="\#(value)"\#(value == selected ? " selected" as HTML : "")>\#(text)</option>"# as HTML
+        })
+        let errorHTML: HTML? = issues.isEmpty ? nil : #"<p class="field-error" id="\#(id)-error">\#(issues.joined(separator: "; "))</p>"#
+        let invalid: HTML? = issues.isEmpty ? nil : #" aria-invalid="true" aria-describedby="\#(id)-error""#
+        return #"<label for="\#(id)">\#(label)</label><select id="\#(id)" name="\#(name)"\#(invalid)>\#(items)</select>\#(errorHTML)"#
     }
 
     /// `date` in `timeZone` as people read it: `2027-03-01 19:00 (Asia/Tokyo)`.
