@@ -319,6 +319,25 @@ class Browser:
         )
         check(widths[0] <= widths[1], f"the page is {widths[0]} px wide in a {widths[1]} px window")
 
+    def color_scheme(self, scheme):
+        """Makes pages see `prefers-color-scheme: scheme` (`light` or `dark`)."""
+        self.driver.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}
+        )
+
+    def resize(self, size):
+        """Makes the viewport exactly `size` (CSS pixels)."""
+        self.driver.set_window_size(*size)
+        inner = self.driver.execute_script("return [window.innerWidth, window.innerHeight]")
+        if inner and tuple(inner) != tuple(size):
+            self.driver.set_window_size(2 * size[0] - inner[0], 2 * size[1] - inner[1])
+
+    def box(self, css):
+        """The bounding box (top, bottom, left, right) of the element matching `css`, in the viewport."""
+        return self.driver.execute_script(
+            "var r = document.querySelector(arguments[0]).getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right];", css
+        )
+
     # MARK: Pictures
 
     def screenshot(self, name=None, full_page=True):

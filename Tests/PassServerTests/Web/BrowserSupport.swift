@@ -120,15 +120,15 @@ enum BrowserScript {
     /// unless it passes.
     static func expectPasses(
         _ script: String, serverURL: String, name: String, environment: [String: String] = [:], timeLimit: Duration = .seconds(180),
-        requests: Requests? = nil, sourceLocation: SourceLocation = #_sourceLocation
+        requests: Requests? = nil, keepingOutput: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let outcome = try await run(script, serverURL: serverURL, name: name, environment: environment, timeLimit: timeLimit, requests: requests)
         if outcome.timedOut {
             Issue.record("\(script) did not finish within \(timeLimit); screenshots in \(outcome.outputDirectory)\n\(outcome.output.suffix(8_000))", sourceLocation: sourceLocation)
         } else if outcome.status != 0 {
             Issue.record("\(script) failed (exit \(outcome.status)); screenshots in \(outcome.outputDirectory)\n\(outcome.output.suffix(8_000))", sourceLocation: sourceLocation)
-        } else {
-            // Nothing to look at after a pass.
+        } else if !keepingOutput {
+            // Nothing to look at after a pass (unless the pictures are the point).
             try? FileManager.default.removeItem(atPath: outcome.outputDirectory)
         }
     }

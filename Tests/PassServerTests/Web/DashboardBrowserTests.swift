@@ -40,4 +40,23 @@ struct DashboardBrowserTests {
             environment: ["VIEWER_TOKEN": try AdminRoleTests.token(app, role: .viewer), "EVENT_ID": event, "SERIAL": serial]
         )
     }
+
+    @Test("every page at 1280×800 and 390×844, light and dark: headline figures first, the ticket page in two columns")
+    func screens() async throws {
+        let app = try Self.start()
+        defer { app.stop() }
+        let event = try app.createEvent(name: "Autumn Jazz Night", venue: "Harbour Hall, Main Stage")
+        var serial = ""
+        for (name, seat) in [("Ana Sousa", "A-12"), ("Bruno Carvalho", "A-13"), ("Chloé Martin", "B-4")] {
+            serial = try app.issueTicket(event: event, attendee: name, seat: seat)
+        }
+        let details = try app.admin("GET", "/admin/v1/tickets/\(serial)")
+        let download = try AdminSupport.path(of: details.jsonObject?["downloadURL"] as? String)
+        try await BrowserScript.expectPasses(
+            "dashboard_screens.py", serverURL: app.baseURL, name: "dashboard-screens",
+            environment: ["ADMIN_TOKEN": app.adminToken, "EVENT_ID": event, "SERIAL": serial, "DOWNLOAD_PATH": download],
+            // The screenshots stay in .build/test-output/browser/dashboard-screens/ to be looked at.
+            timeLimit: .seconds(300), keepingOutput: true
+        )
+    }
 }

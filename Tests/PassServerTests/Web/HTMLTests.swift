@@ -7,7 +7,7 @@ import Testing
 
 /// `HTML`: literals are markup, interpolated text is escaped, interpolated markup is not escaped
 /// again, link targets are only http(s) or relative.
-@Suite("Web: HTML escaped by construction")
+@Suite("Web: HTML escaped by construction", .offCooperativePool)
 struct HTMLTests {
     @Test("a literal is markup; an interpolated String is text")
     func literalAndText() {

@@ -19,19 +19,19 @@ extension DashboardController {
         let page = try admin.ticketList(event, &query, downloadURLs: false)
         let id = event.id
 
+        let actions: HTML? = !visitor.canWrite ? nil : """
+            <div class="actions"><a class="button" href="/admin/events/\(id)/edit">Edit event</a>
+            <form method="post" action="/admin/events/\(id)/archive" class="inline">\(DashboardLayout.csrf(visitor))
+            <input type="hidden" name="archived" value="\(event.archivedAt == nil ? "true" : "false")">
+            <button type="submit" class="secondary">\(event.archivedAt == nil ? "Archive" : "Unarchive")</button></form></div>
+            """
         var body: HTML = """
             <p class="crumbs"><a href="/admin/">Events</a></p>
-            <h1>\(event.name)\(event.archivedAt != nil ? #" <span class="tag">archived</span>"# : "")</h1>
-            <p>\(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone)) · \(event.venue)</p>
+            <div class="page-head"><div>
+            <h1>\(event.name)\(event.archivedAt != nil ? #" <span class="tag">archived</span>"# as HTML : "")</h1>
+            <p class="subtitle">\(DashboardLayout.Icon.calendar) \(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone)) · \(event.venue)</p>
+            </div>\(actions)</div>
             """
-        if visitor.canWrite {
-            body += """
-                <div class="actions"><a class="button" href="/admin/events/\(id)/edit">Edit event</a>
-                <form method="post" action="/admin/events/\(id)/archive" class="inline">\(DashboardLayout.csrf(visitor))
-                <input type="hidden" name="archived" value="\(event.archivedAt == nil ? "true" : "false")">
-                <button type="submit" class="secondary">\(event.archivedAt == nil ? "Archive" : "Unarchive")</button></form></div>
-                """
-        }
         body += counts(details)
         body += try jobPanel(event, request)
         body += ticketTable(event, page, search: search, status: statusFilter, visitor: visitor)
@@ -54,14 +54,21 @@ extension DashboardController {
         func item(_ id: String, _ label: String, _ value: Int64) -> HTML {
             #"<div><dt>\#(label)</dt><dd id="\#(id)">\#(DashboardLayout.count(value))</dd></div>"#
         }
+        let tickets = Int64(counts?.tickets ?? 0)
+        let active = tickets - Int64(counts?.cancelled ?? 0)
         return """
-            <h2>Counts</h2>
+            <h2 class="sr-only">Counts</h2>
+            <dl class="stats">
+            <div class="stat"><dt>\(DashboardLayout.Icon.ticket) Tickets</dt><dd id="count-tickets">\(DashboardLayout.count(tickets))</dd>
+            <p class="of">\(DashboardLayout.count(active)) active</p></div>
+            <div class="stat"><dt>\(DashboardLayout.Icon.phone) Phones up to date</dt><dd><span id="count-up-to-date">\(DashboardLayout.count(reach?.devicesUpToDate ?? 0))</span></dd>
+            <p class="of">of \(DashboardLayout.count(reach?.devices ?? 0)) registrations</p></div>
+            <div class="stat"><dt>\(DashboardLayout.Icon.check) Checked in</dt><dd id="count-checked-in">\(DashboardLayout.count(Int64(counts?.checkedIn ?? 0)))</dd>
+            <p class="of">of \(DashboardLayout.count(active)) active tickets</p></div>
+            </dl>
             <dl class="counts">
-            \(item("count-tickets", "Tickets", Int64(counts?.tickets ?? 0)))
             \(item("count-cancelled", "Cancelled", Int64(counts?.cancelled ?? 0)))
             \(item("count-phones", "Phones", Int64(counts?.registeredDevices ?? 0)))
-            \(item("count-checked-in", "Checked in", Int64(counts?.checkedIn ?? 0)))
-            <div><dt>Phones up to date</dt><dd><span id="count-up-to-date">\(DashboardLayout.count(reach?.devicesUpToDate ?? 0))</span> <span class="of">of \(DashboardLayout.count(reach?.devices ?? 0)) registrations</span></dd></div>
             \(item("count-pending", "Pushes pending", reach?.pushesPending ?? 0))
             \(item("count-failed", "Pushes failed", reach?.pushesFailed ?? 0))
             \(item("count-email-sent", "Emails sent", Int64(email?.sent ?? 0)))

@@ -22,7 +22,7 @@ extension DashboardController {
         for event in page.events {
             let counts = event.counts
             rows += """
-                <tr><td><a href="/admin/events/\(event.id)">\(event.name)</a>\(event.archived ? #" <span class="tag">archived</span>"# : "")</td>
+                <tr><td><a href="/admin/events/\(event.id)">\(event.name)</a>\(event.archived ? #" <span class="tag">archived</span>"# as HTML : "")</td>
                 <td>\(event.startsAt.prefix(16).replacingOccurrences(of: "T", with: " ")) <span class="muted">\(event.timeZone)</span></td>
                 <td>\(event.venue)</td>
                 <td class="num">\(DashboardLayout.count(counts?.tickets ?? 0))</td>

@@ -17,9 +17,12 @@ extension DashboardController {
         if let event { body += #" › <a href="/admin/events/\#(event.id)">\#(event.name)</a>"# }
         body += """
             </p>
+            <div class="page-head"><div>
             <h1>\(ticket.attendeeName)</h1>
-            <p>Status: <strong id="ticket-status" class="\(active ? "status-ok" : "status-bad")">\(active ? "active" : "cancelled")</strong>\
+            <p class="subtitle">Status: <strong id="ticket-status" class="pill \(active ? "status-ok" : "status-bad")">\(active ? "active" : "cancelled")</strong>\
             \(ticket.voidReason.map { " — reason: <span id=\"void-reason\">\($0)</span>" as HTML }) · serial <code>\(serial)</code></p>
+            </div></div>
+            <div class="ticket-grid"><div class="ticket-pass">
             """
         if let event { body += passPreview(pass, event: event) }
         if let url = ticket.downloadURL {
@@ -27,6 +30,13 @@ extension DashboardController {
                 <h2>Download link</h2>
                 <p><a id="download-link" href="\(url: url)">\(url)</a></p>
                 \(qrCode(url))
+                """
+        }
+        body += #"</div><div class="ticket-side">"#
+        if let event {
+            body += """
+                <h2>Event</h2>
+                <p>\(event.name)<br><span class="muted">\(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone)) · \(event.venue)</span></p>
                 """
         }
         if visitor.canWrite, let event, active {
@@ -57,8 +67,9 @@ extension DashboardController {
                 </form>
                 """
         }
-        body += devices(ticket)
         body += email(ticket, visitor)
+        body += "</div></div>"
+        body += devices(ticket)
         return .html(
             DashboardLayout.page(title: ticket.attendeeName, visitor: visitor, notice: notice ?? Self.notice(request), body: body), status: status
         )

@@ -5,20 +5,49 @@ import Storage
 /// The dashboard's page chrome and the small pieces every page uses, as `HTML` (attendee names
 /// and event titles are whatever someone typed: they are escaped by the interpolation).
 enum DashboardLayout {
-    /// A complete page: the header with navigation and the sign-out button, a notice, `body`.
+    /// A complete page: the navigation (for a signed-in visitor: events, a new event for admins,
+    /// the scanner, who is signed in and signing out), a notice, `body`. Signed out, the page is
+    /// one centred card (the sign-in form).
     static func page(
         title: String, visitor: DashboardSessions.Visitor?, notice: Notice? = nil, body: HTML, scripts: [String] = []
     ) -> HTML {
-        var header: HTML = #"<header class="bar"><a class="brand" href="/admin/">PassServer</a>"#
-        if let visitor {
-            header += """
-                <span class="who">\(visitor.tokenName) (\(visitor.role.rawValue))</span>
-                <form method="post" action="/admin/sign-out" class="inline">\(csrf(visitor))<button type="submit">Sign out</button></form>
-                """
-        }
-        header += "</header>"
         let noticeHTML: HTML? = notice.map { #"<p class="notice \#($0.isError ? "error" : "ok")" role="\#($0.isError ? "alert" : "status")">\#($0.text)</p>"# }
-        return HTML.document(title: "\(title) · PassServer", body: "\(header)<main>\(noticeHTML)\(body)</main>", scripts: scripts)
+        guard let visitor else {
+            return HTML.document(
+                title: "\(title) · PassServer",
+                body: #"<main class="card-page"><p class="brand-mark">\#(Icon.ticket) PassServer</p>\#(noticeHTML)\#(body)</main>"#, scripts: scripts
+            )
+        }
+        let newEvent: HTML? = visitor.canWrite ? #"<a href="/admin/events/new">\#(Icon.plus)<span>New event</span></a>"# : nil
+        let navigation: HTML = """
+            <header class="bar"><nav class="nav" aria-label="Dashboard">
+            <a class="brand" href="/admin/">\(Icon.ticket)<span>PassServer</span></a>
+            <a href="/admin/">\(Icon.calendar)<span>Events</span></a>\(newEvent)
+            <a href="/admin/scan">\(Icon.scan)<span>Scanner</span></a>
+            </nav>
+            <div class="session"><span class="who">\(visitor.tokenName) (\(visitor.role.rawValue))</span>
+            <form method="post" action="/admin/sign-out" class="inline">\(csrf(visitor))<button type="submit" class="quiet">\(Icon.signOut)<span>Sign out</span></button></form></div>
+            </header>
+            """
+        return HTML.document(
+            title: "\(title) · PassServer", body: #"<div class="app">\#(navigation)<main>\#(noticeHTML)\#(body)</main></div>"#, scripts: scripts
+        )
+    }
+
+    /// The dashboard's icons: inline SVG drawn with the text colour, hidden from screen readers
+    /// (the text beside each says what it is).
+    enum Icon {
+        private static func svg(_ paths: HTML) -> HTML {
+            #"<svg class="icon" viewBox="0 0 20 20" width="20" height="20" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">\#(paths)</svg>"#
+        }
+
+        static let ticket = svg(#"<path d="M3 6.5A1.5 1.5 0 0 1 4.5 5h11A1.5 1.5 0 0 1 17 6.5V8a2 2 0 0 0 0 4v1.5a1.5 1.5 0 0 1-1.5 1.5h-11A1.5 1.5 0 0 1 3 13.5V12a2 2 0 0 0 0-4z"/><path d="M12 5v10" stroke-dasharray="1.5 1.5"/>"#)
+        static let calendar = svg(#"<rect x="3" y="4.5" width="14" height="12" rx="2"/><path d="M3 8.5h14M7 3v3M13 3v3"/>"#)
+        static let plus = svg(#"<path d="M10 4v12M4 10h12"/>"#)
+        static let scan = svg(#"<path d="M3 7V4.5A1.5 1.5 0 0 1 4.5 3H7M13 3h2.5A1.5 1.5 0 0 1 17 4.5V7M17 13v2.5a1.5 1.5 0 0 1-1.5 1.5H13M7 17H4.5A1.5 1.5 0 0 1 3 15.5V13M6 10h8"/>"#)
+        static let phone = svg(#"<rect x="6" y="2.5" width="8" height="15" rx="1.8"/><path d="M9 15h2"/>"#)
+        static let check = svg(#"<path d="M4 10.5l4 4 8-9"/>"#)
+        static let signOut = svg(#"<path d="M8 4H5a1 1 0 0 0-1 1v10a1 1 0 0 0 1 1h3M12 6.5 15.5 10 12 13.5M15.5 10H8"/>"#)
     }
 
     /// A message at the top of a page.
