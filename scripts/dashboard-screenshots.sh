@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
-# Draws docs/images/event-page.png: the dashboard's event page, as headless Chromium shows it, for
-# an event with a handful of tickets (one cancelled, some on phones, some checked in).
+# Draws the pictures README.md and docs/ show, as headless Chromium shows the pages, for an event with
+# a handful of tickets (one cancelled, some on phones, some checked in): docs/images/event-page.png
+# (desktop, light), ticket-page.png (desktop, dark), attendee-page.png and scanner-page.png (phone).
 #
 # Starts the server on a throwaway SQLite database with the development certificates, creates an
 # admin token, the event and its tickets through the admin API, registers phones as Wallet does,
-# checks a few tickets in, then runs scripts/event_page_screenshot.py (Tests/Browser/browser.py:
-# Debian chromium, chromium-driver, python3-selenium) to sign in and take the picture.
+# checks a few tickets in, then runs scripts/dashboard_screenshots.py (Tests/Browser/browser.py:
+# Debian chromium, chromium-driver, python3-selenium) to sign in and take the pictures.
 #
-# Usage: scripts/event-page-screenshot.sh [OUTPUT.png]   (default docs/images/event-page.png)
+# Usage: scripts/dashboard-screenshots.sh [DIRECTORY]   (default docs/images)
 # Needs a built server: PASS_SERVER (default .build/release/pass-server, else .build/debug/pass-server).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-out=${1:-docs/images/event-page.png}
+out=${1:-docs/images}
 server=${PASS_SERVER:-}
 if [ -z "$server" ]; then
     for candidate in .build/release/pass-server .build/debug/pass-server; do
         [ -x "$candidate" ] && { server=$candidate; break; }
     done
 fi
-[ -n "$server" ] && [ -x "$server" ] || { echo "event-page-screenshot: build the server first (swift build)" >&2; exit 1; }
+[ -n "$server" ] && [ -x "$server" ] || { echo "dashboard-screenshots: build the server first (swift build)" >&2; exit 1; }
 
 work=$(mktemp -d)
 pid=
@@ -51,8 +52,11 @@ field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])
 event=$(api POST /admin/v1/events '{"name": "Autumn Jazz Night", "venue": "Harbour Hall, Main Stage",
     "startsAt": "2026-10-17T19:30:00Z", "endsAt": "2026-10-17T23:00:00Z", "timeZone": "Europe/Lisbon"}' | field id)
 serials=()
+downloads=()
 while IFS='|' read -r name email seat; do
-    serials+=("$(api POST "/admin/v1/events/$event/tickets" "{\"attendeeName\": \"$name\", \"attendeeEmail\": \"$email\", \"seat\": \"$seat\"}" | field serialNumber)")
+    ticket=$(api POST "/admin/v1/events/$event/tickets" "{\"attendeeName\": \"$name\", \"attendeeEmail\": \"$email\", \"seat\": \"$seat\"}")
+    serials+=("$(field serialNumber <<<"$ticket")")
+    downloads+=("$(field downloadURL <<<"$ticket")")
 done <<'ATTENDEES'
 Ana Sousa|ana.sousa@example.org|A-12
 Bruno Carvalho|bruno.c@example.org|A-13
@@ -74,7 +78,12 @@ for i in 0 1 2 3 5 7; do
     curl -sf -o /dev/null -X POST -H "Authorization: ApplePass $(token "${serials[$i]}")" -H "Content-Type: application/json" \
         --data "{\"pushToken\": \"$(printf '%064x' $((i + 1)))\"}" "$base/v1/devices/phone$(printf '%027d' "$i")/registrations/$pass_type/${serials[$i]}"
 done
-for i in 0 2 5; do api POST /admin/v1/checkins "{\"code\": \"${serials[$i]}\", \"gate\": \"North\"}" >/dev/null; done
+# A ticket's barcode: serial~mac, the first 12 bytes of the HMAC in base64url (docs/checkin.md).
+code() {
+    printf '%s~%s' "$1" "$(printf 'barcode\0%s\0%s' "$pass_type" "$1" | openssl dgst -sha256 -mac HMAC -macopt "hexkey:$secret" -binary \
+        | head -c 12 | base64 | tr '+/' '-_' | tr -d '=')"
+}
+for i in 0 2 5; do api POST /admin/v1/checkins "{\"code\": \"$(code "${serials[$i]}")\", \"gate\": \"North\"}" >/dev/null; done
 api POST "/admin/v1/tickets/${serials[9]}/cancel" '{"reason": "Refunded"}' >/dev/null
 # Four phones then do what a push makes Wallet do: ask what changed, fetch the pass (up to date).
 for i in 0 1 2 5; do
@@ -83,7 +92,8 @@ for i in 0 1 2 5; do
     curl -sf -o /dev/null -H "Authorization: ApplePass $(token "${serials[$i]}")" "$base/v1/passes/$pass_type/${serials[$i]}"
 done
 
-mkdir -p "$(dirname "$out")"
-SERVER_URL="$base" ADMIN_TOKEN="$admin" EVENT_ID="$event" SCREENSHOT="$out" OUTPUT_DIR="$work/browser" \
-    PYTHONPATH=Tests/Browser /usr/bin/python3 scripts/event_page_screenshot.py
-echo "wrote $out"
+mkdir -p "$out"
+SERVER_URL="$base" ADMIN_TOKEN="$admin" EVENT_ID="$event" SERIAL="${serials[0]}" CODE="$(code "${serials[0]}")" \
+    DOWNLOAD_PATH="/${downloads[4]#https://*/}" SCREENSHOTS="$out" OUTPUT_DIR="$work/browser" \
+    PYTHONPATH=Tests/Browser /usr/bin/python3 scripts/dashboard_screenshots.py
+echo "wrote $out/{event,ticket,attendee,scanner}-page.png"
