@@ -2,42 +2,21 @@ import Foundation
 import HTTPServer
 import Storage
 
-/// Email as the admin API sees it: whether an SMTP server is configured, and whom to tell that
-/// emails were queued (the mail dispatcher of this process).
-struct MailAccess: Sendable {
-    var isEnabled: Bool
-    var queued: @Sendable () -> Void
-
-    static let off = MailAccess(isEnabled: false, queued: {})
-}
-
+/// Email as the admin API shows it, over `TicketMailing`.
 extension AdminController {
+    /// Emailing tickets with this controller's store, templates and mail dispatcher.
+    var mailing: TicketMailing {
+        TicketMailing(store: store, passes: passes, logger: logger, mail: mail, jobCreated: jobCreated, now: now)
+    }
+
     /// `POST /admin/v1/tickets/{serialNumber}/email`: queues the ticket's email (send, or send
-    /// again). A ticket whose email is queued already keeps that one message. 202 with the ticket.
+    /// again). A ticket whose email is queued already keeps that one message. 202 with the ticket;
+    /// 409 when email is off, the ticket is cancelled or has no address.
     func emailTicket(_ request: Request) throws -> Response {
         let pass = try existingTicket(request)
         try AdminInput(request, allowed: [], bodyRequired: false).validate()
-        return .json(try emailTicket(pass, requestID: request.requestID), status: 202, encoder: .api)
-    }
-
-    /// Queues the ticket's email (send, or send again); 409 when email is off, the ticket is
-    /// cancelled or has no address.
-    func emailTicket(_ pass: StoredPass, requestID: String) throws -> TicketBody {
-        try requireEmail()
-        guard pass.status == .active else {
-            throw HTTPError(status: 409, code: "ticket_cancelled", message: "A cancelled ticket is not emailed.")
-        }
-        guard pass.attendeeEmail != nil else {
-            throw HTTPError(status: 409, code: "no_email_address", message: "The ticket has no attendeeEmail.")
-        }
-        let event = try pass.eventID.flatMap { id in try store.withSession(.read) { try $0.event(id: id) } }
-        try requireEmailTexts(template: event?.template)
-        let queued = try store.withSession(.write) { try $0.enqueueEmails(passIDs: [pass.id], now: now()) }
-        if !queued.isEmpty {
-            logger.info("ticket email queued", ["pass.serial": pass.serialNumber.rawValue, "request.id": requestID])
-            mail.queued()
-        }
-        return try ticketBody(pass)
+        try mailing.email(pass, requestID: request.requestID)
+        return .json(try ticketBody(pass), status: 202, encoder: .api)
     }
 
     /// `POST /admin/v1/events/{eventId}/email`: a job that queues the email of every ticket with
@@ -48,47 +27,35 @@ extension AdminController {
         var input = try AdminInput(request, allowed: ["resend"], bodyRequired: false)
         let resend = input.boolean("resend").value ?? false
         try input.validate()
-        return .json(try emailEvent(event, resend: resend, requestID: request.requestID), status: 202, encoder: .api)
+        var body = JobBody(try mailing.email(event, resend: resend, requestID: request.requestID))
+        body.emails = EmailCountsBody(EmailCounts())
+        return .json(body, status: 202, encoder: .api)
     }
 
-    /// A job queueing the email of every ticket with an address not sent yet (`resend`: every one's).
-    func emailEvent(_ event: Event, resend: Bool, requestID: String) throws -> JobBody {
-        try requireEmail()
-        try requireEmailTexts(template: event.template)
-        let job = try store.withSession(.write) { try $0.createEmailJob(eventID: event.id, resend: resend, now: now()) }
-        logger.info("event email job created", ["event.id": event.id, "job.id": job.id, "total": "\(job.total)", "request.id": requestID])
-        jobCreated()
-        var body = JobBody(job)
-        body.emails = EmailCountsBody(EmailCounts())
-        return body
-    }
+    // The checks the ticket operations make before they promise an email. They answer as they
+    // always have, as an `HTTPError` with the refusal's status and code, while their callers
+    // (issuing and importing, the dashboard's forms) still tell refusals apart that way.
 
     /// 409 `email_disabled` while no SMTP server is configured.
     func requireEmail() throws {
-        guard mail.isEnabled else {
-            throw HTTPError(status: 409, code: "email_disabled", message: "Email is off: the server has no SMTP_URL.")
-        }
+        try Self.asHTTPError { try mailing.requireEnabled() }
     }
 
     /// 409 when email is off or the template has no email texts.
     func requireEmail(template name: String?) throws {
-        try requireEmail()
-        try requireEmailTexts(template: name)
+        try Self.asHTTPError { try mailing.require(template: name) }
     }
 
     /// 409 `no_email_texts` when the template has no (valid) email texts.
     func requireEmailTexts(template name: String?) throws {
-        guard let name, let template = try? passes.templates.template(named: name) else {
-            throw HTTPError(status: 409, code: "no_email_texts", message: "The ticket's template cannot be loaded for its email.")
-        }
-        let languages: Int
+        try Self.asHTTPError { try mailing.requireTexts(template: name) }
+    }
+
+    private static func asHTTPError(_ check: () throws -> Void) throws {
         do {
-            languages = try TicketMail.texts(of: template).count
-        } catch {
-            throw HTTPError(status: 409, code: "no_email_texts", message: "The email texts of template \(name) are invalid: \(error.message)")
-        }
-        guard languages > 0 else {
-            throw HTTPError(status: 409, code: "no_email_texts", message: "Template \(name) has no email texts (mail/<language>/).")
+            try check()
+        } catch let error as OrganizerError {
+            throw HTTPError(status: error.status, code: error.errorCode, message: error.errorMessage)
         }
     }
 

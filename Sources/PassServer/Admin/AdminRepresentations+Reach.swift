@@ -4,7 +4,7 @@ import Foundation
 import PassIdentifiers
 import Storage
 
-/// How far changes have reached phones, for an event or a re-push job (docs/admin.md, "Reach").
+/// `Reach` as the admin API shows it (docs/admin.md, "Reach").
 struct ReachBody: Encodable, Equatable {
     var devices: Int64
     var devicesUpToDate: Int64
@@ -12,12 +12,12 @@ struct ReachBody: Encodable, Equatable {
     var pushesFailed: Int64
     var pushesDelivered: Int64
 
-    init(_ tally: Tally) {
-        devices = tally.devices
-        devicesUpToDate = tally.devicesUpToDate
-        pushesPending = tally.pushesPending
-        pushesFailed = tally.pushesFailed
-        pushesDelivered = tally.pushesDelivered
+    init(_ reach: Reach) {
+        devices = reach.devices
+        devicesUpToDate = reach.devicesUpToDate
+        pushesPending = reach.pushesPending
+        pushesFailed = reach.pushesFailed
+        pushesDelivered = reach.pushesDelivered
     }
 }
 

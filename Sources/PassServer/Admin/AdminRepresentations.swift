@@ -43,7 +43,7 @@ struct EventBody: Encodable {
 
     /// The event with the counts and reach of its tallies' total.
     init(_ event: Event, tally: Tally) {
-        self.init(event, counts: EventCounts(tally), reach: ReachBody(tally))
+        self.init(event, counts: EventCounts(tally), reach: ReachBody(Reach(tally)))
     }
 }
 

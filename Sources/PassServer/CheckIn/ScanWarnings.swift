@@ -3,7 +3,7 @@ import Synchronization
 
 /// Bounds the warning lines suspicious scans write (forged codes, bare serials of signed
 /// tickets), per scanning token: at most `linesPerMinute` lines a minute each. A batch writes one
-/// line however many such scans it holds (`AdminController.checkInBatch`); a scanner sending
+/// line however many such scans it holds (`CheckInDesk.scan(batch:)`); a scanner sending
 /// more lines than that a minute has the rest counted, and the next line it writes says how many
 /// scans went unlogged meanwhile (`checkin.unlogged`). The metrics count every scan.
 final class ScanWarnings: Sendable {

@@ -84,11 +84,7 @@ struct DeviceController: Sendable {
             )
         }
         guard let last = changed.lastRevision, !changed.serialNumbers.isEmpty else { return Response(status: 204) }
-        // Reach: the device is told `last` for the passes listed. Marked only when a listed
-        // registration has not been told it yet, so a phone asking again costs nothing.
-        if changed.needsTelling {
-            reach.told(.init(deviceLibraryIdentifier: device, passTypeIdentifier: passType, listedAfter: since, tag: last, at: now()))
-        }
+        reach.listed(changed, to: device, passType: passType, listedAfter: since, at: now())
         return Response(status: 200, headers: ["Content-Type": "application/json"], body: Self.serialsJSON(changed.serialNumbers, lastUpdated: last))
     }
 
@@ -131,11 +127,9 @@ struct DeviceController: Sendable {
         return Response(status: 200, headers: headers, body: bundle)
     }
 
-    /// Reach: the pass's current revision reached a device. Marked once per revision (the row
-    /// read to authenticate tells whether it is known already), so repeated fetches cost nothing.
+    /// Reach: the pass's current revision reached a device (`ReachLedger.served`).
     private func recordServed(_ pass: StoredPass) {
-        guard (pass.servedRevision ?? -1) < pass.revision else { return }
-        reach.served(.init(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision, at: now()))
+        reach.served(pass, at: now())
     }
 
     // MARK: Logs

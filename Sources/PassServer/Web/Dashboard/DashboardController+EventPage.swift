@@ -225,7 +225,7 @@ extension DashboardController {
 
     func emailEvent(_ form: FormFields, _ request: Request) throws -> Response {
         let event = try admin.existingEvent(request)
-        let job = try admin.emailEvent(event, resend: form["resend"] == "true", requestID: request.requestID)
+        let job = try admin.mailing.email(event, resend: form["resend"] == "true", requestID: request.requestID)
         return Self.redirect("/admin/events/\(event.id)?notice=email-queued&job=\(job.id)")
     }
 

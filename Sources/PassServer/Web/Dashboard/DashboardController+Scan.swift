@@ -4,10 +4,9 @@ import Storage
 
 /// The scanner page for door staff (`/admin/scan`), and the three JSON calls its script makes with
 /// the session cookie: one scan, a batch of scans kept while the server was unreachable, and the
-/// event's running count. They run the admin API's own check-in operations
-/// (`AdminController.checkIn`, `checkInBatch`, `checkInCount`), so a scan from the page is the same
-/// scan as one from a hardware scanner with a bearer token; only who is asking is found
-/// differently: the session (of a scanner or admin token; a viewer's is refused with 403), and
+/// event's running count. They read and answer the admin API's JSON and call the same door
+/// (`CheckInDesk`), so a scan from the page is the same scan as one from a hardware scanner with a
+/// bearer token; only who is asking is found differently: the session (of a scanner or admin token; a viewer's is refused with 403), and
 /// every `POST` must carry the session's CSRF token in the `X-CSRF-Token` header (403 without).
 /// Errors are JSON, as the admin API's are.
 extension DashboardController {
@@ -18,15 +17,18 @@ extension DashboardController {
         router.get("/admin/scan", maxBodySize: Self.pageBodyLimit, query: ["event"]) { request in scannerPage(request) }
         router.post("/admin/scan/checkins", preflight: scanPreflight()) { request in
             let visitor = try scanVisitor(request, posting: true)
-            return try admin.checkIn(request, scanner: visitor.tokenName)
+            let scan = try ScanInput.single(request)
+            return ScanAnswer(try admin.desk.scan(scan, scanner: visitor.tokenName, requestID: request.requestID)).response
         }
         router.post("/admin/scan/checkins:batch", preflight: scanPreflight()) { request in
             let visitor = try scanVisitor(request, posting: true)
-            return try admin.checkInBatch(request, scanner: visitor.tokenName)
+            let scans = try ScanInput.batch(request)
+            return ScanAnswer.batch(try admin.desk.scan(batch: scans, scanner: visitor.tokenName, requestID: request.requestID))
         }
         router.get("/admin/scan/events/:eventId/checkins", maxBodySize: Self.pageBodyLimit) { request in
             _ = try scanVisitor(request, posting: false)
-            var response = try admin.checkInCount(request)
+            let count = try admin.desk.count(try admin.existingEvent(request))
+            var response = Response.json(CheckInCountBody(count), encoder: .api)
             response.headers.replace(name: "Cache-Control", value: "private, no-store")
             return response
         }

@@ -255,7 +255,7 @@ extension DashboardController {
 
     func emailTicket(_ request: Request) throws -> Response {
         let pass = try admin.existingTicket(request)
-        _ = try admin.emailTicket(pass, requestID: request.requestID)
+        try admin.mailing.email(pass, requestID: request.requestID)
         return Self.redirect("/admin/tickets/\(pass.serialNumber)?notice=email-queued")
     }
 }

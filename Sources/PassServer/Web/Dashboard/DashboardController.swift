@@ -129,7 +129,7 @@ struct DashboardController: Sendable {
     }
 
     private func failure(_ error: any Error, _ request: Request, visitor: DashboardSessions.Visitor?) -> Response {
-        if !(error is HTTPError) {
+        if !(error is HTTPError || error is OrganizerError) {
             logger.error("dashboard page failed", ["error": "\(error)", "request.id": request.requestID])
         }
         return errorPage(error, visitor: visitor)
@@ -141,6 +141,9 @@ struct DashboardController: Sendable {
         if let error = error as? HTTPError {
             status = error.status
             message = error.message
+        } else if let error = error as? OrganizerError {
+            status = error.status
+            message = error.errorMessage
         } else if let error = error as? StorageError, error.code == .unavailable || error.code == .timeout {
             status = 503
             message = "The database is not answering; try again in a moment."
