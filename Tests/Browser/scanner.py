@@ -10,6 +10,9 @@ CODE_BARE (the bare serial of a ticket whose pass carries a signed code), CODE_O
 The test answers the requests "stop-server" and "start-server".
 """
 
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
 import browser
 from browser import ask_test, check, env
 from selenium.common.exceptions import WebDriverException
@@ -82,6 +85,10 @@ def test():
     kind, title, detail = scan(page, env("CODE_ADA"), "Already checked in")
     check("warn" in kind.split(), f"a second scan is shown as {kind!r}")
     check("Ada Lovelace" in detail and "First checked in" in detail and "at gate North" in detail, f"the second scan shows {detail!r}")
+    # The first time is shown in the event's zone (Asia/Tokyo, nine hours from the browser's UTC), the zone named.
+    tokyo = [f"First checked in {moment:%Y-%m-%d %H:%M} (Asia/Tokyo)" for moment in
+             (datetime.now(ZoneInfo("Asia/Tokyo")) - timedelta(minutes=back) for back in (0, 1, 2))]
+    check(any(line in detail for line in tokyo), f"the first time is not shown in the event's zone: {detail!r}")
     page.screenshot("already", full_page=False)
 
     # A POST from the page's session without the CSRF header is refused and checks nothing in.

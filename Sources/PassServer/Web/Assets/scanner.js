@@ -75,9 +75,24 @@
   }
 
   var ADJUSTED = { ahead: "ahead of the server's clock", too_old: "older than 48 hours", before_issue: "before the ticket was issued" };
-  function time(text) {
+  // Times as the dashboard shows them: in the event's own zone, the zone named ("2026-10-17 20:30
+  // (Europe/Lisbon)"). The page lists each offered event's zone in data-zones ("id=zone ...").
+  var zones = {};
+  (root.getAttribute("data-zones") || "").split(" ").forEach(function (pair) {
+    var at = pair.indexOf("=");
+    if (at > 0) { zones[pair.slice(0, at)] = pair.slice(at + 1); }
+  });
+  function time(text, eventId) {
     var date = new Date(text);
-    return isNaN(date.getTime()) ? String(text) : date.toLocaleString();
+    if (isNaN(date.getTime())) { return String(text); }
+    var zone = (eventId ? zones[eventId] : zones[chosenEvent()]) || "UTC";
+    try {
+      var local = new Intl.DateTimeFormat("sv-SE", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit",
+                                                     hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(date);
+      return local + " (" + zone + ")";
+    } catch (e) {
+      return date.toISOString().slice(0, 16).replace("T", " ") + " (UTC)";
+    }
   }
   // What an answer means, as text: [class, title, detail lines]. Never markup.
   function describe(status, body) {
@@ -88,7 +103,7 @@
       if (body.seat) { lines.push("Seat " + body.seat); }
       if (body.checkCode) { lines.push("Check code " + body.checkCode); }
       if (body.scannedAtAdjusted) {
-        lines.push("Scan time " + time(body.scannedAtAdjusted.sent) + " not taken (" +
+        lines.push("Scan time " + time(body.scannedAtAdjusted.sent, body.eventId) + " not taken (" +
                    (ADJUSTED[body.scannedAtAdjusted.reason] || "out of bounds") + "): recorded when it reached the server");
       }
       if (body.unsigned) { lines.push("Old code without a signature"); }
@@ -101,7 +116,7 @@
     }
     if (body.result === "already_checked_in") {
       if (name) { lines.push(name); }
-      lines.push("First checked in " + time(body.checkedInAt) + (body.gate ? " at gate " + body.gate : ""));
+      lines.push("First checked in " + time(body.checkedInAt, body.eventId) + (body.gate ? " at gate " + body.gate : ""));
       if (body.seat) { lines.push("Seat " + body.seat); }
       return ["warn", "Already checked in", lines];
     }

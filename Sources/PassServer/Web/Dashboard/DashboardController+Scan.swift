@@ -77,6 +77,8 @@ extension DashboardController {
             let options = [("", "Choose the event")] + events.map { event in
                 (event.id, "\(event.name) · \(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone))")
             }
+            // Each offered event's zone, for the script to show times in (ids and zone names hold no spaces).
+            let zones = events.map { "\($0.id)=\($0.timeZone)" }.joined(separator: " ")
             let scanner: HTML
             if canScan {
                 scanner = """
@@ -100,7 +102,7 @@ extension DashboardController {
                     """
             }
             let body: HTML = """
-                <div id="scanner" class="scanner" data-csrf="\(visitor.csrfToken)" data-can-scan="\(canScan ? "true" : "false")">
+                <div id="scanner" class="scanner" data-csrf="\(visitor.csrfToken)" data-zones="\(zones)" data-can-scan="\(canScan ? "true" : "false")">
                 <h1 class="sr-only">Scanner</h1>
                 \(DashboardLayout.select("event", label: "Event", options: options, selected: selected))
                 <p class="scan-count" id="scan-count-line" aria-live="polite"><span id="scan-count">–</span> checked in</p>
