@@ -166,6 +166,7 @@ public final class Application: Sendable {
         DownloadController(store: store, passes: passes).register(in: &router)
         WebAssets().register(in: &router)
         OpenAPIController.register(in: &router)
+        RootController.register(in: &router)
         let httpMetrics = HTTPMetrics()
         MetricsController(
             store: store, dispatcher: dispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns, certificates: certificates,
