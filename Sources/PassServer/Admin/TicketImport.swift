@@ -151,16 +151,31 @@ enum TicketImport {
         return columns
     }
 
+    /// `cell` without leading and trailing white space (Unicode's White_Space: spaces, tabs,
+    /// line breaks), cut at Unicode scalars.
+    static func trimmed(_ cell: String) -> String {
+        let scalars = cell.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+
     /// A column name as the answer quotes it (`HTTPError.quoting`), an empty one as `(empty)`.
     private static func shown(_ name: String) -> String {
         name.isEmpty ? "(empty)" : HTTPError.quoting(name)
     }
 
-    /// A row as a ticket body.
+    /// A row as a ticket body. Each cell loses its leading and trailing white space first, line
+    /// breaks included: a spreadsheet easily leaves a newline inside a quoted name, and names are
+    /// trimmed everywhere else. A control character inside a cell is still refused (by the
+    /// ticket's own checks); a cell of only white space is an empty one.
     private static func object(_ record: CSV.Record, columns: [Column]) -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         var extra: [String: JSONValue] = [:]
-        for (column, guarded) in zip(columns, record.fields) where !guarded.isEmpty {
+        for (column, raw) in zip(columns, record.fields) {
+            let guarded = trimmed(raw)
+            guard !guarded.isEmpty else { continue }
             let cell = CSV.removingFormulaGuard(guarded)
             switch column {
             case .base(let name):

@@ -166,6 +166,7 @@ public final class Application: Sendable {
         DownloadController(store: store, passes: passes).register(in: &router)
         WebAssets().register(in: &router)
         OpenAPIController.register(in: &router)
+        RootController.register(in: &router)
         let httpMetrics = HTTPMetrics()
         MetricsController(
             store: store, dispatcher: dispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns, certificates: certificates,
@@ -193,6 +194,14 @@ public final class Application: Sendable {
     /// The bound port (after `start`).
     public var port: Int { server.port }
 
+    /// `<PUBLIC_URL>/admin/`, where organizers sign in (start-up prints it).
+    package var dashboardURL: String? {
+        configuration.http.publicURL.map { url in
+            let base = url.absoluteString
+            return (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/admin/"
+        }
+    }
+
     /// Starts listening, dispatching pushes, running jobs, sweeping old rows and checking certificates.
     public func start() throws {
         do {
@@ -213,6 +222,9 @@ public final class Application: Sendable {
             ["host": configuration.http.host, "port": "\(server.port)", "store": "\(store.backend)",
              "public_url": configuration.http.publicURL?.absoluteString ?? ""]
         )
+        if let dashboard = dashboardURL {
+            logger.notice("dashboard: open it in a browser and sign in with an admin token", ["url": dashboard])
+        }
     }
 
     /// Stops accepting, drains in-flight requests, finishes the job batch and the pushes in
