@@ -66,7 +66,7 @@ extension AdminController {
     /// 409 `email_disabled` while no SMTP server is configured.
     func requireEmail() throws {
         guard mail.isEnabled else {
-            throw HTTPError(status: 409, code: "email_disabled", message: "Email is off: the server has no SMTP_URL.")
+            throw OrganizerError.conflict(code: "email_disabled", message: "Email is off: the server has no SMTP_URL.")
         }
     }
 
@@ -79,16 +79,16 @@ extension AdminController {
     /// 409 `no_email_texts` when the template has no (valid) email texts.
     func requireEmailTexts(template name: String?) throws {
         guard let name, let template = try? passes.templates.template(named: name) else {
-            throw HTTPError(status: 409, code: "no_email_texts", message: "The ticket's template cannot be loaded for its email.")
+            throw OrganizerError.conflict(code: "no_email_texts", message: "The ticket's template cannot be loaded for its email.")
         }
         let languages: Int
         do {
             languages = try TicketMail.texts(of: template).count
         } catch {
-            throw HTTPError(status: 409, code: "no_email_texts", message: "The email texts of template \(name) are invalid: \(error.message)")
+            throw OrganizerError.conflict(code: "no_email_texts", message: "The email texts of template \(name) are invalid: \(error.message)")
         }
         guard languages > 0 else {
-            throw HTTPError(status: 409, code: "no_email_texts", message: "Template \(name) has no email texts (mail/<language>/).")
+            throw OrganizerError.conflict(code: "no_email_texts", message: "Template \(name) has no email texts (mail/<language>/).")
         }
     }
 

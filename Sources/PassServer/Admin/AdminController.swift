@@ -57,39 +57,39 @@ struct AdminController: Sendable {
 
     // MARK: Helpers
 
+    /// The organizers' operations this API is the JSON transport of.
+    var organizer: Organizer {
+        let admin = self
+        return Organizer(
+            store: store, passes: passes, logger: logger, pushesEnqueued: pushesEnqueued, jobCreated: jobCreated, mail: mail, now: now,
+            emailCheck: { template in
+                try admin.requireEmail()
+                try admin.requireEmailTexts(template: template)
+            }
+        )
+    }
+
     func existingEvent(_ request: Request) throws -> Event {
         try existingEvent(id: request.parameters["eventId"])
     }
 
     /// The event with this id; 404 when there is none.
     func existingEvent(id: String?) throws -> Event {
-        guard let id, AdminIdentifiers.isPlausible(id), let event = try store.withSession(.read, { try $0.event(id: id) }) else {
-            throw HTTPError.notFound("No such event.")
-        }
-        return event
+        try organizer.event(id: id)
     }
 
-    /// Runs a pass validation (render and validate, no signing) inside the transaction of a
-    /// change: a change after which a pass could not be built is refused with 400 and rolled
-    /// back, instead of being stored and failing every download of the pass afterwards.
-    func requireBuildable(_ validation: () throws -> Void) throws {
-        if let reason = try unbuildableReason(validation) {
-            throw HTTPError.badRequest("pass: \(reason)", code: "invalid_fields")
-        }
+    func existingTicket(_ request: Request) throws -> StoredPass {
+        try organizer.ticket(serialNumber: request.parameters["serialNumber"])
     }
 
-    /// Why the pass cannot be built, in words, or nil when `validation` passes; errors other than
-    /// the bundle's and the pass service's are thrown.
-    func unbuildableReason(_ validation: () throws -> Void) throws -> String? {
-        do {
-            try validation()
-            return nil
-        } catch let error as PassBundleError {
-            let detail = error.issues.isEmpty ? error.message : error.issues.map(\.description).joined(separator: "; ")
-            return "the pass cannot be built with this change (\(detail))"
-        } catch let error as PassServiceError {
-            return "the pass cannot be built with this change (\(error.description))"
-        }
+    /// The extra fields the event's template declares (none if it cannot be loaded).
+    func templateFields(of event: Event) -> [TemplateField] {
+        organizer.templateFields(of: event)
+    }
+
+    /// `PUBLIC_URL/download/{token}` for the pass's current link.
+    func downloadURL(for pass: StoredPass) throws -> String {
+        try passes.downloadURL(for: pass)
     }
 }
 
