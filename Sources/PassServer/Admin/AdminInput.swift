@@ -152,16 +152,6 @@ struct AdminInput {
     mutating func text(_ field: String, maxLength: Int = 200, nullable: Bool = false) -> Presence<String> {
         checked(field, nullable: nullable) { FieldRules.text($0, maxLength: maxLength) }
     }
-
-    /// A required text field.
-    mutating func requiredText(_ field: String, maxLength: Int = 200) -> String? {
-        guard object[field] != nil else {
-            problem(field, "is required")
-            return nil
-        }
-        guard case .value(let value) = text(field, maxLength: maxLength) else { return nil }
-        return value
-    }
 }
 
 /// The character classes of admin texts, shared with the patterns in openapi.yaml.

@@ -85,18 +85,15 @@ struct FieldCheck {
         return text(field, raw, maxLength: maxLength)
     }
 
-    /// A change of an optional text: nil leaves it, `.some(nil)` clears it.
+    /// A change of an optional text: nil leaves it, `.some(nil)` clears it, a value is checked by `rule`.
     mutating func change(_ field: String, _ raw: String??, _ rule: (String) -> Result<String, FieldRules.Problem>) -> String?? {
-        switch raw {
-        case nil:
-            _ = wasReported(field)
-            return nil
-        case .some(nil): return wasReported(field) ? nil : .some(nil)
-        case .some(let value?): return apply(field, value, rule).map { .some($0) }
-        }
+        if wasReported(field) { return nil }
+        guard let raw else { return nil }
+        guard let value = raw else { return .some(nil) }
+        return apply(field, value, rule).map { .some($0) }
     }
 
-    /// A whole number in `range`, `message` naming the range.
+    /// A whole number in `range`.
     mutating func integer(_ field: String, _ value: Int?, in range: ClosedRange<Int>) -> Int? {
         guard let value = self.value(field, value) else { return nil }
         guard range.contains(value) else {
