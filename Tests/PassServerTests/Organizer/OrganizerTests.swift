@@ -297,4 +297,29 @@ struct OrganizerTests {
         #expect(second.existing == 1 && second.entries.first?.pass.attendeeName == "Ada")
         #expect(Self.refusal { _ = try organizer.importTickets(event, check: check, notify: true, requestID: "t") }?.errorCode == "email_disabled")
     }
+
+    @Test("over the API, the reader's problems and the organizer's come in one 400, in field order", arguments: Backend.allCases)
+    func oneRefusal(backend: Backend) throws {
+        let (app, _) = try Self.start(backend)
+        defer { app.stop() }
+        let event = try app.admin("POST", "/admin/v1/events", json: """
+            {"zzz": 1, "name": 5, "venue": " ", "startsAt": "2027-03-01T19:00:00+09:00", "endsAt": "2027-03-01T18:00:00+09:00",
+             "timeZone": "Mars", "template": 3}
+            """)
+        #expect(event.status == 400)
+        #expect(OrganizerSupport.error(event)?["code"] as? String == "invalid_fields")
+        #expect(OrganizerSupport.error(event)?["message"] as? String == [
+            "zzz: unknown field", "name: must be a string", "venue: must not be empty",
+            "timeZone: 'Mars' is not an IANA time zone identifier (e.g. Europe/Berlin)", "template: must be a string",
+            "endsAt: must not be before startsAt",
+        ].joined(separator: "; "))
+        let id = try OrganizerSupport.createEvent(app)
+        let ticket = try app.admin("POST", "/admin/v1/events/\(id)/tickets", json: #"{"attendeeName": " ", "attendeeEmail": 7, "extra": {"tier": 1}, "notify": "yes"}"#)
+        #expect(ticket.status == 400)
+        #expect(OrganizerSupport.error(ticket)?["message"] as? String
+            == "attendeeName: must not be empty; attendeeEmail: must be a string; extra.tier: unknown field; notify: must be true or false")
+        let change = try app.admin("PATCH", "/admin/v1/events/\(id)", json: #"{"endsAt": "2027-03-01T18:00:00+09:00", "language": "x"}"#)
+        #expect(OrganizerSupport.error(change)?["message"] as? String
+            == "language: must be a language code such as en, ja or pt-BR; endsAt: must not be before startsAt")
+    }
 }
