@@ -43,15 +43,9 @@ struct AdminController: Sendable {
 
     /// The job with its progress and reach (an email job: its emails' states); 404 when there is none.
     func jobDetails(id: String?) throws -> JobBody {
-        guard let id, AdminIdentifiers.isPlausible(id) else { throw HTTPError.notFound("No such job.") }
-        let (job, reach, emails) = try store.withSession(.read) { session -> (Job?, Tally?, EmailCounts?) in
-            guard let job = try session.job(id: id) else { return (nil, nil, nil) }
-            if job.isEmail { return (job, nil, try session.emailCounts(jobID: job.id)) }
-            return (job, try job.eventID.map { try session.eventTally(eventID: $0).share(of: job) }, nil)
-        }
-        guard let job else { throw HTTPError.notFound("No such job.") }
-        var body = JobBody(job, reach: reach.map(ReachBody.init))
-        body.emails = emails.map(EmailCountsBody.init)
+        let progress = try organizer.job(id: id)
+        var body = JobBody(progress.job, reach: progress.reach.map(ReachBody.init))
+        body.emails = progress.emails.map(EmailCountsBody.init)
         return body
     }
 

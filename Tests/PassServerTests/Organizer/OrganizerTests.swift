@@ -90,6 +90,9 @@ struct OrganizerTests {
         let renamed = try organizer.updateEvent(event, EventEdit(name: " Swift Night II "), requestID: "t")
         #expect(renamed.event.name == "Swift Night II")
         #expect(renamed.job?.total == 1, "one pass to re-push")
+        let progress = try organizer.job(id: try #require(renamed.job?.id))
+        #expect(progress.job.eventID == event.id && progress.reach != nil && progress.emails == nil)
+        #expect(Self.refusal { _ = try organizer.job(id: "no-such-job") } == .notFound("No such job."))
         let language = try organizer.updateEvent(renamed.event, EventEdit(language: "ja"), requestID: "t")
         #expect(language.event.language == "ja" && language.job == nil)
 

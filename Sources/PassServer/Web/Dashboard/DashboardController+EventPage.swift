@@ -88,13 +88,13 @@ extension DashboardController {
         if jobID == nil, let latest = try store.withSession(.read, { try $0.jobs(eventID: event.id, limit: 1) }).first, latest.state == .pending || latest.state == .running {
             jobID = latest.id
         }
-        guard let jobID, let job = try? admin.jobDetails(id: jobID), job.eventId == event.id else { return "" }
-        let reach = job.reach
-        let kind = job.emails != nil ? "Email send" : "Updating phones"
+        guard let jobID, let progress = try? organizer.job(id: jobID), progress.job.eventID == event.id else { return "" }
+        let (job, reach) = (progress.job, progress.reach)
+        let kind = job.isEmail ? "Email send" : "Updating phones"
         return """
             <section class="job" id="job" data-job="\(job.id)" aria-live="polite">
             <h2>\(kind)</h2>
-            <p>State: <strong id="job-state">\(job.state)</strong> · passes <span id="job-done">\(job.done)</span> of <span id="job-total">\(job.total)</span></p>
+            <p>State: <strong id="job-state">\(job.state.rawValue)</strong> · passes <span id="job-done">\(job.done)</span> of <span id="job-total">\(job.total)</span></p>
             <progress id="job-progress" max="\(max(job.total, 1))" value="\(job.done)">\(job.done) of \(job.total)</progress>
             <p>Phones to reach: <span id="job-devices">\(reach?.devices ?? 0)</span> · up to date: <span id="job-up-to-date">\(reach?.devicesUpToDate ?? 0)</span>
              · pushes pending: <span id="job-pending">\(reach?.pushesPending ?? 0)</span> · delivered: <span id="job-delivered">\(reach?.pushesDelivered ?? 0)</span>
