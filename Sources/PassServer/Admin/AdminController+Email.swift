@@ -32,32 +32,11 @@ extension AdminController {
         return .json(body, status: 202, encoder: .api)
     }
 
-    // The checks the ticket operations make before they promise an email. They answer as they
-    // always have, as an `HTTPError` with the refusal's status and code, while their callers
-    // (issuing and importing, the dashboard's forms) still tell refusals apart that way.
-
-    /// 409 `email_disabled` while no SMTP server is configured.
-    func requireEmail() throws {
-        try Self.asHTTPError { try mailing.requireEnabled() }
-    }
+    // The checks the ticket operations make before they promise an email (`TicketMailing`'s,
+    // refusing with `OrganizerError.conflict`).
 
     /// 409 when email is off or the template has no email texts.
-    func requireEmail(template name: String?) throws {
-        try Self.asHTTPError { try mailing.require(template: name) }
-    }
-
-    /// 409 `no_email_texts` when the template has no (valid) email texts.
-    func requireEmailTexts(template name: String?) throws {
-        try Self.asHTTPError { try mailing.requireTexts(template: name) }
-    }
-
-    private static func asHTTPError(_ check: () throws -> Void) throws {
-        do {
-            try check()
-        } catch let error as OrganizerError {
-            throw HTTPError(status: error.status, code: error.errorCode, message: error.errorMessage)
-        }
-    }
+    func requireEmail(template name: String?) throws { try mailing.require(template: name) }
 
     /// The ticket as the API shows it: with its download link and what became of its email.
     func ticketBody(_ pass: StoredPass) throws -> TicketBody {

@@ -43,19 +43,22 @@ struct AdminController: Sendable {
 
     /// The job with its progress and reach (an email job: its emails' states); 404 when there is none.
     func jobDetails(id: String?) throws -> JobBody {
-        guard let id, AdminIdentifiers.isPlausible(id) else { throw HTTPError.notFound("No such job.") }
-        let (job, reach, emails) = try store.withSession(.read) { session -> (Job?, Reach?, EmailCounts?) in
-            guard let job = try session.job(id: id) else { return (nil, nil, nil) }
-            if job.isEmail { return (job, nil, try session.emailCounts(jobID: job.id)) }
-            return (job, try Reach.of(job, in: session), nil)
-        }
-        guard let job else { throw HTTPError.notFound("No such job.") }
-        var body = JobBody(job, reach: reach.map(ReachBody.init))
-        body.emails = emails.map(EmailCountsBody.init)
+        let progress = try organizer.job(id: id)
+        var body = JobBody(progress.job, reach: progress.reach.map(ReachBody.init))
+        body.emails = progress.emails.map(EmailCountsBody.init)
         return body
     }
 
     // MARK: Helpers
+
+    /// The organizers' operations this API is the JSON transport of.
+    var organizer: Organizer {
+        let mailing = mailing
+        return Organizer(
+            store: store, passes: passes, logger: logger, pushesEnqueued: pushesEnqueued, jobCreated: jobCreated, mail: mail, now: now,
+            emailCheck: { template in try mailing.require(template: template) }
+        )
+    }
 
     func existingEvent(_ request: Request) throws -> Event {
         try existingEvent(id: request.parameters["eventId"])
@@ -63,33 +66,21 @@ struct AdminController: Sendable {
 
     /// The event with this id; 404 when there is none.
     func existingEvent(id: String?) throws -> Event {
-        guard let id, AdminIdentifiers.isPlausible(id), let event = try store.withSession(.read, { try $0.event(id: id) }) else {
-            throw HTTPError.notFound("No such event.")
-        }
-        return event
+        try organizer.event(id: id)
     }
 
-    /// Runs a pass validation (render and validate, no signing) inside the transaction of a
-    /// change: a change after which a pass could not be built is refused with 400 and rolled
-    /// back, instead of being stored and failing every download of the pass afterwards.
-    func requireBuildable(_ validation: () throws -> Void) throws {
-        if let reason = try unbuildableReason(validation) {
-            throw HTTPError.badRequest("pass: \(reason)", code: "invalid_fields")
-        }
+    func existingTicket(_ request: Request) throws -> StoredPass {
+        try organizer.ticket(serialNumber: request.parameters["serialNumber"])
     }
 
-    /// Why the pass cannot be built, in words, or nil when `validation` passes; errors other than
-    /// the bundle's and the pass service's are thrown.
-    func unbuildableReason(_ validation: () throws -> Void) throws -> String? {
-        do {
-            try validation()
-            return nil
-        } catch let error as PassBundleError {
-            let detail = error.issues.isEmpty ? error.message : error.issues.map(\.description).joined(separator: "; ")
-            return "the pass cannot be built with this change (\(detail))"
-        } catch let error as PassServiceError {
-            return "the pass cannot be built with this change (\(error.description))"
-        }
+    /// The extra fields the event's template declares (none if it cannot be loaded).
+    func templateFields(of event: Event) -> [TemplateField] {
+        organizer.templateFields(of: event)
+    }
+
+    /// `PUBLIC_URL/download/{token}` for the pass's current link.
+    func downloadURL(for pass: StoredPass) throws -> String {
+        try passes.downloadURL(for: pass)
     }
 }
 

@@ -16,36 +16,17 @@ extension AdminInput {
         }
     }
 
-    /// One of the IANA time zone identifiers this server knows (`AdminInput.timeZones`).
+    /// One of the IANA time zone identifiers this server knows (`FieldRules.timeZones`).
     mutating func timeZone(_ field: String) -> Presence<String> {
-        let value = string(field, maxLength: 64)
-        if case .value(let identifier) = value, !Self.timeZones.contains(identifier) {
-            problem(field, "'\(identifier)' is not an IANA time zone identifier (e.g. Europe/Berlin)")
-            return .absent
-        }
-        return value
+        checked(field, FieldRules.timeZone)
     }
 
-    /// The time zone identifiers accepted for events: the canonical IANA names Foundation knows,
-    /// and `UTC` (the default). `openapi.yaml` lists the same set.
-    static let timeZones: Set<String> = Set(TimeZone.knownTimeZoneIdentifiers).union(["UTC"])
+    /// The time zone identifiers accepted for events (`FieldRules.timeZones`).
+    static var timeZones: Set<String> { FieldRules.timeZones }
 
-    /// `local@domain.tld`: one `@`, no spaces or control characters, and a dot inside the domain.
+    /// `local@domain.tld` (`FieldRules.email`).
     mutating func email(_ field: String, nullable: Bool = false) -> Presence<String> {
-        let value = string(field, maxLength: 254, nullable: nullable)
-        guard case .value(let email) = value else { return value }
-        let scalars = Array(email.unicodeScalars)
-        let excluded: (Unicode.Scalar) -> Bool = { $0 == "@" || AdminText.isControl($0) || AdminText.isSpace($0) }
-        guard let at = scalars.firstIndex(of: "@"), at > 0, !scalars[..<at].contains(where: excluded) else {
-            problem(field, "is not an email address")
-            return .absent
-        }
-        let domain = scalars[(at + 1)...]
-        guard domain.count >= 3, !domain.contains(where: excluded), domain.dropFirst().dropLast().contains(".") else {
-            problem(field, "is not an email address")
-            return .absent
-        }
-        return value
+        checked(field, nullable: nullable, FieldRules.email)
     }
 }
 
@@ -61,21 +42,8 @@ extension AdminInput {
         }
     }
 
-    /// A language code for email texts: two or three lowercase letters, optionally a hyphen and a
-    /// region or script of 2–8 letters or digits (`en`, `ja`, `pt-BR`, `zh-Hant`), as
-    /// `openapi.yaml`'s `Language` pattern states.
+    /// A language code for email texts (`FieldRules.language`): `en`, `ja`, `pt-BR`, `zh-Hant`.
     mutating func language(_ field: String, nullable: Bool = false) -> Presence<String> {
-        let value = string(field, maxLength: 12, nullable: nullable)
-        guard case .value(let code) = value else { return value }
-        let parts = code.split(separator: "-", omittingEmptySubsequences: false)
-        let isLetter = { (byte: UInt8) in (byte >= 0x61 && byte <= 0x7A) }
-        let isAlphanumeric = { (byte: UInt8) in isLetter(byte) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39) }
-        let primaryOK = parts.first.map { (2...3).contains($0.utf8.count) && $0.utf8.allSatisfy(isLetter) } ?? false
-        let subtagOK = parts.count == 1 || (parts.count == 2 && (2...8).contains(parts[1].utf8.count) && parts[1].utf8.allSatisfy(isAlphanumeric))
-        guard primaryOK && subtagOK else {
-            problem(field, "must be a language code such as en, ja or pt-BR")
-            return .absent
-        }
-        return value
+        checked(field, nullable: nullable, FieldRules.language)
     }
 }

@@ -77,6 +77,9 @@ struct AdminInput {
         }
     }
 
+    /// The problems found so far, as the organizer's issues (a draft's `unreadable`).
+    var unreadable: [OrganizerError.Issue] { issues.map { OrganizerError.Issue($0.field, $0.message) } }
+
     /// Throws a 400 naming every invalid field, if any.
     func validate() throws(HTTPError) {
         guard problems.isEmpty else {
@@ -123,35 +126,31 @@ struct AdminInput {
         return .value(string)
     }
 
-    /// A text field: at most `maxLength` Unicode scalars as sent, without control characters
-    /// (U+0000–U+001F, U+007F–U+009F), not blank; stored without surrounding spaces.
-    mutating func text(_ field: String, maxLength: Int = 200, nullable: Bool = false) -> Presence<String> {
-        let raw: String
-        switch string(field, maxLength: maxLength, nullable: nullable) {
-        case .absent: return .absent
-        case .null: return .null
-        case .value(let value): raw = value
-        }
-        if raw.unicodeScalars.contains(where: AdminText.isControl) {
-            problem(field, "must not contain control characters")
-            return .absent
-        }
-        let trimmed = AdminText.trimmed(raw)
-        guard !trimmed.isEmpty else {
-            problem(field, "must not be empty")
-            return .absent
-        }
-        return .value(trimmed)
+    /// A string field as sent, of any length (the organizer checks it). A JSON `null` is `.null`
+    /// when `nullable`, otherwise a problem.
+    mutating func string(_ field: String, nullable: Bool = false) -> Presence<String> {
+        string(field, maxLength: .max, nullable: nullable)
     }
 
-    /// A required text field.
-    mutating func requiredText(_ field: String, maxLength: Int = 200) -> String? {
-        guard object[field] != nil else {
-            problem(field, "is required")
-            return nil
+    /// A field checked by one of the organizers' rules (`FieldRules`).
+    mutating func checked(_ field: String, nullable: Bool = false, _ rule: (String) -> Result<String, FieldRules.Problem>) -> Presence<String> {
+        switch string(field, nullable: nullable) {
+        case .absent: return .absent
+        case .null: return .null
+        case .value(let raw):
+            switch rule(raw) {
+            case .success(let value): return .value(value)
+            case .failure(let failure):
+                problem(field, failure.message)
+                return .absent
+            }
         }
-        guard case .value(let value) = text(field, maxLength: maxLength) else { return nil }
-        return value
+    }
+
+    /// A text field (`FieldRules.text`): at most `maxLength` Unicode scalars as sent, without
+    /// control characters, not blank; stored without surrounding spaces.
+    mutating func text(_ field: String, maxLength: Int = 200, nullable: Bool = false) -> Presence<String> {
+        checked(field, nullable: nullable) { FieldRules.text($0, maxLength: maxLength) }
     }
 }
 

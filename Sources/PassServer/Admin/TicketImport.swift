@@ -52,20 +52,33 @@ enum TicketImport {
     /// The CSV columns of every template; its declared extra fields add theirs.
     static let columns = ["attendeeName", "attendeeEmail", "seat", "externalId", "language"]
 
-    static var tooManyRows: HTTPError {
-        HTTPError.badRequest("An upload holds at most \(maxRows) tickets; split it.", code: "too_many_rows")
+    /// Why an upload cannot be read at all: answered 400 with its code, shown by the dashboard
+    /// above the upload.
+    struct Unreadable: Error, Equatable, RenderableError {
+        var errorCode: String
+        var errorMessage: String
+        var status: Int { 400 }
+
+        init(_ message: String, code: String) {
+            errorCode = code
+            errorMessage = message
+        }
     }
 
-    static var noRows: HTTPError {
-        HTTPError.badRequest("The upload holds no tickets.", code: "no_rows")
+    static var tooManyRows: Unreadable {
+        Unreadable("An upload holds at most \(maxRows) tickets; split it.", code: "too_many_rows")
+    }
+
+    static var noRows: Unreadable {
+        Unreadable("The upload holds no tickets.", code: "no_rows")
     }
 
     /// The elements of a JSON array (each checked later as a ticket body).
-    static func rows(json body: [UInt8]) throws(HTTPError) -> [Row] {
+    static func rows(json body: [UInt8]) throws(Unreadable) -> [Row] {
         // JSONDecoder, as for every admin body (JSONSerialization drops a byte order mark that
         // starts a string).
         guard case .array(let array)? = try? JSONDecoder().decode(JSONValue.self, from: Data(body)) else {
-            throw HTTPError.badRequest("The body must be a JSON array of ticket objects.", code: "malformed_json")
+            throw Unreadable("The body must be a JSON array of ticket objects.", code: "malformed_json")
         }
         guard array.count <= maxRows else { throw tooManyRows }
         guard !array.isEmpty else { throw noRows }
@@ -79,7 +92,7 @@ enum TicketImport {
     /// columns, the declared extra fields', the columns an export reports (skipped), and nothing
     /// else. Blank rows are skipped; an empty cell is an absent field; a cell's formula guard (an
     /// apostrophe an export wrote before `=`, `+`, `-`, `@`…) is removed.
-    static func rows(csv body: [UInt8], declared: [TemplateField]) throws(HTTPError) -> [Row] {
+    static func rows(csv body: [UInt8], declared: [TemplateField]) throws(Unreadable) -> [Row] {
         var parser = CSV.Parser()
         var header: [Column]?
         var rows: [Row] = []
@@ -100,14 +113,14 @@ enum TicketImport {
         do {
             try parser.parse(body, collect)
             try parser.finish(collect)
-        } catch let error as HTTPError {
+        } catch let error as Unreadable {
             throw error
         } catch let error as CSV.ParseError {
-            throw HTTPError.badRequest("The CSV cannot be read: \(error).", code: "invalid_csv")
+            throw Unreadable("The CSV cannot be read: \(error).", code: "invalid_csv")
         } catch {
-            throw HTTPError.badRequest("The CSV cannot be read.", code: "invalid_csv")
+            throw Unreadable("The CSV cannot be read.", code: "invalid_csv")
         }
-        guard header != nil else { throw HTTPError.badRequest("The CSV has no header row.", code: "invalid_columns") }
+        guard header != nil else { throw Unreadable("The CSV has no header row.", code: "invalid_columns") }
         guard !rows.isEmpty else { throw noRows }
         return rows
     }
@@ -121,7 +134,7 @@ enum TicketImport {
         case reported
     }
 
-    private static func header(_ record: CSV.Record, declared: [TemplateField]) throws(HTTPError) -> [Column] {
+    private static func header(_ record: CSV.Record, declared: [TemplateField]) throws(Unreadable) -> [Column] {
         var problems: [String] = []
         var columns: [Column] = []
         var seen = Set<String>()
@@ -144,7 +157,7 @@ enum TicketImport {
         }
         guard problems.isEmpty else {
             let known = (Self.columns + declared.map(\.name)).joined(separator: ", ")
-            throw HTTPError.badRequest(
+            throw Unreadable(
                 "The CSV header row is invalid: \(problems.joined(separator: "; ")). Columns: \(known).", code: "invalid_columns"
             )
         }

@@ -3,31 +3,100 @@ import PassBundle
 import Storage
 
 /// A new ticket as the admin API takes it: one `POST …/tickets` body, or one row of a batch.
-struct TicketInput {
+enum TicketInput {
     /// The body fields of a ticket; `extra` holds the template's declared fields.
-    static let fields: Set<String> = ["attendeeName", "attendeeEmail", "seat", "externalId", "language", "extra"]
-
-    var attendeeName: String
-    var attendeeEmail: String?
-    var seat: String?
-    var externalID: String?
-    /// The language of the ticket's email; nil: the event's.
-    var language: String?
-    var extra: [String: ExtraValue]
-
-    /// Reads a new ticket from `input` (created with `allowed: fields`); nil after naming every
-    /// problem in `input`.
-    static func read(_ input: inout AdminInput, declared: [TemplateField]) -> TicketInput? {
-        let name = input.requiredText("attendeeName")
-        let email = input.email("attendeeEmail").value
-        let seat = input.text("seat", maxLength: 64).value
-        let externalID = input.text("externalId", maxLength: externalIDMaxLength).value
-        let language = input.language("language").value
-        let extra = input.extras(declared: declared, creating: true).compactMapValues { $0 }
-        guard let name, input.issues.isEmpty else { return nil }
-        return TicketInput(attendeeName: name, attendeeEmail: email, seat: seat, externalID: externalID, language: language, extra: extra)
-    }
+    static let fields = Set(TicketDraft.fields)
 
     /// The longest external id, in characters.
-    static let externalIDMaxLength = 128
+    static let externalIDMaxLength = TicketDraft.externalIDMaxLength
+}
+
+extension AdminInput {
+    /// The fields of a new event (read with `allowed: EventDraft.fields`) as they were sent,
+    /// with what could not be read.
+    mutating func eventDraft() -> EventDraft {
+        var draft = EventDraft()
+        draft.name = string("name").value
+        draft.venue = string("venue").value
+        draft.startsAt = date("startsAt").value
+        draft.endsAt = date("endsAt").value
+        draft.timeZone = string("timeZone").value
+        draft.template = string("template").value
+        draft.language = string("language").value
+        draft.unreadable = unreadable
+        return draft
+    }
+
+    /// A change of an event: the fields named, `endsAt: null` removing the end.
+    mutating func eventEdit() -> EventEdit {
+        var edit = EventEdit()
+        edit.name = string("name").value
+        edit.venue = string("venue").value
+        edit.startsAt = date("startsAt").value
+        edit.endsAt = date("endsAt", nullable: true).change
+        edit.timeZone = string("timeZone").value
+        edit.language = string("language").value
+        edit.template = string("template").value
+        edit.unreadable = unreadable
+        return edit
+    }
+
+    /// A new ticket (read with `allowed: TicketInput.fields`, and `notify` where taken).
+    mutating func ticketDraft() -> TicketDraft {
+        var draft = TicketDraft()
+        draft.attendeeName = string("attendeeName").value
+        draft.attendeeEmail = string("attendeeEmail").value
+        draft.seat = string("seat").value
+        draft.externalID = string("externalId").value
+        draft.language = string("language").value
+        draft.extra = extraValues()
+        draft.unreadable = unreadable
+        return draft
+    }
+
+    /// A change of a ticket's holder fields: `null` removes an optional value.
+    mutating func ticketEdit() -> TicketEdit {
+        var edit = TicketEdit()
+        edit.attendeeName = string("attendeeName").value
+        edit.seat = string("seat", nullable: true).change
+        edit.attendeeEmail = string("attendeeEmail", nullable: true).change
+        edit.externalID = string("externalId", nullable: true).change
+        edit.language = string("language", nullable: true).change
+        edit.extra = extraValues()
+        edit.unreadable = unreadable
+        return edit
+    }
+
+    /// The events list's query parameters.
+    mutating func eventQuery() -> EventQuery {
+        var query = EventQuery()
+        query.search = string("q").value
+        query.startsFrom = instant("from")
+        query.startsBefore = instant("to")
+        switch choice("archived", ["true", "false"]) {
+        case "true": query.archived = true
+        case "false": query.archived = false
+        default: break
+        }
+        query.cursor = string("cursor").value
+        query.limit = integer("limit", in: 1...100, default: 20)
+        query.unreadable = unreadable
+        return query
+    }
+
+    /// An event's tickets list's query parameters.
+    mutating func ticketQuery() -> TicketQuery {
+        var query = TicketQuery()
+        switch choice("status", ["active", "cancelled"]) {
+        case "active": query.status = .active
+        case "cancelled": query.status = .cancelled
+        default: break
+        }
+        query.search = string("q").value
+        query.updatedSince = instant("updatedSince")
+        query.cursor = decimal("cursor", maxDigits: 18, problem: "must be a cursor from a previous page")
+        query.limit = integer("limit", in: 1...500, default: 50)
+        query.unreadable = unreadable
+        return query
+    }
 }

@@ -6,17 +6,20 @@ import Storage
 extension DashboardController {
     /// `GET /admin/events/{id}`: counts, the latest job's progress, the ticket table with search,
     /// status filter and paging, and (for admins) issuing, importing and emailing.
-    func eventPage(_ request: Request, _ visitor: DashboardSessions.Visitor, notice: DashboardLayout.Notice? = nil, status: Int = 200) throws -> Response {
-        let event = try admin.existingEvent(request)
-        let details = try admin.eventDetails(event)
+    func eventPage(_ request: Request, _ visitor: DashboardSessions.Visitor, issuing form: FormState? = nil) throws -> Response {
+        let event = try organizer.event(id: request.parameters["eventId"])
+        let details = try organizer.details(of: event)
         let search = request.query["q"].map(AdminText.trimmed) ?? ""
         let statusFilter = ["active", "cancelled"].contains(request.query["status"] ?? "") ? request.query["status"] : nil
-        var object: [String: JSONValue] = ["limit": .string("50")]
-        if !search.isEmpty { object["q"] = .string(search) }
-        if let statusFilter { object["status"] = .string(statusFilter) }
-        if let cursor = request.query["cursor"] { object["cursor"] = .string(cursor) }
-        var query = AdminInput(object: object, allowed: Set(object.keys))
-        let page = try admin.ticketList(event, &query, downloadURLs: false)
+        var query = TicketQuery()
+        query.limit = 50
+        query.search = search.isEmpty ? nil : search
+        query.status = statusFilter == "cancelled" ? .cancelled : statusFilter == "active" ? .active : nil
+        if let cursor = request.query["cursor"] {
+            query.cursor = cursor.utf8.count <= 18 && cursor.utf8.allSatisfy({ (0x30...0x39).contains($0) }) ? Int64(cursor) : nil
+            if query.cursor == nil { query.unreadable.append(OrganizerError.Issue("cursor", "must be a cursor from a previous page")) }
+        }
+        let page = try organizer.tickets(of: event, query)
         let id = event.id
 
         let actions: HTML? = !visitor.canWrite ? nil : """
@@ -37,42 +40,43 @@ extension DashboardController {
         body += ticketTable(event, page, search: search, status: statusFilter, visitor: visitor)
         body += #"<p><a href="/admin/events/\#(id)/tickets.csv" download>Export tickets as CSV</a></p>"#
         if visitor.canWrite {
-            body += issueForm(event, visitor)
+            body += issueForm(event, visitor, form: form ?? FormState())
             body += importForm(event, visitor, csv: nil)
             body += emailSection(event, details, visitor)
         }
         return .html(
-            DashboardLayout.page(title: event.name, visitor: visitor, notice: notice ?? Self.notice(request), body: body, scripts: ["dashboard.js"]),
-            status: status
+            DashboardLayout.page(
+                title: event.name, visitor: visitor, notice: form?.notice(shown: Self.ticketFormFields(event, organizer)) ?? Self.notice(request), body: body,
+                scripts: ["dashboard.js"]
+            ),
+            status: form?.status ?? 200
         )
     }
 
-    private func counts(_ details: EventBody) -> HTML {
-        let counts = details.counts
-        let reach = details.reach
-        let email = details.emailStatus
+    private func counts(_ details: EventDetails) -> HTML {
+        let tally = details.tally
         func item(_ id: String, _ label: String, _ value: Int64) -> HTML {
             #"<div><dt>\#(label)</dt><dd id="\#(id)">\#(DashboardLayout.count(value))</dd></div>"#
         }
-        let tickets = Int64(counts?.tickets ?? 0)
-        let active = tickets - Int64(counts?.cancelled ?? 0)
+        let tickets = tally.tickets
+        let active = details.activeTickets
         return """
             <h2 class="sr-only">Counts</h2>
             <dl class="stats">
             <div class="stat"><dt>\(DashboardLayout.Icon.ticket) Tickets</dt><dd id="count-tickets">\(DashboardLayout.count(tickets))</dd>
             <p class="of">\(DashboardLayout.count(active)) active</p></div>
-            <div class="stat"><dt>\(DashboardLayout.Icon.phone) Phones up to date</dt><dd><span id="count-up-to-date">\(DashboardLayout.count(reach?.devicesUpToDate ?? 0))</span></dd>
-            <p class="of">of \(DashboardLayout.count(reach?.devices ?? 0)) registrations</p></div>
-            <div class="stat"><dt>\(DashboardLayout.Icon.check) Checked in</dt><dd id="count-checked-in">\(DashboardLayout.count(Int64(counts?.checkedIn ?? 0)))</dd>
+            <div class="stat"><dt>\(DashboardLayout.Icon.phone) Phones up to date</dt><dd><span id="count-up-to-date">\(DashboardLayout.count(tally.devicesUpToDate))</span></dd>
+            <p class="of">of \(DashboardLayout.count(tally.devices)) registrations</p></div>
+            <div class="stat"><dt>\(DashboardLayout.Icon.check) Checked in</dt><dd id="count-checked-in">\(DashboardLayout.count(details.checkedIn))</dd>
             <p class="of">of \(DashboardLayout.count(active)) active tickets</p></div>
             </dl>
             <dl class="counts">
-            \(item("count-cancelled", "Cancelled", Int64(counts?.cancelled ?? 0)))
-            \(item("count-phones", "Phones", Int64(counts?.registeredDevices ?? 0)))
-            \(item("count-pending", "Pushes pending", reach?.pushesPending ?? 0))
-            \(item("count-failed", "Pushes failed", reach?.pushesFailed ?? 0))
-            \(item("count-email-sent", "Emails sent", Int64(email?.sent ?? 0)))
-            \(item("count-email-failed", "Emails failed", Int64(email?.failed ?? 0)))
+            \(item("count-cancelled", "Cancelled", tally.cancelled))
+            \(item("count-phones", "Phones", tally.registeredDevices))
+            \(item("count-pending", "Pushes pending", tally.pushesPending))
+            \(item("count-failed", "Pushes failed", tally.pushesFailed))
+            \(item("count-email-sent", "Emails sent", Int64(details.emails.sent)))
+            \(item("count-email-failed", "Emails failed", Int64(details.emails.failed)))
             </dl>
             """
     }
@@ -84,13 +88,13 @@ extension DashboardController {
         if jobID == nil, let latest = try store.withSession(.read, { try $0.jobs(eventID: event.id, limit: 1) }).first, latest.state == .pending || latest.state == .running {
             jobID = latest.id
         }
-        guard let jobID, let job = try? admin.jobDetails(id: jobID), job.eventId == event.id else { return "" }
-        let reach = job.reach
-        let kind = job.emails != nil ? "Email send" : "Updating phones"
+        guard let jobID, let progress = try? organizer.job(id: jobID), progress.job.eventID == event.id else { return "" }
+        let (job, reach) = (progress.job, progress.reach)
+        let kind = job.isEmail ? "Email send" : "Updating phones"
         return """
             <section class="job" id="job" data-job="\(job.id)" aria-live="polite">
             <h2>\(kind)</h2>
-            <p>State: <strong id="job-state">\(job.state)</strong> · passes <span id="job-done">\(job.done)</span> of <span id="job-total">\(job.total)</span></p>
+            <p>State: <strong id="job-state">\(job.state.rawValue)</strong> · passes <span id="job-done">\(job.done)</span> of <span id="job-total">\(job.total)</span></p>
             <progress id="job-progress" max="\(max(job.total, 1))" value="\(job.done)">\(job.done) of \(job.total)</progress>
             <p>Phones to reach: <span id="job-devices">\(reach?.devices ?? 0)</span> · up to date: <span id="job-up-to-date">\(reach?.devicesUpToDate ?? 0)</span>
              · pushes pending: <span id="job-pending">\(reach?.pushesPending ?? 0)</span> · delivered: <span id="job-delivered">\(reach?.pushesDelivered ?? 0)</span>
@@ -100,23 +104,24 @@ extension DashboardController {
             """
     }
 
-    private func ticketTable(_ event: Event, _ page: TicketPage, search: String, status: String?, visitor: DashboardSessions.Visitor) -> HTML {
+    private func ticketTable(_ event: Event, _ page: TicketList, search: String, status: String?, visitor: DashboardSessions.Visitor) -> HTML {
         let id = event.id
         var rows = HTML.empty
         for ticket in page.tickets {
-            let serial = ticket.serialNumber
-            var email: HTML = ticket.emailStatus.map { "\($0.state)" } ?? (ticket.attendeeEmail == nil ? #"<span class="muted">no address</span>"# : "not sent")
-            if visitor.canWrite, admin.mail.isEnabled, ticket.attendeeEmail != nil, ticket.status == "active" {
+            let pass = ticket.pass
+            let serial = pass.serialNumber.rawValue
+            var email: HTML = ticket.email.map { "\($0.state.rawValue)" } ?? (pass.attendeeEmail == nil ? #"<span class="muted">no address</span>"# : "not sent")
+            if visitor.canWrite, admin.mail.isEnabled, pass.attendeeEmail != nil, ticket.isActive {
                 email += """
                      <form method="post" action="/admin/tickets/\(serial)/email" class="inline">\(DashboardLayout.csrf(visitor))\
-                    <button type="submit" class="small" aria-label="\(ticket.emailStatus == nil ? "Send" : "Resend") email to \(ticket.attendeeName)">\(ticket.emailStatus == nil ? "Send" : "Resend")</button></form>
+                    <button type="submit" class="small" aria-label="\(ticket.email == nil ? "Send" : "Resend") email to \(pass.attendeeName)">\(ticket.email == nil ? "Send" : "Resend")</button></form>
                     """
             }
             rows += """
-                <tr><td><a href="/admin/tickets/\(serial)">\(ticket.attendeeName)</a></td>
-                <td>\(ticket.seat ?? "")</td>
-                <td class="\(ticket.status == "active" ? "status-ok" : "status-bad")">\(ticket.status)</td>
-                <td>\(ticket.attendeeEmail ?? "")</td>
+                <tr><td><a href="/admin/tickets/\(serial)">\(pass.attendeeName)</a></td>
+                <td>\(pass.seat ?? "")</td>
+                <td class="\(ticket.isActive ? "status-ok" : "status-bad")">\(ticket.isActive ? "active" : "cancelled")</td>
+                <td>\(pass.attendeeEmail ?? "")</td>
                 <td>\(email)</td></tr>
                 """
         }
@@ -143,83 +148,90 @@ extension DashboardController {
             """
     }
 
-    /// The inputs of a ticket's holder fields and the template's extra fields.
-    func ticketInputs(_ event: Event, values: [String: String]) -> HTML {
+    /// The inputs of a ticket's holder fields and the template's extra fields, with the values
+    /// and issues of `form`.
+    func ticketInputs(_ event: Event, form: FormState) -> HTML {
         var html: HTML = """
-            \(DashboardLayout.field("attendeeName", label: "Attendee name", value: values["attendeeName"], attributes: "required maxlength=200"))
-            \(DashboardLayout.field("attendeeEmail", label: "Email address (optional)", value: values["attendeeEmail"], type: "email", attributes: "maxlength=254"))
-            \(DashboardLayout.field("seat", label: "Seat (optional)", value: values["seat"], attributes: "maxlength=64"))
+            \(DashboardLayout.field(
+                "attendeeName", label: "Attendee name", value: form.value("attendeeName"), attributes: "required maxlength=200",
+                issues: form.issues("attendeeName")
+            ))
+            \(DashboardLayout.field(
+                "attendeeEmail", label: "Email address (optional)", value: form.value("attendeeEmail"), type: "email", attributes: "maxlength=254",
+                issues: form.issues("attendeeEmail")
+            ))
+            \(DashboardLayout.field("seat", label: "Seat (optional)", value: form.value("seat"), attributes: "maxlength=64", issues: form.issues("seat")))
             """
-        for field in admin.templateFields(of: event) {
+        for field in organizer.templateFields(of: event) {
             let name = "extra." + field.name
             let label = field.name + (field.required ? "" : " (optional)")
             switch field.kind {
             case .enumeration(let allowed):
                 let options = (field.required ? [] : [("", "—")]) + allowed.map { ($0, $0) }
-                html += DashboardLayout.select(name, label: label, options: options, selected: values[name])
+                html += DashboardLayout.select(name, label: label, options: options, selected: form.value(name), issues: form.issues(name))
             case .integer(let minimum, let maximum):
-                html += DashboardLayout.field(name, label: label, value: values[name], type: "number", attributes: "min=\(minimum) max=\(maximum)")
+                html += DashboardLayout.field(
+                    name, label: label, value: form.value(name), type: "number", attributes: "min=\(minimum) max=\(maximum)", issues: form.issues(name)
+                )
             case .string(let maxLength, _):
-                html += DashboardLayout.field(name, label: label, value: values[name], attributes: "maxlength=\(maxLength)")
+                html += DashboardLayout.field(name, label: label, value: form.value(name), attributes: "maxlength=\(maxLength)", issues: form.issues(name))
             }
         }
         return html
     }
 
-    private func issueForm(_ event: Event, _ visitor: DashboardSessions.Visitor) -> HTML {
+    /// The names of the fields the ticket forms show (their issues are shown next to them).
+    static func ticketFormFields(_ event: Event, _ organizer: Organizer) -> [String] {
+        ["attendeeName", "attendeeEmail", "seat", "externalId"] + organizer.templateFields(of: event).map { "extra." + $0.name }
+    }
+
+    private func issueForm(_ event: Event, _ visitor: DashboardSessions.Visitor, form: FormState) -> HTML {
         let notify: HTML = admin.mail.isEnabled
             ? #"<p><input type="checkbox" id="f-notify" name="notify" value="true"> <label for="f-notify" class="inline">Email the ticket to the attendee</label></p>"#
             : ""
         return """
-            <details><summary><h2 class="inline">Issue one ticket</h2></summary>
+            <details\(form.status == 200 ? "" : " open")><summary><h2 class="inline">Issue one ticket</h2></summary>
             <form method="post" action="/admin/events/\(event.id)/tickets" class="stack">\(DashboardLayout.csrf(visitor))
-            \(ticketInputs(event, values: [:]))
-            \(DashboardLayout.field("externalId", label: "External id (optional)", attributes: "maxlength=128"))
+            \(ticketInputs(event, form: form))
+            \(DashboardLayout.field(
+                "externalId", label: "External id (optional)", value: form.value("externalId"), attributes: "maxlength=128", issues: form.issues("externalId")
+            ))
             \(notify)
             <p><button type="submit">Issue ticket</button></p>
             </form></details>
             """
     }
 
-    /// The admin API's ticket object from a form: holder fields and `extra.` fields; an empty
-    /// optional field is left out (`clearing`: sent as null, which removes the value).
-    func ticketObject(_ event: Event, _ form: FormFields, names: [String], clearing: Bool) -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
-        for name in names {
-            guard let value = form[name] else { continue }
-            if value.isEmpty {
-                if clearing && name != "attendeeName" { object[name] = .null }
-                continue
-            }
-            object[name] = .string(value)
+    /// A value of one of the template's extra fields from a form: a number for an integer field
+    /// when it is one.
+    static func extraInput(_ value: String, for field: TemplateField) -> ExtraInput {
+        if case .integer = field.kind, let number = Int64(value) { return .number(Double(number)) }
+        return .text(value)
+    }
+
+    /// A new ticket from the form: the holder fields and `extra.` fields filled in.
+    func ticketDraft(_ event: Event, _ form: FormFields) -> TicketDraft {
+        var draft = TicketDraft()
+        draft.attendeeName = form.nonEmpty("attendeeName")
+        draft.attendeeEmail = form.nonEmpty("attendeeEmail")
+        draft.seat = form.nonEmpty("seat")
+        draft.externalID = form.nonEmpty("externalId")
+        var extra: [String: ExtraInput] = [:]
+        for field in organizer.templateFields(of: event) {
+            if let value = form.nonEmpty("extra." + field.name) { extra[field.name] = Self.extraInput(value, for: field) }
         }
-        var extra: [String: JSONValue] = [:]
-        for field in admin.templateFields(of: event) {
-            guard let value = form["extra." + field.name] else { continue }
-            if value.isEmpty {
-                if clearing && !field.required { extra[field.name] = .null }
-                continue
-            }
-            if case .integer = field.kind, let number = Int64(value) {
-                extra[field.name] = .number(Double(number))
-            } else {
-                extra[field.name] = .string(value)
-            }
-        }
-        if !extra.isEmpty { object["extra"] = .object(extra) }
-        return object
+        draft.extra = extra.isEmpty ? nil : extra
+        return draft
     }
 
     func issueTicket(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
-        let event = try admin.existingEvent(request)
-        var object = ticketObject(event, form, names: ["attendeeName", "attendeeEmail", "seat", "externalId"], clearing: false)
-        if form["notify"] == "true" { object["notify"] = .bool(true) }
-        var input = AdminInput(object: object, allowed: AdminController.newTicketFields)
+        let event = try organizer.event(id: request.parameters["eventId"])
         do {
-            let (ticket, _) = try admin.createTicket(event, &input, requestID: request.requestID)
-            return Self.redirect("/admin/tickets/\(ticket.serialNumber)?notice=issued")
-        } catch let error as HTTPError where error.status == 400 || error.status == 409 {
-            return try eventPage(request, visitor, notice: .init(text: error.message, isError: true), status: error.status)
+            let issued = try organizer.issueTicket(ticketDraft(event, form), of: event, notify: form["notify"] == "true", requestID: request.requestID)
+            return Self.redirect("/admin/tickets/\(issued.ticket.pass.serialNumber)?notice=issued")
+        } catch let refusal as OrganizerError {
+            guard let shown = FormState(form).refused(refusal) else { throw refusal }
+            return try eventPage(request, visitor, issuing: shown)
         }
     }
 
@@ -229,7 +241,7 @@ extension DashboardController {
         return Self.redirect("/admin/events/\(event.id)?notice=email-queued&job=\(job.id)")
     }
 
-    private func emailSection(_ event: Event, _ details: EventBody, _ visitor: DashboardSessions.Visitor) -> HTML {
+    private func emailSection(_ event: Event, _ details: EventDetails, _ visitor: DashboardSessions.Visitor) -> HTML {
         guard admin.mail.isEnabled else {
             return #"<h2>Email</h2><p class="muted" id="email-off">Email is off: the server has no SMTP_URL, so tickets cannot be emailed from here.</p>"#
         }

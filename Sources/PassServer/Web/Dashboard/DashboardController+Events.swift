@@ -9,24 +9,24 @@ extension DashboardController {
         let when = ["upcoming", "past", "all"].contains(request.query["when"] ?? "") ? request.query["when"] ?? "upcoming" : "upcoming"
         let search = request.query["q"].map(AdminText.trimmed) ?? ""
         // An event counts as upcoming until a day after it started.
-        let boundary = ISODate.format(admin.now().addingTimeInterval(-86_400))
-        var object: [String: JSONValue] = ["limit": .string("25")]
-        if !search.isEmpty { object["q"] = .string(search) }
-        if when == "upcoming" { object["from"] = .string(boundary) }
-        if when == "past" { object["to"] = .string(boundary) }
-        if let cursor = request.query["cursor"] { object["cursor"] = .string(cursor) }
-        var query = AdminInput(object: object, allowed: Set(object.keys))
-        let page = try admin.eventList(&query)
+        let boundary = admin.now().addingTimeInterval(-86_400)
+        var query = EventQuery()
+        query.limit = 25
+        query.search = search.isEmpty ? nil : search
+        if when == "upcoming" { query.startsFrom = boundary }
+        if when == "past" { query.startsBefore = boundary }
+        query.cursor = request.query["cursor"]
+        let page = try organizer.events(query)
 
         var rows = HTML.empty
-        for event in page.events {
-            let counts = event.counts
+        for details in page.events {
+            let (event, tally) = (details.event, details.tally)
             rows += """
-                <tr><td><a href="/admin/events/\(event.id)">\(event.name)</a>\(event.archived ? #" <span class="tag">archived</span>"# as HTML : "")</td>
-                <td>\(event.startsAt.prefix(16).replacingOccurrences(of: "T", with: " ")) <span class="muted">\(event.timeZone)</span></td>
+                <tr><td><a href="/admin/events/\(event.id)">\(event.name)</a>\(event.archivedAt != nil ? #" <span class="tag">archived</span>"# as HTML : "")</td>
+                <td>\(DashboardLayout.localInput(event.startsAt, timeZone: event.timeZone).replacingOccurrences(of: "T", with: " ")) <span class="muted">\(event.timeZone)</span></td>
                 <td>\(event.venue)</td>
-                <td class="num">\(DashboardLayout.count(counts?.tickets ?? 0))</td>
-                <td class="num">\(DashboardLayout.count(event.reach?.devicesUpToDate ?? 0)) / \(DashboardLayout.count(event.reach?.devices ?? 0))</td></tr>
+                <td class="num">\(DashboardLayout.count(tally.tickets))</td>
+                <td class="num">\(DashboardLayout.count(tally.devicesUpToDate)) / \(DashboardLayout.count(tally.devices))</td></tr>
                 """
         }
         let table: HTML = page.events.isEmpty
@@ -55,61 +55,68 @@ extension DashboardController {
 
     // MARK: Create and edit
 
-    /// The event form's fields: the values to show (`form` after a refused submission).
-    private func eventFields(_ values: [String: String], templates: [String]) -> HTML {
-        let timeZone = values["timeZone"] ?? "UTC"
-        return """
-            \(DashboardLayout.field("name", label: "Name", value: values["name"], attributes: "required maxlength=200"))
-            \(DashboardLayout.field("venue", label: "Venue", value: values["venue"], attributes: "required maxlength=200"))
-            \(DashboardLayout.field("startsAt", label: "Starts (in the event's time zone)", value: values["startsAt"], type: "datetime-local", attributes: "required"))
-            \(DashboardLayout.field("endsAt", label: "Ends (optional)", value: values["endsAt"], type: "datetime-local"))
-            \(DashboardLayout.field("timeZone", label: "Time zone", value: timeZone, attributes: "required", hint: "An IANA name such as Asia/Tokyo or Europe/Berlin."))
-            \(DashboardLayout.select("template", label: "Pass template", options: templates.map { ($0, $0) }, selected: values["template"] ?? "event-ticket"))
-            \(DashboardLayout.select("language", label: "Email language", options: [("en", "English"), ("ja", "Japanese")], selected: values["language"] ?? "en"))
-            """
+    /// The event form's fields with the values of `form` and each refused field's issues.
+    private func eventFields(_ form: FormState) -> HTML {
+        """
+        \(DashboardLayout.field("name", label: "Name", value: form.value("name"), attributes: "required maxlength=200", issues: form.issues("name")))
+        \(DashboardLayout.field("venue", label: "Venue", value: form.value("venue"), attributes: "required maxlength=200", issues: form.issues("venue")))
+        \(DashboardLayout.field(
+            "startsAt", label: "Starts (in the event's time zone)", value: form.value("startsAt"), type: "datetime-local", attributes: "required",
+            issues: form.issues("startsAt")
+        ))
+        \(DashboardLayout.field("endsAt", label: "Ends (optional)", value: form.value("endsAt"), type: "datetime-local", issues: form.issues("endsAt")))
+        \(DashboardLayout.field(
+            "timeZone", label: "Time zone", value: form.value("timeZone") ?? "UTC", attributes: "required",
+            hint: "An IANA name such as Asia/Tokyo or Europe/Berlin.", issues: form.issues("timeZone")
+        ))
+        \(DashboardLayout.select(
+            "template", label: "Pass template", options: organizer.templateNames.map { ($0, $0) }, selected: form.value("template") ?? "event-ticket",
+            issues: form.issues("template")
+        ))
+        \(DashboardLayout.select(
+            "language", label: "Email language", options: [("en", "English"), ("ja", "Japanese")], selected: form.value("language") ?? "en",
+            issues: form.issues("language")
+        ))
+        """
     }
 
-    /// The templates under the templates directory.
-    private var templateNames: [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: admin.passes.templates.root)) ?? []
-        let found = names.filter { FileManager.default.fileExists(atPath: admin.passes.templates.root + "/" + $0 + "/pass.json") }.sorted()
-        return found.isEmpty ? ["event-ticket"] : found
-    }
-
-    func newEventPage(_ visitor: DashboardSessions.Visitor, form: FormFields?, error: String?) throws -> Response {
+    func newEventPage(_ visitor: DashboardSessions.Visitor, form: FormState) throws -> Response {
         guard visitor.canWrite else { throw AdminAuthentication.forbidden(visitor.role, needs: .admin) }
-        let values = Dictionary(form?.fields.map { ($0.name, $0.value) } ?? [], uniquingKeysWith: { first, _ in first })
         let body: HTML = """
             <h1>New event</h1>
             <form method="post" action="/admin/events" class="stack">\(DashboardLayout.csrf(visitor))
-            \(eventFields(values, templates: templateNames))
+            \(eventFields(form))
             <p><button type="submit">Create event</button> <a href="/admin/">Cancel</a></p>
             </form>
             """
-        let notice = error.map { DashboardLayout.Notice(text: $0, isError: true) }
-        return .html(DashboardLayout.page(title: "New event", visitor: visitor, notice: notice, body: body), status: error == nil ? 200 : 400)
+        let notice = form.notice(shown: EventDraft.fields)
+        return .html(DashboardLayout.page(title: "New event", visitor: visitor, notice: notice, body: body), status: form.status)
     }
 
     func createEvent(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
-        var input = AdminInput(object: eventObject(form, existing: nil), allowed: AdminController.eventFields)
         do {
-            let event = try admin.createEvent(&input, requestID: request.requestID)
+            let event = try organizer.createEvent(Self.eventDraft(form), requestID: request.requestID)
             return Self.redirect("/admin/events/\(event.id)?notice=created")
-        } catch let error as HTTPError where error.status == 400 {
-            return try newEventPage(visitor, form: form, error: error.message)
+        } catch let refusal as OrganizerError {
+            guard let shown = FormState(form).refused(refusal) else { throw refusal }
+            return try newEventPage(visitor, form: shown)
         }
     }
 
-    func editEventPage(_ event: Event, _ visitor: DashboardSessions.Visitor, form: FormFields?, error: String?) throws -> Response {
-        guard visitor.canWrite else { throw AdminAuthentication.forbidden(visitor.role, needs: .admin) }
-        let details = try admin.eventDetails(event)
-        var values = [
+    /// The values of an event's form as stored.
+    private static func values(of event: Event) -> [String: String] {
+        [
             "name": event.name, "venue": event.venue, "startsAt": DashboardLayout.localInput(event.startsAt, timeZone: event.timeZone),
             "endsAt": event.endsAt.map { DashboardLayout.localInput($0, timeZone: event.timeZone) } ?? "", "timeZone": event.timeZone,
             "template": event.template, "language": event.language,
         ]
-        for field in form?.fields ?? [] { values[field.name] = field.value }
-        let phones = details.reach?.devices ?? 0
+    }
+
+    func editEventPage(_ event: Event, _ visitor: DashboardSessions.Visitor, form: FormState? = nil) throws -> Response {
+        guard visitor.canWrite else { throw AdminAuthentication.forbidden(visitor.role, needs: .admin) }
+        let form = form ?? FormState(values: Self.values(of: event))
+        let details = try organizer.details(of: event)
+        let phones = details.tally.devices
         let reach = event.archivedAt != nil
             ? "This event is archived: saving changes its passes, but no phone is pushed."
             : "Saving a change of the name, venue, times or template updates every pass of this event: \(DashboardLayout.count(phones)) \(phones == 1 ? "phone" : "phones") will be updated."
@@ -117,63 +124,85 @@ extension DashboardController {
             <h1>Edit \(event.name)</h1>
             <p class="notice" id="reach-preview" data-phones="\(phones)">\(reach)</p>
             <form method="post" action="/admin/events/\(event.id)/edit" class="stack">\(DashboardLayout.csrf(visitor))
-            \(eventFields(values, templates: templateNames))
+            \(eventFields(form))
             <p><button type="submit">Save</button> <a href="/admin/events/\(event.id)">Cancel</a></p>
             </form>
             """
-        let notice = error.map { DashboardLayout.Notice(text: $0, isError: true) }
-        return .html(DashboardLayout.page(title: "Edit event", visitor: visitor, notice: notice, body: body), status: error == nil ? 200 : 400)
+        let notice = form.notice(shown: EventDraft.fields)
+        return .html(DashboardLayout.page(title: "Edit event", visitor: visitor, notice: notice, body: body), status: form.status)
     }
 
     func updateEvent(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
-        let event = try admin.existingEvent(request)
-        var input = AdminInput(object: eventObject(form, existing: event), allowed: AdminController.eventFields)
+        let event = try organizer.event(id: request.parameters["eventId"])
         do {
-            let result = try admin.updateEvent(event, &input, requestID: request.requestID)
-            return Self.redirect("/admin/events/\(event.id)?notice=saved")
-                .with(job: result.job?.id)
-        } catch let error as HTTPError where error.status == 400 {
-            return try editEventPage(event, visitor, form: form, error: error.message)
+            let update = try organizer.updateEvent(event, Self.eventEdit(form, of: event), requestID: request.requestID)
+            return Self.redirect("/admin/events/\(event.id)?notice=saved").with(job: update.job?.id)
+        } catch let refusal as OrganizerError {
+            guard let shown = FormState(form, over: Self.values(of: event)).refused(refusal) else { throw refusal }
+            return try editEventPage(event, visitor, form: shown)
         }
     }
 
-    /// The admin API's event object from the form: for a new event every field filled in; for
-    /// an edit only what differs from `existing` (so an unchanged form starts no re-push).
-    private func eventObject(_ form: FormFields, existing: Event?) -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
+    /// A new event from the form: every field filled in (an empty one is left out).
+    static func eventDraft(_ form: FormFields) -> EventDraft {
+        var draft = EventDraft()
+        draft.name = form.nonEmpty("name")
+        draft.venue = form.nonEmpty("venue")
+        draft.template = form.nonEmpty("template")
+        draft.language = form.nonEmpty("language")
         let timeZone = AdminText.trimmed(form["timeZone"] ?? "")
-        let zone = timeZone.isEmpty ? (existing?.timeZone ?? "UTC") : timeZone
-        for name in ["name", "venue", "template", "language"] {
-            guard let value = form[name] else { continue }
-            let current: String? = switch name {
-            case "name": existing?.name
-            case "venue": existing?.venue
-            case "template": existing?.template
-            default: existing?.language
-            }
-            if value != current && !(existing == nil && value.isEmpty) { object[name] = .string(value) }
+        draft.timeZone = timeZone.isEmpty ? nil : timeZone
+        // Local times in the event's zone.
+        let zone = draft.timeZone ?? "UTC"
+        draft.startsAt = localDate(form, "startsAt", timeZone: zone, &draft.unreadable)
+        draft.endsAt = localDate(form, "endsAt", timeZone: zone, &draft.unreadable)
+        return draft
+    }
+
+    /// A change of `event` from the form: only what differs from it (so an unchanged form starts
+    /// no re-push); an emptied end removes it.
+    static func eventEdit(_ form: FormFields, of event: Event) -> EventEdit {
+        var edit = EventEdit()
+        func changed(_ name: String, _ current: String) -> String? {
+            form[name].flatMap { $0 == current ? nil : $0 }
         }
-        if !timeZone.isEmpty && timeZone != existing?.timeZone { object["timeZone"] = .string(timeZone) }
-        // Dates: local times in the event's zone; a changed zone rewrites them too (same wall time).
-        for name in ["startsAt", "endsAt"] {
-            let text = AdminText.trimmed(form[name] ?? "")
-            let current = name == "startsAt" ? existing?.startsAt : existing?.endsAt
-            let currentText = current.map { DashboardLayout.localInput($0, timeZone: existing?.timeZone ?? "UTC") } ?? ""
-            if text.isEmpty {
-                if existing != nil, current != nil, name == "endsAt" { object[name] = .null }
-                continue
-            }
-            guard existing == nil || text != currentText || object["timeZone"] != nil else { continue }
-            object[name] = .string(DashboardLayout.isoDate(local: text, timeZone: zone) ?? text)
+        edit.name = changed("name", event.name)
+        edit.venue = changed("venue", event.venue)
+        edit.template = changed("template", event.template)
+        edit.language = changed("language", event.language)
+        let timeZone = AdminText.trimmed(form["timeZone"] ?? "")
+        if !timeZone.isEmpty && timeZone != event.timeZone { edit.timeZone = timeZone }
+        // A changed zone rewrites the times too (the same wall time in the new zone).
+        let zone = edit.timeZone ?? event.timeZone
+        let rewrite = edit.timeZone != nil
+        if AdminText.trimmed(form["startsAt"] ?? "") != DashboardLayout.localInput(event.startsAt, timeZone: event.timeZone) || rewrite {
+            edit.startsAt = localDate(form, "startsAt", timeZone: zone, &edit.unreadable)
         }
-        if existing == nil && form["startsAt"]?.isEmpty == false && object["startsAt"] == nil { object["startsAt"] = .string("") }
-        return object
+        let ends = AdminText.trimmed(form["endsAt"] ?? "")
+        if ends.isEmpty {
+            if event.endsAt != nil { edit.endsAt = .some(nil) }
+        } else if ends != event.endsAt.map({ DashboardLayout.localInput($0, timeZone: event.timeZone) }) || rewrite {
+            edit.endsAt = localDate(form, "endsAt", timeZone: zone, &edit.unreadable).map { .some($0) }
+        }
+        return edit
+    }
+
+    /// A `datetime-local` field read in `timeZone`; nil when empty, and after naming the problem
+    /// when it is not a date and time.
+    private static func localDate(_ form: FormFields, _ name: String, timeZone: String, _ unreadable: inout [OrganizerError.Issue]) -> Date? {
+        let text = AdminText.trimmed(form[name] ?? "")
+        guard !text.isEmpty else { return nil }
+        guard let date = DashboardLayout.date(local: text, timeZone: timeZone) else {
+            unreadable.append(OrganizerError.Issue(name, "must be a date and time (YYYY-MM-DDTHH:MM)"))
+            return nil
+        }
+        return date
     }
 
     func archive(_ form: FormFields, _ request: Request) throws -> Response {
-        let event = try admin.existingEvent(request)
+        let event = try organizer.event(id: request.parameters["eventId"])
         let archived = form["archived"] != "false"
-        _ = try admin.setArchived(archived, event, requestID: request.requestID)
+        _ = try organizer.setArchived(archived, event, requestID: request.requestID)
         return Self.redirect("/admin/events/\(event.id)?notice=\(archived ? "archived" : "unarchived")")
     }
 }

@@ -19,7 +19,7 @@ extension DashboardController {
 
     /// The import form: a CSV file, or CSV text pasted (shown again, editable, after a check).
     func importForm(_ event: Event, _ visitor: DashboardSessions.Visitor, csv: String?) -> HTML {
-        let columns = (TicketImport.columns + admin.templateFields(of: event).map(\.name)).joined(separator: ", ")
+        let columns = (TicketImport.columns + organizer.templateFields(of: event).map(\.name)).joined(separator: ", ")
         return """
             <details\(csv == nil ? "" : " open")><summary><h2 class="inline">Import tickets from CSV</h2></summary>
             <form method="post" action="/admin/events/\(event.id)/import" enctype="multipart/form-data" class="stack">\(DashboardLayout.csrf(visitor))
@@ -35,21 +35,21 @@ extension DashboardController {
     /// `POST /admin/events/{id}/import`: `step=check` shows every row and its problems, issuing
     /// nothing; `step=issue` issues the checked rows (all or none) with the import of the admin API.
     func importTickets(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
-        let event = try admin.existingEvent(request)
+        let event = try organizer.event(id: request.parameters["eventId"])
         let csv = form.nonEmpty("file") ?? form["csv"] ?? ""
         guard csv.utf8.count <= TicketImport.maxBodySize else {
             return preview(event, visitor, csv: "", check: nil, error: Self.uploadTooLarge)
         }
-        let check: AdminController.ImportCheck
+        let check: TicketImportCheck
         do {
             check = try admin.checkImport(event, format: .csv, body: Array(csv.utf8))
-        } catch let error as HTTPError where error.status == 400 {
-            return preview(event, visitor, csv: csv, check: nil, error: error.message)
+        } catch {
+            return preview(event, visitor, csv: csv, check: nil, error: error.errorMessage)
         }
         guard form["step"] == "issue", check.problems.isEmpty else {
             return preview(event, visitor, csv: csv, check: check, error: nil)
         }
-        switch try admin.importTickets(event, check: check, notify: form["notify"] == "true", requestID: request.requestID) {
+        switch try organizer.importTickets(event, check: check, notify: form["notify"] == "true", requestID: request.requestID) {
         case .invalid(let problems):
             var refused = check
             refused.problems = problems
@@ -61,7 +61,7 @@ extension DashboardController {
 
     /// The rows of an upload with their problems, and what can be done next: issue (no problems)
     /// or fix the text and check again.
-    private func preview(_ event: Event, _ visitor: DashboardSessions.Visitor, csv: String, check: AdminController.ImportCheck?, error: String?) -> Response {
+    private func preview(_ event: Event, _ visitor: DashboardSessions.Visitor, csv: String, check: TicketImportCheck?, error: String?) -> Response {
         let id = event.id
         let carried = csv.utf8.count <= Self.carriedLimit ? csv : nil
         var body: HTML = """
@@ -78,7 +78,7 @@ extension DashboardController {
             var rows = HTML.empty
             let ordered = check.rows.sorted { (byRow[$0.number] != nil ? 0 : 1, $0.number) < (byRow[$1.number] != nil ? 0 : 1, $1.number) }
             for row in ordered.prefix(shownLimit) {
-                let problems = (byRow[row.number] ?? []).map { ($0.field.map { "\($0): " } ?? "") + $0.problem }
+                let problems = (byRow[row.number] ?? []).map { ($0.field.map { "\($0): " } ?? "") + $0.message }
                 func cell(_ key: String) -> String {
                     if case .string(let text)? = row.object[key] { return Self.cut(text, Self.shownCell) }
                     return ""

@@ -49,7 +49,7 @@ extension DashboardController {
                 throw Refusal(page: errorPage(tooLarge, visitor: visitor), cause: "upload too large")
             }
             do {
-                _ = try admin.existingEvent(request)
+                _ = try organizer.event(id: request.parameters["eventId"])
             } catch {
                 throw Refusal(page: errorPage(error, visitor: visitor), cause: "\(error)")
             }

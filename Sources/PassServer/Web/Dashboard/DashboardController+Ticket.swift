@@ -6,26 +6,31 @@ import Storage
 extension DashboardController {
     /// `GET /admin/tickets/{serial}`: the pass front, the download link, the holder's fields,
     /// cancelling, a new link, the phones holding the pass and the latest pushes, the email.
-    func ticketPage(_ request: Request, _ visitor: DashboardSessions.Visitor, notice: DashboardLayout.Notice?, status: Int = 200) throws -> Response {
-        let pass = try admin.existingTicket(request)
+    func ticketPage(
+        _ request: Request, _ visitor: DashboardSessions.Visitor, notice: DashboardLayout.Notice?, status: Int = 200, holder form: FormState? = nil,
+        cancelling: FormState? = nil
+    ) throws -> Response {
+        let pass = try organizer.ticket(serialNumber: request.parameters["serialNumber"])
+        let details = try organizer.details(of: pass)
+        let ticket = details.ticket
+        let event = try organizer.event(of: pass)
         // A viewer sees no download link: it is the attendee's pass, barcode included.
-        let ticket = try admin.ticketDetails(pass, downloadURL: visitor.canWrite)
-        let event = try pass.eventID.flatMap { id in try store.withSession(.read) { try $0.event(id: id) } }
-        let serial = ticket.serialNumber
-        let active = ticket.status == "active"
+        let downloadURL = visitor.canWrite ? try admin.downloadURL(for: pass) : nil
+        let serial = pass.serialNumber.rawValue
+        let active = ticket.isActive
         var body: HTML = #"<p class="crumbs"><a href="/admin/">Events</a>"#
         if let event { body += #" › <a href="/admin/events/\#(event.id)">\#(event.name)</a>"# }
         body += """
             </p>
             <div class="page-head"><div>
-            <h1>\(ticket.attendeeName)</h1>
+            <h1>\(pass.attendeeName)</h1>
             <p class="subtitle">Status: <strong id="ticket-status" class="pill \(active ? "status-ok" : "status-bad")">\(active ? "active" : "cancelled")</strong>\
-            \(ticket.voidReason.map { " — reason: <span id=\"void-reason\">\($0)</span>" as HTML }) · serial <code>\(serial)</code></p>
+            \(pass.cancellationReason.map { " — reason: <span id=\"void-reason\">\($0)</span>" as HTML }) · serial <code>\(serial)</code></p>
             </div></div>
             <div class="ticket-grid"><div class="ticket-pass">
             """
         if let event { body += passPreview(pass, event: event) }
-        if let url = ticket.downloadURL {
+        if let url = downloadURL {
             body += """
                 <h2>Download link</h2>
                 <p><a id="download-link" href="\(url: url)">\(url)</a></p>
@@ -40,17 +45,18 @@ extension DashboardController {
                 """
         }
         if visitor.canWrite, let event, active {
-            var values = ["attendeeName": ticket.attendeeName, "attendeeEmail": ticket.attendeeEmail ?? "", "seat": ticket.seat ?? ""]
-            for (name, value) in ticket.extra { values["extra." + name] = value.text }
             body += """
                 <h2>Holder</h2>
                 <form method="post" action="/admin/tickets/\(serial)" class="stack">\(DashboardLayout.csrf(visitor))
-                \(ticketInputs(event, values: values))
+                \(ticketInputs(event, form: form ?? FormState(values: Self.values(of: pass))))
                 <p><button type="submit">Save</button></p>
                 </form>
                 <h2>Cancel</h2>
                 <form method="post" action="/admin/tickets/\(serial)/cancel" class="stack">\(DashboardLayout.csrf(visitor))
-                \(DashboardLayout.field("reason", label: "Reason (shown on the pass)", attributes: "maxlength=500"))
+                \(DashboardLayout.field(
+                    "reason", label: "Reason (shown on the pass)", value: cancelling?.value("reason"), attributes: "maxlength=500",
+                    issues: cancelling?.issues("reason") ?? []
+                ))
                 <p><input type="checkbox" id="f-confirm-cancel" name="confirm" value="yes" required>
                 <label for="f-confirm-cancel" class="inline">Yes, cancel this ticket (it cannot be undone)</label></p>
                 <p><button type="submit" class="danger">Cancel ticket</button></p>
@@ -69,9 +75,11 @@ extension DashboardController {
         }
         body += email(ticket, visitor)
         body += "</div></div>"
-        body += devices(ticket)
+        body += try devices(details)
+        let refusal = event.flatMap { form?.notice(shown: Self.ticketFormFields($0, organizer)) } ?? cancelling?.notice(shown: ["reason"])
         return .html(
-            DashboardLayout.page(title: ticket.attendeeName, visitor: visitor, notice: notice ?? Self.notice(request), body: body), status: status
+            DashboardLayout.page(title: pass.attendeeName, visitor: visitor, notice: notice ?? refusal ?? Self.notice(request), body: body),
+            status: form?.status ?? cancelling?.status ?? status
         )
     }
 
@@ -150,16 +158,15 @@ extension DashboardController {
             """
     }
 
-    private func devices(_ ticket: TicketBody) -> HTML {
-        let devices = ticket.devices ?? []
+    private func devices(_ details: TicketDetails) throws -> HTML {
         var html: HTML = "<h2>Phones</h2>"
-        if devices.isEmpty {
+        if details.devices.isEmpty {
             html += #"<p class="muted" id="no-devices">No phone has added this pass yet.</p>"#
         } else {
-            let rows = HTML(joining: devices.map { device in
+            let rows = HTML(joining: try details.devices.map { device in
                 """
-                <tr><td><code>\(device.id)</code></td><td>\(device.registeredAt)</td>
-                <td>\(device.toldAt ?? "—")</td><td class="\(device.upToDate ? "status-ok" : "status-warn")">\(device.upToDate ? "up to date" : "behind")</td></tr>
+                <tr><td><code>\(try DeviceBody.id(of: device.deviceLibraryIdentifier))</code></td><td>\(ISODate.format(device.registeredAt))</td>
+                <td>\(device.toldAt.map { ISODate.format($0) } ?? "—")</td><td class="\(device.upToDate ? "status-ok" : "status-warn")">\(device.upToDate ? "up to date" : "behind")</td></tr>
                 """ as HTML
             })
             html += """
@@ -167,10 +174,9 @@ extension DashboardController {
                 <tbody>\(rows)</tbody></table></div>
                 """
         }
-        let pushes = ticket.latestPushes ?? []
-        if !pushes.isEmpty {
-            let rows = HTML(joining: pushes.map { push in
-                "<tr><td>\(push.at)</td><td>\(push.status)</td><td>\(push.outcome ?? "")</td><td>\(push.reason ?? "")</td></tr>" as HTML
+        if !details.pushes.isEmpty {
+            let rows = HTML(joining: details.pushes.map { push in
+                "<tr><td>\(ISODate.format(push.createdAt))</td><td>\(push.status)</td><td>\(push.outcome ?? "")</td><td>\(push.reason ?? "")</td></tr>" as HTML
             })
             html += """
                 <h3>Latest pushes</h3>
@@ -181,23 +187,23 @@ extension DashboardController {
         return html
     }
 
-    private func email(_ ticket: TicketBody, _ visitor: DashboardSessions.Visitor) -> HTML {
+    private func email(_ ticket: Ticket, _ visitor: DashboardSessions.Visitor) -> HTML {
         var html: HTML = "<h2>Email</h2>"
         guard admin.mail.isEnabled else {
             return html + #"<p class="muted" id="email-off">Email is off: the server has no SMTP_URL.</p>"#
         }
-        if let status = ticket.emailStatus {
+        if let status = ticket.email {
             html += """
-                <p id="email-state">\(status.state)\(status.sentAt.map { " · sent \($0)" } ?? "")\
+                <p id="email-state">\(status.state.rawValue)\(status.sentAt.map { " · sent \(ISODate.format($0))" } ?? "")\
                 \(status.reply.map { " · <span class=\"muted\">\($0)</span>" as HTML })</p>
                 """
         } else {
-            html += #"<p id="email-state">\#(ticket.attendeeEmail == nil ? "No email address." : "Not sent yet.")</p>"#
+            html += #"<p id="email-state">\#(ticket.pass.attendeeEmail == nil ? "No email address." : "Not sent yet.")</p>"#
         }
-        if visitor.canWrite, ticket.attendeeEmail != nil, ticket.status == "active" {
+        if visitor.canWrite, ticket.pass.attendeeEmail != nil, ticket.isActive {
             html += """
-                <form method="post" action="/admin/tickets/\(ticket.serialNumber)/email">\(DashboardLayout.csrf(visitor))
-                <button type="submit">\(ticket.emailStatus == nil ? "Send email" : "Resend email")</button></form>
+                <form method="post" action="/admin/tickets/\(ticket.pass.serialNumber.rawValue)/email">\(DashboardLayout.csrf(visitor))
+                <button type="submit">\(ticket.email == nil ? "Send email" : "Resend email")</button></form>
                 """
         }
         return html
@@ -205,51 +211,70 @@ extension DashboardController {
 
     // MARK: Changes
 
-    func updateTicket(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
-        let pass = try admin.existingTicket(request)
-        guard let event = try pass.eventID.flatMap({ id in try store.withSession(.read, { try $0.event(id: id) }) }) else { throw HTTPError.notFound("No such event.") }
-        var object = ticketObject(event, form, names: ["attendeeName", "attendeeEmail", "seat"], clearing: true)
-        // Only what changed: an unchanged field must not fail on a value stored before a rule tightened.
-        let current: [String: JSONValue] = [
-            "attendeeName": .string(pass.attendeeName), "attendeeEmail": pass.attendeeEmail.map(JSONValue.string) ?? .null,
-            "seat": pass.seat.map(JSONValue.string) ?? .null,
-        ]
-        for (name, value) in current where object[name] == value { object[name] = nil }
-        if case .object(var extra)? = object["extra"] {
-            for (name, value) in extra where pass.extra[name].map({ JSONValue.string($0.text) }) == value || (pass.extra[name] == nil && value == .null) {
-                extra[name] = nil
-            }
-            object["extra"] = extra.isEmpty ? nil : .object(extra)
+    /// The values of a ticket's holder form as stored.
+    static func values(of pass: StoredPass) -> [String: String] {
+        var values = ["attendeeName": pass.attendeeName, "attendeeEmail": pass.attendeeEmail ?? "", "seat": pass.seat ?? ""]
+        for (name, value) in pass.extra { values["extra." + name] = value.text }
+        return values
+    }
+
+    /// A change of the ticket's holder from the form: only what differs from the ticket (an
+    /// unchanged field must not fail on a value stored before a rule tightened); an emptied
+    /// optional field removes its value.
+    func ticketEdit(_ pass: StoredPass, event: Event, _ form: FormFields) -> TicketEdit {
+        var edit = TicketEdit()
+        if let name = form.nonEmpty("attendeeName"), name != pass.attendeeName { edit.attendeeName = name }
+        func optional(_ field: String, _ current: String?) -> String?? {
+            guard let value = form[field] else { return nil }
+            if value.isEmpty { return current == nil ? nil : .some(nil) }
+            return value == current ? nil : .some(value)
         }
-        var input = AdminInput(object: object, allowed: TicketInput.fields)
+        edit.attendeeEmail = optional("attendeeEmail", pass.attendeeEmail)
+        edit.seat = optional("seat", pass.seat)
+        var extra: [String: ExtraInput] = [:]
+        for field in organizer.templateFields(of: event) {
+            guard let value = form["extra." + field.name] else { continue }
+            let current = pass.extra[field.name]?.text
+            if value.isEmpty {
+                if !field.required && current != nil { extra[field.name] = .null }
+            } else if value != current {
+                extra[field.name] = Self.extraInput(value, for: field)
+            }
+        }
+        edit.extra = extra.isEmpty ? nil : extra
+        return edit
+    }
+
+    func updateTicket(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
+        let pass = try organizer.ticket(serialNumber: request.parameters["serialNumber"])
+        guard let event = try organizer.event(of: pass) else { throw OrganizerError.notFound("No such event.") }
         do {
-            _ = try admin.updateTicket(pass, &input, requestID: request.requestID)
+            _ = try organizer.updateTicket(pass, ticketEdit(pass, event: event, form), requestID: request.requestID)
             return Self.redirect("/admin/tickets/\(pass.serialNumber)?notice=saved")
-        } catch let error as HTTPError where error.status == 400 || error.status == 409 {
-            return try ticketPage(request, visitor, notice: .init(text: error.message, isError: true), status: error.status)
+        } catch let refusal as OrganizerError {
+            guard let shown = FormState(form, over: Self.values(of: pass)).refused(refusal) else { throw refusal }
+            return try ticketPage(request, visitor, notice: nil, holder: shown)
         }
     }
 
     func cancelTicket(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
-        let pass = try admin.existingTicket(request)
+        let pass = try organizer.ticket(serialNumber: request.parameters["serialNumber"])
         guard form["confirm"] == "yes" else {
             return try ticketPage(request, visitor, notice: .init(text: "Tick the confirmation to cancel the ticket.", isError: true), status: 400)
         }
-        var object: [String: JSONValue] = [:]
-        if let reason = form.nonEmpty("reason") { object["reason"] = .string(reason) }
-        var input = AdminInput(object: object, allowed: ["reason"])
         do {
-            _ = try admin.cancelTicket(pass, &input, requestID: request.requestID)
+            _ = try organizer.cancelTicket(pass, reason: form.nonEmpty("reason"), requestID: request.requestID)
             return Self.redirect("/admin/tickets/\(pass.serialNumber)?notice=cancelled")
-        } catch let error as HTTPError where error.status == 400 {
-            return try ticketPage(request, visitor, notice: .init(text: error.message, isError: true), status: 400)
+        } catch let refusal as OrganizerError {
+            guard let shown = FormState(form).refused(refusal) else { throw refusal }
+            return try ticketPage(request, visitor, notice: nil, cancelling: shown)
         }
     }
 
     func rotateLink(_ form: FormFields, _ request: Request) throws -> Response {
-        let pass = try admin.existingTicket(request)
+        let pass = try organizer.ticket(serialNumber: request.parameters["serialNumber"])
         guard form["confirm"] == "yes" else { throw HTTPError.badRequest("Tick the confirmation to replace the link.") }
-        _ = try admin.rotateDownloadLink(pass, requestID: request.requestID)
+        _ = try organizer.rotateDownloadLink(pass, requestID: request.requestID)
         return Self.redirect("/admin/tickets/\(pass.serialNumber)?notice=rotated")
     }
 

@@ -18,6 +18,8 @@ struct DashboardController: Sendable {
 
     var store: any Store { admin.store }
     var logger: Logger { admin.logger }
+    /// The operations the forms reach (the same the admin API's routes reach).
+    var organizer: Organizer { admin.organizer }
 
     /// Notices a redirect may ask a page to show (`?notice=`): fixed texts, never the query's own.
     static let notices: [String: String] = [
@@ -43,13 +45,13 @@ struct DashboardController: Sendable {
                 return response
             }
         }
-        router.get("/admin/events/new", maxBodySize: Self.pageBodyLimit) { request in read(request) { visitor in try newEventPage(visitor, form: nil, error: nil) } }
+        router.get("/admin/events/new", maxBodySize: Self.pageBodyLimit) { request in read(request) { visitor in try newEventPage(visitor, form: FormState()) } }
         router.post("/admin/events", preflight: formPreflight()) { request in write(request) { visitor, form in try createEvent(visitor, form, request) } }
         router.get("/admin/events/:eventId", maxBodySize: Self.pageBodyLimit, query: ["q", "status", "cursor", "notice", "count", "job"]) { request in
             read(request) { visitor in try eventPage(request, visitor) }
         }
         router.get("/admin/events/:eventId/edit", maxBodySize: Self.pageBodyLimit) { request in
-            read(request) { visitor in try editEventPage(try admin.existingEvent(request), visitor, form: nil, error: nil) }
+            read(request) { visitor in try editEventPage(try organizer.event(id: request.parameters["eventId"]), visitor) }
         }
         router.post("/admin/events/:eventId/edit", preflight: formPreflight()) { request in write(request) { visitor, form in try updateEvent(visitor, form, request) } }
         router.post("/admin/events/:eventId/archive", preflight: formPreflight()) { request in write(request) { _, form in try archive(form, request) } }
@@ -60,8 +62,8 @@ struct DashboardController: Sendable {
         router.post("/admin/events/:eventId/email", preflight: formPreflight()) { request in write(request) { _, form in try emailEvent(form, request) } }
         router.get("/admin/events/:eventId/tickets.csv", maxBodySize: Self.pageBodyLimit) { request in
             read(request) { visitor in
-                let event = try admin.existingEvent(request)
-                return TicketExport(admin: admin, eventID: event.id, fields: admin.templateFields(of: event), downloadURLs: visitor.canWrite).response
+                let event = try organizer.event(id: request.parameters["eventId"])
+                return TicketExport(admin: admin, eventID: event.id, fields: organizer.templateFields(of: event), downloadURLs: visitor.canWrite).response
             }
         }
         router.get("/admin/tickets/:serialNumber", maxBodySize: Self.pageBodyLimit, query: ["notice"]) { request in
@@ -129,7 +131,8 @@ struct DashboardController: Sendable {
     }
 
     private func failure(_ error: any Error, _ request: Request, visitor: DashboardSessions.Visitor?) -> Response {
-        if !(error is HTTPError || error is OrganizerError) {
+        // A refusal (below 500) is the visitor's to read, not the server's failure.
+        if ((error as? any RenderableError)?.status ?? 500) >= 500 {
             logger.error("dashboard page failed", ["error": "\(error)", "request.id": request.requestID])
         }
         return errorPage(error, visitor: visitor)
@@ -138,15 +141,14 @@ struct DashboardController: Sendable {
     func errorPage(_ error: any Error, visitor: DashboardSessions.Visitor?) -> Response {
         let status: Int
         let message: String
-        if let error = error as? HTTPError {
-            status = error.status
-            message = error.message
-        } else if let error = error as? OrganizerError {
+        if let error = error as? StorageError {
+            let unavailable = error.code == .unavailable || error.code == .timeout
+            status = unavailable ? 503 : 500
+            message = unavailable ? "The database is not answering; try again in a moment." : "Something went wrong on the server; it has been logged."
+        } else if let error = error as? any RenderableError, error.status < 500 {
+            // A refusal (an operation's, or the request's own): it says what was wrong.
             status = error.status
             message = error.errorMessage
-        } else if let error = error as? StorageError, error.code == .unavailable || error.code == .timeout {
-            status = 503
-            message = "The database is not answering; try again in a moment."
         } else {
             status = 500
             message = "Something went wrong on the server; it has been logged."

@@ -110,20 +110,21 @@ enum DashboardLayout {
         )
     }
 
-    /// A `datetime-local` value read in `timeZone` as the admin API's date-time text; nil when it
-    /// is not such a value (the caller passes the raw text on, so the API names the problem).
-    static func isoDate(local text: String, timeZone: String) -> String? {
+    /// A `datetime-local` value (`2027-03-01T19:00`, seconds optional) read in `timeZone`; nil
+    /// when it is not such a value.
+    static func date(local text: String, timeZone: String) -> Date? {
         let pieces = text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).map { Int($0) }
         guard (5...6).contains(pieces.count), !pieces.contains(nil), text.utf8.count <= 19 else { return nil }
         let numbers = pieces.compactMap { $0 }
         var calendar = Calendar(identifier: .gregorian)
-        let zone = TimeZone(identifier: timeZone) ?? .gmt
-        calendar.timeZone = zone
+        calendar.timeZone = TimeZone(identifier: timeZone) ?? .gmt
         let components = DateComponents(
             year: numbers[0], month: numbers[1], day: numbers[2], hour: numbers[3], minute: numbers[4], second: numbers.count > 5 ? numbers[5] : 0
         )
         guard components.isValidDate(in: calendar), let date = calendar.date(from: components) else { return nil }
-        return ISODate.format(date, timeZone: zone.identifier)
+        // As the API's dates: a year 1970–9999.
+        guard let year = components.year, (1970...9999).contains(year) else { return nil }
+        return date
     }
 
     /// A number with thousands separators.
