@@ -9,7 +9,7 @@ extension AdminController {
     func listEvents(_ request: Request) throws -> Response {
         var query = AdminInput.query(request)
         let list = try organizer.events(query.eventQuery())
-        return .json(EventPage(events: list.events.map(EventBody.init), nextCursor: list.nextCursor), encoder: .api)
+        return .json(EventListBody(events: list.events.map(EventBody.init), nextCursor: list.nextCursor), encoder: .api)
     }
 
     /// `POST /admin/v1/events/{eventId}/archive`: from now on changes of the event and its tickets

@@ -29,7 +29,7 @@ extension AdminController {
         let links = try showsDownloadLinks(request)
         let list = try organizer.tickets(of: event, query.ticketQuery())
         let tickets = try list.tickets.map { try ticketBody($0, downloadURL: links) }
-        return .json(TicketPage(tickets: tickets, nextCursor: list.nextCursor), encoder: .api)
+        return .json(TicketListBody(tickets: tickets, nextCursor: list.nextCursor), encoder: .api)
     }
 
     /// `GET /admin/v1/tickets/{serialNumber}`: the ticket with its devices, their state and the

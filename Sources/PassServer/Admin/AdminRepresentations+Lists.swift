@@ -2,7 +2,7 @@ import Foundation
 import Storage
 
 /// A page of the events list.
-struct EventPage: Encodable {
+struct EventListBody: Encodable {
     var events: [EventBody]
     var nextCursor: String?
 }

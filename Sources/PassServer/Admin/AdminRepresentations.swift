@@ -192,7 +192,7 @@ struct PruneBody: Encodable {
     }
 }
 
-struct TicketPage: Encodable {
+struct TicketListBody: Encodable {
     var tickets: [TicketBody]
     var nextCursor: String?
 }

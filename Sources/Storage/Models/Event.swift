@@ -20,7 +20,10 @@ public struct Event: Sendable, Equatable {
     public var archivedAt: Date?
     /// The language of the tickets' email (`en`, `ja`), unless a ticket has its own.
     public var language: String
+}
 
+// Read from the store in an extension, so the type keeps its memberwise initializer.
+extension Event {
     init(row: SQLRow) throws {
         id = try row.string("id")
         name = try row.string("name")

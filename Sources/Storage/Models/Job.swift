@@ -30,7 +30,10 @@ public struct Job: Sendable, Equatable {
 
     /// Whether the job queues emails (rather than re-pushing passes).
     public var isEmail: Bool { kind == Self.emailKind || kind == Self.emailResendKind }
+}
 
+// Read from the store in an extension, so the type keeps its memberwise initializer.
+extension Job {
     init(row: SQLRow) throws {
         id = try row.string("id")
         kind = try row.string("kind")

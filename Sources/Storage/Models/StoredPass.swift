@@ -62,7 +62,10 @@ public struct StoredPass: Sendable, Equatable {
     static func columns(prefix: String) -> SQLQuery {
         SQLQuery(unsafeRaw: columnNames.map { "\(prefix).\($0)" }.joined(separator: ", "))
     }
+}
 
+// Read from the store in an extension, so the type keeps its memberwise initializer.
+extension StoredPass {
     /// The row `insert` wrote for `pass` (what reading it back would give).
     init(id: Int64, inserted pass: NewPass, revision: Int64, now: Date) {
         self.id = id

@@ -27,7 +27,10 @@ public struct TicketEmail: Sendable, Equatable {
     public var updatedAt: Date
 
     static let columns = SQLQuery(unsafeRaw: "pass_id, event_id, job_id, state, queued_at, sent_at, failed_at, reply, sent_count, updated_at")
+}
 
+// Read from the store in an extension, so the type keeps its memberwise initializer.
+extension TicketEmail {
     init(row: SQLRow) throws {
         passID = try row.int64("pass_id")
         eventID = try row.optionalString("event_id")

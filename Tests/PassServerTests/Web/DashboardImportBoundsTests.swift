@@ -71,7 +71,7 @@ struct DashboardImportBoundsTests {
         print("dashboard CSV check: 48 MB upload \(oversized.first.status), peak RSS \(String(format: "%+.1f", Double(afterOversized - before) / 1024)) MiB; 16 MiB upload \(final.status), page \(final.body.count) bytes, peak RSS \(String(format: "%+.1f", peakGrowth)) MiB")
         #expect(final.status == 200)
         #expect(final.text.contains("All \(TicketImport.maxRows) rows are valid"))
-        #expect(final.text.contains("Showing \(DashboardController.shownRows) of \(TicketImport.maxRows) rows"))
+        #expect(final.text.contains("Showing \(ImportPage.shownRows) of \(TicketImport.maxRows) rows"))
         #expect(final.body.count < 1 << 20, "the page is \(final.body.count) bytes")
         #expect(!final.text.contains(#"name="csv" value="#), "a large upload is not echoed into the issue form")
         #expect(final.text.contains(#"id="f-issue-file""#), "the issue form asks for the file again")

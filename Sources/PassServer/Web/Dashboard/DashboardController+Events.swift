@@ -17,80 +17,15 @@ extension DashboardController {
         if when == "past" { query.startsBefore = boundary }
         query.cursor = request.query["cursor"]
         let page = try organizer.events(query)
-
-        var rows = HTML.empty
-        for details in page.events {
-            let (event, tally) = (details.event, details.tally)
-            rows += """
-                <tr><td><a href="/admin/events/\(event.id)">\(event.name)</a>\(event.archivedAt != nil ? #" <span class="tag">archived</span>"# as HTML : "")</td>
-                <td>\(DashboardLayout.localInput(event.startsAt, timeZone: event.timeZone).replacingOccurrences(of: "T", with: " ")) <span class="muted">\(event.timeZone)</span></td>
-                <td>\(event.venue)</td>
-                <td class="num">\(DashboardLayout.count(tally.tickets))</td>
-                <td class="num">\(DashboardLayout.count(tally.devicesUpToDate)) / \(DashboardLayout.count(tally.devices))</td></tr>
-                """
-        }
-        let table: HTML = page.events.isEmpty
-            ? #"<p class="muted">No events match.</p>"#
-            : """
-                <div class="table-wrap"><table><caption class="sr-only">Events</caption>
-                <thead><tr><th scope="col">Event</th><th scope="col">Starts</th><th scope="col">Venue</th><th scope="col">Tickets</th><th scope="col">Phones up to date</th></tr></thead>
-                <tbody>\(rows)</tbody></table></div>
-                """
-        let next: HTML? = page.nextCursor.map {
-            #"<p><a href="\#(url: DashboardLayout.link("/admin/", [("q", search.isEmpty ? nil : search), ("when", when), ("cursor", $0)])))">Next page</a></p>"#
-        }
-        let body: HTML = """
-            <h1>Events</h1>
-            \(visitor.canWrite ? #"<p><a class="button" href="/admin/events/new">New event</a></p>"# as HTML : "")
-            <form method="get" action="/admin/" class="filters" role="search">
-            \(DashboardLayout.field("q", label: "Search name or venue", value: search, type: "search"))
-            \(DashboardLayout.select("when", label: "Show", options: [("upcoming", "Upcoming"), ("past", "Past"), ("all", "All")], selected: when))
-            <button type="submit">Search</button>
-            </form>
-            \(table)
-            \(next)
-            """
-        return .html(DashboardLayout.page(title: "Events", visitor: visitor, notice: Self.notice(request), body: body))
+        return .html(EventsPage(list: page, search: search, when: when, visitor: visitor, notice: Self.notice(request)).render())
     }
 
     // MARK: Create and edit
 
-    /// The event form's fields with the values of `form` and each refused field's issues.
-    private func eventFields(_ form: FormState) -> HTML {
-        """
-        \(DashboardLayout.field("name", label: "Name", value: form.value("name"), attributes: "required maxlength=200", issues: form.issues("name")))
-        \(DashboardLayout.field("venue", label: "Venue", value: form.value("venue"), attributes: "required maxlength=200", issues: form.issues("venue")))
-        \(DashboardLayout.field(
-            "startsAt", label: "Starts (in the event's time zone)", value: form.value("startsAt"), type: "datetime-local", attributes: "required",
-            issues: form.issues("startsAt")
-        ))
-        \(DashboardLayout.field("endsAt", label: "Ends (optional)", value: form.value("endsAt"), type: "datetime-local", issues: form.issues("endsAt")))
-        \(DashboardLayout.field(
-            "timeZone", label: "Time zone", value: form.value("timeZone") ?? "UTC", attributes: "required",
-            hint: "An IANA name such as Asia/Tokyo or Europe/Berlin.", issues: form.issues("timeZone")
-        ))
-        \(DashboardLayout.select(
-            "template", label: "Pass template", options: organizer.templateNames.map { ($0, $0) }, selected: form.value("template") ?? "event-ticket",
-            issues: form.issues("template")
-        ))
-        \(DashboardLayout.select(
-            "language", label: "Email language", options: [("en", "English"), ("ja", "Japanese")], selected: form.value("language") ?? "en",
-            issues: form.issues("language")
-        ))
-        """
-    }
-
     func newEventPage(_ visitor: DashboardSessions.Visitor, form: FormState) throws -> Response {
         guard visitor.canWrite else { throw AdminAuthentication.forbidden(visitor.role, needs: .admin) }
-        let body: HTML = """
-            <h1>New event</h1>
-            <form method="post" action="/admin/events" class="stack">\(DashboardLayout.csrf(visitor))
-            \(eventFields(form))
-            <p><button type="submit">Create event</button> <a href="/admin/">Cancel</a></p>
-            </form>
-            """
-        let notice = form.notice(shown: EventDraft.fields)
-        return .html(DashboardLayout.page(title: "New event", visitor: visitor, notice: notice, body: body), status: form.status)
+        let page = EventFormPage(form: form, templateNames: organizer.templateNames, visitor: visitor)
+        return .html(page.render(), status: form.status)
     }
 
     func createEvent(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
@@ -115,21 +50,9 @@ extension DashboardController {
     func editEventPage(_ event: Event, _ visitor: DashboardSessions.Visitor, form: FormState? = nil) throws -> Response {
         guard visitor.canWrite else { throw AdminAuthentication.forbidden(visitor.role, needs: .admin) }
         let form = form ?? FormState(values: Self.values(of: event))
-        let details = try organizer.details(of: event)
-        let phones = details.tally.devices
-        let reach = event.archivedAt != nil
-            ? "This event is archived: saving changes its passes, but no phone is pushed."
-            : "Saving a change of the name, venue, times or template updates every pass of this event: \(DashboardLayout.count(phones)) \(phones == 1 ? "phone" : "phones") will be updated."
-        let body: HTML = """
-            <h1>Edit \(event.name)</h1>
-            <p class="notice" id="reach-preview" data-phones="\(phones)">\(reach)</p>
-            <form method="post" action="/admin/events/\(event.id)/edit" class="stack">\(DashboardLayout.csrf(visitor))
-            \(eventFields(form))
-            <p><button type="submit">Save</button> <a href="/admin/events/\(event.id)">Cancel</a></p>
-            </form>
-            """
-        let notice = form.notice(shown: EventDraft.fields)
-        return .html(DashboardLayout.page(title: "Edit event", visitor: visitor, notice: notice, body: body), status: form.status)
+        let phones = try organizer.details(of: event).tally.devices
+        let page = EventFormPage(editing: (event, phones), form: form, templateNames: organizer.templateNames, visitor: visitor)
+        return .html(page.render(), status: form.status)
     }
 
     func updateEvent(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {

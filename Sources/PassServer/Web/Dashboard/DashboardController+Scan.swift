@@ -56,7 +56,6 @@ extension DashboardController {
         }
         guard let visitor else { return Self.redirect("/admin/") }
         return render(request, visitor: visitor) {
-            let canScan = visitor.role.permits(.scanner)
             let now = admin.now()
             var events = try store.withSession(.read) { session in
                 // Events that have not ended more than a day ago, soonest last (newest first).
@@ -74,42 +73,7 @@ extension DashboardController {
                 }
             }
             let selected = requested.flatMap { id in events.contains { $0.id == id } ? id : nil }
-            let options = [("", "Choose the event")] + events.map { event in
-                (event.id, "\(event.name) · \(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone))")
-            }
-            // Each offered event's zone, for the script to show times in (ids and zone names hold no spaces).
-            let zones = events.map { "\($0.id)=\($0.timeZone)" }.joined(separator: " ")
-            let scanner: HTML
-            if canScan {
-                scanner = """
-                    <form id="scan-form" class="scan-form" autocomplete="off">
-                    <label for="scan-code">Ticket code</label>
-                    <input id="scan-code" name="code" type="text" inputmode="text" maxlength="256" autocomplete="off" autocapitalize="off" spellcheck="false" autofocus enterkeyhint="go">
-                    <button type="submit">Check in</button>
-                    </form>
-                    <div id="scan-result" class="scan-result idle" role="status" aria-live="assertive" aria-atomic="true">
-                    <p class="scan-title" id="scan-title">Ready</p><p class="scan-detail" id="scan-detail">Scan a ticket or type its code and press Enter.</p>
-                    </div>
-                    <p id="scan-waiting" class="scan-waiting" hidden></p>
-                    <section id="scan-sent-box" hidden><h2>Sent after reconnecting</h2><ol id="scan-sent" class="scan-list"></ol></section>
-                    <details><summary>Gate</summary>
-                    \(DashboardLayout.field("gate", label: "Gate (sent with every scan)", attributes: #"maxlength="64""#))
-                    </details>
-                    """
-            } else {
-                scanner = """
-                    <p class="notice error" role="alert">A \(visitor.role.rawValue) token cannot check tickets in. Sign in with a scanner or admin token to scan.</p>
-                    """
-            }
-            let body: HTML = """
-                <div id="scanner" class="scanner" data-csrf="\(visitor.csrfToken)" data-zones="\(zones)" data-can-scan="\(canScan ? "true" : "false")">
-                <h1 class="sr-only">Scanner</h1>
-                \(DashboardLayout.select("event", label: "Event", options: options, selected: selected))
-                <p class="scan-count" id="scan-count-line" aria-live="polite"><span id="scan-count">–</span> checked in</p>
-                \(scanner)
-                </div>
-                """
-            return .html(DashboardLayout.page(title: "Scanner", visitor: visitor, notice: notice, body: body, scripts: canScan ? ["scanner.js"] : []))
+            return .html(ScannerPage(events: events, selected: selected, visitor: visitor, notice: notice).render())
         }
     }
 }

@@ -153,12 +153,7 @@ struct DashboardController: Sendable {
             status = 500
             message = "Something went wrong on the server; it has been logged."
         }
-        let body: HTML = """
-            <h1>\(status == 404 ? "Not found" : status == 403 ? "Not allowed" : "That did not work")</h1>
-            <p class="notice error" role="alert">\(message)</p>
-            <p><a href="/admin/">Back to the events</a></p>
-            """
-        return .html(DashboardLayout.page(title: "Error", visitor: visitor, body: body), status: status)
+        return .html(ErrorPage(status: status, message: message, visitor: visitor).render(), status: status)
     }
 
     /// A 303 to `location` (after a form: the browser GETs the result).
@@ -180,18 +175,9 @@ struct DashboardController: Sendable {
     func signInPage(_ request: Request, error: String? = nil, status: Int = 200) -> Response {
         let challenge = sessions.signInChallenge()
         let notice = error.map { DashboardLayout.Notice(text: $0, isError: true) } ?? Self.notice(request)
-        let body: HTML = """
-            <h1>Sign in</h1>
-            <p>Sign in with an admin token (<code>pass-server token create</code> makes one). A viewer token can look but not change anything; a scanner token opens the <a href="/admin/scan">scanner page</a> for the door.</p>
-            <form method="post" action="/admin/sign-in" class="stack">
-            <input type="hidden" name="\(DashboardSessions.csrfField)" value="\(challenge.value)">
-            \(DashboardLayout.field("token", label: "Admin token", type: "password", attributes: #"required autocomplete="off" autofocus"#))
-            <p><button type="submit">Sign in</button></p>
-            </form>
-            """
         var headers: HTTPHeaders = [:]
         headers.add(name: "Set-Cookie", value: challenge.cookie)
-        return .html(DashboardLayout.page(title: "Sign in", visitor: nil, notice: notice, body: body), status: status, headers: headers)
+        return .html(SignInPage(challenge: challenge.value, notice: notice).render(), status: status, headers: headers)
     }
 
     func signIn(_ request: Request) -> Response {

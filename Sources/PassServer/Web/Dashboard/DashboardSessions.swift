@@ -41,10 +41,11 @@ struct DashboardSessions: Sendable {
 
     /// Who is signed in: the session, its token's role and the CSRF token its forms carry.
     struct Visitor: Sendable {
-        var session: AdminSession
+        /// The hash of the session cookie's id (the session's key in the store).
+        var sessionIDHash: [UInt8]
+        var tokenName: String
+        var role: AdminRole
         var csrfToken: String
-        var role: AdminRole { session.token.role }
-        var tokenName: String { session.token.name }
         /// Whether this visitor may change anything (an admin token); viewers only read.
         var canWrite: Bool { role == .admin }
     }
@@ -57,7 +58,9 @@ struct DashboardSessions: Sendable {
         guard let session = try store.withSession(.read, { try $0.adminSession(idHash: TokenVault.hash(id), now: now()) }),
             session.token.role.permits(.viewer) || (allowingScanner && session.token.role == .scanner)
         else { return nil }
-        return Visitor(session: session, csrfToken: try Self.csrfToken(sessionID: id))
+        return Visitor(
+            sessionIDHash: session.idHash, tokenName: session.token.name, role: session.token.role, csrfToken: try Self.csrfToken(sessionID: id)
+        )
     }
 
     /// Opens a session for a valid admin token (any role: a scanner's session reaches only the
@@ -82,7 +85,7 @@ struct DashboardSessions: Sendable {
     /// Deletes the request's session (its cookie no longer works anywhere); returns the
     /// `Set-Cookie` value that clears it in the browser.
     func signOut(_ visitor: Visitor) throws -> String {
-        _ = try store.withSession(.write) { try $0.deleteAdminSession(idHash: visitor.session.idHash) }
+        _ = try store.withSession(.write) { try $0.deleteAdminSession(idHash: visitor.sessionIDHash) }
         return cookie(cookieName, value: "", maxAge: 0)
     }
 

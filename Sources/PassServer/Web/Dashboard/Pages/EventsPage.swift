@@ -1,0 +1,112 @@
+import Foundation
+import Storage
+
+/// The events list (`GET /admin/`): a page of events with their ticket and phone counts, the
+/// search and the upcoming / past / all choice, and the next page's link.
+struct EventsPage {
+    var list: EventList
+    var search = ""
+    /// `upcoming`, `past` or `all`.
+    var when = "upcoming"
+    var visitor: DashboardSessions.Visitor
+    var notice: DashboardLayout.Notice?
+
+    func render() -> HTML {
+        var rows = HTML.empty
+        for details in list.events {
+            let (event, tally) = (details.event, details.tally)
+            rows += """
+                <tr><td><a href="/admin/events/\(event.id)">\(event.name)</a>\(event.archivedAt != nil ? #" <span class="tag">archived</span>"# as HTML : "")</td>
+                <td>\(DashboardLayout.localInput(event.startsAt, timeZone: event.timeZone).replacingOccurrences(of: "T", with: " ")) <span class="muted">(\(event.timeZone))</span></td>
+                <td>\(event.venue)</td>
+                <td class="num">\(DashboardLayout.count(tally.tickets))</td>
+                <td class="num">\(DashboardLayout.count(tally.devicesUpToDate)) / \(DashboardLayout.count(tally.devices))</td></tr>
+                """
+        }
+        let table: HTML = list.events.isEmpty
+            ? #"<p class="muted">No events match.</p>"#
+            : """
+                <div class="table-wrap"><table><caption class="sr-only">Events</caption>
+                <thead><tr><th scope="col">Event</th><th scope="col">Starts</th><th scope="col">Venue</th><th scope="col">Tickets</th><th scope="col">Phones up to date</th></tr></thead>
+                <tbody>\(rows)</tbody></table></div>
+                """
+        let next: HTML? = list.nextCursor.map {
+            #"<p><a href="\#(url: DashboardLayout.link("/admin/", [("q", search.isEmpty ? nil : search), ("when", when), ("cursor", $0)])))">Next page</a></p>"#
+        }
+        let body: HTML = """
+            <h1>Events</h1>
+            \(visitor.canWrite ? #"<p><a class="button" href="/admin/events/new">New event</a></p>"# as HTML : "")
+            <form method="get" action="/admin/" class="filters" role="search">
+            \(DashboardLayout.field("q", label: "Search name or venue", value: search, type: "search"))
+            \(DashboardLayout.select("when", label: "Show", options: [("upcoming", "Upcoming"), ("past", "Past"), ("all", "All")], selected: when))
+            <button type="submit">Search</button>
+            </form>
+            \(table)
+            \(next)
+            """
+        return DashboardLayout.page(title: "Events", visitor: visitor, notice: notice, body: body)
+    }
+}
+
+/// The new-event and edit-event form: the event's fields with their values and each refused
+/// field's issues; editing says how many phones saving will update.
+struct EventFormPage {
+    /// The event being edited, with its registrations; nil for a new event.
+    var editing: (event: Event, phones: Int64)?
+    var form: FormState
+    var templateNames: [String]
+    var visitor: DashboardSessions.Visitor
+
+    func render() -> HTML {
+        let body: HTML
+        if let (event, phones) = editing {
+            let reach = event.archivedAt != nil
+                ? "This event is archived: saving changes its passes, but no phone is pushed."
+                : "Saving a change of the name, venue, times or template updates every pass of this event: \(DashboardLayout.count(phones)) \(phones == 1 ? "phone" : "phones") will be updated."
+            body = """
+                <h1>Edit \(event.name)</h1>
+                <p class="notice" id="reach-preview" data-phones="\(phones)">\(reach)</p>
+                <form method="post" action="/admin/events/\(event.id)/edit" class="stack">\(DashboardLayout.csrf(visitor))
+                \(fields)
+                <p><button type="submit">Save</button> <a href="/admin/events/\(event.id)">Cancel</a></p>
+                </form>
+                """
+        } else {
+            body = """
+                <h1>New event</h1>
+                <form method="post" action="/admin/events" class="stack">\(DashboardLayout.csrf(visitor))
+                \(fields)
+                <p><button type="submit">Create event</button> <a href="/admin/">Cancel</a></p>
+                </form>
+                """
+        }
+        return DashboardLayout.page(
+            title: editing == nil ? "New event" : "Edit event", visitor: visitor, notice: form.notice(shown: EventDraft.fields), body: body
+        )
+    }
+
+    /// The event form's fields with the values of `form` and each refused field's issues.
+    private var fields: HTML {
+        """
+        \(DashboardLayout.field("name", label: "Name", value: form.value("name"), attributes: "required maxlength=200", issues: form.issues("name")))
+        \(DashboardLayout.field("venue", label: "Venue", value: form.value("venue"), attributes: "required maxlength=200", issues: form.issues("venue")))
+        \(DashboardLayout.field(
+            "startsAt", label: "Starts (in the event's time zone)", value: form.value("startsAt"), type: "datetime-local", attributes: "required",
+            issues: form.issues("startsAt")
+        ))
+        \(DashboardLayout.field("endsAt", label: "Ends (optional)", value: form.value("endsAt"), type: "datetime-local", issues: form.issues("endsAt")))
+        \(DashboardLayout.field(
+            "timeZone", label: "Time zone", value: form.value("timeZone") ?? "UTC", attributes: "required",
+            hint: "An IANA name such as Asia/Tokyo or Europe/Berlin.", issues: form.issues("timeZone")
+        ))
+        \(DashboardLayout.select(
+            "template", label: "Pass template", options: templateNames.map { ($0, $0) }, selected: form.value("template") ?? "event-ticket",
+            issues: form.issues("template")
+        ))
+        \(DashboardLayout.select(
+            "language", label: "Email language", options: [("en", "English"), ("ja", "Japanese")], selected: form.value("language") ?? "en",
+            issues: form.issues("language")
+        ))
+        """
+    }
+}
