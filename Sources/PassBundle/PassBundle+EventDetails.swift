@@ -1,0 +1,66 @@
+public import Foundation
+
+/// Building passes of an event with `WalletEventDetails`: the template renders, the details are
+/// written into the tree, and the result is validated and signed like any other pass.
+extension PassBundle {
+    /// Renders, adds the event's Wallet details, validates, signs and zips one pass.
+    public static func build(
+        template: Template,
+        data: TicketData,
+        details: WalletEventDetails,
+        signer: PassSigner,
+        signingTime: Date = Date(),
+        options: ValidationOptions = ValidationOptions()
+    ) throws(PassBundleError) -> [UInt8] {
+        let passJSON = try renderPassJSON(template: template, data: data, details: details, signer: signer, options: options)
+        return try assemble(template: template, passJSON: passJSON, signer: signer, signingTime: signingTime)
+    }
+
+    /// The validated pass.json bytes for `data` with the event's Wallet details.
+    public static func renderPassJSON(
+        template: Template,
+        data: TicketData,
+        details: WalletEventDetails,
+        signer: PassSigner,
+        options: ValidationOptions = ValidationOptions()
+    ) throws(PassBundleError) -> [UInt8] {
+        try renderTree(template: template, data: data, details: details, signer: signer, options: options).tree.serialized
+    }
+
+    /// The validated pass.json for `data` with the event's Wallet details, as the typed model.
+    public static func renderPassDefinition(
+        template: Template,
+        data: TicketData,
+        details: WalletEventDetails,
+        signer: PassSigner,
+        options: ValidationOptions = ValidationOptions()
+    ) throws(PassBundleError) -> PassDefinition {
+        try renderTree(template: template, data: data, details: details, signer: signer, options: options).definition
+    }
+
+    private static func renderTree(
+        template: Template,
+        data: TicketData,
+        details: WalletEventDetails,
+        signer: PassSigner,
+        options: ValidationOptions
+    ) throws(PassBundleError) -> (tree: JSONValue, definition: PassDefinition) {
+        let values = try data.templateValues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier)
+        var tree = try template.render(values)
+        try details.apply(to: &tree, ticket: data)
+        let definition = try PassDefinition.decode(tree)
+        let issues = definition.validationIssues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier, options: options)
+        guard issues.isEmpty else { throw .invalidPass(issues) }
+        return (tree, definition)
+    }
+}
+
+extension WalletEventDetails {
+    /// `apply(to:eventName:startsAt:endsAt:timeZone:)` with the event's name, dates and zone from a ticket.
+    public func apply(to pass: inout JSONValue, ticket: TicketData) throws(PassBundleError) {
+        guard let zone = TimeZoneCache.zone(ticket.timeZone) else {
+            throw PassBundleError(.invalidData, "timeZone: \(ticket.timeZone) is not a known IANA time zone identifier")
+        }
+        apply(to: &pass, eventName: ticket.eventName, startsAt: ticket.startsAt, endsAt: ticket.endsAt, timeZone: zone)
+    }
+}
