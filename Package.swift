@@ -41,6 +41,7 @@ let package = Package(
         .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Storage", dependencies: ["ByteEncoding", "PassIdentifiers", "CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Mail", dependencies: ["ByteEncoding", "Certificates", "CCurl"], swiftSettings: swiftSettings),
+        .target(name: "PassImages", dependencies: ["ByteEncoding", "Certificates", "CVips"], swiftSettings: swiftSettings),
 
         // MARK: The application
         .target(
