@@ -96,6 +96,7 @@ let package = Package(
         .testTarget(name: "CertificatesTests", dependencies: ["ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassServerTestingTests", dependencies: ["PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "MailTests", dependencies: ["Mail", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "PassImagesTests", dependencies: ["PassImages", "CVips", "ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FleetTests",
