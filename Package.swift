@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         // glibc's posix_spawn extensions (part of libc: nothing to install).
         .systemLibrary(name: "CSpawn"),
 
@@ -40,6 +41,7 @@ let package = Package(
         .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Storage", dependencies: ["ByteEncoding", "PassIdentifiers", "CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Mail", dependencies: ["ByteEncoding", "Certificates", "CCurl"], swiftSettings: swiftSettings),
+        .target(name: "PassImages", dependencies: ["ByteEncoding", "Certificates", "CVips"], swiftSettings: swiftSettings),
 
         // MARK: The application
         .target(
@@ -94,6 +96,7 @@ let package = Package(
         .testTarget(name: "CertificatesTests", dependencies: ["ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassServerTestingTests", dependencies: ["PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "MailTests", dependencies: ["Mail", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "PassImagesTests", dependencies: ["PassImages", "CVips", "ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FleetTests",

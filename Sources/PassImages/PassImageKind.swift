@@ -1,0 +1,46 @@
+/// The images of an event ticket that an organizer may upload, named as Wallet names the files.
+///
+/// A new kind (poster artwork, say) is a new case here and a new row in `shape`'s table; the
+/// checks, the scaling and the file names follow from that row.
+public enum PassImageKind: String, CaseIterable, Sendable, Hashable, CustomStringConvertible {
+    /// The small square image on the lock screen and in notifications.
+    case icon
+    /// The organizer's mark at the top left of the front.
+    case logo
+    /// The wide band behind the primary fields.
+    case strip
+    /// The picture behind the whole front, which Wallet blurs. Ignored when a strip is present.
+    case background
+    /// The picture beside the fields. Ignored when a strip is present.
+    case thumbnail
+
+    /// The file name without scale or extension: `icon` for `icon.png` and `icon@2x.png`.
+    public var fileStem: String { rawValue }
+
+    /// The kind's name in messages ("the strip").
+    public var description: String { rawValue }
+
+    /// The room Wallet gives each image on an event ticket, in points (one point is one pixel at @1x,
+    /// two at @2x, three at @3x):
+    ///
+    /// | kind       | box (points) | how the image must fill it                                  |
+    /// |------------|--------------|-------------------------------------------------------------|
+    /// | icon       | 29 × 29      | exactly: square                                             |
+    /// | logo       | 160 × 50     | fits inside, any proportions                                |
+    /// | strip      | 375 × 98     | exactly: 375:98 (event tickets; other pass styles differ)   |
+    /// | background | 180 × 220    | fits inside, any proportions                                |
+    /// | thumbnail  | 90 × 90      | fits inside, between 2:3 (tall) and 3:2 (wide)              |
+    ///
+    /// "Exactly" kinds are scaled to the box and lose at most `PassImageShape.aspectTolerance` of
+    /// their width or height to a centred crop; "fits inside" kinds keep their proportions and touch
+    /// the box on one side. Wallet crops a thumbnail outside 2:3…3:2 itself, so we refuse it instead.
+    public var shape: PassImageShape {
+        switch self {
+        case .icon: .exact(ImageSize(width: 29, height: 29))
+        case .logo: .fitting(ImageSize(width: 160, height: 50), aspectRatios: nil)
+        case .strip: .exact(ImageSize(width: 375, height: 98))
+        case .background: .fitting(ImageSize(width: 180, height: 220), aspectRatios: nil)
+        case .thumbnail: .fitting(ImageSize(width: 90, height: 90), aspectRatios: (2.0 / 3.0)...(3.0 / 2.0))
+        }
+    }
+}
