@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Storage", dependencies: ["ByteEncoding", "PassIdentifiers", "CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Mail", dependencies: ["ByteEncoding", "Certificates", "CCurl"], swiftSettings: swiftSettings),
-        .target(name: "PassImages", dependencies: ["ByteEncoding", "Certificates", "CVips"], swiftSettings: swiftSettings),
+        .target(name: "PassImages", dependencies: ["ByteEncoding", "Certificates", "CVips", "PassBundle"], swiftSettings: swiftSettings),
 
         // MARK: The application
         .target(
@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "CertificatesTests", dependencies: ["ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassServerTestingTests", dependencies: ["PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "MailTests", dependencies: ["Mail", "PassServerTesting"], swiftSettings: swiftSettings),
-        .testTarget(name: "PassImagesTests", dependencies: ["PassImages", "CVips", "ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "PassImagesTests", dependencies: ["PassImages", "PassBundle", "CVips", "ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FleetTests",

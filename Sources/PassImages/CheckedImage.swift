@@ -1,3 +1,4 @@
+public import PassBundle
 internal import CVips
 
 /// An upload that passed `PassImageCheck` for its kind, ready to be scaled.

@@ -1,3 +1,4 @@
+public import PassBundle
 internal import CVips
 
 /// The gate every upload passes before it is scaled: format, byte size, pixel dimensions, then the

@@ -1,3 +1,4 @@
+public import PassBundle
 /// Why an upload was refused or could not be scaled: one case per problem, each with a sentence
 /// for the person who uploaded it.
 ///

@@ -1,19 +1,9 @@
-/// The images of an event ticket that an organizer may upload, named as Wallet names the files.
-///
-/// A new kind (poster artwork, say) is a new case here and a new row in `shape`'s table; the
-/// checks, the scaling and the file names follow from that row.
-public enum PassImageKind: String, CaseIterable, Sendable, Hashable, CustomStringConvertible {
-    /// The small square image on the lock screen and in notifications.
-    case icon
-    /// The organizer's mark at the top left of the front.
-    case logo
-    /// The wide band behind the primary fields.
-    case strip
-    /// The picture behind the whole front, which Wallet blurs. Ignored when a strip is present.
-    case background
-    /// The picture beside the fields. Ignored when a strip is present.
-    case thumbnail
+public import PassBundle
 
+// The images of an event ticket an organizer may upload (`PassImageKind`, named as Wallet names
+// the files), with the room Wallet gives each. A new kind is a new case in PassBundle and a new
+// row in `shape`'s table; the checks, the scaling and the file names follow from that row.
+extension PassImageKind: CustomStringConvertible {
     /// The file name without scale or extension: `icon` for `icon.png` and `icon@2x.png`.
     public var fileStem: String { rawValue }
 
@@ -30,6 +20,10 @@ public enum PassImageKind: String, CaseIterable, Sendable, Hashable, CustomStrin
     /// | strip      | 375 × 98     | exactly: 375:98 (event tickets; other pass styles differ)   |
     /// | background | 180 × 220    | fits inside, any proportions                                |
     /// | thumbnail  | 90 × 90      | fits inside, between 2:3 (tall) and 3:2 (wide)              |
+    /// | footer     | 286 × 15     | fits inside, any proportions                                |
+    /// | artwork    | 358 × 448    | exactly: 358:448 (a poster's picture)                       |
+    /// | primaryLogo | 126 × 30    | fits inside, any proportions (a poster's logo)              |
+    /// | secondaryLogo | 135 × 12  | fits inside, any proportions (a poster's second logo)       |
     ///
     /// "Exactly" kinds are scaled to the box and lose at most `PassImageShape.aspectTolerance` of
     /// their width or height to a centred crop; "fits inside" kinds keep their proportions and touch
@@ -41,6 +35,10 @@ public enum PassImageKind: String, CaseIterable, Sendable, Hashable, CustomStrin
         case .strip: .exact(ImageSize(width: 375, height: 98))
         case .background: .fitting(ImageSize(width: 180, height: 220), aspectRatios: nil)
         case .thumbnail: .fitting(ImageSize(width: 90, height: 90), aspectRatios: (2.0 / 3.0)...(3.0 / 2.0))
+        case .footer: .fitting(ImageSize(width: 286, height: 15), aspectRatios: nil)
+        case .artwork: .exact(ImageSize(width: 358, height: 448))
+        case .primaryLogo: .fitting(ImageSize(width: 126, height: 30), aspectRatios: nil)
+        case .secondaryLogo: .fitting(ImageSize(width: 135, height: 12), aspectRatios: nil)
         }
     }
 }

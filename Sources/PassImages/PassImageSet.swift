@@ -1,3 +1,4 @@
+public import PassBundle
 internal import ByteEncoding
 internal import Certificates
 

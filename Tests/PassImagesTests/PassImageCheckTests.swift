@@ -1,3 +1,4 @@
+import PassBundle
 import CVips
 import PassImages
 import PassServerTesting

@@ -1,3 +1,4 @@
+import PassBundle
 import PassImages
 import Testing
 
@@ -15,7 +16,7 @@ struct PassImageKindTests {
 
     @Test("every kind is in the table, and only the thumbnail bounds its proportions")
     func allKinds() {
-        #expect(PassImageKind.allCases.map(\.fileStem) == ["icon", "logo", "strip", "background", "thumbnail"])
+        #expect(PassImageKind.allCases.map(\.fileStem) == ["icon", "logo", "strip", "thumbnail", "background", "footer", "artwork", "primaryLogo", "secondaryLogo"])
         #expect(PassImageKind.thumbnail.shape == .fitting(ImageSize(width: 90, height: 90), aspectRatios: (2.0 / 3.0)...(3.0 / 2.0)))
         #expect(PassImageKind.logo.shape == .fitting(ImageSize(width: 160, height: 50), aspectRatios: nil))
         #expect(PassImageFile.name(of: .background, at: 3) == "background@3x.png")

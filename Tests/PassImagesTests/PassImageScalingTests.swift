@@ -1,3 +1,4 @@
+import PassBundle
 import ByteEncoding
 import Certificates
 import Dispatch

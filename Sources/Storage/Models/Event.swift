@@ -20,6 +20,8 @@ public struct Event: Sendable, Equatable {
     public var archivedAt: Date?
     /// The language of the tickets' email (`en`, `ja`), unless a ticket has its own.
     public var language: String
+    /// The event's own pass design as the application encodes it; nil: the template as it is.
+    public var design: String?
 }
 
 // Read from the store in an extension, so the type keeps its memberwise initializer.
@@ -37,6 +39,7 @@ extension Event {
         updatedAt = try row.date("updated_at")
         archivedAt = try row.optionalDate("archived_at")
         language = try row.string("language")
+        design = try row.optionalString("design")
     }
 }
 
@@ -73,10 +76,12 @@ public struct EventChange: Sendable, Equatable {
     public var template: String?
     /// The tickets' email language; changes no pass content (no re-push).
     public var language: String?
+    /// The pass design (`.some(nil)` goes back to the template as it is).
+    public var design: String??
 
     public init(
         name: String? = nil, venue: String? = nil, startsAt: Date? = nil, endsAt: Date?? = nil,
-        timeZone: String? = nil, template: String? = nil, language: String? = nil
+        timeZone: String? = nil, template: String? = nil, language: String? = nil, design: String?? = nil
     ) {
         self.name = name
         self.venue = venue
@@ -85,6 +90,7 @@ public struct EventChange: Sendable, Equatable {
         self.timeZone = timeZone
         self.template = template
         self.language = language
+        self.design = design
     }
 }
 

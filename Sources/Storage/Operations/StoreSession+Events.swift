@@ -2,7 +2,7 @@ public import Foundation
 
 extension StoreSession {
     static let eventColumnNames = [
-        "id", "name", "venue", "starts_at", "ends_at", "time_zone", "template", "revision", "created_at", "updated_at", "archived_at", "language",
+        "id", "name", "venue", "starts_at", "ends_at", "time_zone", "template", "revision", "created_at", "updated_at", "archived_at", "language", "design",
     ]
     static let eventColumns = SQLQuery(unsafeRaw: eventColumnNames.joined(separator: ", "))
 
@@ -50,11 +50,12 @@ extension StoreSession {
             if let timeZone = change.timeZone { target.timeZone = timeZone }
             if let template = change.template { target.template = template }
             if let language = change.language { target.language = language }
+            if let design = change.design { target.design = design }
             // Compare what is stored (milliseconds), not sub-millisecond Date differences.
             let same = target.name == current.name && target.venue == current.venue
                 && target.startsAt.storageMillis == current.startsAt.storageMillis
                 && target.endsAt?.storageMillis == current.endsAt?.storageMillis
-                && target.timeZone == current.timeZone && target.template == current.template
+                && target.timeZone == current.timeZone && target.template == current.template && target.design == current.design
             if same && target.language == current.language { return (current, nil) }
             if same {
                 // The email's language is no part of the passes: no new revision, no re-push.
@@ -70,7 +71,8 @@ extension StoreSession {
                 UPDATE events SET name = \(target.name), venue = \(target.venue), starts_at = \(target.startsAt.storageMillis),
                     ends_at = \(target.endsAt?.storageMillis), time_zone = \(target.timeZone), template = \(target.template),
                     revision = \(revision), updated_at = \(now.storageMillis),
-                    search_text = \(SearchText.event(name: target.name, venue: target.venue)), language = \(target.language)
+                    search_text = \(SearchText.event(name: target.name, venue: target.venue)), language = \(target.language),
+                    design = \(target.design)
                 WHERE id = \(id)
                 RETURNING \(Self.eventColumns)
                 """)

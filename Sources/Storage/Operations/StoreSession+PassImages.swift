@@ -1,0 +1,65 @@
+public import Foundation
+
+extension StoreSession {
+    /// Stores `image` unless an image with its id is there already (ids are content addresses:
+    /// the row there holds the same bytes). Returns the stored row.
+    @discardableResult
+    public func insertPassImage(_ image: PassImageRecord) throws -> PassImageRecord {
+        _ = try execute("""
+            INSERT INTO pass_images (id, kind, width, height, image_1x, image_2x, image_3x, created_at)
+            VALUES (\(image.id), \(image.kind), \(Int64(image.width)), \(Int64(image.height)), \(image.image1x), \(image.image2x),
+                \(image.image3x), \(image.createdAt.storageMillis))
+            ON CONFLICT (id) DO NOTHING
+            """)
+        guard let stored = try passImage(id: image.id) else { throw StorageError(.backend, "inserted image not found") }
+        return stored
+    }
+
+    /// The image with `id`, or nil.
+    public func passImage(id: String) throws -> PassImageRecord? {
+        try first("SELECT \(PassImageRecord.columns) FROM pass_images WHERE id = \(id)").map(PassImageRecord.init(row:))
+    }
+
+    /// The images of `ids` that exist, by id.
+    public func passImages(ids: [String]) throws -> [String: PassImageRecord] {
+        // A design names a handful of images: one primary-key read each.
+        var images: [String: PassImageRecord] = [:]
+        for id in Set(ids) {
+            if let image = try passImage(id: id) { images[id] = image }
+        }
+        return images
+    }
+}
+
+/// A template uploaded through the admin API, as stored (`pass_templates`).
+public struct StoredTemplate: Sendable, Equatable {
+    public var name: String
+    /// The template's files as the application encodes them.
+    public var files: [UInt8]
+    public var createdAt: Date
+    public var updatedAt: Date
+}
+
+extension StoreSession {
+    /// Stores the template `name`, replacing one of that name.
+    public func saveTemplate(name: String, files: [UInt8], now: Date) throws {
+        _ = try execute("""
+            INSERT INTO pass_templates (name, files, created_at, updated_at) VALUES (\(name), \(files), \(now.storageMillis), \(now.storageMillis))
+            ON CONFLICT (name) DO UPDATE SET files = excluded.files, updated_at = excluded.updated_at
+            """)
+    }
+
+    /// The uploaded template `name`, or nil.
+    public func storedTemplate(name: String) throws -> StoredTemplate? {
+        try first("SELECT name, files, created_at, updated_at FROM pass_templates WHERE name = \(name)").map { row in
+            StoredTemplate(
+                name: try row.string("name"), files: try row.bytes("files"), createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at")
+            )
+        }
+    }
+
+    /// The names of the uploaded templates, sorted.
+    public func storedTemplateNames() throws -> [String] {
+        try execute("SELECT name FROM pass_templates ORDER BY name").map { try $0.string("name") }
+    }
+}
