@@ -46,7 +46,9 @@ let package = Package(
         // MARK: The application
         .target(
             name: "PassServer",
-            dependencies: ["ByteEncoding", "PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "APNs", "Storage", "Mail", "CQRencode"],
+            dependencies: [
+                "ByteEncoding", "PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "PassImages", "APNs", "Storage", "Mail", "CQRencode",
+            ],
             // The pages' stylesheet and scripts, compiled into the server (served by WebAssets).
             resources: [.embedInCode("Web/Assets/site.css"), .embedInCode("Web/Assets/dashboard.js"), .embedInCode("Web/Assets/scanner.js")],
             swiftSettings: swiftSettings

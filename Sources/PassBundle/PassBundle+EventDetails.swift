@@ -1,53 +1,55 @@
 public import Foundation
 
-/// Building passes of an event with `WalletEventDetails`: the template renders, the details are
-/// written into the tree, and the result is validated and signed like any other pass.
+/// Building passes of an event with its `PassDesign`: the template renders, the design's colours,
+/// logo text and Wallet details are written into the tree, and the result is validated and signed
+/// like any other pass (the design's images are the template's files: `Template.designed`).
 extension PassBundle {
-    /// Renders, adds the event's Wallet details, validates, signs and zips one pass.
+    /// Renders, adds the event's design, validates, signs and zips one pass.
     public static func build(
         template: Template,
         data: TicketData,
-        details: WalletEventDetails,
+        design: PassDesign,
         signer: PassSigner,
         signingTime: Date = Date(),
         options: ValidationOptions = ValidationOptions()
     ) throws(PassBundleError) -> [UInt8] {
-        let passJSON = try renderPassJSON(template: template, data: data, details: details, signer: signer, options: options)
+        let passJSON = try renderPassJSON(template: template, data: data, design: design, signer: signer, options: options)
         return try assemble(template: template, passJSON: passJSON, signer: signer, signingTime: signingTime)
     }
 
-    /// The validated pass.json bytes for `data` with the event's Wallet details.
+    /// The validated pass.json bytes for `data` with the event's design.
     public static func renderPassJSON(
         template: Template,
         data: TicketData,
-        details: WalletEventDetails,
+        design: PassDesign,
         signer: PassSigner,
         options: ValidationOptions = ValidationOptions()
     ) throws(PassBundleError) -> [UInt8] {
-        try renderTree(template: template, data: data, details: details, signer: signer, options: options).tree.serialized
+        try renderTree(template: template, data: data, design: design, signer: signer, options: options).tree.serialized
     }
 
-    /// The validated pass.json for `data` with the event's Wallet details, as the typed model.
+    /// The validated pass.json for `data` with the event's design, as the typed model.
     public static func renderPassDefinition(
         template: Template,
         data: TicketData,
-        details: WalletEventDetails,
+        design: PassDesign,
         signer: PassSigner,
         options: ValidationOptions = ValidationOptions()
     ) throws(PassBundleError) -> PassDefinition {
-        try renderTree(template: template, data: data, details: details, signer: signer, options: options).definition
+        try renderTree(template: template, data: data, design: design, signer: signer, options: options).definition
     }
 
     private static func renderTree(
         template: Template,
         data: TicketData,
-        details: WalletEventDetails,
+        design: PassDesign,
         signer: PassSigner,
         options: ValidationOptions
     ) throws(PassBundleError) -> (tree: JSONValue, definition: PassDefinition) {
         let values = try data.templateValues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier)
         var tree = try template.render(values)
-        try details.apply(to: &tree, ticket: data)
+        design.applyLook(to: &tree)
+        try design.details.apply(to: &tree, ticket: data)
         let definition = try PassDefinition.decode(tree)
         let issues = definition.validationIssues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier, options: options)
         guard issues.isEmpty else { throw .invalidPass(issues) }

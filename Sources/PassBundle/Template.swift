@@ -29,6 +29,11 @@ public struct Template: Sendable {
     let files: [File]
     /// `files` deflated once (see CompressedFile.swift), in the same order.
     let compressedFiles: [CompressedFile]
+    /// Every file as read, for templates derived from this one (`designed(images:)`).
+    let sourceFiles: [String: [UInt8]]
+    /// A SHA-1 (hex) over every file's path and content, pass.json included: it changes when
+    /// anything in the template does.
+    public let contentHash: String
 
     /// Relative paths of the static files (`icon.png`, `en.lproj/pass.strings`, …), sorted.
     public var filePaths: [String] { files.map(\.path) }
@@ -64,6 +69,7 @@ public struct Template: Sendable {
             throw PassBundleError(.invalidTemplate, "template \(name): pass.json must be a JSON object")
         }
         self.name = name
+        sourceFiles = files
         fields = try files[TemplateField.fileName].map { bytes throws(PassBundleError) in try TemplateField.decode(bytes, template: name) } ?? []
         compiled = TemplateNode.compile(passJSON)
         mailFiles = Dictionary(uniqueKeysWithValues: files.compactMap { path, bytes in
@@ -74,6 +80,11 @@ public struct Template: Sendable {
             .sorted { $0.key < $1.key }
         self.files = try staticFiles.map { (path, bytes) throws(PassBundleError) in File(path: path, sha1: try SHA1.hex(bytes)) }
         compressedFiles = try ZipWriter.compress(staticFiles.map { ($0.key, $0.value) })
+        var summary: [UInt8] = []
+        for (path, bytes) in files.sorted(by: { $0.key < $1.key }) {
+            summary += Array(path.utf8) + [0] + Array(try SHA1.hex(bytes).utf8) + [0]
+        }
+        contentHash = try SHA1.hex(summary)
     }
 
     /// The folder of email texts inside a template.

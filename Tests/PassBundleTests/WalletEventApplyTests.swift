@@ -140,7 +140,7 @@ struct WalletEventApplyTests {
         let certificates = try Fixture.certificates()
         let signer = try PassSigner(identity: certificates.identity)
         let details = WalletEventFixture.poster(WalletEventFixture.concert)
-        let bytes = try PassBundle.build(template: Fixture.template(), data: Fixture.ticket(), details: details, signer: signer)
+        let bytes = try PassBundle.build(template: Fixture.template(), data: Fixture.ticket(), design: PassDesign(details: details), signer: signer)
         let unpacked = try UnpackedBundle(bytes)
         #expect(try unpacked.verifies(root: certificates.rootCertificate))
         let pass = try unpacked.passJSON()
@@ -148,12 +148,12 @@ struct WalletEventApplyTests {
         #expect((pass["semantics"] as? [String: Any])?["performerNames"] as? [String] == ["The Closures", "Async Let"])
         #expect(pass["locations"] != nil)
 
-        let definition = try PassBundle.renderPassDefinition(template: Fixture.template(), data: Fixture.ticket(), details: details, signer: signer)
+        let definition = try PassBundle.renderPassDefinition(template: Fixture.template(), data: Fixture.ticket(), design: PassDesign(details: details), signer: signer)
         #expect(definition.semantics?.venueName == "Tokyo International Forum")
         #expect(throws: PassBundleError.self) {
             var ticket = Fixture.ticket()
             ticket.timeZone = "Mars/Olympus"
-            _ = try PassBundle.renderPassJSON(template: Fixture.template(), data: ticket, details: details, signer: signer)
+            _ = try PassBundle.renderPassJSON(template: Fixture.template(), data: ticket, design: PassDesign(details: details), signer: signer)
         }
     }
 }

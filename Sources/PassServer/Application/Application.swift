@@ -84,7 +84,8 @@ public final class Application: Sendable {
             publicURL: publicURL,
             organizationName: organizationName,
             allowHTTP: configuration.http.allowInsecurePublicURL,
-            cacheBytes: configuration.bundleCacheSize
+            cacheBytes: configuration.bundleCacheSize,
+            loadImages: { [store] ids in try store.withSession(.read) { try $0.passImages(ids: ids) } }
         )
         self.passes = passes
 

@@ -6,8 +6,10 @@ extension PassService {
     /// pass.json of `pass` as it is built now (rendered and validated, not signed), for showing
     /// the pass front on a page, with the labels of the template's `language` texts.
     func preview(_ pass: StoredPass, event: Event, language: String = "en") throws -> (pass: PassDefinition, strings: [String: String]) {
-        let template = try templates.template(named: event.template)
-        let definition = try PassBundle.renderPassDefinition(template: template, data: ticketData(for: pass, event: event), signer: signer, options: options)
+        let (template, design) = try designedTemplate(for: event)
+        let definition = try PassBundle.renderPassDefinition(
+            template: template, data: ticketData(for: pass, event: event), design: design, signer: signer, options: options
+        )
         let path = "\(templates.root)/\(event.template)/\(language).lproj/pass.strings"
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         return (definition, Self.strings(text))

@@ -7,7 +7,7 @@ extension PassService {
     /// Renders and validates pass.json of `pass` with `event`, as a download would, without
     /// signing. Throws the `PassBundleError` (or `PassServiceError`) a download would hit.
     func validate(_ pass: StoredPass, event: Event) throws {
-        try validate(ticketData(for: pass, event: event), template: event.template)
+        try validate(ticketData(for: pass, event: event), event: event)
     }
 
     /// Renders and validates pass.json of a sample ticket of `event`: what every ticket of the
@@ -18,11 +18,11 @@ extension PassService {
             passTypeIdentifier: passType, serialNumber: serial, attendeeName: "Sample Attendee",
             seat: nil, cancelled: false, cancellationReason: nil, event: event
         )
-        try validate(sample, template: event.template)
+        try validate(sample, event: event)
     }
 
-    private func validate(_ data: TicketData, template name: String) throws {
-        let template = try templates.template(named: name)
-        _ = try PassBundle.renderPassJSON(template: template, data: data, signer: signer, options: options)
+    private func validate(_ data: TicketData, event: Event) throws {
+        let (template, design) = try designedTemplate(for: event)
+        _ = try PassBundle.renderPassJSON(template: template, data: data, design: design, signer: signer, options: options)
     }
 }

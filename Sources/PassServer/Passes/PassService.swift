@@ -22,9 +22,14 @@ final class PassService: Sendable {
     /// type identifier (no ticket can then be issued, found or checked in).
     let passType: PassTypeIdentifier?
     private let cache: BundleCache<[UInt8]>
+    /// Reads the image sets a design names, by id (from the store).
+    let loadImages: @Sendable ([String]) throws -> [String: PassImageRecord]
+    let designs = DesignedTemplates()
 
     init(signer: PassSigner, templates: TemplateStore, vault: TokenVault, publicURL: URL, organizationName: String,
-         allowHTTP: Bool, cacheBytes: Int = 64 << 20, meter: SigningMeter = SigningMeter()) {
+         allowHTTP: Bool, cacheBytes: Int = 64 << 20, meter: SigningMeter = SigningMeter(),
+         loadImages: @escaping @Sendable ([String]) throws -> [String: PassImageRecord] = { _ in [:] }) {
+        self.loadImages = loadImages
         self.signer = signer
         self.templates = templates
         self.vault = vault
@@ -50,10 +55,10 @@ final class PassService: Sendable {
         let key = BundleKey(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision)
         return try cache.bundle(for: key) {
             let event = try loadEvent()
-            let template = try templates.template(named: event?.template ?? "event-ticket")
+            let (template, design) = try designedTemplate(for: event)
             let data = try ticketData(for: pass, event: event)
             return try meter.sign {
-                try PassBundle.build(template: template, data: data, signer: signer, signingTime: Date(), options: options)
+                try PassBundle.build(template: template, data: data, design: design, signer: signer, signingTime: Date(), options: options)
             }
         }
     }

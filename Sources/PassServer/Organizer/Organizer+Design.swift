@@ -1,0 +1,92 @@
+import Foundation
+import PassBundle
+import PassImages
+import Storage
+
+extension Organizer {
+    /// The design `event` stores (empty: its template as it is).
+    func design(of event: Event) throws -> PassDesign {
+        try PassService.design(of: event)
+    }
+
+    /// Checks an uploaded image for `kind`, scales it to @1x, @2x and @3x and stores it once (an
+    /// image uploaded twice is the same row). Refuses with the problem under `image` (a wrong
+    /// format, too large, the wrong proportions, too small, not an image); nothing is stored then.
+    func uploadImage(_ bytes: [UInt8], kind name: String?, requestID: String) throws -> PassImageRecord {
+        guard let name, let kind = PassImageKind(rawValue: name) else {
+            throw OrganizerError.invalid("kind", "must be one of \(PassImageKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let set = try Self.scale(bytes, as: kind)
+        guard let one = set.file(at: 1), let two = set.file(at: 2), let three = set.file(at: 3) else {
+            throw PassServiceError("scaling produced no file at some scale")
+        }
+        let record = PassImageRecord(
+            id: set.contentAddress, kind: kind.rawValue, width: one.size.width, height: one.size.height, image1x: one.png, image2x: two.png,
+            image3x: three.png, createdAt: now()
+        )
+        let stored = try store.withSession(.write) { try $0.insertPassImage(record) }
+        logger.info("pass image stored", ["image.id": stored.id, "image.kind": stored.kind, "request.id": requestID])
+        return stored
+    }
+
+    /// The upload checked and scaled; a problem of the upload is `invalid` under `image`.
+    private static func scale(_ bytes: [UInt8], as kind: PassImageKind) throws -> PassImageSet {
+        let result: Result<PassImageSet, PassImageError> = Result { () throws(PassImageError) -> PassImageSet in
+            try PassImageCheck.check(bytes, as: kind).scaled()
+        }
+        switch result {
+        case .success(let set): return set
+        case .failure(let problem) where problem.isUploadProblem: throw OrganizerError.invalid("image", problem.description)
+        case .failure(let problem): throw problem
+        }
+    }
+
+    /// The image with `id`; `notFound` when there is none.
+    func image(id: String?) throws -> PassImageRecord {
+        guard let id, id.utf8.count == 64, let image = try store.withSession(.read, { try $0.passImage(id: id) }) else {
+            throw OrganizerError.notFound("No such image.")
+        }
+        return image
+    }
+
+    /// Replaces the event's design. Every field is checked (colours, logo text, each image id
+    /// stored and of its kind, the Wallet details; a poster must meet Wallet's rules, see
+    /// `PosterCheck`), then the design is saved as an event change: a new revision and a re-push
+    /// job, so every issued pass gets the new design with a new `Last-Modified` and each phone a
+    /// push. A design alone changes no field's value, so Wallet shows no change message. Saving
+    /// the design the event has already changes nothing and starts no job.
+    func updateDesign(_ existing: Event, _ design: PassDesign, requestID: String) throws -> EventUpdate {
+        let design = design.normalized
+        var issues = design.validate().map { OrganizerError.Issue($0.field, $0.message) }
+        let stored = try store.withSession(.read) { try $0.passImages(ids: Array(design.images.values)) }
+        for (kind, id) in design.images.sorted(by: { $0.key < $1.key }) where issues.allSatisfy({ $0.field != "images.\(kind)" }) {
+            guard let image = stored[id] else {
+                issues.append(.init("images.\(kind)", "is not an uploaded image (upload it first: POST /admin/v1/images)"))
+                continue
+            }
+            if image.kind != kind { issues.append(.init("images.\(kind)", "is a \(image.kind) image, not a \(kind) image")) }
+        }
+        if design.details.usePoster, issues.isEmpty {
+            let template = try passes.templates.template(named: existing.template)
+            let images = template.imageKinds.union(design.images.keys.compactMap(PassImageKind.init(rawValue:)))
+            for reason in PosterCheck.reasons(details: design.details, template: template.passJSON, eventName: existing.name, images: images) {
+                issues.append(.init(reason.field.map { "details." + $0 } ?? "details.usePoster", reason.message))
+            }
+        }
+        guard issues.isEmpty else { throw OrganizerError.invalid(issues) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let empty = design == PassDesign()
+        let text = empty ? nil : String(decoding: try encoder.encode(design), as: UTF8.self)
+        let (event, job) = try store.transaction { session in
+            let (event, job) = try session.updateEvent(id: existing.id, change: EventChange(design: .some(text)), now: now())
+            if job != nil { try requireBuildable { try passes.validate(event: event) } }
+            return (event, job)
+        }
+        if let job {
+            logger.info("event design changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": requestID])
+            jobCreated()
+        }
+        return EventUpdate(event: event, job: job)
+    }
+}
