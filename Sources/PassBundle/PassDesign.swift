@@ -32,6 +32,21 @@ public struct PassDesign: Sendable, Hashable, Codable {
         self.details = details
     }
 
+    // Every field may be left out (a design stored before a field existed still decodes).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        backgroundColor = try container.decodeIfPresent(String.self, forKey: .backgroundColor)
+        foregroundColor = try container.decodeIfPresent(String.self, forKey: .foregroundColor)
+        labelColor = try container.decodeIfPresent(String.self, forKey: .labelColor)
+        logoText = try container.decodeIfPresent(String.self, forKey: .logoText)
+        images = try container.decodeIfPresent([String: String].self, forKey: .images) ?? [:]
+        details = try container.decodeIfPresent(WalletEventDetails.self, forKey: .details) ?? WalletEventDetails()
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case backgroundColor, foregroundColor, labelColor, logoText, images, details
+    }
+
     /// The largest logo text: Wallet shows about 20 characters beside a logo.
     public static let maxLogoText = 40
 
@@ -67,22 +82,32 @@ public struct PassDesign: Sendable, Hashable, Codable {
         return copy
     }
 
-    /// `text` as pass.json's `rgb(r, g, b)`, from `#rrggbb` or `rgb(r, g, b)`; nil when it is neither.
+    /// `text` as pass.json's `rgb(r, g, b)`, from `#rrggbb` or `rgb(r, g, b)` (each part 0–255 in
+    /// one to three digits, spaces allowed around it); nil when it is neither.
     public static func color(_ text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        var parts: [Int] = []
-        if trimmed.hasPrefix("#"), trimmed.utf8.count == 7 {
-            let hex = Array(trimmed.utf8.dropFirst())
-            for index in stride(from: 0, to: 6, by: 2) {
-                guard let value = Int(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
-                parts.append(value)
+        let bytes = Array(text.utf8)
+        func hex(_ byte: UInt8) -> Int? {
+            switch byte {
+            case 0x30...0x39: Int(byte - 0x30)
+            case 0x41...0x46: Int(byte - 0x41 + 10)
+            case 0x61...0x66: Int(byte - 0x61 + 10)
+            default: nil
             }
-        } else if trimmed.hasPrefix("rgb("), trimmed.hasSuffix(")") {
-            let inner = trimmed.dropFirst(4).dropLast()
-            let numbers = inner.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        var parts: [Int] = []
+        if bytes.count == 7, bytes[0] == UInt8(ascii: "#") {
+            for index in stride(from: 1, to: 7, by: 2) {
+                guard let high = hex(bytes[index]), let low = hex(bytes[index + 1]) else { return nil }
+                parts.append(high * 16 + low)
+            }
+        } else if text.hasPrefix("rgb("), text.hasSuffix(")") {
+            let numbers = text.utf8.dropFirst(4).dropLast().split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
             guard numbers.count == 3 else { return nil }
             for number in numbers {
-                guard number.utf8.count <= 3, let value = Int(number), (0...255).contains(value) else { return nil }
+                let digits = number.drop { $0 == 0x20 }.reversed().drop { $0 == 0x20 }.reversed()
+                guard (1...3).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+                let value = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+                guard value <= 255 else { return nil }
                 parts.append(value)
             }
         } else {

@@ -32,6 +32,10 @@ extension AdminController {
         AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/download-link", role: .admin, AdminController.rotateDownloadLink(_:)),
         AdminRoute(.POST, "/admin/v1/tickets/:serialNumber/email", role: .admin, AdminController.emailTicket(_:)),
         AdminRoute(.GET, "/admin/v1/jobs/:jobId", role: .viewer, AdminController.showJob(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/design", role: .viewer, AdminController.showDesign(_:)),
+        AdminRoute(.PUT, "/admin/v1/events/:eventId/design", role: .admin, maxBodySize: designBodyLimit, AdminController.updateDesign(_:)),
+        AdminRoute(.POST, "/admin/v1/images", role: .admin, query: ["kind"], maxBodySize: imageBodyLimit, AdminController.uploadImage(_:)),
+        AdminRoute(.GET, "/admin/v1/images/:imageId", role: .viewer, AdminController.showImage(_:)),
         // The check-in handlers also take a scanner name (the dashboard's scanner passes its own);
         // here it comes from the token.
         AdminRoute(.POST, "/admin/v1/checkins", role: .scanner) { admin in { try admin.checkIn($0) } },

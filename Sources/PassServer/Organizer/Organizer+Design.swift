@@ -55,9 +55,9 @@ extension Organizer {
     /// job, so every issued pass gets the new design with a new `Last-Modified` and each phone a
     /// push. A design alone changes no field's value, so Wallet shows no change message. Saving
     /// the design the event has already changes nothing and starts no job.
-    func updateDesign(_ existing: Event, _ design: PassDesign, requestID: String) throws -> EventUpdate {
-        let design = design.normalized
-        var issues = design.validate().map { OrganizerError.Issue($0.field, $0.message) }
+    func updateDesign(_ existing: Event, _ given: PassDesign, requestID: String) throws -> EventUpdate {
+        var issues = given.validate().map { OrganizerError.Issue($0.field, $0.message) }
+        let design = given.normalized
         let stored = try store.withSession(.read) { try $0.passImages(ids: Array(design.images.values)) }
         for (kind, id) in design.images.sorted(by: { $0.key < $1.key }) where issues.allSatisfy({ $0.field != "images.\(kind)" }) {
             guard let image = stored[id] else {
