@@ -26,7 +26,7 @@ struct MigrationPinTests {
         12: (postgres: "555fb8e7975213f91cdb496e9c79cc34f599c8eb8f7d44008f9dee803363ed90", sqlite: "57276482baae1af06576c20171f2d8c2fbc01c81e085cec8efa9dc3418b3fe5f"),
         13: (postgres: "69ef6db7409712e5c16908a8c050dd5693575bc408b12a77fbbf4d87e06bcfb9", sqlite: "3fa2a62c9f9810806a9f146a945c9ee18e9c1a76a3c9a3e902ddf1e3aa0c90bc"),
         14: (postgres: "b3171d1efd694ed0628f139f595b45f4e2354cb62bc2f8af920dc1216e2acccb", sqlite: "b3171d1efd694ed0628f139f595b45f4e2354cb62bc2f8af920dc1216e2acccb"),
-        15: (postgres: "f53b0db6cc848f3e494b45ce89e547988e3c8d100fe45e03ed51cfb30ed37931", sqlite: "767da33fd9558d2511ef17d5bc771ab4112e94eaa93c454f847fd60b491fd078"),
+        15: (postgres: "e90a53478d0632dd6fdd2b45b536dc2ab463172fc9e7bd97e93961bf90644d65", sqlite: "a493ae81bef21f9988b1da16ee30d64c9212cab8b2d0fb656fe7bdc5a8499e2c"),
     ]
 
     @Test("every applied migration's SQL is the SQL it shipped with", arguments: Backend.allCases)

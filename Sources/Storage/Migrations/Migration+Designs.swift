@@ -13,9 +13,14 @@
 // `pass_templates` holds templates uploaded through the admin API (a Pass Designer template mapped
 // to ticket data), beside the ones in the `Passes/` folder: `files` is the template's files as the
 // application encodes them. Every instance serves them from here.
+//
+// `template_versions` holds the content hash of each template as last seen by any instance: the
+// instance that first sees a template's files change (an edit in `Passes/`) records the new hash
+// and starts the re-push of the events using it, so phones fetch the new design; the others find
+// the hash recorded and do nothing.
 
 extension Migration {
-    static let designs = Migration(version: 15, name: "event designs, pass images and uploaded templates") { db in
+    static let designs = Migration(version: 15, name: "event designs, pass images, uploaded templates and template versions") { db in
         """
         ALTER TABLE events ADD COLUMN design TEXT;
         CREATE TABLE pass_images (
@@ -32,6 +37,11 @@ extension Migration {
             name TEXT PRIMARY KEY,
             files \(db.bytes) NOT NULL,
             created_at \(db.bigint) NOT NULL,
+            updated_at \(db.bigint) NOT NULL
+        );
+        CREATE TABLE template_versions (
+            name TEXT PRIMARY KEY,
+            content_hash TEXT NOT NULL,
             updated_at \(db.bigint) NOT NULL
         );
         """

@@ -63,3 +63,41 @@ extension StoreSession {
         try execute("SELECT name FROM pass_templates ORDER BY name").map { try $0.string("name") }
     }
 }
+
+extension StoreSession {
+    /// Records `contentHash` as the template's; true when another hash was recorded before (the
+    /// template changed since it was last seen: the caller re-pushes its events). The first
+    /// record of a template is no change. Of two instances recording the same change, one gets true.
+    public func recordTemplateVersion(name: String, contentHash: String, now: Date) throws -> Bool {
+        try transaction {
+            _ = try execute("""
+                INSERT INTO template_versions (name, content_hash, updated_at) VALUES (\(name), \(contentHash), \(now.storageMillis))
+                ON CONFLICT (name) DO NOTHING
+                """)
+            let changed = try execute("""
+                UPDATE template_versions SET content_hash = \(contentHash), updated_at = \(now.storageMillis)
+                WHERE name = \(name) AND content_hash <> \(contentHash)
+                RETURNING name
+                """)
+            return !changed.isEmpty
+        }
+    }
+
+    /// Starts a re-push job for every event using `template` that is not archived and has no
+    /// job running or waiting; returns the jobs started.
+    public func repushEvents(template: String, now: Date) throws -> [Job] {
+        try transaction {
+            let events = try execute("""
+                SELECT id FROM events WHERE template = \(template) AND archived_at IS NULL
+                AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.event_id = events.id AND jobs.kind = \(Job.repushKind) AND jobs.state IN ('pending', 'running'))
+                ORDER BY id
+                """).map { try $0.string("id") }
+            return try events.map { try createJob(kind: Job.repushKind, eventID: $0, now: now) }
+        }
+    }
+
+    /// The templates events use, sorted.
+    public func templatesInUse() throws -> [String] {
+        try execute("SELECT DISTINCT template FROM events ORDER BY template").map { try $0.string("template") }
+    }
+}
