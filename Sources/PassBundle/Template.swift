@@ -29,6 +29,9 @@ public struct Template: Sendable {
     let files: [File]
     /// `files` deflated once (see CompressedFile.swift), in the same order.
     let compressedFiles: [CompressedFile]
+    /// A SHA-256 over everything that goes into a pass (see Template+ContentHash.swift): two
+    /// loads of a template give the same hash exactly when their passes would be the same.
+    public let contentHash: String
 
     /// Relative paths of the static files (`icon.png`, `en.lproj/pass.strings`, …), sorted.
     public var filePaths: [String] { files.map(\.path) }
@@ -74,6 +77,7 @@ public struct Template: Sendable {
             .sorted { $0.key < $1.key }
         self.files = try staticFiles.map { (path, bytes) throws(PassBundleError) in File(path: path, sha1: try SHA1.hex(bytes)) }
         compressedFiles = try ZipWriter.compress(staticFiles.map { ($0.key, $0.value) })
+        contentHash = try Self.contentHash(passJSON: passJSON, fieldsJSON: files[TemplateField.fileName], files: self.files)
     }
 
     /// The folder of email texts inside a template.
