@@ -92,7 +92,8 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "ByteEncoding", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PassBundleTests",
-            dependencies: ["PassBundle", "Certificates", "PassServerTesting"],
+            // CZip: the tests write hostile archives (links, `..` paths) that no honest tool makes.
+            dependencies: ["PassBundle", "Certificates", "PassServerTesting", "CZip"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CertificatesTests", dependencies: ["ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),

@@ -15,6 +15,8 @@ public struct PassBundleError: Error, Sendable, CustomStringConvertible {
         public static let templateUnreadable = Code("templateUnreadable")
         /// The template is malformed (bad JSON, missing pass.json or icon.png, reserved file names).
         public static let invalidTemplate = Code("invalidTemplate")
+        /// An uploaded archive is unreadable or breaks a limit (size, entry count, an unsafe path, a link).
+        public static let invalidArchive = Code("invalidArchive")
         /// The template uses a `{{placeholder}}` the data does not provide.
         public static let unknownPlaceholder = Code("unknownPlaceholder")
         /// The ticket data is unusable (for example an unknown time zone).

@@ -4,8 +4,8 @@ extension Template {
     /// Substitution happens inside the parsed JSON's string values, never in the JSON text, so a
     /// value such as `"}],"voided":true,"x":"` stays one string and cannot change the structure.
     /// - A string that is exactly `{{name}}` becomes the value itself (a Bool stays a Bool); a
-    ///   `.null` value removes the key, objects left empty by that are dropped from arrays, and
-    ///   arrays emptied that way are removed too.
+    ///   `.null` value removes the key, objects left empty by that are dropped from arrays (so are
+    ///   fields left without their `value`), and arrays emptied that way are removed too.
     /// - A placeholder inside longer text is replaced by the value's text (`.null` → "").
     /// - A placeholder with no value is an error naming it and where it is, except
     ///   `{{extra.<name>}}` of a field the template declares (`fields`): without a value it shows

@@ -31,8 +31,8 @@ public struct Template: Sendable {
     let compressedFiles: [CompressedFile]
     /// Every file as read, for templates derived from this one (`designed(images:)`).
     let sourceFiles: [String: [UInt8]]
-    /// A SHA-1 (hex) over every file's path and content, pass.json included: it changes when
-    /// anything in the template does.
+    /// A SHA-256 over everything that goes into a pass (see Template+ContentHash.swift): two
+    /// loads of a template give the same hash exactly when their passes would be the same.
     public let contentHash: String
 
     /// Relative paths of the static files (`icon.png`, `en.lproj/pass.strings`, …), sorted.
@@ -80,11 +80,7 @@ public struct Template: Sendable {
             .sorted { $0.key < $1.key }
         self.files = try staticFiles.map { (path, bytes) throws(PassBundleError) in File(path: path, sha1: try SHA1.hex(bytes)) }
         compressedFiles = try ZipWriter.compress(staticFiles.map { ($0.key, $0.value) })
-        var summary: [UInt8] = []
-        for (path, bytes) in files.sorted(by: { $0.key < $1.key }) {
-            summary += Array(path.utf8) + [0] + Array(try SHA1.hex(bytes).utf8) + [0]
-        }
-        contentHash = try SHA1.hex(summary)
+        contentHash = try Self.contentHash(passJSON: passJSON, fieldsJSON: files[TemplateField.fileName], files: self.files)
     }
 
     /// The folder of email texts inside a template.

@@ -93,6 +93,12 @@ indirect enum TemplateNode: Sendable {
 
     private var isConstant: Bool { if case .constant = self { true } else { false } }
 
+    /// Whether this is an object whose `value` member is rendered per pass (a field's value).
+    private var rendersValue: Bool {
+        guard case .object(_, let entries) = self else { return false }
+        return entries.contains { entry in if case .dynamic(let key, _, _) = entry { key == "value" } else { false } }
+    }
+
     /// Renders the node and appends its JSON to `out` in the same pass; returns nil (and appends
     /// nothing) when the node disappears (see `Template.render`). The bytes equal
     /// `value.serialized` of the returned tree, constant parts being copied, not re-encoded.
@@ -128,8 +134,9 @@ indirect enum TemplateNode: Sendable {
                     out.removeSubrange(mark...)
                     continue
                 }
-                // A dynamic object that rendered empty lost all its members: drop it.
-                if case .object(let members) = value, members.isEmpty, !node.isConstant {
+                // A dynamic object that rendered empty lost all its members, and a field whose
+                // value was removed (a date of an event without an end) has nothing to show: drop either.
+                if case .object(let members) = value, !node.isConstant, members.isEmpty || (members["value"] == nil && node.rendersValue) {
                     out.removeSubrange(mark...)
                     continue
                 }
