@@ -65,7 +65,9 @@ public struct PassDesignerTemplate: Sendable {
 
     /// `tooling.json`: which versions of Apple's tools wrote the template.
     public struct Tooling: Sendable, Equatable {
+        /// The version of Pass Designer that saved the template (a number is kept as its text).
         public var designerVersion: String?
+        /// The version of Apple's pass builder the template was made for.
         public var builderVersion: String?
         /// Whether the designer asked its builder to derive a pass for older phones.
         public var automaticallyGenerateCompatiblePass: Bool?

@@ -37,9 +37,10 @@ enum ZipReader {
             guard let source = zip_source_buffer_create(buffer.baseAddress, zip_uint64_t(buffer.count), 0, &error) else {
                 return .failure(failure("cannot read the archive", &error))
             }
-            // ZIP_CHECKCONS: compare the local headers with the central directory, as for any
-            // archive from outside.
-            guard let archive = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error) else {
+            // Without ZIP_CHECKCONS: libzip 1.7's consistency check refuses the archives macOS's
+            // Finder makes (their local headers differ from the central directory). The sizes
+            // and CRCs that matter are checked while reading (see inflate).
+            guard let archive = zip_open_from_source(source, ZIP_RDONLY, &error) else {
                 zip_source_free(source)
                 return .failure(failure("not a readable zip archive", &error))
             }
@@ -80,7 +81,7 @@ enum ZipReader {
             }
             guard seen.insert(name).inserted else { throw PassBundleError(.invalidArchive, "the archive holds \(name) twice") }
             // Declared sizes are added up before anything is inflated.
-            guard stat.size <= zip_uint64_t(limits.maxUncompressedSize - total) else {
+            guard stat.size <= zip_uint64_t(max(limits.maxUncompressedSize - total, 0)) else {
                 throw PassBundleError(.invalidArchive, "the archive holds more than \(limits.maxUncompressedSize) bytes once uncompressed")
             }
             total += Int(stat.size)
