@@ -29,6 +29,7 @@ public final class Application: Sendable {
     let retentionWorker: Worker.Periodic
     let certificateWorker: Worker.Periodic
     let tallyWorker: Worker.Periodic
+    let templateWorker: Worker.Periodic
     /// Reach marks from the phones' requests, written in batches.
     let reach: ReachLedger
     /// The device API's cache of pass token hashes.
@@ -140,6 +141,8 @@ public final class Application: Sendable {
         certificateWorker = Worker.periodic(name: "certificates", interval: 3_600, runAtStart: false) { _ in certificates.check() }
         let folder = TallyFolder(store: store, logger: logger.named("tallies"))
         tallyWorker = Worker.periodic(name: "tallies", interval: 1) { shouldStop in folder.fold(shouldStop: shouldStop) }
+        let watch = TemplateWatch(store: store, templates: passes.templates, logger: logger.named("templates"), jobCreated: { jobRunner.wake() }, now: now)
+        templateWorker = Worker.periodic(name: "templates", interval: TemplateWatch.interval) { _ in watch.check() }
 
         let reach = ReachLedger(store: store, logger: logger.named("reach"))
         self.reach = reach
@@ -218,6 +221,7 @@ public final class Application: Sendable {
         certificateWorker.start()
         retentionWorker.start()
         tallyWorker.start()
+        templateWorker.start()
         logger.notice(
             "listening",
             ["host": configuration.http.host, "port": "\(server.port)", "store": "\(store.backend)",
@@ -240,6 +244,7 @@ public final class Application: Sendable {
         dispatcher.shutdown()
         mail?.shutdown()
         tallyWorker.shutdown()
+        templateWorker.shutdown()
         store.close()
         logger.notice("stopped")
     }
