@@ -2,7 +2,7 @@ import Foundation
 import PassBundle
 import Testing
 
-@Suite("relevantDates intervals")
+@Suite("relevantDates intervals", .offCooperativePool)
 struct RelevantDatesTests {
     private let berlin = TimeZone(identifier: "Europe/Berlin")
 

@@ -2,7 +2,7 @@ import PassBundle
 import PassImages
 import Testing
 
-@Suite("The limits table for an event ticket's images")
+@Suite("The limits table for an event ticket's images", .offCooperativePool)
 struct PassImageKindTests {
     @Test("each kind's box in points and whether it must fill it", arguments: [
         (PassImageKind.icon, 29, 29, true), (.logo, 160, 50, false), (.strip, 375, 98, true),
