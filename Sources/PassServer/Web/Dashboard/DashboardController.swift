@@ -27,6 +27,8 @@ struct DashboardController: Sendable {
         "cancelled": "Ticket cancelled.", "rotated": "The download link was replaced; the previous one no longer works.",
         "email-queued": "Email queued.", "archived": "Event archived: changes no longer push phones.",
         "unarchived": "Event unarchived: changes push phones again.", "signed-out": "Signed out.",
+        "template-uploaded": "Template uploaded. Check which ticket data each field shows, then save the mapping.",
+        "template-replaced": "Template replaced; fields it still has keep their mapping.", "mapping-saved": "Mapping saved.",
     ]
 
     func register(in router: inout Router) {
@@ -74,6 +76,7 @@ struct DashboardController: Sendable {
         router.post("/admin/tickets/:serialNumber/download-link", preflight: formPreflight()) { request in write(request) { _, form in try rotateLink(form, request) } }
         router.post("/admin/tickets/:serialNumber/email", preflight: formPreflight()) { request in write(request) { _, _ in try emailTicket(request) } }
         registerScanner(in: &router)
+        registerTemplates(in: &router)
         router.get("/admin/jobs/:jobId/progress", maxBodySize: Self.pageBodyLimit) { request in
             guard (try? sessions.visitor(request)) ?? nil != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }
             var response = Response.json(try admin.jobDetails(id: request.parameters["jobId"]), encoder: .api)
@@ -99,9 +102,10 @@ struct DashboardController: Sendable {
 
     /// A form submission: a session (403 without), its CSRF token (403 without), an admin token
     /// unless `needsAdmin` is false (403 for a viewer); then `body`. A scanner token's session
-    /// counts only where `allowingScanner` (signing out).
+    /// counts only where `allowingScanner` (signing out). The fields named in `binary` are read
+    /// as bytes (an uploaded archive).
     func write(
-        _ request: Request, needsAdmin: Bool = true, allowingScanner: Bool = false,
+        _ request: Request, needsAdmin: Bool = true, allowingScanner: Bool = false, binary: Set<String> = [],
         _ body: (DashboardSessions.Visitor, FormFields) throws -> Response
     ) -> Response {
         var current: DashboardSessions.Visitor?
@@ -110,7 +114,7 @@ struct DashboardController: Sendable {
                 throw Self.signedOut
             }
             current = visitor
-            let form = try request.formFields()
+            let form = try request.formFields(binary: binary)
             try sessions.checkCSRF(form, visitor)
             if needsAdmin && !visitor.canWrite {
                 throw AdminAuthentication.forbidden(visitor.role, needs: .admin)
