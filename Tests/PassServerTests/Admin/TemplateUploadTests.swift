@@ -33,6 +33,30 @@ struct TemplateUploadTests {
         return download.body
     }
 
+    /// Why `body` does not conform to `components.schemas[schema]` of openapi.yaml (checked with
+    /// Python's jsonschema, Draft 2020-12, as OpenAPI 3.1 states), or nil when it does.
+    static func nonConformance(_ body: [UInt8], to schema: String) throws -> String? {
+        let script = """
+            import json, sys, yaml, jsonschema
+            doc = yaml.safe_load(open(sys.argv[1]))
+            validator = jsonschema.Draft202012Validator({"$ref": "#/components/schemas/" + sys.argv[2], "components": doc["components"]})
+            errors = [f"{list(error.absolute_path)}: {error.message}" for error in validator.iter_errors(json.load(sys.stdin))]
+            print("; ".join(errors))
+            """
+        let directory = try TestCertificates.temporaryDirectory(prefix: "template-schema")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Data(body).write(to: URL(fileURLWithPath: directory + "/body.json"))
+        let process = try ChildProcess(
+            "/usr/bin/python3", ["-c", script, OpenAPITests.documentPath, schema], standardInput: .file(directory + "/body.json"),
+            standardOutput: .pipe, standardError: .pipe
+        )
+        let (output, errors) = try process.readToEnd()
+        _ = process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw AdminSupport.Failure(description: "python3 failed: \(String(decoding: errors, as: UTF8.self))") }
+        let text = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+
     static func value(_ key: String, in pass: [String: Any]) -> String? {
         AdminSupport.field(key, in: pass)?["value"] as? String
     }
@@ -44,6 +68,7 @@ struct TemplateUploadTests {
         let response = try DesignerFolder.upload(app, try DesignerFolder.archive(), name: "autumn-gala")
         try #require(response.status == 201, "\(response.text)")
         let body = try #require(response.jsonObject)
+        #expect(try Self.nonConformance(response.body, to: "PassTemplateChange") == nil, "the answer is as openapi.yaml states")
         #expect((body["jobs"] as? [Any])?.isEmpty == true, "a new template re-pushes nothing")
         let template = try #require(body["template"] as? [String: Any])
         #expect(template["name"] as? String == "autumn-gala" && template["origin"] as? String == "uploaded")
@@ -60,6 +85,9 @@ struct TemplateUploadTests {
         #expect(template["notes"] is [String], "the import says what it changed (nothing unusual for this one)")
 
         let list = try app.admin("GET", "/admin/v1/templates")
+        for template in try #require(list.jsonObject?["templates"] as? [Any]) {
+            #expect(try Self.nonConformance(Array(try JSONSerialization.data(withJSONObject: template)), to: "PassTemplate") == nil)
+        }
         let listed = try #require(list.jsonObject?["templates"] as? [[String: Any]])
         #expect(listed.map { "\($0["origin"] ?? "")/\($0["name"] ?? "")" } == ["file/event-ticket", "uploaded/autumn-gala"])
         #expect(try app.admin("GET", "/admin/v1/templates/autumn-gala").jsonObject?["mapping"] as? [String: String] == mapping)
@@ -171,6 +199,7 @@ struct TemplateUploadTests {
         let mapping = #"{"mapping": {"eventTitle": "eventName", "startDate": "startsAt", "location": "venue", "holder": "constant", "seatInfo": "seat", "tier": "extra.tier"}}"#
         let saved = try app.admin("PUT", "/admin/v1/templates/gala/mapping", json: mapping)
         try #require(saved.status == 200, "\(saved.text)")
+        #expect(try Self.nonConformance(saved.body, to: "PassTemplateChange") == nil, "the answer is as openapi.yaml states")
         let jobs = try #require(saved.jsonObject?["jobs"] as? [[String: Any]])
         #expect(jobs.count == 1, "one event uses the template")
         #expect((saved.jsonObject?["template"] as? [String: Any])?["extraFields"] as? [String] == ["tier"])

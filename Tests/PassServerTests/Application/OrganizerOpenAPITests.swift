@@ -38,6 +38,27 @@ struct OrganizerOpenAPITests {
         }
     }
 
+    @Test("UploadedTemplateName and FieldSource accept exactly what the template upload and its mapping do")
+    func templateNamesAndSources() throws {
+        let names = [
+            "gala", "spring-gala", "a", "0", "2027-gala", "gala-", "-gala", "Gala", "ga_la", "ga la", "gäla", "", " gala", "gala\n",
+            String(repeating: "a", count: 64), String(repeating: "a", count: 65),
+        ]
+        try compare("UploadedTemplateName", names) { (try? FieldRules.templateName($0).get()) != nil }
+        let sources = FieldSource.ticketSources.map(\.rawValue) + [
+            "extra.tier", "extra.t1", "extra.T", "extra." + String(repeating: "a", count: 32), "extra." + String(repeating: "a", count: 33),
+            "extra.1tier", "extra.", "extra.ti-er", "extra", "Seat", "seat ", "shoeSize", "", "extra.tier.gold",
+        ]
+        try compare("FieldSource", sources) { sample in
+            guard let source = FieldSource(rawValue: sample) else { return false }
+            if case .extra(let name) = source { return PassDesignerTemplate.extraNameProblem(name) == nil }
+            return true
+        }
+        // The one reserved name the pattern lets through, which the schema's description names.
+        #expect(PassDesignerTemplate.extraNameProblem("voidReason") != nil)
+        #expect(try OpenAPIExactnessTests.documentAccepts("FieldSource", ["extra.voidReason"]) == [true])
+    }
+
     @Test("TicketType lists the default template's values; EventCursor's pattern is what the server decodes")
     func enumerationAndCursor() throws {
         let template = try TemplateStore(root: PassServerExecutable.packageRoot.appendingPathComponent("Passes").path).template(named: "event-ticket")
