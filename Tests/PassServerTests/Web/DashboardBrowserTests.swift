@@ -41,6 +41,27 @@ struct DashboardBrowserTests {
         )
     }
 
+    @Test("templates: a refused upload names every reason, an upload lands on its mapping form, a new choice saves")
+    func templates() async throws {
+        let app = try Self.start()
+        defer { app.stop() }
+        let directory = try TestCertificates.temporaryDirectory(prefix: "browser-templates")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Data(try DesignerFolder.archive()).write(to: URL(fileURLWithPath: directory + "/Gala.zip"))
+        let broken = try DesignerFolder.zip(try DesignerFolder.files { files in
+            files["pass.json"] = nil
+            for scale in ["", "@2x", "@3x"] { files["icon\(scale).png"] = nil }
+        })
+        try Data(broken).write(to: URL(fileURLWithPath: directory + "/Broken.zip"))
+        try await BrowserScript.expectPasses(
+            "dashboard_templates.py", serverURL: app.baseURL, name: "dashboard-templates",
+            environment: ["ADMIN_TOKEN": app.adminToken, "ZIP_PATH": directory + "/Gala.zip", "BROKEN_ZIP_PATH": directory + "/Broken.zip"],
+            keepingOutput: true
+        )
+        let mapping = try app.admin("GET", "/admin/v1/templates/spring-gala").jsonObject?["mapping"] as? [String: String]
+        #expect(mapping?["tier"] == "extra.tier", "the choice made in the browser is stored")
+    }
+
     @Test("every page at 1280×800 and 390×844, light and dark: headline figures first, the ticket page in two columns")
     func screens() async throws {
         let app = try Self.start()

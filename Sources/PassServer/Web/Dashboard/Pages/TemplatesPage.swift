@@ -106,7 +106,7 @@ struct TemplatePage {
             """
         body += template.origin == .file
             ? #"<p class="muted">A folder in the templates directory: its fields are set in its pass.json.</p>"#
-            : #"<p class="muted">Uploaded from Pass Designer\#(template.updatedAt.map { ", changed \(DashboardLayout.dateText($0, timeZone: "UTC"))" as HTML })).</p>"#
+            : #"<p class="muted">Uploaded from Pass Designer\#(template.updatedAt.map { "; changed \(DashboardLayout.dateText($0, timeZone: "UTC"))" as HTML }).</p>"#
         if let problem = template.problem { body += #"<p class="notice error" role="alert">This template does not load: \#(problem)</p>"# }
         if !template.notes.isEmpty {
             body += """
@@ -164,14 +164,15 @@ struct TemplatePage {
                 let text = Self.options(for: field, chosen: chosen).first(where: { $0.0 == chosen })?.1 ?? chosen
                 cell = "\(text)"
             }
+            // The choice comes second, so a phone shows it without scrolling the table sideways.
             rows += """
-                <tr\(issues.isEmpty ? "" : #" class="invalid""# as HTML)><td>\(field.key)</td><td>\(field.label ?? "")</td>
-                <td>\(field.value ?? "")\(field.isDate ? #" <span class="tag">date</span>"# as HTML : "")</td><td>\(field.area)</td><td>\(cell)</td></tr>
+                <tr\(issues.isEmpty ? "" : #" class="invalid""# as HTML)><td>\(field.key)</td><td>\(cell)</td>
+                <td>\(field.value ?? "")\(field.isDate ? #" <span class="tag">date</span>"# as HTML : "")</td><td>\(field.label ?? "")</td><td>\(field.area)</td></tr>
                 """
         }
         let table: HTML = """
             <div class="table-wrap"><table id="template-mapping"><caption class="sr-only">Fields found and the ticket data each shows</caption>
-            <thead><tr><th scope="col">Field</th><th scope="col">Label</th><th scope="col">Designer's value</th><th scope="col">Area</th><th scope="col">Shows</th></tr></thead>
+            <thead><tr><th scope="col">Field</th><th scope="col">Shows</th><th scope="col">Designer's value</th><th scope="col">Label</th><th scope="col">Area</th></tr></thead>
             <tbody>\(rows)</tbody></table></div>
             """
         let intro: HTML = """
@@ -181,7 +182,7 @@ struct TemplatePage {
         guard visitor.canWrite else { return intro + table }
         return """
             \(intro)
-            <form method="post" action="\(url: "/admin/templates/" + TemplatesPage.pathComponent(template.name) + "/mapping")" class="stack" id="template-mapping-form">\(DashboardLayout.csrf(visitor))
+            <form method="post" action="\(url: "/admin/templates/" + TemplatesPage.pathComponent(template.name) + "/mapping")" id="template-mapping-form">\(DashboardLayout.csrf(visitor))
             \(table)
             <p class="muted">Saving a change updates every pass of the events using this template, and their phones.</p>
             <p><button type="submit">Save mapping</button></p>
