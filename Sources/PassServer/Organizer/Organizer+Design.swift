@@ -66,11 +66,18 @@ extension Organizer {
             }
             if image.kind != kind { issues.append(.init("images.\(kind)", "is a \(image.kind) image, not a \(kind) image")) }
         }
+        let nfcMissing = "needs a pass type certificate enabled for NFC: this server has no PASS_NFC_READER_KEY"
+        if design.details.nfc != nil, passes.nfcReaderKey == nil {
+            issues.append(.init("details.nfc", nfcMissing))
+        }
         if design.details.usePoster, issues.isEmpty {
             let template = try passes.templates.template(named: existing.template)
             let images = template.imageKinds.union(design.images.keys.compactMap(PassImageKind.init(rawValue:)))
-            for reason in PosterCheck.reasons(details: design.details, template: template.passJSON, eventName: existing.name, images: images) {
-                issues.append(.init(reason.field.map { "details." + $0 } ?? "details.usePoster", reason.message))
+            let details = design.details.withNFC(readerKey: passes.nfcReaderKey)
+            for reason in PosterCheck.reasons(details: details, template: template.passJSON, eventName: existing.name, images: images) {
+                var message = reason.message
+                if reason == .missingNFC, passes.nfcReaderKey == nil { message += "; NFC entry " + nfcMissing }
+                issues.append(.init(reason.field.map { "details." + $0 } ?? "details.usePoster", message))
             }
         }
         guard issues.isEmpty else { throw OrganizerError.invalid(issues) }
