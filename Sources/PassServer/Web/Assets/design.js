@@ -7,6 +7,8 @@
   "use strict";
   var form = document.getElementById("design-form");
   var preview = document.getElementById("design-preview");
+  // The colours are set where both the preview and the form's thumbnails see them.
+  var page = document.querySelector(".design-grid") || preview;
   if (!form) return;
 
   function field(name) {
@@ -36,7 +38,7 @@
       var input = field(entry[0]);
       var typed = input ? colour(input.value) : null;
       var value = typed || colour(preview.dataset[entry[2]]) || preview.dataset[entry[2]];
-      if (value) preview.style.setProperty("--pass-" + entry[1], value);
+      if (value) page.style.setProperty("--pass-" + entry[1], value);
       var picker = document.querySelector('input[type=color][data-color-for="' + (input ? input.id : "") + '"]');
       if (picker && value && colour(value)) picker.value = colour(value);
     });

@@ -66,10 +66,12 @@ struct DesignPage {
 
     // MARK: Inputs
 
+    /// A labelled text input with its hint and issues, in one box (so two sit side by side in a row).
     private func text(_ name: String, _ label: String, maxLength: Int = 200, hint: String? = nil, type: String = "text") -> HTML {
-        DashboardLayout.field(
+        let input = DashboardLayout.field(
             name, label: label, value: form.value(name), type: type, attributes: "maxlength=\(maxLength)", hint: hint, issues: form.issues(name)
         )
+        return #"<div class="field">\#(input)</div>"#
     }
 
     private func textarea(_ name: String, _ label: String, hint: String) -> HTML {
@@ -235,7 +237,7 @@ struct DesignPage {
         let rows = HTML(joining: DesignForm.actionRows.map { row in
             let type = "details.featuredActions.\(row).type"
             return """
-                <div class="two">\(DashboardLayout.select(type, label: "Action \(row + 1)", options: options, selected: form.value(type) ?? "", issues: form.issues(type)))\
+                <div class="two"><div class="field">\(DashboardLayout.select(type, label: "Action \(row + 1)", options: options, selected: form.value(type) ?? "", issues: form.issues(type)))</div>\
                 \(text("details.featuredActions.\(row).url", "Action \(row + 1) link", maxLength: WalletEventDetails.maxURLLength, type: "url"))</div>
                 """ as HTML
         })

@@ -64,7 +64,7 @@ struct DesignPreview: Sendable {
         definition: PassDefinition, template: PassDefinition, strings: [String: String], event: Event, design: PassDesign,
         images: [PassImageKind: String], templateImages: [PassImageKind: String]
     ) {
-        let text = PassFieldText(strings: strings, timeZone: event.timeZone)
+        let text = PassFieldText(strings: strings, timeZone: event.timeZone, walletDates: event.language)
         func fields(_ list: [PassDefinition.Field]?) -> [Field] {
             (list ?? []).map { Field(label: text.label($0), value: text.value($0)) }
         }
