@@ -49,7 +49,15 @@ def make_images(directory):
     vips("linear", os.path.join(directory, "y.v"), os.path.join(directory, "g.v"), "0.3", "70", "--uchar")
     vips("linear", os.path.join(directory, "x.v"), os.path.join(directory, "b.v"), "0.04", "110", "--uchar")
     vips("bandjoin", " ".join(os.path.join(directory, band) for band in ("r.v", "g.v", "b.v")), strip)
-    return logo, strip
+    artwork = os.path.join(directory, "artwork.png")
+    vips("xyz", os.path.join(directory, "art.v"), "1074", "1344")
+    vips("extract_band", os.path.join(directory, "art.v"), os.path.join(directory, "ax.v"), "0")
+    vips("extract_band", os.path.join(directory, "art.v"), os.path.join(directory, "ay.v"), "1")
+    vips("linear", os.path.join(directory, "ay.v"), os.path.join(directory, "ar.v"), "0.15", "40", "--uchar")
+    vips("linear", os.path.join(directory, "ax.v"), os.path.join(directory, "ag.v"), "0.05", "30", "--uchar")
+    vips("linear", os.path.join(directory, "ay.v"), os.path.join(directory, "ab.v"), "0.05", "90", "--uchar")
+    vips("bandjoin", " ".join(os.path.join(directory, band) for band in ("ar.v", "ag.v", "ab.v")), artwork)
+    return logo, strip, artwork
 
 
 def preview_image(page, kind):
@@ -86,7 +94,7 @@ def fetch(path):
 
 def test():
     work = tempfile.mkdtemp(prefix="design-images-")
-    logo_file, strip_file = make_images(work)
+    logo_file, strip_file, artwork_file = make_images(work)
     event = env("EVENT_ID")
 
     page = browser.open_browser("design", size=browser.DESKTOP)
@@ -136,6 +144,23 @@ def test():
     page.assert_no_horizontal_scroll()
     page.screenshot("design-phone")
     page.resize(browser.DESKTOP)
+
+    # The poster and the event type's own fields follow the form too (not saved: a poster needs NFC).
+    check(page.find("#preview-poster").get_attribute("hidden") is not None, "the poster is drawn before it is asked for")
+    check(not page.find("#f-details-kind-performerNames").is_displayed(), "performers are asked for a generic event")
+    page.select("Type", "Live performance")
+    check(page.find("#f-details-kind-performerNames").is_displayed(), "no performers field for a live performance")
+    check(not page.find("#f-details-kind-homeTeamName").is_displayed(), "team fields for a live performance")
+    page.by_label("Show the pass as a poster where Wallet can").click()
+    page.wait_for(lambda: page.find("#preview-poster").is_displayed(), "ticking the poster did not draw it")
+    page.type("Poster logo text", "Jazz at the Harbour")
+    page.by_label("Poster artwork").send_keys(artwork_file)
+    artwork = wait_loaded(page, "artwork", "data:image/png;base64,")
+    check(artwork[1] == 1074, f"the poster shows another artwork ({artwork[1]} px wide)")
+    check(page.text("#preview-event-logo-text") == "Jazz at the Harbour", "the poster's logo text does not follow the form")
+    check(page.text("#preview-front-caption") == "Classic ticket (other phones)", "the classic ticket is not named as the fallback")
+    page.element_png("#preview-poster", "preview-poster")
+    page.screenshot("design-desktop-poster")
 
     # A ticket issued now carries the stored images, byte for byte.
     page.open(f"/admin/events/{event}")

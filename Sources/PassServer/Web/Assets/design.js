@@ -101,6 +101,8 @@
     if (!poster || !use) return;
     poster.hidden = !use.checked;
     if (caption) caption.hidden = !use.checked;
+    var front = document.getElementById("preview-front-caption");
+    if (front) front.textContent = use.checked ? "Classic ticket (other phones)" : "Front";
   }
 
   function applyKind() {

@@ -84,7 +84,9 @@ struct DesignPreview: Sendable {
         barcode = definition.barcodes?.first.map { ($0.message, $0.altText) }
         eventName = event.name
         venue = design.details.venueName ?? event.venue
-        date = DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone)
+        date = PassFieldText.walletDate(
+            event.startsAt, dateStyle: "PKDateStyleMedium", timeStyle: "PKDateStyleShort", timeZone: event.timeZone, language: event.language
+        )
         eventLogoText = design.details.eventLogoText
         usePoster = design.details.usePoster
     }
@@ -102,7 +104,7 @@ struct DesignPreview: Sendable {
         data-template-label="\(templateColors.label)" data-template-logo-text="\(templateLogoText)">
         <p class="preview-caption" id="preview-poster-caption"\(usePoster ? "" : " hidden" as HTML)>Poster (iOS 26 and later)</p>
         \(poster)
-        <p class="preview-caption">\(usePoster ? "Classic ticket (other phones)" : "Front")</p>
+        <p class="preview-caption" id="preview-front-caption">\(usePoster ? "Classic ticket (other phones)" : "Front")</p>
         \(notification)
         \(front)
         <p class="preview-caption">Back</p>
