@@ -57,7 +57,7 @@ extension DashboardController {
             if let kind = PassImageKind(rawValue: name) { storedImages[kind] = id }
         }
         let page = DesignPage(
-            event: event, visitor: visitor, form: form, storedImages: storedImages, preview: try designPreview(event, stored),
+            event: event, visitor: visitor, form: form, storedImages: storedImages, preview: designPreview(event, stored),
             job: request?.query["job"].flatMap { AdminIdentifiers.isPlausible($0, lengths: 1...64) ? $0 : nil },
             notice: request.flatMap(Self.notice)
         )
@@ -66,10 +66,11 @@ extension DashboardController {
 
     /// The preview of a sample ticket of `event` with its stored design; nil when the pass cannot
     /// be built as stored (a template edited since, say).
-    private func designPreview(_ event: Event, _ design: PassDesign) throws -> DesignPreview? {
+    private func designPreview(_ event: Event, _ design: PassDesign) -> DesignPreview? {
         let passes = admin.passes
-        let template = try passes.templates.template(named: event.template)
-        guard let sample = try? passes.samplePreview(event: event) else { return nil }
+        guard let template = try? passes.templates.template(named: event.template), let sample = try? passes.samplePreview(event: event) else {
+            return nil
+        }
         var bare = event
         bare.design = nil
         guard let plain = try? passes.samplePreview(event: bare) else { return nil }

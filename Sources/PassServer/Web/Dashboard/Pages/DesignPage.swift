@@ -163,7 +163,8 @@ struct DesignPage {
         """
         <fieldset><legend>Images</legend>
         <p class="muted">Upload each image once, at its largest; the server makes the @1x, @2x and @3x files. \
-        Wallet ignores the background and the thumbnail when the pass has a strip. No file keeps the current image.</p>
+        Wallet ignores the background and the thumbnail when the pass has a strip. No file keeps the current image; \
+        one save takes at most \(DashboardController.designBodyLimit >> 20) MiB of files.</p>
         \(HTML(joining: DesignForm.classicImages.map(imageField)))
         </fieldset>
         """
