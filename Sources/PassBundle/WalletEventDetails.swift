@@ -108,7 +108,7 @@ public struct WalletEventDetails: Sendable, Hashable, Codable {
         }
 
         /// Each tag with its semantic key, in Apple's order.
-        var tags: [(key: String, value: String?)] {
+        public var tags: [(key: String, value: String?)] {
             [("homeTeamName", homeTeamName), ("homeTeamAbbreviation", homeTeamAbbreviation), ("homeTeamLocation", homeTeamLocation),
              ("awayTeamName", awayTeamName), ("awayTeamAbbreviation", awayTeamAbbreviation), ("awayTeamLocation", awayTeamLocation),
              ("leagueName", leagueName), ("leagueAbbreviation", leagueAbbreviation), ("sportName", sportName)]
@@ -177,7 +177,7 @@ public struct WalletEventDetails: Sendable, Hashable, Codable {
         }
 
         /// Every key with its value, as pass.json gets them.
-        var entries: [(key: String, value: String?)] {
+        public var entries: [(key: String, value: String?)] {
             urls + [("contactVenueEmail", contactVenueEmail), ("contactVenuePhoneNumber", contactVenuePhoneNumber)]
         }
     }

@@ -169,6 +169,7 @@ public final class Application: Sendable {
             )
         ).register(in: &router)
         DownloadController(store: store, passes: passes).register(in: &router)
+        PassImageController(store: store).register(in: &router)
         WebAssets().register(in: &router)
         OpenAPIController.register(in: &router)
         RootController.register(in: &router)
