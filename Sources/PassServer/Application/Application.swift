@@ -80,7 +80,7 @@ public final class Application: Sendable {
         self.store = store
         let passes = PassService(
             signer: signer,
-            templates: TemplateStore(root: configuration.passesDirectory),
+            templates: TemplateLibrary(files: TemplateStore(root: configuration.passesDirectory), store: store),
             vault: TokenVault(secret: secret),
             publicURL: publicURL,
             organizationName: organizationName,

@@ -11,8 +11,7 @@ extension PassService {
         let definition = try PassBundle.renderPassDefinition(
             template: template, data: ticketData(for: pass, event: event), design: design, signer: signer, options: options
         )
-        let path = "\(templates.root)/\(event.template)/\(language).lproj/pass.strings"
-        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let text = template.passStrings(language: language) ?? ""
         return (definition, Self.strings(text))
     }
 

@@ -28,6 +28,8 @@ struct DashboardController: Sendable {
         "email-queued": "Email queued.", "archived": "Event archived: changes no longer push phones.",
         "unarchived": "Event unarchived: changes push phones again.", "signed-out": "Signed out.",
         "design-saved": "Design saved.",
+        "template-uploaded": "Template uploaded. Check which ticket data each field shows, then save the mapping.",
+        "template-replaced": "Template replaced; fields it still has keep their mapping.", "mapping-saved": "Mapping saved.",
     ]
 
     func register(in router: inout Router) {
@@ -76,6 +78,7 @@ struct DashboardController: Sendable {
         router.post("/admin/tickets/:serialNumber/email", preflight: formPreflight()) { request in write(request) { _, _ in try emailTicket(request) } }
         registerDesign(in: &router)
         registerScanner(in: &router)
+        registerTemplates(in: &router)
         router.get("/admin/jobs/:jobId/progress", maxBodySize: Self.pageBodyLimit) { request in
             guard (try? sessions.visitor(request)) ?? nil != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }
             var response = Response.json(try admin.jobDetails(id: request.parameters["jobId"]), encoder: .api)
