@@ -75,6 +75,11 @@ struct DashboardDesignTests {
         #expect(page.text.contains(#"data-background="rgb(28, 36, 64)""#), "the template's colours when the event has no design")
         #expect(page.text.contains("data:image/png;base64,"), "the template's images, inline")
         #expect(page.text.contains("<fieldset disabled") && !page.text.contains("Save design"), "a viewer cannot save")
+        #expect(page.text.contains(#"<script src="/assets/design.js" defer></script>"#))
+        let script = try app.request("GET", "/assets/design.js")
+        #expect(script.status == 200 && script.header("Content-Type") == "text/javascript; charset=utf-8")
+        #expect(script.text.contains("style.setProperty"), "the preview's colours go through the CSSOM")
+        expectSecurityHeaders(page, "design page")
         #expect(try app.request("GET", "/admin/events/\(event)/design").status == 303, "signed out: to the sign-in page")
         #expect(try viewer.get("/admin/events/no-such-event/design").status == 404)
     }
