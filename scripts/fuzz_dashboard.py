@@ -236,8 +236,8 @@ class Dashboard:
                 target = link.split("?", 1)[0].split("#", 1)[0]
                 if re.fullmatch(r"/admin/events/[^/]+", target) and target != "/admin/events/new" and seen_events < events:
                     seen_events += 1
-                    queue += [target, target + "/edit"]
-                    pages.update([target, target + "/edit", target + "/tickets.csv"])
+                    queue += [target, target + "/edit", target + "/design"]
+                    pages.update([target, target + "/edit", target + "/design", target + "/tickets.csv"])
                 elif re.fullmatch(r"/admin/tickets/[^/]+", target) and seen_tickets < tickets:
                     seen_tickets += 1
                     queue.append(target)

@@ -1,17 +1,27 @@
 import Foundation
 
 /// The fields an HTML form sent: `application/x-www-form-urlencoded` or `multipart/form-data` (a
-/// form with a file input). Values are UTF-8 text; a file's content is its field's value, unless
-/// the field is read as bytes (`formFields(binary:)`: a zip archive is no text).
+/// form with a file input). Values are UTF-8 text. A file's content is its field's `bytes`, and
+/// its `value` too when it is UTF-8 text (a CSV file); a binary file (an image) has an empty
+/// `value`. Any other part that is not UTF-8 makes the form unreadable.
 public struct FormFields: Sendable {
     public struct Field: Sendable {
         public var name: String
-        /// The value as text; empty for a field read as bytes.
         public var value: String
         /// The file name a browser sent with a file input's part (nil for other fields).
         public var fileName: String?
-        /// The content as sent, for a field read as bytes; empty for the others.
-        public var bytes: [UInt8] = []
+        /// A file's content as sent (empty for other fields).
+        public var bytes: [UInt8]
+
+        public init(name: String, value: String, fileName: String? = nil, bytes: [UInt8] = []) {
+            self.name = name
+            self.value = value
+            self.fileName = fileName
+            self.bytes = bytes
+        }
+
+        /// Whether this is a file input's part whose content is not UTF-8 text.
+        public var isBinaryFile: Bool { fileName != nil && !bytes.isEmpty && value.isEmpty }
     }
 
     public var fields: [Field]
@@ -30,17 +40,16 @@ public struct FormFields: Sendable {
         fields.first { $0.name == name && !$0.value.isEmpty }?.value
     }
 
-    /// The content of the first non-empty part of `name` that was read as bytes, if any.
-    public func bytes(_ name: String) -> [UInt8]? {
-        fields.first { $0.name == name && !$0.bytes.isEmpty }?.bytes
+    /// The first file sent as `name` with some content (a file input left empty sends an empty part).
+    public func file(_ name: String) -> Field? {
+        fields.first { $0.name == name && $0.fileName != nil && !$0.bytes.isEmpty }
     }
 }
 
 extension Request {
     /// The body as form fields. 400 when the content type is neither form encoding, the body is
-    /// malformed, or a value is not UTF-8. The fields named in `binary` are read as bytes
-    /// (`Field.bytes`) and need not be text.
-    public func formFields(binary: Set<String> = []) throws(HTTPError) -> FormFields {
+    /// malformed, or a value is not UTF-8.
+    public func formFields() throws(HTTPError) -> FormFields {
         let contentType = headers["Content-Type"] ?? ""
         let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         switch parts.first?.lowercased() {
@@ -48,17 +57,14 @@ extension Request {
             guard let text = bodyText, let items = PercentDecoding.queryItems(text) else {
                 throw HTTPError.badRequest("The form body is malformed.", code: "malformed_form")
             }
-            return FormFields(items.map { item in
-                binary.contains(item.name)
-                    ? FormFields.Field(name: item.name, value: "", bytes: Array(item.value.utf8)) : FormFields.Field(name: item.name, value: item.value)
-            })
+            return FormFields(items.map { FormFields.Field(name: $0.name, value: $0.value) })
         case "multipart/form-data":
             let boundary = parts.dropFirst().first { $0.lowercased().hasPrefix("boundary=") }
                 .map { String($0.dropFirst("boundary=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
             guard let boundary, (1...70).contains(boundary.utf8.count) else {
                 throw HTTPError.badRequest("A multipart form needs a boundary.", code: "malformed_form")
             }
-            return try Multipart.fields(body, boundary: boundary, binary: binary)
+            return try Multipart.fields(body, boundary: boundary)
         default:
             throw HTTPError.badRequest("A form must be sent as application/x-www-form-urlencoded or multipart/form-data.", code: "unsupported_content_type")
         }
@@ -68,7 +74,7 @@ extension Request {
 /// `multipart/form-data` (RFC 7578), enough for browsers' forms: parts separated by the
 /// boundary, each with a `Content-Disposition: form-data; name="…"` header.
 enum Multipart {
-    static func fields(_ body: [UInt8], boundary: String, binary: Set<String> = []) throws(HTTPError) -> FormFields {
+    static func fields(_ body: [UInt8], boundary: String) throws(HTTPError) -> FormFields {
         let malformed = HTTPError.badRequest("The multipart form body is malformed.", code: "malformed_form")
         let delimiter = Array("--\(boundary)".utf8)
         let separator = Array("\r\n--\(boundary)".utf8)
@@ -92,14 +98,15 @@ enum Multipart {
                 fileName = parameter("filename", in: line)
             }
             guard let name else { throw malformed }
-            if binary.contains(name) {
-                fields.append(FormFields.Field(name: name, value: "", fileName: fileName, bytes: content))
+            if let fileName {
+                // A file may be binary (an image): its bytes are kept either way.
+                fields.append(FormFields.Field(name: name, value: String(validating: content, as: UTF8.self) ?? "", fileName: fileName, bytes: content))
                 continue
             }
             guard let value = String(validating: content, as: UTF8.self) else {
                 throw HTTPError.badRequest("Form field \(HTTPError.quoting(name)) is not UTF-8 text.", code: "malformed_form")
             }
-            fields.append(FormFields.Field(name: name, value: value, fileName: fileName))
+            fields.append(FormFields.Field(name: name, value: value))
         }
         return FormFields(fields)
     }

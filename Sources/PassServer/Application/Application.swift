@@ -86,6 +86,7 @@ public final class Application: Sendable {
             organizationName: organizationName,
             allowHTTP: configuration.http.allowInsecurePublicURL,
             cacheBytes: configuration.bundleCacheSize,
+            nfcReaderKey: configuration.signing.nfcReaderKey,
             loadImages: { [store] ids in try store.withSession(.read) { try $0.passImages(ids: ids) } }
         )
         self.passes = passes
@@ -168,6 +169,7 @@ public final class Application: Sendable {
             )
         ).register(in: &router)
         DownloadController(store: store, passes: passes).register(in: &router)
+        PassImageController(store: store).register(in: &router)
         WebAssets().register(in: &router)
         OpenAPIController.register(in: &router)
         RootController.register(in: &router)

@@ -26,11 +26,15 @@ final class PassService: Sendable {
     /// Reads the image sets a design names, by id (from the store).
     let loadImages: @Sendable ([String]) throws -> [String: PassImageRecord]
     let designs = DesignedTemplates()
+    /// The NFC readers' public key when the pass type certificate is enabled for NFC
+    /// (`PASS_NFC_READER_KEY`); nil: no pass carries `nfc`.
+    let nfcReaderKey: String?
 
     init(signer: PassSigner, templates: TemplateLibrary, vault: TokenVault, publicURL: URL, organizationName: String,
-         allowHTTP: Bool, cacheBytes: Int = 64 << 20, meter: SigningMeter = SigningMeter(),
+         allowHTTP: Bool, cacheBytes: Int = 64 << 20, meter: SigningMeter = SigningMeter(), nfcReaderKey: String? = nil,
          loadImages: @escaping @Sendable ([String]) throws -> [String: PassImageRecord] = { _ in [:] }) {
         self.loadImages = loadImages
+        self.nfcReaderKey = nfcReaderKey
         self.signer = signer
         self.templates = templates
         self.vault = vault

@@ -63,8 +63,8 @@ struct DashboardRouteGuardTests {
     static let known = [
         "/admin/templates/:templateName/mapping", "/admin/events/:eventId/tickets", "/admin/events/:eventId/import", "/admin/events/:eventId/edit", "/admin/tickets/:serialNumber",
         "/admin/tickets/:serialNumber/email", "/admin/events/:eventId/email", "/admin/tickets/:serialNumber/download-link",
-        "/admin/scan/checkins", "/admin/scan/checkins:batch", "/admin/tickets/:serialNumber/cancel", "/admin/events/:eventId/archive",
-        "/admin/events", "/admin/templates", "/admin/sign-out",
+        "/admin/scan/checkins", "/admin/scan/checkins:batch", "/admin/tickets/:serialNumber/cancel", "/admin/events/:eventId/design",
+        "/admin/events/:eventId/archive", "/admin/events", "/admin/templates", "/admin/sign-out",
     ]
 
     struct Fixture {
@@ -95,6 +95,7 @@ struct DashboardRouteGuardTests {
                 ("template", "event-ticket"), ("language", "en"),
             ], changes: true)
         case "/admin/events/:eventId/archive": return Call(path: path, form: [("archived", "true")], changes: true)
+        case "/admin/events/:eventId/design": return Call(path: path, form: [("backgroundColor", "#102030"), ("logoText", "Forged")], changes: true)
         case "/admin/events/:eventId/tickets": return Call(path: path, form: [("attendeeName", "Mallory"), ("seat", "Z9")], changes: true)
         case "/admin/events/:eventId/import":
             return Call(path: path, form: [("csv", "attendeeName,seat\nImported One,I1\n"), ("step", "issue")], changes: true)

@@ -15,7 +15,7 @@ extension DashboardController {
             read(request) { visitor in try templatesPage(visitor, form: FormState(), notice: Self.notice(request)) }
         }
         router.post("/admin/templates", maxBodySize: Self.templateUploadBodyLimit, preflight: templateUploadPreflight()) { request in
-            write(request, binary: ["file"]) { visitor, form in try uploadTemplate(visitor, form, request) }
+            write(request) { visitor, form in try uploadTemplate(visitor, form, request) }
         }
         router.get("/admin/templates/:templateName", maxBodySize: Self.pageBodyLimit, query: ["notice", "jobs"]) { request in
             read(request) { visitor in
@@ -38,7 +38,7 @@ extension DashboardController {
     func uploadTemplate(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
         let name = AdminText.trimmed(form["name"] ?? "")
         do {
-            let change = try organizer.importTemplate(form.bytes("file") ?? [], name: name.isEmpty ? nil : name, requestID: request.requestID)
+            let change = try organizer.importTemplate(form.file("file")?.bytes ?? [], name: name.isEmpty ? nil : name, requestID: request.requestID)
             let notice = change.created ? "template-uploaded" : "template-replaced"
             return Self.redirect(
                 DashboardLayout.link(

@@ -27,6 +27,7 @@ struct DashboardController: Sendable {
         "cancelled": "Ticket cancelled.", "rotated": "The download link was replaced; the previous one no longer works.",
         "email-queued": "Email queued.", "archived": "Event archived: changes no longer push phones.",
         "unarchived": "Event unarchived: changes push phones again.", "signed-out": "Signed out.",
+        "design-saved": "Design saved.",
         "template-uploaded": "Template uploaded. Check which ticket data each field shows, then save the mapping.",
         "template-replaced": "Template replaced; fields it still has keep their mapping.", "mapping-saved": "Mapping saved.",
     ]
@@ -75,6 +76,7 @@ struct DashboardController: Sendable {
         router.post("/admin/tickets/:serialNumber/cancel", preflight: formPreflight()) { request in write(request) { visitor, form in try cancelTicket(visitor, form, request) } }
         router.post("/admin/tickets/:serialNumber/download-link", preflight: formPreflight()) { request in write(request) { _, form in try rotateLink(form, request) } }
         router.post("/admin/tickets/:serialNumber/email", preflight: formPreflight()) { request in write(request) { _, _ in try emailTicket(request) } }
+        registerDesign(in: &router)
         registerScanner(in: &router)
         registerTemplates(in: &router)
         router.get("/admin/jobs/:jobId/progress", maxBodySize: Self.pageBodyLimit) { request in
@@ -102,10 +104,9 @@ struct DashboardController: Sendable {
 
     /// A form submission: a session (403 without), its CSRF token (403 without), an admin token
     /// unless `needsAdmin` is false (403 for a viewer); then `body`. A scanner token's session
-    /// counts only where `allowingScanner` (signing out). The fields named in `binary` are read
-    /// as bytes (an uploaded archive).
+    /// counts only where `allowingScanner` (signing out).
     func write(
-        _ request: Request, needsAdmin: Bool = true, allowingScanner: Bool = false, binary: Set<String> = [],
+        _ request: Request, needsAdmin: Bool = true, allowingScanner: Bool = false,
         _ body: (DashboardSessions.Visitor, FormFields) throws -> Response
     ) -> Response {
         var current: DashboardSessions.Visitor?
@@ -114,7 +115,7 @@ struct DashboardController: Sendable {
                 throw Self.signedOut
             }
             current = visitor
-            let form = try request.formFields(binary: binary)
+            let form = try request.formFields()
             try sessions.checkCSRF(form, visitor)
             if needsAdmin && !visitor.canWrite {
                 throw AdminAuthentication.forbidden(visitor.role, needs: .admin)
