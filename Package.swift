@@ -65,7 +65,10 @@ let package = Package(
         // MARK: Benchmarks (linked only by `pass-server-bench`, never by the server)
         .target(
             name: "Benchmarks",
-            dependencies: ["PassServerCLI", "PassServer", "PassIdentifiers", "APNs", "Storage", "PassBundle", "Certificates", "Logging"],
+            dependencies: [
+                "PassServerCLI", "PassServer", "PassIdentifiers", "APNs", "Storage", "PassBundle", "PassImages", "Certificates", "Logging", "CVips",
+                "PassServerTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "pass-server-bench", dependencies: ["Benchmarks"], swiftSettings: swiftSettings),

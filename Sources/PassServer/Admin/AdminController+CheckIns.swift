@@ -25,7 +25,9 @@ extension AdminController {
     /// `POST /admin/v1/checkins`: checks in the ticket of one scanned code, now (or at `scannedAt`).
     /// 200 the first time, 409 `already_checked_in` with the first check-in, 410 `cancelled` with
     /// the reason, 404 `unknown_code` for a code no ticket has (a forged one is logged), 422
-    /// `signature_required` for the bare serial of a ticket whose pass carries a signed code.
+    /// `signature_required` for the bare serial of a ticket whose pass carries a signed code, 422
+    /// `ambiguous_code` for a typed check code several tickets of the chosen event have, 422
+    /// `event_archived` / `event_ended` for a ticket of an event that is over (`DoorHours`).
     /// The scanner is the bearer token's name.
     func checkIn(_ request: Request) throws -> Response {
         let scanner = try tokenNames.name(of: request, role: .scanner, store: store)
