@@ -15,6 +15,10 @@ import PassServerTesting
 
 /// Frame decoding measurement behind `pass-server-bench frames`.
 public enum FrameDecodeBenchmark {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
     public struct Result: Sendable {
         /// Frames read, and of them the ones whose code was found.
         public var frames: Int
@@ -95,7 +99,8 @@ public enum FrameDecodeBenchmark {
     /// `tickets` tickets spends deriving them (the database read aside).
     public static func checkCodes(tickets: Int) throws -> (perSecond: Double, lookupMilliseconds: Double) {
         let vault = TokenVault(secret: Array(repeating: 7, count: 32))
-        guard let passType = PassTypeIdentifier("pass.bench.passserver") else { throw QRFrame.Failure(description: "no pass type") }
+        let name = "pass.bench.passserver"
+        guard let passType = PassTypeIdentifier(name) else { throw Failure(description: "\(name) is no pass type identifier") }
         let serials = (0..<tickets).compactMap { SerialNumber(String(format: "bench-%015d", $0)) }
         let clock = ContinuousClock()
         let started = clock.now
@@ -111,13 +116,13 @@ public enum FrameDecodeBenchmark {
         try Vips.start()
         guard let image = samples.withUnsafeBytes({
             vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(frame.width), Int32(frame.height), 3, VIPS_FORMAT_UCHAR)
-        }) else { throw QRFrame.Failure(description: "libvips could not take the frame") }
+        }) else { throw Failure(description: "libvips could not take the frame") }
         defer { g_object_unref(image) }
         image.pointee.Type = VIPS_INTERPRETATION_sRGB
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         guard shim_vips_jpegsave_buffer(image, &buffer, &length) == 0, let buffer else {
-            throw QRFrame.Failure(description: "libvips could not write the JPEG")
+            throw Failure(description: "libvips could not write the JPEG")
         }
         defer { g_free(buffer) }
         return Array(UnsafeRawBufferPointer(start: buffer, count: length))
