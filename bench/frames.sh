@@ -5,8 +5,9 @@
 # typed check code's lookup spends deriving the codes of an event of 10,000 tickets.
 #
 # Expects the release build and its `pass-server-bench frames --count N` command. BENCH_ROUNDS
-# rounds (5); the table quotes each column's median over the rounds.
-# Goals: p99 < 50 ms per frame, ≥ 50 frames/s on one core.
+# rounds (5); the table quotes each column's median over the rounds. Wall-clock times include
+# whatever else the machine runs on that core; the CPU columns (the thread's own CPU time) are what
+# one core does undisturbed. Goals: p99 < 50 ms per frame, ≥ 50 frames/s on one core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +31,6 @@ for _ in $(seq 1 "$ROUNDS"); do
 done
 column() { for line in "${lines[@]}"; do echo "$line" | field "$1"; done | median; }
 read=$(echo "${lines[0]}" | field read)
-echo "| frames a round | p50 ms | p99 ms (goal < 50) | max ms | libvips p50 ms | libzbar p50 ms | frames/s, one core (goal ≥ 50) | codes read | JPEG bytes | check codes derived/s | lookup in 10,000 tickets, ms |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-echo "| $COUNT | $(column p50_ms) | **$(column p99_ms)** | $(column max_ms) | $(column decode_p50_ms) | $(column scan_p50_ms) | **$(column frames_per_second)** | $read | $(echo "${lines[0]}" | field jpeg_bytes) | $(column check_codes_per_second) | $(column lookup_ms) |"
+echo "| frames a round | p50 ms | p99 ms (goal < 50) | frames/s, one core (goal ≥ 50) | CPU p50 ms | CPU p99 ms | frames per CPU second | libvips p50 ms | libzbar p50 ms | codes read | JPEG bytes | check codes derived/s | lookup in 10,000 tickets, ms |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| $COUNT | $(column p50_ms) | **$(column p99_ms)** | **$(column frames_per_second)** | $(column cpu_p50_ms) | **$(column cpu_p99_ms)** | **$(column frames_per_cpu_second)** | $(column decode_p50_ms) | $(column scan_p50_ms) | $read | $(echo "${lines[0]}" | field jpeg_bytes) | $(column check_codes_per_second) | $(column lookup_ms) |"

@@ -68,6 +68,8 @@ public enum BenchmarkCommandLine {
                     context.standardOutput(
                         "p50_ms=\(ms(result.p50)) p99_ms=\(ms(result.p99)) max_ms=\(ms(result.max)) decode_p50_ms=\(ms(result.decodeP50)) "
                             + "scan_p50_ms=\(ms(result.scanP50)) frames_per_second=\(String(format: "%.1f", result.framesPerSecond)) "
+                            + "cpu_p50_ms=\(ms(result.cpuP50)) cpu_p99_ms=\(ms(result.cpuP99)) "
+                            + "frames_per_cpu_second=\(String(format: "%.1f", result.framesPerCPUSecond)) "
                             + "read=\(result.read)/\(result.frames) jpeg_bytes=\(result.averageBytes) "
                             + "check_codes_per_second=\(Int(codes.perSecond)) lookup_ms=\(ms(codes.lookupMilliseconds))"
                     )
