@@ -51,7 +51,8 @@ let package = Package(
                 "ByteEncoding", "PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "PassImages", "APNs", "Storage", "Mail", "CQRencode",
             ],
             // The pages' stylesheet and scripts, compiled into the server (served by WebAssets).
-            resources: [.embedInCode("Web/Assets/site.css"), .embedInCode("Web/Assets/dashboard.js"), .embedInCode("Web/Assets/scanner.js")],
+            resources: [.embedInCode("Web/Assets/site.css"), .embedInCode("Web/Assets/dashboard.js"), .embedInCode("Web/Assets/scanner.js"),
+                .embedInCode("Web/Assets/design.js")],
             swiftSettings: swiftSettings
         ),
         // The command tree of `pass-server`, apart from the library the server and its tests link.

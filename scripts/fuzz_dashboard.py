@@ -166,6 +166,7 @@ def route_of(method, path):
     path = re.sub(r"^/admin/events/(?!new$)[^/]+", "/admin/events/:eventId", path)
     path = re.sub(r"^/admin/tickets/[^/]+", "/admin/tickets/:serialNumber", path)
     path = re.sub(r"^/admin/jobs/[^/]+", "/admin/jobs/:jobId", path)
+    path = re.sub(r"^/admin/templates/[^/]+", "/admin/templates/:templateName", path)
     return f"{method} {path}"
 
 
@@ -215,9 +216,10 @@ class Dashboard:
         return self.get("/admin/events/new").status == 200
 
     def crawl(self, events=6, tickets=6):
-        """The forms of the events list, the new-event page and some events' and tickets' pages."""
-        forms, pages = [], {"/admin/", "/admin/events/new", "/admin/scan"}
-        queue = ["/admin/", "/admin/events/new"]
+        """The forms of the events list, the new-event page, the templates page and some events' and
+        tickets' pages."""
+        forms, pages = [], {"/admin/", "/admin/events/new", "/admin/scan", "/admin/templates"}
+        queue = ["/admin/", "/admin/events/new", "/admin/templates"]
         seen_events = seen_tickets = 0
         visited = set()
         while queue:
@@ -234,10 +236,13 @@ class Dashboard:
                 target = link.split("?", 1)[0].split("#", 1)[0]
                 if re.fullmatch(r"/admin/events/[^/]+", target) and target != "/admin/events/new" and seen_events < events:
                     seen_events += 1
-                    queue += [target, target + "/edit"]
-                    pages.update([target, target + "/edit", target + "/tickets.csv"])
+                    queue += [target, target + "/edit", target + "/design"]
+                    pages.update([target, target + "/edit", target + "/design", target + "/tickets.csv"])
                 elif re.fullmatch(r"/admin/tickets/[^/]+", target) and seen_tickets < tickets:
                     seen_tickets += 1
+                    queue.append(target)
+                    pages.add(target)
+                elif re.fullmatch(r"/admin/templates/[^/]+", target):
                     queue.append(target)
                     pages.add(target)
                 match = re.search(r"[?&]job=([^&#]+)", link)

@@ -1,13 +1,27 @@
 import Foundation
 
 /// The fields an HTML form sent: `application/x-www-form-urlencoded` or `multipart/form-data` (a
-/// form with a file input). Values are UTF-8 text; a file's content is its field's value.
+/// form with a file input). Values are UTF-8 text. A file's content is its field's `bytes`, and
+/// its `value` too when it is UTF-8 text (a CSV file); a binary file (an image) has an empty
+/// `value`. Any other part that is not UTF-8 makes the form unreadable.
 public struct FormFields: Sendable {
     public struct Field: Sendable {
         public var name: String
         public var value: String
         /// The file name a browser sent with a file input's part (nil for other fields).
         public var fileName: String?
+        /// A file's content as sent (empty for other fields).
+        public var bytes: [UInt8]
+
+        public init(name: String, value: String, fileName: String? = nil, bytes: [UInt8] = []) {
+            self.name = name
+            self.value = value
+            self.fileName = fileName
+            self.bytes = bytes
+        }
+
+        /// Whether this is a file input's part whose content is not UTF-8 text.
+        public var isBinaryFile: Bool { fileName != nil && !bytes.isEmpty && value.isEmpty }
     }
 
     public var fields: [Field]
@@ -24,6 +38,11 @@ public struct FormFields: Sendable {
     /// The first value of `name` unless it is empty (a file input left empty sends an empty part).
     public func nonEmpty(_ name: String) -> String? {
         fields.first { $0.name == name && !$0.value.isEmpty }?.value
+    }
+
+    /// The first file sent as `name` with some content (a file input left empty sends an empty part).
+    public func file(_ name: String) -> Field? {
+        fields.first { $0.name == name && $0.fileName != nil && !$0.bytes.isEmpty }
     }
 }
 
@@ -79,10 +98,15 @@ enum Multipart {
                 fileName = parameter("filename", in: line)
             }
             guard let name else { throw malformed }
+            if let fileName {
+                // A file may be binary (an image): its bytes are kept either way.
+                fields.append(FormFields.Field(name: name, value: String(validating: content, as: UTF8.self) ?? "", fileName: fileName, bytes: content))
+                continue
+            }
             guard let value = String(validating: content, as: UTF8.self) else {
                 throw HTTPError.badRequest("Form field \(HTTPError.quoting(name)) is not UTF-8 text.", code: "malformed_form")
             }
-            fields.append(FormFields.Field(name: name, value: value, fileName: fileName))
+            fields.append(FormFields.Field(name: name, value: value))
         }
         return FormFields(fields)
     }

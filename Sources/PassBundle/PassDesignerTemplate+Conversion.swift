@@ -166,8 +166,9 @@ extension PassDesignerTemplate {
         return field
     }
 
-    /// Why `name` cannot name an extra field (the rules of `fields.json`), or nil.
-    static func extraNameProblem(_ name: String) -> String? {
+    /// Why `name` cannot name an extra field (the rules of `fields.json`), or nil: a form offers
+    /// `extra.<key>` for a field whose key can.
+    public static func extraNameProblem(_ name: String) -> String? {
         let bytes = Array(name.utf8)
         func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
         guard let first = bytes.first, bytes.count <= 32, isLetter(first), bytes.allSatisfy({ isLetter($0) || (0x30...0x39).contains($0) }) else {

@@ -27,7 +27,7 @@ extension PassDesignerTemplate {
                 readStyle(root)
                 readBarcodes(root)
                 if root["nfc"] != nil {
-                    notes.append("nfc was removed: PassServer does not issue NFC passes, and its message would be the same on every pass")
+                    notes.append("nfc was removed: NFC entry is part of an event's design (on a server set up for NFC), and a template's message would be the same on every pass")
                 }
             }
             readIcon()

@@ -38,6 +38,14 @@ public struct Template: Sendable {
     /// Relative paths of the static files (`icon.png`, `en.lproj/pass.strings`, …), sorted.
     public var filePaths: [String] { files.map(\.path) }
 
+    /// The bytes of the static file at `path` (`logo@2x.png`), or nil when there is none.
+    public func file(at path: String) -> [UInt8]? { sourceFiles[path] }
+
+    /// The text of `<language>.lproj/pass.strings` (UTF-8 or UTF-16), or nil without one.
+    public func passStrings(language: String) -> String? {
+        file(at: "\(language).lproj/pass.strings").flatMap(PassStrings.decode)
+    }
+
     /// Languages with an `.lproj` folder, sorted (`["en", "ja"]`).
     public var localizations: [String] {
         Array(Set(files.compactMap { file in

@@ -60,10 +60,10 @@ extension WalletEventDetails {
                 .object(["identifier": .string("featured-\(index + 1)"), "type": .string(action.type.rawValue), "url": .string(action.url)])
             })
         }
-        if let nfc, let message = nfc.message ?? Self.passCode(root) {
+        if let nfc, let key = nfc.encryptionPublicKey, let message = nfc.message ?? Self.passCode(root) {
             root["nfc"] = .object([
                 "message": .string(message),
-                "encryptionPublicKey": .string(nfc.encryptionPublicKey),
+                "encryptionPublicKey": .string(key),
                 "requiresAuthentication": .bool(nfc.requiresAuthentication),
             ])
         }
@@ -74,6 +74,20 @@ extension WalletEventDetails {
             root["preferredStyleSchemes"] = nil
         }
         pass = .object(root)
+    }
+
+    /// These details for a pass type whose certificate is enabled for NFC with readers holding
+    /// the private half of `readerKey`, or one not enabled for NFC (`readerKey` nil): then `nfc`
+    /// is dropped, since Wallet refuses a pass with `nfc` signed by any other certificate. An
+    /// `nfc` without its own key takes `readerKey`.
+    public func withNFC(readerKey: String?) -> WalletEventDetails {
+        var details = self
+        guard let readerKey else {
+            details.nfc = nil
+            return details
+        }
+        if details.nfc != nil, details.nfc?.encryptionPublicKey == nil { details.nfc?.encryptionPublicKey = readerKey }
+        return details
     }
 
     /// What a pass's NFC sends by default: its first barcode's message, or its serial number.

@@ -78,7 +78,7 @@ extension WalletEventDetails {
                     issues.append(Issue(field: "nfc.message", message: "must be at most \(Self.maxNFCMessageBytes) bytes in UTF-8, found \(message.utf8.count)"))
                 }
             }
-            if !Self.isP256PublicKey(nfc.encryptionPublicKey) {
+            if let key = nfc.encryptionPublicKey, !Self.isP256PublicKey(key) {
                 issues.append(Issue(field: "nfc.encryptionPublicKey", message: "must be the Base64 of an X.509 SubjectPublicKeyInfo holding a P-256 public key"))
             }
         }
@@ -139,7 +139,7 @@ extension WalletEventDetails {
 
     /// Whether `base64` decodes to a P-256 SubjectPublicKeyInfo (the shape only: the point is not
     /// checked to lie on the curve).
-    static func isP256PublicKey(_ base64: String) -> Bool {
+    public static func isP256PublicKey(_ base64: String) -> Bool {
         guard base64.utf8.count <= 200, let data = Data(base64Encoded: base64) else { return false }
         let bytes = [UInt8](data)
         let uncompressed = p256Header(spkiLength: 0x59, bitStringLength: 0x42)

@@ -108,7 +108,7 @@ public struct WalletEventDetails: Sendable, Hashable, Codable {
         }
 
         /// Each tag with its semantic key, in Apple's order.
-        var tags: [(key: String, value: String?)] {
+        public var tags: [(key: String, value: String?)] {
             [("homeTeamName", homeTeamName), ("homeTeamAbbreviation", homeTeamAbbreviation), ("homeTeamLocation", homeTeamLocation),
              ("awayTeamName", awayTeamName), ("awayTeamAbbreviation", awayTeamAbbreviation), ("awayTeamLocation", awayTeamLocation),
              ("leagueName", leagueName), ("leagueAbbreviation", leagueAbbreviation), ("sportName", sportName)]
@@ -177,7 +177,7 @@ public struct WalletEventDetails: Sendable, Hashable, Codable {
         }
 
         /// Every key with its value, as pass.json gets them.
-        var entries: [(key: String, value: String?)] {
+        public var entries: [(key: String, value: String?)] {
             urls + [("contactVenueEmail", contactVenueEmail), ("contactVenuePhoneNumber", contactVenuePhoneNumber)]
         }
     }
@@ -225,11 +225,13 @@ public struct WalletEventDetails: Sendable, Hashable, Codable {
         /// message (the signed code the door scanner checks), or its serial number without a barcode.
         public var message: String?
         /// The reader's public key: Base64 of an X.509 SubjectPublicKeyInfo holding a P-256 key.
-        public var encryptionPublicKey: String
+        /// Nil: the key of the pass type's NFC configuration (`withNFC(readerKey:)`); a pass is
+        /// given no `nfc` while the key is unknown.
+        public var encryptionPublicKey: String?
         /// Whether the holder must authenticate (Face ID, passcode) for each tap.
         public var requiresAuthentication: Bool
 
-        public init(message: String? = nil, encryptionPublicKey: String, requiresAuthentication: Bool = false) {
+        public init(message: String? = nil, encryptionPublicKey: String? = nil, requiresAuthentication: Bool = false) {
             self.message = message
             self.encryptionPublicKey = encryptionPublicKey
             self.requiresAuthentication = requiresAuthentication
@@ -238,7 +240,7 @@ public struct WalletEventDetails: Sendable, Hashable, Codable {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             message = try container.decodeIfPresent(String.self, forKey: .message)
-            encryptionPublicKey = try container.decode(String.self, forKey: .encryptionPublicKey)
+            encryptionPublicKey = try container.decodeIfPresent(String.self, forKey: .encryptionPublicKey)
             requiresAuthentication = try container.decodeIfPresent(Bool.self, forKey: .requiresAuthentication) ?? false
         }
     }

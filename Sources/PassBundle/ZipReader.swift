@@ -66,6 +66,9 @@ enum ZipReader {
         var listed: [Listed] = []
         var seen = Set<String>()
         var total = 0
+        // Every entry's problem is collected (an upload is refused with all of them at once);
+        // only the size bound stops the listing early.
+        var issues: [PassBundleError.Issue] = []
         for index in 0..<zip_uint64_t(count) {
             var stat = zip_stat_t()
             zip_stat_init(&stat)
@@ -74,19 +77,25 @@ enum ZipReader {
                 throw PassBundleError(.invalidArchive, "entry \(index) of the archive is unreadable")
             }
             let name = String(cString: cName)
-            if let problem = pathProblem(name) { throw PassBundleError(.invalidArchive, "the archive's entry \(name) \(problem)") }
-            if let problem = typeProblem(archive, index) { throw PassBundleError(.invalidArchive, "the archive's entry \(name) \(problem)") }
+            var problems: [String] = []
+            if let problem = pathProblem(name) { problems.append(problem) }
+            if let problem = typeProblem(archive, index) { problems.append(problem) }
             if stat.valid & zip_uint64_t(ZIP_STAT_ENCRYPTION_METHOD) != 0, stat.encryption_method != zip_uint16_t(ZIP_EM_NONE) {
-                throw PassBundleError(.invalidArchive, "the archive's entry \(name) is encrypted")
+                problems.append("is encrypted")
             }
-            guard seen.insert(name).inserted else { throw PassBundleError(.invalidArchive, "the archive holds \(name) twice") }
+            if !seen.insert(name).inserted { problems.append("is in the archive twice") }
+            issues += problems.map { PassBundleError.Issue(key: name, problem: $0) }
             // Declared sizes are added up before anything is inflated.
             guard stat.size <= zip_uint64_t(max(limits.maxUncompressedSize - total, 0)) else {
                 throw PassBundleError(.invalidArchive, "the archive holds more than \(limits.maxUncompressedSize) bytes once uncompressed")
             }
             total += Int(stat.size)
-            if name.hasSuffix("/") || isJunk(name) { continue }
+            if !problems.isEmpty || name.hasSuffix("/") || isJunk(name) { continue }
             listed.append(Listed(index: index, path: name, size: Int(stat.size)))
+        }
+        guard issues.isEmpty else {
+            let reasons = issues.map { "the archive's entry \($0.key) \($0.problem)" }
+            throw PassBundleError(.invalidArchive, reasons.joined(separator: "; "), issues: issues)
         }
         var files: [String: [UInt8]] = [:]
         for entry in listed { files[entry.path] = try inflate(archive, entry) }

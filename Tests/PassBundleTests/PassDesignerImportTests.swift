@@ -181,6 +181,15 @@ struct PassDesignerImportTests {
         let crowd = (0..<200).map { TestZip.Entry(path: "en.lproj/extra\($0).txt", bytes: [1]) } + files.map { TestZip.Entry(path: $0.key, bytes: $0.value) }
         let error = #expect(throws: PassBundleError.self) { _ = try PassDesignerTemplate(archive: TestZip.archive(crowd)) }
         #expect(error?.code == .invalidArchive && error?.message.contains("at most 200 are accepted") == true, "\(String(describing: error))")
+        // Every entry's problem at once, each as an issue naming the entry.
+        let several = try TestZip.archive(files.sorted { $0.key < $1.key }.map { TestZip.Entry(path: $0.key, bytes: $0.value) } + [
+            TestZip.Entry(path: "../evil.png", bytes: [1]), TestZip.Entry(path: "/etc/cron.d/evil", bytes: [1]),
+            TestZip.Entry(path: "thumbnail.png", bytes: Array("/etc/passwd".utf8), unixMode: 0o120777),
+        ])
+        let all = #expect(throws: PassBundleError.self) { _ = try PassDesignerTemplate(archive: several) }
+        #expect(all?.issues.map(\.description) == [
+            "../evil.png: leaves the archive's folder (..)", "/etc/cron.d/evil: has an absolute path", "thumbnail.png: is a symbolic link",
+        ], "\(String(describing: all))")
         let notZip = #expect(throws: PassBundleError.self) { _ = try PassDesignerTemplate(archive: Array("pass.json".utf8)) }
         #expect(notZip?.code == .invalidArchive)
         // Within the limits, the same files import.

@@ -27,6 +27,7 @@ struct MigrationPinTests {
         13: (postgres: "69ef6db7409712e5c16908a8c050dd5693575bc408b12a77fbbf4d87e06bcfb9", sqlite: "3fa2a62c9f9810806a9f146a945c9ee18e9c1a76a3c9a3e902ddf1e3aa0c90bc"),
         14: (postgres: "b3171d1efd694ed0628f139f595b45f4e2354cb62bc2f8af920dc1216e2acccb", sqlite: "b3171d1efd694ed0628f139f595b45f4e2354cb62bc2f8af920dc1216e2acccb"),
         15: (postgres: "e90a53478d0632dd6fdd2b45b536dc2ab463172fc9e7bd97e93961bf90644d65", sqlite: "a493ae81bef21f9988b1da16ee30d64c9212cab8b2d0fb656fe7bdc5a8499e2c"),
+        16: (postgres: "30b5afb230e2fc845739f82ffa930ed5f14241ae0019fadfb50a54f208d7499f", sqlite: "30b5afb230e2fc845739f82ffa930ed5f14241ae0019fadfb50a54f208d7499f"),
     ]
 
     @Test("every applied migration's SQL is the SQL it shipped with", arguments: Backend.allCases)

@@ -36,6 +36,12 @@ extension AdminController {
         AdminRoute(.PUT, "/admin/v1/events/:eventId/design", role: .admin, maxBodySize: designBodyLimit, AdminController.updateDesign(_:)),
         AdminRoute(.POST, "/admin/v1/images", role: .admin, query: ["kind"], maxBodySize: imageBodyLimit, AdminController.uploadImage(_:)),
         AdminRoute(.GET, "/admin/v1/images/:imageId", role: .viewer, AdminController.showImage(_:)),
+        AdminRoute(.GET, "/admin/v1/templates", role: .viewer, AdminController.listTemplates(_:)),
+        AdminRoute(.POST, "/admin/v1/templates", role: .admin, query: ["name"], maxBodySize: templateBodyLimit, AdminController.uploadTemplate(_:)),
+        AdminRoute(.GET, "/admin/v1/templates/:templateName", role: .viewer, AdminController.showTemplate(_:)),
+        AdminRoute(
+            .PUT, "/admin/v1/templates/:templateName/mapping", role: .admin, maxBodySize: mappingBodyLimit, AdminController.updateTemplateMapping(_:)
+        ),
         // The check-in handlers also take a scanner name (the dashboard's scanner passes its own);
         // here it comes from the token.
         AdminRoute(.POST, "/admin/v1/checkins", role: .scanner) { admin in { try admin.checkIn($0) } },

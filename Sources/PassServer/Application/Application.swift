@@ -80,12 +80,13 @@ public final class Application: Sendable {
         self.store = store
         let passes = PassService(
             signer: signer,
-            templates: TemplateStore(root: configuration.passesDirectory),
+            templates: TemplateLibrary(files: TemplateStore(root: configuration.passesDirectory), store: store),
             vault: TokenVault(secret: secret),
             publicURL: publicURL,
             organizationName: organizationName,
             allowHTTP: configuration.http.allowInsecurePublicURL,
             cacheBytes: configuration.bundleCacheSize,
+            nfcReaderKey: configuration.signing.nfcReaderKey,
             loadImages: { [store] ids in try store.withSession(.read) { try $0.passImages(ids: ids) } }
         )
         self.passes = passes
@@ -169,6 +170,7 @@ public final class Application: Sendable {
             )
         ).register(in: &router)
         DownloadController(store: store, passes: passes).register(in: &router)
+        PassImageController(store: store).register(in: &router)
         WebAssets().register(in: &router)
         OpenAPIController.register(in: &router)
         RootController.register(in: &router)

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import Logging
 import Mail
+import PassBundle
 
 extension Configuration {
     /// Every configuration key, in the order of the README table.
@@ -69,6 +70,14 @@ extension Configuration {
         .text("PASS_TYPE_IDENTIFIER", "Pass type identifier; must equal the certificate's UID", default: "certificate UID", at: \.signing.passTypeIdentifier),
         .text("TEAM_IDENTIFIER", "Team identifier; must equal the certificate's OU", default: "certificate OU", at: \.signing.teamIdentifier),
         .text("ORGANIZATION_NAME", "organizationName of every pass, shown in Wallet and on the lock screen; required outside development (DEVELOPMENT uses PassServer)", default: nil, at: \.signing.organizationName),
+        Setting("PASS_NFC_READER_KEY", "Set only when Apple enabled the pass type certificate for NFC: the readers' public key as Base64 of its P-256 SubjectPublicKeyInfo (what `openssl ec -pubout -outform DER` writes, in Base64); events may then turn on NFC entry and posters (docs/poster-event-tickets.md). Unset: passes carry no nfc", default: nil) {
+            config, raw throws(SettingProblem) in
+            let key = raw.trimmingCharacters(in: .whitespaces)
+            guard WalletEventDetails.isP256PublicKey(key) else {
+                throw SettingProblem("is not the Base64 of an X.509 SubjectPublicKeyInfo holding a P-256 public key")
+            }
+            config.signing.nfcReaderKey = key
+        },
         Setting("APNS_MODE", "live sends pushes over HTTP/2; log only logs them", default: "live") { config, raw throws(SettingProblem) in
             guard let mode = APNSMode(rawValue: raw.trimmingCharacters(in: .whitespaces).lowercased()) else {
                 throw SettingProblem("'\(raw)' is not live or log")

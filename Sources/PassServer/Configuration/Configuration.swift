@@ -79,6 +79,9 @@ public struct Configuration: Sendable, Equatable {
         /// `organizationName` of every pass, shown in Wallet and on the lock screen. Required
         /// outside development (where it defaults to `developmentOrganizationName`).
         public var organizationName: String? = nil
+        /// The NFC readers' public key (Base64 of a P-256 SubjectPublicKeyInfo) when the pass type
+        /// certificate is enabled for NFC; nil: passes carry no `nfc` and designs asking for it are refused.
+        public var nfcReaderKey: String? = nil
         public init() {}
     }
 

@@ -14,7 +14,7 @@ final class MailChannel: OutboxChannel {
     let sender: MailSender
     let policy: MailPolicy
     let mail: TicketMail
-    let templates: TemplateStore
+    let templates: TemplateLibrary
     /// The attendee page of a ticket: its download link.
     let ticketURL: @Sendable (StoredPass) throws -> String
     let readiness: Readiness
@@ -27,7 +27,7 @@ final class MailChannel: OutboxChannel {
     let reachability = Mutex(Reachability())
 
     init(
-        store: any Store, sender: MailSender, policy: MailPolicy, mail: TicketMail, templates: TemplateStore,
+        store: any Store, sender: MailSender, policy: MailPolicy, mail: TicketMail, templates: TemplateLibrary,
         ticketURL: @escaping @Sendable (StoredPass) throws -> String, readiness: Readiness, logger: Logger,
         now: @escaping @Sendable () -> Date
     ) {
@@ -51,10 +51,12 @@ final class MailChannel: OutboxChannel {
             guard let pass = row.ticket, let event = row.event else { throw MailError(.invalidText, "the ticket or its event is gone") }
             guard let email = pass.attendeeEmail else { throw MailError(.invalidAddress, "the ticket has no email address any more") }
             let template: Template
-            do throws(PassBundleError) {
+            do {
                 template = try templates.template(named: event.template)
-            } catch {
+            } catch let error as PassBundleError {
                 throw MailError(.invalidText, "template \(event.template) cannot be loaded: \(error.message)")
+            } catch {
+                throw MailError(.invalidText, "template \(event.template) cannot be read: \(error)")
             }
             let url: String
             do {

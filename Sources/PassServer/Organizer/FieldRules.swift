@@ -53,6 +53,17 @@ enum FieldRules {
         }
     }
 
+    /// An uploaded template's name: 1–64 lowercase ASCII letters, digits and hyphens, starting with a
+    /// letter or a digit (`spring-gala`), as `openapi.yaml`'s `UploadedTemplateName` pattern states.
+    static func templateName(_ name: String) -> Result<String, Problem> {
+        let bytes = Array(name.utf8)
+        let allowed = { (byte: UInt8) in (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2D }
+        guard let first = bytes.first, first != 0x2D, bytes.count <= 64, bytes.allSatisfy(allowed) else {
+            return .failure(Problem(message: "must be 1 to 64 lowercase letters, digits and hyphens, starting with a letter or a digit"))
+        }
+        return .success(name)
+    }
+
     /// One of the IANA time zone identifiers this server knows (`timeZones`).
     static func timeZone(_ identifier: String) -> Result<String, Problem> {
         length(identifier, maxLength: 64).flatMap { identifier in

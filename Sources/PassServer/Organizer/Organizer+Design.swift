@@ -13,6 +13,16 @@ extension Organizer {
     /// image uploaded twice is the same row). Refuses with the problem under `image` (a wrong
     /// format, too large, the wrong proportions, too small, not an image); nothing is stored then.
     func uploadImage(_ bytes: [UInt8], kind name: String?, requestID: String) throws -> PassImageRecord {
+        let record = try checkImage(bytes, kind: name)
+        let stored = try store.withSession(.write) { try $0.insertPassImage(record) }
+        logger.info("pass image stored", ["image.id": stored.id, "image.kind": stored.kind, "request.id": requestID])
+        return stored
+    }
+
+    /// An uploaded image for `kind` checked and scaled as `uploadImage` does, but not stored: a
+    /// form that uploads images with other fields stores them with the design
+    /// (`updateDesign(_:_:uploads:requestID:)`), or not at all when anything is refused.
+    func checkImage(_ bytes: [UInt8], kind name: String?) throws -> PassImageRecord {
         guard let name, let kind = PassImageKind(rawValue: name) else {
             throw OrganizerError.invalid("kind", "must be one of \(PassImageKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -20,13 +30,10 @@ extension Organizer {
         guard let one = set.file(at: 1), let two = set.file(at: 2), let three = set.file(at: 3) else {
             throw PassServiceError("scaling produced no file at some scale")
         }
-        let record = PassImageRecord(
+        return PassImageRecord(
             id: set.contentAddress, kind: kind.rawValue, width: one.size.width, height: one.size.height, image1x: one.png, image2x: two.png,
             image3x: three.png, createdAt: now()
         )
-        let stored = try store.withSession(.write) { try $0.insertPassImage(record) }
-        logger.info("pass image stored", ["image.id": stored.id, "image.kind": stored.kind, "request.id": requestID])
-        return stored
     }
 
     /// The upload checked and scaled; a problem of the upload is `invalid` under `image`.
@@ -55,10 +62,14 @@ extension Organizer {
     /// job, so every issued pass gets the new design with a new `Last-Modified` and each phone a
     /// push. A design alone changes no field's value, so Wallet shows no change message. Saving
     /// the design the event has already changes nothing and starts no job.
-    func updateDesign(_ existing: Event, _ given: PassDesign, requestID: String) throws -> EventUpdate {
+    ///
+    /// `uploads` are images checked by `checkImage` and not stored yet, which the design may name:
+    /// they are stored in the transaction that saves the design, so a refused design stores none.
+    func updateDesign(_ existing: Event, _ given: PassDesign, uploads: [PassImageRecord] = [], requestID: String) throws -> EventUpdate {
         var issues = given.validate().map { OrganizerError.Issue($0.field, $0.message) }
         let design = given.normalized
-        let stored = try store.withSession(.read) { try $0.passImages(ids: Array(design.images.values)) }
+        var stored = try store.withSession(.read) { try $0.passImages(ids: Array(design.images.values)) }
+        for upload in uploads where stored[upload.id] == nil { stored[upload.id] = upload }
         for (kind, id) in design.images.sorted(by: { $0.key < $1.key }) where issues.allSatisfy({ $0.field != "images.\(kind)" }) {
             guard let image = stored[id] else {
                 issues.append(.init("images.\(kind)", "is not an uploaded image (upload it first: POST /admin/v1/images)"))
@@ -66,11 +77,18 @@ extension Organizer {
             }
             if image.kind != kind { issues.append(.init("images.\(kind)", "is a \(image.kind) image, not a \(kind) image")) }
         }
+        let nfcMissing = "needs a pass type certificate enabled for NFC: this server has no PASS_NFC_READER_KEY"
+        if design.details.nfc != nil, passes.nfcReaderKey == nil {
+            issues.append(.init("details.nfc", nfcMissing))
+        }
         if design.details.usePoster, issues.isEmpty {
             let template = try passes.templates.template(named: existing.template)
             let images = template.imageKinds.union(design.images.keys.compactMap(PassImageKind.init(rawValue:)))
-            for reason in PosterCheck.reasons(details: design.details, template: template.passJSON, eventName: existing.name, images: images) {
-                issues.append(.init(reason.field.map { "details." + $0 } ?? "details.usePoster", reason.message))
+            let details = design.details.withNFC(readerKey: passes.nfcReaderKey)
+            for reason in PosterCheck.reasons(details: details, template: template.passJSON, eventName: existing.name, images: images) {
+                var message = reason.message
+                if reason == .missingNFC, passes.nfcReaderKey == nil { message += "; NFC entry " + nfcMissing }
+                issues.append(.init(reason.field.map { "details." + $0 } ?? "details.usePoster", message))
             }
         }
         guard issues.isEmpty else { throw OrganizerError.invalid(issues) }
@@ -78,7 +96,9 @@ extension Organizer {
         encoder.outputFormatting = .sortedKeys
         let empty = design == PassDesign()
         let text = empty ? nil : String(decoding: try encoder.encode(design), as: UTF8.self)
+        let named = Set(design.images.values)
         let (event, job) = try store.transaction { session in
+            for upload in uploads where named.contains(upload.id) { _ = try session.insertPassImage(upload) }
             let (event, job) = try session.updateEvent(id: existing.id, change: EventChange(design: .some(text)), now: now())
             if job != nil { try requireBuildable { try passes.validate(event: event) } }
             return (event, job)

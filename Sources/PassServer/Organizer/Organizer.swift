@@ -56,11 +56,13 @@ struct Organizer: Sendable {
         AdminIdentifiers.isPlausible(name) && (try? passes.templates.template(named: name)) != nil
     }
 
-    /// The templates under the templates directory, by name.
+    /// The names an event's template can take, sorted: the folders under the templates
+    /// directory and the uploaded templates (`event-ticket` when there is none at all).
     var templateNames: [String] {
-        let root = passes.templates.root
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        let found = names.filter { FileManager.default.fileExists(atPath: root + "/" + $0 + "/pass.json") }.sorted()
+        let library = passes.templates
+        let folders = library.fileTemplateNames
+        let uploaded = ((try? store.withSession(.read) { try $0.storedTemplateNames() }) ?? []).filter { !library.isFileTemplate($0) }
+        let found = (folders + uploaded).sorted()
         return found.isEmpty ? ["event-ticket"] : found
     }
 

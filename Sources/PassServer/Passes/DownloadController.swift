@@ -93,10 +93,26 @@ struct DownloadController: Sendable {
                 organizationName: passes.organizationName, eventName: event.name, venue: event.venue, startsAt: event.startsAt,
                 timeZone: event.timeZone, attendeeName: pass.attendeeName, seat: pass.seat, cancelled: pass.status == .cancelled,
                 cancellationReason: pass.cancellationReason, serialNumber: pass.serialNumber.rawValue,
-                barcode: barcode.map { ($0.messageBytes, $0.altText) }, passURL: "?format=pkpass"
+                barcode: barcode.map { ($0.messageBytes, $0.altText) }, passURL: "?format=pkpass", look: try? look(pass, event: event)
             )
             return AttendeePage.render(ticket, language: language).encoded
         }
         return .html(page, headers: Self.pageHeaders)
+    }
+
+    /// The page's band: the colours and logo text of the pass as built now (the event's design
+    /// over its template), and the design's logo (served by `/images/{id}`) or the template's.
+    private func look(_ pass: StoredPass, event: Event) throws -> AttendeePage.Look {
+        let definition = try passes.preview(pass, event: event).pass
+        let foreground = definition.foregroundColor ?? "rgb(0, 0, 0)"
+        var look = AttendeePage.Look(background: definition.backgroundColor ?? "rgb(255, 255, 255)", foreground: foreground, logoText: definition.logoText)
+        if let id = try PassService.design(of: event).images[PassImageKind.logo.rawValue], let image = try passes.loadImages([id])[id] {
+            look.logo = ("/images/\(id)?scale=2", image.width, image.height)
+        } else if let template = try? passes.templates.template(named: event.template),
+            let png = template.file(at: "logo@2x.png") ?? template.file(at: "logo.png"), let size = AttendeePage.Look.pngSize(png) {
+            let scale = template.file(at: "logo@2x.png") != nil ? 2 : 1
+            look.logo = ("data:image/png;base64," + Data(png).base64EncodedString(), size.width / scale, size.height / scale)
+        }
+        return look
     }
 }

@@ -19,7 +19,9 @@ extension PassService {
     /// images are hashed and deflated once per design, not once per pass.
     func designedTemplate(for event: Event?) throws -> (template: Template, design: PassDesign) {
         let base = try templates.template(named: event?.template ?? "event-ticket")
-        let design = try Self.design(of: event)
+        var design = try Self.design(of: event)
+        // NFC follows the server's configuration: a pass with nfc needs a certificate enabled for it.
+        design.details = design.details.withNFC(readerKey: nfcReaderKey)
         guard !design.images.isEmpty else { return (base, design) }
         let key = base.name + "|" + base.contentHash + "|" + design.images.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
         if let cached = designs.templates.withLock({ $0[key] }) { return (cached, design) }

@@ -1,5 +1,6 @@
 import Foundation
 import PassBundle
+import PassIdentifiers
 import Storage
 
 extension PassService {
@@ -10,6 +11,20 @@ extension PassService {
         let definition = try PassBundle.renderPassDefinition(
             template: template, data: ticketData(for: pass, event: event), design: design, signer: signer, options: options
         )
+        let text = template.passStrings(language: language) ?? ""
+        return (definition, Self.strings(text))
+    }
+
+    /// pass.json of a sample ticket of `event` with its design (what every ticket of the event
+    /// shares, the template's defaults for the extra fields), for the design page's preview.
+    func samplePreview(event: Event, language: String = "en") throws -> (pass: PassDefinition, strings: [String: String]) {
+        guard let passType, let serial = SerialNumber("sample-ticket") else { throw PassServiceError("stored pass has an invalid identifier") }
+        let (template, design) = try designedTemplate(for: event)
+        let sample = try ticketData(
+            passTypeIdentifier: passType, serialNumber: serial, attendeeName: "Sample Attendee", seat: "A-12", cancelled: false,
+            cancellationReason: nil, event: event
+        )
+        let definition = try PassBundle.renderPassDefinition(template: template, data: sample, design: design, signer: signer, options: options)
         let path = "\(templates.root)/\(event.template)/\(language).lproj/pass.strings"
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         return (definition, Self.strings(text))

@@ -10,7 +10,8 @@ import Storage
 /// Signing blocks (OpenSSL); callers are HTTP engine threads or the job runner's thread.
 final class PassService: Sendable {
     let signer: PassSigner
-    let templates: TemplateStore
+    /// The folder templates and the uploaded ones, by name.
+    let templates: TemplateLibrary
     let vault: TokenVault
     /// `webServiceURL` of every pass: PUBLIC_URL, so phones call back where we serve.
     let webServiceURL: String
@@ -25,11 +26,15 @@ final class PassService: Sendable {
     /// Reads the image sets a design names, by id (from the store).
     let loadImages: @Sendable ([String]) throws -> [String: PassImageRecord]
     let designs = DesignedTemplates()
+    /// The NFC readers' public key when the pass type certificate is enabled for NFC
+    /// (`PASS_NFC_READER_KEY`); nil: no pass carries `nfc`.
+    let nfcReaderKey: String?
 
-    init(signer: PassSigner, templates: TemplateStore, vault: TokenVault, publicURL: URL, organizationName: String,
-         allowHTTP: Bool, cacheBytes: Int = 64 << 20, meter: SigningMeter = SigningMeter(),
+    init(signer: PassSigner, templates: TemplateLibrary, vault: TokenVault, publicURL: URL, organizationName: String,
+         allowHTTP: Bool, cacheBytes: Int = 64 << 20, meter: SigningMeter = SigningMeter(), nfcReaderKey: String? = nil,
          loadImages: @escaping @Sendable ([String]) throws -> [String: PassImageRecord] = { _ in [:] }) {
         self.loadImages = loadImages
+        self.nfcReaderKey = nfcReaderKey
         self.signer = signer
         self.templates = templates
         self.vault = vault

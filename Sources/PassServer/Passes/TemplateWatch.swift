@@ -12,7 +12,7 @@ import Storage
 /// template (and is logged by the store's report); nothing is pushed for it.
 struct TemplateWatch: Sendable {
     let store: any Store
-    let templates: TemplateStore
+    let templates: TemplateLibrary
     let logger: Logger
     let jobCreated: @Sendable () -> Void
     var now: @Sendable () -> Date = Date.init

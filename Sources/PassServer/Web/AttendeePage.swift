@@ -3,9 +3,12 @@ import Synchronization
 
 /// The attendee's ticket page at the download link: the event, when and where, whose ticket and
 /// which seat, whether it still stands, the "Add to Apple Wallet" button and the pass's barcode as
-/// a QR code for phones without Wallet. English or Japanese.
+/// a QR code for phones without Wallet, under a band in the pass's colours with its logo and logo
+/// text (the event's design over its template). English or Japanese.
 ///
-/// Everything shown comes from the organizer or the attendee and is escaped; the page has no script.
+/// Everything shown comes from the organizer or the attendee and is escaped; the page has no script
+/// (the band is SVG, its colours presentation attributes: the Content-Security-Policy allows no
+/// inline style).
 enum AttendeePage {
     /// What the page shows.
     struct Ticket: Sendable {
@@ -23,6 +26,47 @@ enum AttendeePage {
         var barcode: (bytes: [UInt8], altText: String?)?
         /// Where the button downloads the pass (`/download/{token}?format=pkpass`).
         var passURL: String
+        /// The pass's look; nil draws no band.
+        var look: Look? = nil
+    }
+
+    /// The colours, logo and logo text of the pass, as the page's band shows them.
+    struct Look: Sendable {
+        /// As pass.json writes them (`rgb(r, g, b)`).
+        var background: String
+        var foreground: String
+        var logoText: String?
+        /// The logo's source (`/images/{id}?scale=2`, or the template's file as a `data:` URL) and
+        /// its size in points; nil: no logo.
+        var logo: (source: String, width: Int, height: Int)?
+
+        /// The width and height in a PNG's header.
+        static func pngSize(_ png: [UInt8]) -> (width: Int, height: Int)? {
+            guard png.count > 24, png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return nil }
+            func word(_ offset: Int) -> Int { png[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+            return (word(16), word(20))
+        }
+
+        /// The band: the background, the logo fitted into 128 × 40 on the left, the logo text beside it.
+        var band: HTML {
+            let (width, height) = (320, 64)
+            var image = HTML.empty
+            var textX = 16
+            if let logo, logo.width > 0, logo.height > 0 {
+                let scale = min(128.0 / Double(logo.width), 40.0 / Double(logo.height))
+                let w = max(1, Int((Double(logo.width) * scale).rounded()))
+                let h = max(1, Int((Double(logo.height) * scale).rounded()))
+                image = #"<image class="band-logo" href="\#(imageURL: logo.source)" x="16" y="\#((height - h) / 2)" width="\#(w)" height="\#(h)" preserveAspectRatio="xMinYMid meet"/>"#
+                textX = 16 + w + 10
+            }
+            let room = max(4, (width - textX - 12) / 9)
+            let text = logoText.map { $0.count > room ? String($0.prefix(room - 1)) + "…" : $0 } ?? ""
+            return """
+                <div class="ticket-band" id="ticket-band"><svg viewBox="0 0 \(width) \(height)" width="\(width)" height="\(height)" role="img" aria-label="\(logoText ?? "")" \
+                xmlns="http://www.w3.org/2000/svg"><rect class="band-fill" width="\(width)" height="\(height)" fill="\(background)"/>\(image)\
+                <text class="band-text" x="\(textX)" y="38" fill="\(foreground)" font-size="16" font-weight="600" font-family="system-ui, sans-serif">\(text)</text></svg></div>
+                """
+        }
     }
 
     /// The page's texts in one language.
@@ -93,7 +137,7 @@ enum AttendeePage {
         }
         let body: HTML = """
             <main class="ticket">
-            <p class="muted">\(ticket.organizationName)</p>
+            \(ticket.look?.band)<p class="muted">\(ticket.organizationName)</p>
             <h1>\(ticket.eventName)</h1>
             \(notice)<dl class="facts">
             <div><dt>\(text.date)</dt><dd><time datetime="\(ISODate.format(ticket.startsAt))">\(formattedDate(ticket.startsAt, timeZone: ticket.timeZone, language: language))</time> <span class="muted">(\(ticket.timeZone))</span></dd></div>

@@ -103,6 +103,11 @@ struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation {
         mutating func appendInterpolation(url: String) {
             HTML.appendText(HTML.safeURL(url), to: &markup)
         }
+
+        /// An image's `src`: `HTML.safeImageURL(url)`, escaped.
+        mutating func appendInterpolation(imageURL url: String) {
+            HTML.appendText(HTML.safeImageURL(url), to: &markup)
+        }
     }
 
     /// `url` when it is an http(s) URL or relative (a path, a query, a fragment), otherwise `#`:
@@ -119,6 +124,20 @@ struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation {
         if let delimiter = text.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }), delimiter < colon { return text }
         let scheme = text[..<colon].lowercased()
         return scheme == "http" || scheme == "https" ? text : "#"
+    }
+
+    /// `url` as an image source: what `safeURL` lets through, or a PNG or JPEG inlined as
+    /// `data:image/png;base64,…` (Base64 characters only, so nothing but a picture can follow);
+    /// otherwise `#`. The Content-Security-Policy allows `data:` for images alone.
+    static func safeImageURL(_ url: String) -> String {
+        for prefix in ["data:image/png;base64,", "data:image/jpeg;base64,"] where url.hasPrefix(prefix) {
+            let payload = url.utf8.dropFirst(prefix.utf8.count)
+            let base64 = payload.allSatisfy { byte in
+                (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2B || byte == 0x2F || byte == 0x3D
+            }
+            return base64 ? url : "#"
+        }
+        return safeURL(url)
     }
 
     /// `text` as element content or a quoted attribute value: `& < > " '` as character

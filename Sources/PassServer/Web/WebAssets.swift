@@ -12,6 +12,7 @@ struct WebAssets: Sendable {
         "site.css": ("text/css; charset=utf-8", PackageResources.site_css),
         "dashboard.js": ("text/javascript; charset=utf-8", PackageResources.dashboard_js),
         "scanner.js": ("text/javascript; charset=utf-8", PackageResources.scanner_js),
+        "design.js": ("text/javascript; charset=utf-8", PackageResources.design_js),
     ]
 
     func register(in router: inout Router) {

@@ -31,39 +31,6 @@ extension StoreSession {
     }
 }
 
-/// A template uploaded through the admin API, as stored (`pass_templates`).
-public struct StoredTemplate: Sendable, Equatable {
-    public var name: String
-    /// The template's files as the application encodes them.
-    public var files: [UInt8]
-    public var createdAt: Date
-    public var updatedAt: Date
-}
-
-extension StoreSession {
-    /// Stores the template `name`, replacing one of that name.
-    public func saveTemplate(name: String, files: [UInt8], now: Date) throws {
-        _ = try execute("""
-            INSERT INTO pass_templates (name, files, created_at, updated_at) VALUES (\(name), \(files), \(now.storageMillis), \(now.storageMillis))
-            ON CONFLICT (name) DO UPDATE SET files = excluded.files, updated_at = excluded.updated_at
-            """)
-    }
-
-    /// The uploaded template `name`, or nil.
-    public func storedTemplate(name: String) throws -> StoredTemplate? {
-        try first("SELECT name, files, created_at, updated_at FROM pass_templates WHERE name = \(name)").map { row in
-            StoredTemplate(
-                name: try row.string("name"), files: try row.bytes("files"), createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at")
-            )
-        }
-    }
-
-    /// The names of the uploaded templates, sorted.
-    public func storedTemplateNames() throws -> [String] {
-        try execute("SELECT name FROM pass_templates ORDER BY name").map { try $0.string("name") }
-    }
-}
-
 extension StoreSession {
     /// Records `contentHash` as the template's; true when another hash was recorded before (the
     /// template changed since it was last seen: the caller re-pushes its events). The first

@@ -28,8 +28,8 @@ struct OpenAPITests {
         return Set(String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init))
     }
 
-    /// Whether a routed "METHOD /path" is one of the dashboard's pages for browsers (HTML and forms),
-    /// which the document leaves out; `/assets/{name}` and the dashboard's JSON (the job progress,
+    /// Whether a routed "METHOD /path" is one of the dashboard's pages for browsers (HTML, forms and
+    /// the images of the design page's preview), which the document leaves out; `/assets/{name}` and the dashboard's JSON (the job progress,
     /// the scanner page's calls under `/admin/scan/`) are in it.
     static func isWebPage(_ route: String) -> Bool {
         let path = route.split(separator: " ").last.map(String.init) ?? ""

@@ -32,7 +32,8 @@ struct AttendeePageTests {
         #expect(page.text.contains("Swift Night") && page.text.contains("Ada Lovelace") && page.text.contains("Tokyo Hall"))
         #expect(page.text.contains(#"href="?format=pkpass""#), "the button links the pass, relative to the page")
         #expect(!page.text.contains(String(path.dropFirst("/download/".count))), "the page holds no token")
-        #expect(page.text.contains("<svg"))
+        #expect(page.text.contains(#"<figure class="qr"><svg"#), "the code to show at the door")
+        #expect(page.text.contains(#"id="ticket-band""#), "the band in the pass's colours")
 
         let original = try await app.requestOffPool("GET", path)
         for accept in [nil, "*/*", "application/vnd.apple.pkpass", "application/vnd.apple.pkpass, */*;q=0.8", "text/html;q=0.5, application/vnd.apple.pkpass",
@@ -98,7 +99,7 @@ struct AttendeePageTests {
         #expect(cancelled.status == 200)
         #expect(cancelled.text.contains("This ticket has been cancelled."))
         #expect(cancelled.text.contains("Refunded &lt;b&gt;at&lt;/b&gt; the door"))
-        #expect(!cancelled.text.contains("<svg"), "a cancelled ticket shows no code to get in with")
+        #expect(!cancelled.text.contains(#"<figure class="qr">"#), "a cancelled ticket shows no code to get in with")
         let cancelledJapanese = try await app.requestOffPool("GET", path, headers: [("Accept", Self.browserAccept), ("Accept-Language", "ja")])
         #expect(cancelledJapanese.text.contains("このチケットはキャンセルされました。") && cancelledJapanese.text.contains("キャンセル済み"))
     }
@@ -138,7 +139,8 @@ struct AttendeePageTests {
         let page = try await app.requestOffPool("GET", path, headers: [("Accept", Self.browserAccept)])
         let barcodes = try #require(try PassArchive.passJSON(try await app.requestOffPool("GET", path).body)["barcodes"] as? [[String: Any]])
         let message = try #require(barcodes.first?["message"] as? String)
-        let start = try #require(page.text.range(of: "<svg"))
+        let figure = try #require(page.text.range(of: #"<figure class="qr">"#))
+        let start = try #require(page.text.range(of: "<svg", range: figure.upperBound..<page.text.endIndex))
         let end = try #require(page.text.range(of: "</svg>", range: start.upperBound..<page.text.endIndex))
         let svg = String(page.text[start.lowerBound..<end.upperBound])
 

@@ -59,4 +59,27 @@ struct DashboardBrowserTests {
             timeLimit: .seconds(300), keepingOutput: true
         )
     }
+
+    @Test("the design page: colours, a logo and a strip seen in the preview, saved, in the issued pass byte for byte and on the attendee's page")
+    func design() async throws {
+        let app = try Self.start()
+        defer { app.stop() }
+        let event = try app.createEvent(name: "Autumn Jazz Night", venue: "Harbour Hall, Main Stage")
+        try await BrowserScript.expectPasses(
+            "dashboard_design.py", serverURL: app.baseURL, name: "dashboard-design", environment: ["ADMIN_TOKEN": app.adminToken, "EVENT_ID": event],
+            // The screenshots stay in .build/test-output/browser/dashboard-design/ to be looked at.
+            timeLimit: .seconds(300), keepingOutput: true
+        )
+        // The pass the script downloaded holds the stored PNGs of each scale.
+        let directory = BrowserScript.outputDirectory(for: "dashboard-design")
+        let bundle = try Data(contentsOf: URL(fileURLWithPath: directory + "/ticket.pkpass"))
+        let ids = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/images.json"))) as? [String: String])
+        let files = try PassArchive.files(Array(bundle))
+        #expect(Set(ids.keys) == ["logo", "strip"])
+        for (kind, id) in ids {
+            let stored = try #require(try app.store.withSession(.read) { try $0.passImage(id: id) }, "\(kind) \(id) is not stored")
+            #expect(stored.kind == kind)
+            #expect(files["\(kind).png"] == stored.image1x && files["\(kind)@2x.png"] == stored.image2x && files["\(kind)@3x.png"] == stored.image3x, "\(kind)")
+        }
+    }
 }

@@ -221,7 +221,17 @@ struct DashboardPagesTests {
             tickets: [], problems: [RowIssue(row: 2, field: value, message: value)]
         )
         let visitor = DashboardSessions.Visitor(sessionIDHash: [], tokenName: value, role: .admin, csrfToken: "t")
+        let found = TemplateSummary.Field(key: value, label: value, value: value, area: "primary")
+        let uploaded = TemplateSummary(
+            name: value, origin: .uploaded, fields: [found], extraFields: [value], mapping: [value: .extra(value)], notes: [value], updatedAt: Self.startsAt
+        )
+        let folder = TemplateSummary(name: value, origin: .file, fields: [found], problem: value)
+        let templateForm = FormState(values: ["name": value, "mapping." + value: value])
+            .refused(.invalid([OrganizerError.Issue("name", value), OrganizerError.Issue("archive", value), OrganizerError.Issue("mapping." + value, value)]))
         let pages: [(String, HTML)] = [
+            ("templates", TemplatesPage(templates: [uploaded, folder], visitor: visitor, form: templateForm ?? FormState(), notice: .init(text: value)).render()),
+            ("uploaded template", TemplatePage(template: uploaded, visitor: visitor, form: templateForm, notice: .init(text: value)).render()),
+            ("folder template", TemplatePage(template: folder, visitor: visitor).render()),
             ("events", EventsPage(list: EventList(events: [Self.details(event)], nextCursor: value), search: value, when: value, visitor: visitor, notice: .init(text: value)).render()),
             ("new event", EventFormPage(form: form ?? FormState(), templateNames: [value], visitor: visitor).render()),
             ("edit event", EventFormPage(editing: (event, 2), form: form ?? FormState(), templateNames: [value], visitor: visitor).render()),

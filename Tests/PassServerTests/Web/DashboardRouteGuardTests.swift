@@ -16,7 +16,7 @@ struct DashboardRouteGuardTests {
     /// Left out: tables that background workers write by themselves (tallies, reach, leases, logs).
     static let tables = [
         "events", "passes", "jobs", "registrations", "devices", "push_outbox", "checkins", "mail_outbox", "ticket_emails",
-        "admin_sessions", "admin_tokens", "counters",
+        "admin_sessions", "admin_tokens", "counters", "pass_templates",
     ]
 
     static func snapshot(_ app: TestApp) throws -> [String: [String]] {
@@ -61,10 +61,10 @@ struct DashboardRouteGuardTests {
     /// The forms this test knows, in the order their positive controls run (each changes
     /// something the next still needs: signing out comes last, it ends the admin's session).
     static let known = [
-        "/admin/events/:eventId/tickets", "/admin/events/:eventId/import", "/admin/events/:eventId/edit", "/admin/tickets/:serialNumber",
+        "/admin/templates/:templateName/mapping", "/admin/events/:eventId/tickets", "/admin/events/:eventId/import", "/admin/events/:eventId/edit", "/admin/tickets/:serialNumber",
         "/admin/tickets/:serialNumber/email", "/admin/events/:eventId/email", "/admin/tickets/:serialNumber/download-link",
-        "/admin/scan/checkins", "/admin/scan/checkins:batch", "/admin/tickets/:serialNumber/cancel", "/admin/events/:eventId/archive",
-        "/admin/events", "/admin/sign-out",
+        "/admin/scan/checkins", "/admin/scan/checkins:batch", "/admin/tickets/:serialNumber/cancel", "/admin/events/:eventId/design",
+        "/admin/events/:eventId/archive", "/admin/events", "/admin/sign-out",
     ]
 
     struct Fixture {
@@ -74,11 +74,15 @@ struct DashboardRouteGuardTests {
         /// Scanned by the scanner page's single scan, and by its batch.
         var scanCode: String
         var batchCode: String
+        /// An uploaded template, whose mapping form is changed.
+        var template: String
     }
 
     static func call(_ pattern: String, _ fixture: Fixture) -> Call {
         let path = pattern.replacingOccurrences(of: ":eventId", with: fixture.event).replacingOccurrences(of: ":serialNumber", with: fixture.serial)
+            .replacingOccurrences(of: ":templateName", with: fixture.template)
         switch pattern {
+        case "/admin/templates/:templateName/mapping": return Call(path: path, form: [("mapping.holder", "serialNumber")], changes: true)
         case "/admin/events":
             return Call(path: path, form: [
                 ("name", "Forged Night"), ("venue", "Hall"), ("startsAt", "2027-03-01T19:00"), ("timeZone", "UTC"), ("template", "event-ticket"), ("language", "en"),
@@ -89,6 +93,7 @@ struct DashboardRouteGuardTests {
                 ("template", "event-ticket"), ("language", "en"),
             ], changes: true)
         case "/admin/events/:eventId/archive": return Call(path: path, form: [("archived", "true")], changes: true)
+        case "/admin/events/:eventId/design": return Call(path: path, form: [("backgroundColor", "#102030"), ("logoText", "Forged")], changes: true)
         case "/admin/events/:eventId/tickets": return Call(path: path, form: [("attendeeName", "Mallory"), ("seat", "Z9")], changes: true)
         case "/admin/events/:eventId/import":
             return Call(path: path, form: [("csv", "attendeeName,seat\nImported One,I1\n"), ("step", "issue")], changes: true)
@@ -148,7 +153,8 @@ struct DashboardRouteGuardTests {
         let scanned = try Self.issue(app, event: event, name: "Bo Tanaka")
         let batched = try Self.issue(app, event: event, name: "Chloé Martin")
         let codes = try Scanner(app)
-        let fixture = Fixture(event: event, serial: serial, scanCode: try codes.code(scanned), batchCode: try codes.code(batched))
+        try #require(try DesignerFolder.upload(app, try DesignerFolder.archive(), name: "gala").status == 201)
+        let fixture = Fixture(event: event, serial: serial, scanCode: try codes.code(scanned), batchCode: try codes.code(batched), template: "gala")
 
         let (admin, _) = try DashboardClient.signIn(app, token: app.adminToken)
         let (otherAdmin, _) = try DashboardClient.signIn(app, token: app.adminToken)

@@ -8,6 +8,9 @@ extension DashboardController {
     /// nothing; `step=issue` issues the checked rows (all or none) with the import of the admin API.
     func importTickets(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
         let event = try organizer.event(id: request.parameters["eventId"])
+        if form.file("file")?.isBinaryFile == true {
+            return importPage(event, visitor, csv: "", check: nil, error: Self.notText)
+        }
         let csv = form.nonEmpty("file") ?? form["csv"] ?? ""
         guard csv.utf8.count <= TicketImport.maxBodySize else {
             return importPage(event, visitor, csv: "", check: nil, error: Self.uploadTooLarge)
@@ -30,6 +33,8 @@ extension DashboardController {
             return Self.redirect("/admin/events/\(event.id)?notice=imported&count=\(result.created)")
         }
     }
+
+    static let notText = "The file is not UTF-8 text; save the spreadsheet as CSV (UTF-8) and upload that."
 
     /// The check page of an upload, 400 when the upload could not be read.
     private func importPage(_ event: Event, _ visitor: DashboardSessions.Visitor, csv: String, check: TicketImportCheck?, error: String?) -> Response {

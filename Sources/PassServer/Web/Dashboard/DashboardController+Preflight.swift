@@ -81,7 +81,7 @@ extension DashboardController {
     )
 
     /// The visitor of a form from its headers, or a `Refusal` carrying the page `write` answers.
-    private func preflightVisitor(_ request: Request, needsAdmin: Bool, allowingScanner: Bool) throws -> DashboardSessions.Visitor {
+    func preflightVisitor(_ request: Request, needsAdmin: Bool, allowingScanner: Bool) throws -> DashboardSessions.Visitor {
         let found: DashboardSessions.Visitor?
         do {
             found = try sessions.visitor(request, allowingScanner: allowingScanner)

@@ -29,6 +29,9 @@ struct DashboardController: Sendable {
         "cancelled": "Ticket cancelled.", "rotated": "The download link was replaced; the previous one no longer works.",
         "email-queued": "Email queued.", "archived": "Event archived: changes no longer push phones.",
         "unarchived": "Event unarchived: changes push phones again.", "signed-out": "Signed out.",
+        "design-saved": "Design saved.",
+        "template-uploaded": "Template uploaded. Check which ticket data each field shows, then save the mapping.",
+        "template-replaced": "Template replaced; fields it still has keep their mapping.", "mapping-saved": "Mapping saved.",
     ]
 
     func register(in router: inout Router) {
@@ -75,7 +78,9 @@ struct DashboardController: Sendable {
         router.post("/admin/tickets/:serialNumber/cancel", preflight: formPreflight()) { request in write(request) { visitor, form in try cancelTicket(visitor, form, request) } }
         router.post("/admin/tickets/:serialNumber/download-link", preflight: formPreflight()) { request in write(request) { _, form in try rotateLink(form, request) } }
         router.post("/admin/tickets/:serialNumber/email", preflight: formPreflight()) { request in write(request) { _, _ in try emailTicket(request) } }
+        registerDesign(in: &router)
         registerScanner(in: &router)
+        registerTemplates(in: &router)
         router.get("/admin/jobs/:jobId/progress", maxBodySize: Self.pageBodyLimit) { request in
             guard (try? sessions.visitor(request)) ?? nil != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }
             var response = Response.json(try admin.jobDetails(id: request.parameters["jobId"]), encoder: .api)

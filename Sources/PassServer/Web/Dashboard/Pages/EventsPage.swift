@@ -35,7 +35,7 @@ struct EventsPage {
         }
         let body: HTML = """
             <h1>Events</h1>
-            \(visitor.canWrite ? #"<p><a class="button" href="/admin/events/new">New event</a></p>"# as HTML : "")
+            <p>\(visitor.canWrite ? #"<a class="button" href="/admin/events/new">New event</a> "# as HTML : "")<a href="/admin/templates" id="templates-link">Templates</a></p>
             <form method="get" action="/admin/" class="filters" role="search">
             \(DashboardLayout.field("q", label: "Search name or venue", value: search, type: "search"))
             \(DashboardLayout.select("when", label: "Show", options: [("upcoming", "Upcoming"), ("past", "Past"), ("all", "All")], selected: when))

@@ -116,16 +116,10 @@ struct TicketPage {
         guard let preview, let structure = preview.definition.eventTicket else {
             return #"<p class="notice error">The pass cannot be built as it is stored.</p>"#
         }
-        let (definition, strings) = (preview.definition, preview.strings)
-        func text(_ raw: String?) -> String { raw.map { strings[$0] ?? $0 } ?? "" }
-        func value(_ field: PassDefinition.Field) -> String {
-            switch field.value {
-            case .number(let number): return number == number.rounded() ? String(Int64(number)) : String(number)
-            case .string(let raw):
-                if field.dateStyle != nil, let date = ISODate.parse(raw) { return DashboardLayout.dateText(date, timeZone: event.timeZone) }
-                return text(raw).replacingOccurrences(of: "%@", with: "")
-            }
-        }
+        let definition = preview.definition
+        let fieldText = PassFieldText(strings: preview.strings, timeZone: event.timeZone)
+        func text(_ raw: String?) -> String { fieldText.text(raw) }
+        func value(_ field: PassDefinition.Field) -> String { fieldText.value(field) }
         func clip(_ text: String, _ length: Int) -> String {
             text.count > length ? String(text.prefix(length - 1)) + "…" : text
         }
