@@ -28,6 +28,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(name: "CZbar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         // glibc's posix_spawn extensions (part of libc: nothing to install).
         .systemLibrary(name: "CSpawn"),
 
@@ -41,7 +42,7 @@ let package = Package(
         .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Storage", dependencies: ["ByteEncoding", "PassIdentifiers", "CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Mail", dependencies: ["ByteEncoding", "Certificates", "CCurl"], swiftSettings: swiftSettings),
-        .target(name: "PassImages", dependencies: ["ByteEncoding", "Certificates", "CVips", "PassBundle"], swiftSettings: swiftSettings),
+        .target(name: "PassImages", dependencies: ["ByteEncoding", "Certificates", "CVips", "CZbar", "PassBundle"], swiftSettings: swiftSettings),
 
         // MARK: The application
         .target(
@@ -65,7 +66,10 @@ let package = Package(
         // MARK: Benchmarks (linked only by `pass-server-bench`, never by the server)
         .target(
             name: "Benchmarks",
-            dependencies: ["PassServerCLI", "PassServer", "PassIdentifiers", "APNs", "Storage", "PassBundle", "Certificates", "Logging"],
+            dependencies: [
+                "PassServerCLI", "PassServer", "PassIdentifiers", "APNs", "Storage", "PassBundle", "PassImages", "Certificates", "Logging", "CVips",
+                "PassServerTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "pass-server-bench", dependencies: ["Benchmarks"], swiftSettings: swiftSettings),
@@ -73,7 +77,7 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PassServerTesting",
-            dependencies: ["PassIdentifiers", "APNs", "Certificates", "CSpawn", "Logging", "Storage"],
+            dependencies: ["PassIdentifiers", "APNs", "Certificates", "CQRencode", "CSpawn", "Logging", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),

@@ -54,6 +54,28 @@ public enum BenchmarkCommandLine {
                     return ExitCode.success
                 },
                 Command(
+                    "frames",
+                    summary: "Camera frames read per second on this thread, and their latency (bench/frames.sh); the typed check code's lookup cost.",
+                    usage: "[--count N] [--tickets N]"
+                ) { arguments, context in
+                    let options = try OptionParser(arguments, valued: ["count", "tickets"])
+                    guard let count = Int(options.options["count"] ?? "400"), count > 0,
+                        let tickets = Int(options.options["tickets"] ?? "10000"), tickets > 0
+                    else { throw UsageError("--count and --tickets must be positive numbers") }
+                    let result = try FrameDecodeBenchmark.run(count: count)
+                    let codes = try FrameDecodeBenchmark.checkCodes(tickets: tickets)
+                    func ms(_ value: Double) -> String { String(format: "%.2f", value) }
+                    context.standardOutput(
+                        "p50_ms=\(ms(result.p50)) p99_ms=\(ms(result.p99)) max_ms=\(ms(result.max)) decode_p50_ms=\(ms(result.decodeP50)) "
+                            + "scan_p50_ms=\(ms(result.scanP50)) frames_per_second=\(String(format: "%.1f", result.framesPerSecond)) "
+                            + "cpu_p50_ms=\(ms(result.cpuP50)) cpu_p99_ms=\(ms(result.cpuP99)) "
+                            + "frames_per_cpu_second=\(String(format: "%.1f", result.framesPerCPUSecond)) "
+                            + "read=\(result.read)/\(result.frames) jpeg_bytes=\(result.averageBytes) "
+                            + "check_codes_per_second=\(Int(codes.perSecond)) lookup_ms=\(ms(codes.lookupMilliseconds))"
+                    )
+                    return ExitCode.success
+                },
+                Command(
                     "tokens",
                     summary: "Print serial<TAB>authenticationToken (or, with --codes, serial<TAB>barcode message) for an event's passes (bench/device.sh, bench/checkin.sh).",
                     usage: "--event ID [--codes] [--database-url URL] [--token-secret HEX | --development]"

@@ -39,6 +39,19 @@ static inline int shim_vips_pngsave_buffer_stripped(VipsImage *in, void **buf, s
     return vips_pngsave_buffer(in, buf, len, "strip", TRUE, "bitdepth", 8, NULL);
 }
 
+/// `vips_colourspace`, `vips_extract_band` and `vips_cast` are variadic: this makes one 8-bit band of
+/// luminance (a camera frame for the barcode reader), dropping any alpha; 16-bit input is shifted down.
+static inline int shim_vips_grey8(VipsImage *in, VipsImage **out) {
+    VipsImage *grey = NULL, *band = NULL;
+    if (vips_colourspace(in, &grey, VIPS_INTERPRETATION_B_W, NULL)) return -1;
+    int failed = vips_extract_band(grey, &band, 0, NULL);
+    g_object_unref(grey);
+    if (failed) return -1;
+    failed = vips_cast(band, out, VIPS_FORMAT_UCHAR, "shift", TRUE, NULL);
+    g_object_unref(band);
+    return failed;
+}
+
 // Encoders with their defaults (metadata kept), for tests that need images in other formats.
 
 /// `vips_pngsave_buffer` is variadic.

@@ -83,10 +83,11 @@ class Browser:
     """One headless Chromium window.
 
     `size` is the window's inner size in CSS pixels (PHONE by default); `language` becomes the
-    Accept-Language of every request (and navigator.language).
+    Accept-Language of every request (and navigator.language); `arguments` are more Chromium
+    switches (a fake camera, say).
     """
 
-    def __init__(self, name="page", size=PHONE, language=None, output_dir=None):
+    def __init__(self, name="page", size=PHONE, language=None, output_dir=None, arguments=()):
         self.base_url = os.environ.get("SERVER_URL", "").rstrip("/")
         self.output_dir = output_dir or os.environ.get("OUTPUT_DIR") or tempfile.mkdtemp(prefix="browser-")
         self.name = name
@@ -106,6 +107,7 @@ class Browser:
             "--force-device-scale-factor=1",
             f"--user-data-dir={self._profile}",
             f"--window-size={size[0]},{size[1]}",
+            *arguments,
         ):
             options.add_argument(argument)
         if language:

@@ -16,13 +16,18 @@ extension AdminController {
 
     /// The door: this controller's store, pass service, metrics and scan warnings.
     var desk: CheckInDesk {
-        CheckInDesk(store: store, passes: passes, logger: logger, metrics: checkIns, warnings: scanWarnings, pushesEnqueued: pushesEnqueued, now: now)
+        CheckInDesk(
+            store: store, passes: passes, logger: logger, metrics: checkIns, warnings: scanWarnings, pushesEnqueued: pushesEnqueued, now: now,
+            hours: doorHours
+        )
     }
 
     /// `POST /admin/v1/checkins`: checks in the ticket of one scanned code, now (or at `scannedAt`).
     /// 200 the first time, 409 `already_checked_in` with the first check-in, 410 `cancelled` with
     /// the reason, 404 `unknown_code` for a code no ticket has (a forged one is logged), 422
-    /// `signature_required` for the bare serial of a ticket whose pass carries a signed code.
+    /// `signature_required` for the bare serial of a ticket whose pass carries a signed code, 422
+    /// `ambiguous_code` for a typed check code several tickets of the chosen event have, 422
+    /// `event_archived` / `event_ended` for a ticket of an event that is over (`DoorHours`).
     /// The scanner is the bearer token's name.
     func checkIn(_ request: Request) throws -> Response {
         let scanner = try tokenNames.name(of: request, role: .scanner, store: store)
@@ -56,7 +61,7 @@ extension AdminController {
 
 /// Scans as the API reads them.
 enum ScanInput {
-    static let fields: Set<String> = ["code", "gate", "scannedAt"]
+    static let fields: Set<String> = ["code", "gate", "scannedAt", "eventId"]
 
     /// The body of a single scan.
     static func single(_ request: Request) throws -> DoorScan {
@@ -109,6 +114,10 @@ enum ScanInput {
         default: break
         }
         let gate = input.text("gate", maxLength: 64).value
+        var eventID: String?
+        if case .value(let id) = input.string("eventId", maxLength: 64) {
+            if AdminIdentifiers.isPlausible(id) { eventID = id } else { input.problem("eventId", "must be an event id (letters, digits, - and _)") }
+        }
         var scannedAt: Date?
         switch input.date("scannedAt") {
         case .value(let date):
@@ -119,7 +128,7 @@ enum ScanInput {
             break
         }
         guard let code else { return nil }
-        return DoorScan(code: code, gate: gate, scannedAt: scannedAt)
+        return DoorScan(code: code, gate: gate, scannedAt: scannedAt, eventID: eventID)
     }
 }
 
@@ -140,6 +149,17 @@ struct ScanAnswer {
             message = "This ticket's pass carries a signed code: scan the QR code on the pass. "
                 + "Its serial number alone (printed on the pass, in exports and links) does not let anyone in."
             body = ScanBody(result: "signature_required")
+        case .ambiguousCheckCode:
+            status = 422
+            message = "More than one ticket of this event has this check code: scan the QR code on the pass."
+            body = ScanBody(result: "ambiguous_code")
+        case .eventArchived(let ticket):
+            (status, message) = (422, "This ticket's event is archived: its tickets no longer check in.")
+            body = ScanBody(result: "event_archived", ticket)
+        case .eventEnded(let ticket, let end):
+            (status, message) = (422, "This ticket's event ended at \(ISODate.format(end)): its tickets no longer check in.")
+            body = ScanBody(result: "event_ended", ticket)
+            body.eventEndedAt = ISODate.format(end)
         case .admitted(let ticket, let adjusted):
             (status, message) = (200, "Checked in.")
             body = ScanBody(result: "checked_in", ticket)
@@ -190,7 +210,8 @@ struct ScanBody: Encodable {
     var index: Int?
     /// The status a single scan gets (in a batch).
     var status: Int?
-    /// `checked_in`, `already_checked_in`, `cancelled`, `unknown_code` or `signature_required`.
+    /// `checked_in`, `already_checked_in`, `cancelled`, `unknown_code`, `signature_required`,
+    /// `ambiguous_code`, `event_archived` or `event_ended`.
     var result: String
     /// The error of a refused single scan.
     var error: ErrorInfo?
@@ -204,6 +225,8 @@ struct ScanBody: Encodable {
     var gate: String?
     /// Why a cancelled ticket was cancelled.
     var reason: String?
+    /// When the event of an `event_ended` ticket ended (its start + 4 hours when it has no end).
+    var eventEndedAt: String?
     /// True for an old serial-only code (no signature to check).
     var unsigned: Bool?
     /// The check code printed under the ticket's barcode, to compare with the phone's screen.

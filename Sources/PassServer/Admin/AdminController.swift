@@ -28,6 +28,8 @@ struct AdminController: Sendable {
     let tokenNames = TokenNames()
     /// Bounds the warning lines of forged codes and bare serials, per scanner.
     let scanWarnings = ScanWarnings()
+    /// Until when an event's tickets check in (`CHECKIN_GRACE`).
+    var doorHours = DoorHours()
 
     /// Whether the caller of a read route may see the tickets' download links: an admin token's
     /// caller may, a viewer's may not. A link is the attendee's pass, barcode included: whoever

@@ -159,7 +159,8 @@ public final class Application: Sendable {
         let admin = AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
             pushesEnqueued: { dispatcher.wake() }, jobCreated: { jobRunner.wake() },
-            mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() }), checkIns: checkIns, settleReach: { reach.settle() }
+            mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() }), checkIns: checkIns, settleReach: { reach.settle() },
+            doorHours: DoorHours(grace: TimeInterval(configuration.checkIn.grace))
         )
         admin.register(in: &router)
         DashboardController(

@@ -55,5 +55,33 @@ enum CheckInCode: Equatable {
         return String(decoding: characters, as: UTF8.self)
     }
 
+    /// Characters of a check code, without the dash.
+    static let checkCodeLength = 8
+    /// Distinct check codes: 32⁸ = 2⁴⁰ (five bytes of the HMAC), about 1.1 × 10¹².
+    static let checkCodeSpace = 1 << 40
+
+    /// A check code as door staff type it, in the form `checkCode` writes (`3Q3Q-S6MN`); nil when
+    /// the text is not one. Surrounding white space is ignored, letters may be of either case, the
+    /// dash may be left out or be a space, and Crockford's look-alikes are read as the digits they
+    /// look like (O as 0, I and L as 1), as the alphabet intends.
+    static func typedCheckCode(_ text: String) -> String? {
+        var characters = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).uppercased().utf8)
+        if characters.count == checkCodeLength + 1, characters[4] == UInt8(ascii: "-") || characters[4] == UInt8(ascii: " ") {
+            characters.remove(at: 4)
+        }
+        guard characters.count == checkCodeLength else { return nil }
+        var code: [UInt8] = []
+        for character in characters {
+            switch character {
+            case UInt8(ascii: "O"): code.append(UInt8(ascii: "0"))
+            case UInt8(ascii: "I"), UInt8(ascii: "L"): code.append(UInt8(ascii: "1"))
+            case _ where crockford.contains(character): code.append(character)
+            default: return nil
+            }
+        }
+        code.insert(UInt8(ascii: "-"), at: 4)
+        return String(decoding: code, as: UTF8.self)
+    }
+
     private static let crockford = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
 }

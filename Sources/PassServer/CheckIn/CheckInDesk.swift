@@ -23,6 +23,8 @@ struct CheckInDesk: Sendable {
     /// Called after a check-in or its undo enqueued pushes (wakes the dispatcher).
     var pushesEnqueued: @Sendable () -> Void = {}
     var now: @Sendable () -> Date = Date.init
+    /// Until when an event's tickets check in.
+    var hours = DoorHours()
 
     /// Checks in the ticket of one scanned code, now (or at `scannedAt`). `scanner` names who
     /// scanned (a token's name); `requestID` goes into the log lines.
@@ -103,37 +105,37 @@ struct CheckInDesk: Sendable {
         guard let passType = passes.passType else { return .unknown }
         let serial: SerialNumber
         let unsigned: Bool
-        switch CheckInCode.parse(scan.code) {
-        case .malformed:
-            return .unknown
-        case .unsigned(let plain):
-            switch try bareSerial(plain, passType: passType) {
-            case .noTicket:
-                return .unknown
-            case .refused:
-                suspicious.note(scan, serial: plain, forged: false)
-                return .signatureRequired
-            case .accepted:
-                (serial, unsigned) = (plain, true)
-            }
-        case .signed(let signed, let mac):
-            guard try passes.vault.verifiesBarcode(passType: passType, serial: signed, mac: mac) else {
-                suspicious.note(scan, serial: signed, forged: true)
-                return .forged
-            }
-            (serial, unsigned) = (signed, false)
+        switch try identify(scan, passType: passType, suspicious: &suspicious) {
+        case .refused(let outcome): return outcome
+        case .ticket(let found, let plain): (serial, unsigned) = (found, plain)
         }
         let checkCode = try passes.vault.checkCode(passType: passType, serial: serial)
         let time = now()
-        let outcome = try store.withSession(.write) { session in
-            try session.checkIn(
-                Scan(passTypeIdentifier: passType, serialNumber: serial, scannedAt: at ?? time, gate: scan.gate, scanner: scanner), now: time
+        let hours = hours
+        let outcome = try store.withSession(.write) { session -> Door in
+            // The event's day first: a ticket of an event that is over is refused whether or not
+            // it was checked in (a cancelled one is answered as cancelled).
+            if let found = try session.passWithEvent(passTypeIdentifier: passType, serialNumber: serial), found.pass.status != .cancelled,
+                let closed = hours.closed(found.event, at: at ?? time)
+            {
+                return .closed(found.pass, closed)
+            }
+            return .scanned(
+                try session.checkIn(
+                    Scan(passTypeIdentifier: passType, serialNumber: serial, scannedAt: at ?? time, gate: scan.gate, scanner: scanner), now: time
+                )
             )
         }
         switch outcome {
-        case .notFound:
+        case .closed(let pass, let closed):
+            let ticket = ScannedTicket(pass: pass, record: nil, unsigned: unsigned, checkCode: checkCode)
+            switch closed {
+            case .archived: return .eventArchived(ticket)
+            case .ended(let end): return .eventEnded(ticket, endedAt: end)
+            }
+        case .scanned(.notFound):
             return .unknown
-        case .checkedIn(let pass, let record, let pushes):
+        case .scanned(.checkedIn(let pass, let record, let pushes)):
             enqueued += pushes
             logger.info("ticket checked in", [
                 "pass.serial": pass.serialNumber.rawValue, "revision": "\(pass.revision)", "pushes": "\(pushes)", "checkin.gate": record.gate ?? "",
@@ -143,11 +145,71 @@ struct CheckInDesk: Sendable {
             let beforeIssue = adjusted == nil && at.map { $0 < pass.createdAt } == true
             let taken = beforeIssue ? at.map { ScanTime.Adjustment(sent: $0, reason: .beforeIssue) } : adjusted
             return .admitted(ScannedTicket(pass: pass, record: record, unsigned: unsigned, checkCode: checkCode), adjusted: taken)
-        case .alreadyCheckedIn(let pass, let record):
+        case .scanned(.alreadyCheckedIn(let pass, let record)):
             return .alreadyCheckedIn(ScannedTicket(pass: pass, record: record, unsigned: unsigned, checkCode: checkCode))
-        case .cancelled(let pass):
+        case .scanned(.cancelled(let pass)):
             return .cancelled(ScannedTicket(pass: pass, record: nil, unsigned: unsigned, checkCode: checkCode))
         }
+    }
+
+    /// What the door's transaction found: the event is over, or the check-in's own outcome.
+    private enum Door {
+        case closed(StoredPass, DoorHours.Closed)
+        case scanned(CheckInOutcome)
+    }
+
+    private enum Identified {
+        /// The ticket with this serial, `unsigned` for a bare serial accepted.
+        case ticket(SerialNumber, unsigned: Bool)
+        /// No ticket to check in: the answer.
+        case refused(ScanOutcome)
+    }
+
+    /// The ticket a scan names: a typed check code among the chosen event's tickets, else the
+    /// barcode's code (`serial~mac`, verified) or an accepted bare serial.
+    ///
+    /// A text in the form of a check code with an event chosen is looked up first; when no ticket
+    /// of that event has it, it is read as scanned, so an old serial-only code that happens to
+    /// look like one still works (a check code read as a serial finds no ticket: unknown).
+    private func identify(_ scan: DoorScan, passType: PassTypeIdentifier, suspicious: inout SuspiciousScans) throws -> Identified {
+        if let eventID = scan.eventID, let typed = CheckInCode.typedCheckCode(scan.code) {
+            let matches = try checkCodeMatches(typed, eventID: eventID, passType: passType)
+            if matches.count > 1 { return .refused(.ambiguousCheckCode) }
+            if let serial = matches.first { return .ticket(serial, unsigned: false) }
+        }
+        switch CheckInCode.parse(scan.code) {
+        case .malformed:
+            return .refused(.unknown)
+        case .unsigned(let plain):
+            switch try bareSerial(plain, passType: passType) {
+            case .noTicket:
+                return .refused(.unknown)
+            case .refused:
+                suspicious.note(scan, serial: plain, forged: false)
+                return .refused(.signatureRequired)
+            case .accepted:
+                return .ticket(plain, unsigned: true)
+            }
+        case .signed(let signed, let mac):
+            guard try passes.vault.verifiesBarcode(passType: passType, serial: signed, mac: mac) else {
+                suspicious.note(scan, serial: signed, forged: true)
+                return .refused(.forged)
+            }
+            return .ticket(signed, unsigned: false)
+        }
+    }
+
+    /// The tickets of `eventID` whose check code is `code` (`XXXX-XXXX`): every ticket's code is
+    /// derived from its serial (one HMAC each; nothing is stored), so this reads the event's serials
+    /// and compares: about 0.1 s for an event of 10,000 tickets (BENCHMARKS.md), fine for a code
+    /// typed by hand.
+    private func checkCodeMatches(_ code: String, eventID: String, passType: PassTypeIdentifier) throws -> [SerialNumber] {
+        let serials = try store.withSession(.read) { try $0.serialNumbers(eventID: eventID, passTypeIdentifier: passType) }
+        var matches: [SerialNumber] = []
+        for serial in serials where try passes.vault.checkCode(passType: passType, serial: serial) == code {
+            matches.append(serial)
+        }
+        return matches
     }
 
     private enum BareSerial {

@@ -16,6 +16,12 @@ final class CheckInMetrics: Sendable {
         case forged
         /// Refused: the bare serial of a ticket whose pass carries a signed code.
         case signatureRequired = "signature_required"
+        /// Refused: a typed check code more than one ticket of the event has.
+        case ambiguousCheckCode = "ambiguous_code"
+        /// Refused: the ticket's event is archived.
+        case eventArchived = "event_archived"
+        /// Refused: the ticket's event ended more than the grace ago.
+        case eventEnded = "event_ended"
     }
 
     private let counts = Mutex<[Result: Int]>([:])

@@ -6,14 +6,18 @@ struct DoorScan: Sendable, Equatable {
     /// What the scanner read, as read (a code that is no ticket's is `.unknown`, never refused).
     var code: String
     var gate: String?
+    /// The event the door is for, as the scanner chose it: a typed check code is looked up among
+    /// its tickets (a barcode's code is every event's; the answer names its event).
+    var eventID: String?
     /// When the scanner says the scan was made; nil: now. A time out of bounds counts as now
     /// (`ScanTime`).
     var scannedAt: Date?
 
-    init(code: String, gate: String? = nil, scannedAt: Date? = nil) {
+    init(code: String, gate: String? = nil, scannedAt: Date? = nil, eventID: String? = nil) {
         self.code = code
         self.gate = gate
         self.scannedAt = scannedAt
+        self.eventID = eventID
     }
 }
 
@@ -34,12 +38,21 @@ enum ScanOutcome: Sendable, Equatable {
     /// Refused: the bare serial of a ticket whose pass carries a signed code. Says nothing about
     /// the ticket (its serial is no secret; its holder is).
     case signatureRequired
+    /// Refused: a typed check code that more than one ticket of the chosen event has (the code
+    /// is 40 bits of each ticket's HMAC: `CheckInCode.checkCodeSpace`). Says nothing about them;
+    /// the door scans the QR code instead.
+    case ambiguousCheckCode
+    /// Refused: the ticket's event is archived (`DoorHours`).
+    case eventArchived(ScannedTicket)
+    /// Refused: the ticket's event ended at `endedAt`, more than the grace before the scan.
+    case eventEnded(ScannedTicket, endedAt: Date)
 
     /// The ticket scanned, when the code was a ticket's that the door may talk about.
     var ticket: ScannedTicket? {
         switch self {
-        case .admitted(let ticket, _), .alreadyCheckedIn(let ticket), .cancelled(let ticket): ticket
-        case .unknown, .forged, .signatureRequired: nil
+        case .admitted(let ticket, _), .alreadyCheckedIn(let ticket), .cancelled(let ticket), .eventArchived(let ticket), .eventEnded(let ticket, _):
+            ticket
+        case .unknown, .forged, .signatureRequired, .ambiguousCheckCode: nil
         }
     }
 
@@ -52,6 +65,9 @@ enum ScanOutcome: Sendable, Equatable {
         case .unknown: .unknown
         case .forged: .forged
         case .signatureRequired: .signatureRequired
+        case .ambiguousCheckCode: .ambiguousCheckCode
+        case .eventArchived: .eventArchived
+        case .eventEnded: .eventEnded
         }
     }
 }

@@ -123,6 +123,7 @@ extension Configuration {
         .seconds("REGISTRATION_RETENTION", "Registrations of passes whose event ended this long ago are deleted (an event without an end counts from its start)", default: "180d", in: 86_400...(3_650 * 86_400), at: \.retention.registrations),
         .seconds("RETENTION_INTERVAL", "How often a server deletes what is past its retention (one instance at a time; `pass-server prune` does it on demand)", default: "1h", in: 1...86_400, at: \.retention.interval),
         .seconds("ADMIN_SESSION_TTL", "How long a dashboard sign-in (/admin/) lasts; expired sessions are deleted by the retention sweep", default: "12h", in: 60...(30 * 86_400), at: \.dashboard.sessionTTL),
+        .seconds("CHECKIN_GRACE", "How long after an event's end (its start + 4 h when it has none) its tickets still check in; later scans are refused (event_ended)", default: "12h", in: 0...(30 * 86_400), at: \.checkIn.grace),
         .integer("DEVICE_LOG_CAPACITY", "Messages from phones (/v1/log) kept; older ones are dropped", default: "10000", in: 1...10_000_000, at: \.deviceLogCapacity),
         .integer("MAX_DEVICES_PER_PASS", "Devices registered per pass; registering one more replaces the one updated least recently", default: "10", in: 1...10_000, at: \.maxDevicesPerPass),
         .integer("BUNDLE_CACHE_SIZE", "Bytes of signed passes cached in memory; size it to hold the passes phones fetch repeatedly", default: "67108864", in: 0...(64 << 30), at: \.bundleCacheSize),

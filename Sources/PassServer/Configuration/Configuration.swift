@@ -19,6 +19,7 @@ public struct Configuration: Sendable, Equatable {
     public var retention = Retention()
     public var mail = Mail()
     public var dashboard = Dashboard()
+    public var checkIn = CheckIn()
     /// Secret from which pass authentication and download tokens are derived (HMAC-SHA256), so the
     /// database only ever holds their hashes. Never rotate it once passes are issued.
     public var tokenSecret: [UInt8]? = nil
@@ -153,6 +154,14 @@ public struct Configuration: Sendable, Equatable {
     public struct Dashboard: Sendable, Equatable {
         /// Seconds a sign-in lasts; the session is then gone and the organizer signs in again.
         public var sessionTTL = 12 * 3_600
+        public init() {}
+    }
+
+    /// The door (docs/checkin.md).
+    public struct CheckIn: Sendable, Equatable {
+        /// Seconds after an event's end (its start + 4 hours without an end) during which its
+        /// tickets still check in; later scans are refused as `event_ended`.
+        public var grace = 12 * 3_600
         public init() {}
     }
 

@@ -68,6 +68,14 @@ extension StoreSession {
             .map { Date(storageMillis: try $0.int64("applied_at")) }
     }
 
+    /// The serial numbers of `eventID`'s passes of `passTypeIdentifier`, cancelled ones included, in
+    /// id order (index `passes_event`): the door derives each one's check code to find a typed one.
+    public func serialNumbers(eventID: String, passTypeIdentifier: PassTypeIdentifier) throws -> [SerialNumber] {
+        try execute("""
+            SELECT serial_number FROM passes WHERE event_id = \(eventID) AND pass_type_identifier = \(passTypeIdentifier.rawValue) ORDER BY id
+            """).map { SerialNumber(trusted: try $0.string("serial_number")) }
+    }
+
     /// The check-in of a pass, if it has one.
     public func checkIn(passID: Int64) throws -> CheckIn? {
         try first("SELECT \(CheckIn.columns) FROM checkins WHERE pass_id = \(passID)").map(CheckIn.init(row:))

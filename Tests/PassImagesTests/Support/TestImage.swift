@@ -60,6 +60,28 @@ enum TestImage {
         return Array(UnsafeRawBufferPointer(start: buffer, count: length))
     }
 
+    /// Greyscale `pixels` (a `QRFrame`'s) encoded as `encoding` by libvips: one band, or the grey
+    /// repeated in three (what a browser's canvas writes) when `colour`.
+    static func encode(grey pixels: [UInt8], _ width: Int, _ height: Int, as encoding: Encoding, colour: Bool = false) throws -> [UInt8] {
+        try Vips.start()
+        let samples = colour ? pixels.flatMap { [$0, $0, $0] } : pixels
+        let image = try #require(TestVipsImage(samples.withUnsafeBytes {
+            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), colour ? 3 : 1, VIPS_FORMAT_UCHAR)
+        }))
+        image.pointer.pointee.Type = colour ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let status: Int32 = switch encoding {
+        case .png: shim_vips_pngsave_buffer(image.pointer, &buffer, &length)
+        case .jpeg: shim_vips_jpegsave_buffer(image.pointer, &buffer, &length)
+        case .gif: shim_vips_gifsave_buffer(image.pointer, &buffer, &length)
+        case .webp: shim_vips_webpsave_buffer(image.pointer, &buffer, &length)
+        }
+        try #require(status == 0 && buffer != nil, "libvips could not encode \(encoding): \(errorText())")
+        defer { g_free(buffer) }
+        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+
     /// What a PNG output decodes to, every pixel read.
     struct Decoded {
         let width: Int

@@ -27,11 +27,19 @@ struct Scanner {
     }
 
     /// `POST /admin/v1/checkins`.
-    func scan(_ code: String, gate: String? = nil, at time: String? = nil) throws -> TestResponse {
+    func scan(_ code: String, gate: String? = nil, at time: String? = nil, event: String? = nil) throws -> TestResponse {
         var fields = [#""code":\#(Self.quoted(code))"#]
+        if let event { fields.append(#""eventId":\#(Self.quoted(event))"#) }
         if let gate { fields.append(#""gate":\#(Self.quoted(gate))"#) }
         if let time { fields.append(#""scannedAt":"\#(time)""#) }
         return try app.request("POST", "/admin/v1/checkins", headers: headers, body: Array("{\(fields.joined(separator: ","))}".utf8))
+    }
+
+    /// The check code printed under a ticket's barcode (`XXXX-XXXX`).
+    func checkCode(_ serial: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let passType = try #require(PassTypeIdentifier(app.passTypeIdentifier), sourceLocation: sourceLocation)
+        let serialNumber = try #require(SerialNumber(serial), "\(serial) is a serial number", sourceLocation: sourceLocation)
+        return try app.application.passes.vault.checkCode(passType: passType, serial: serialNumber)
     }
 
     /// `POST /admin/v1/checkins:batch` of `(code, gate, scannedAt)` scans.

@@ -25,6 +25,8 @@ struct ScannerPageTests {
         #expect(page.status == 200)
         expectSecurityHeaders(page, "scanner page")
         #expect(page.text.contains(#"id="scan-code""#))
+        #expect(page.text.contains(#"<button type="button" id="scan-camera-start" hidden>Scan with the camera</button>"#))
+        #expect(page.text.contains(#"<video id="scan-video" class="scan-video" playsinline muted hidden></video>"#))
         #expect(page.text.contains(#"<script src="/assets/scanner.js" defer></script>"#))
         #expect(page.text.contains(#"<option value="\#(event)" selected>Door Night"#))
         #expect(!page.text.contains("<script>"), "no inline script")

@@ -1,8 +1,11 @@
 // The scanner page: sends each scan to /admin/scan/checkins and shows the answer; when the server
-// cannot be reached, keeps the scan (with its time and gate) in localStorage and sends the waiting
-// scans as one /admin/scan/checkins:batch call once it can (retrying every 2 s, doubling up to
-// 15 s, and at once on the `online` event or a reload). The count is refreshed after every scan
-// and every 30 s.
+// cannot be reached, keeps the scan (with its time, gate and event) in localStorage and sends the
+// waiting scans as one /admin/scan/checkins:batch call once it can (retrying every 2 s, doubling up
+// to 15 s, and at once on the `online` event or a reload). The count is refreshed after every scan
+// and every 30 s. A scan is what a keyboard-wedge scanner types, a check code typed by hand (the
+// server looks it up among the chosen event's tickets), or a QR code the camera sees: read by the
+// browser's BarcodeDetector where it has one that reads QR codes, else by the server from a few
+// downscaled frames a second (/admin/scan/decode), which needs the server to be reachable.
 (function () {
   "use strict";
   var root = document.getElementById("scanner");
@@ -22,6 +25,10 @@
   var sentList = document.getElementById("scan-sent");
   var count = document.getElementById("scan-count");
   var retryDelay = FIRST_RETRY, retryTimer = null, sending = false;
+  var startButton = document.getElementById("scan-camera-start");
+  var stopButton = document.getElementById("scan-camera-stop");
+  var cameraStatus = document.getElementById("scan-camera-status");
+  var video = document.getElementById("scan-video");
 
   function stored(key) { try { return window.localStorage.getItem(key); } catch (e) { return null; } }
   function store(key, value) { try { window.localStorage.setItem(key, value); } catch (e) { /* private mode: kept in memory only */ } }
@@ -125,8 +132,8 @@
       lines.push(body.reason ? "Reason: " + body.reason : "No reason given");
       return ["bad", "Cancelled", lines];
     }
-    if (body.result === "unknown_code") {
-      return ["bad", "Unknown code", ["No ticket has this code (unknown or forged). Do not let in."]];
+    if (body.result === "unknown_code" || body.result === "ambiguous_code" || body.result === "event_archived" || body.result === "event_ended") {
+      return describeRefusal(body, name);
     }
     if (body.result === "signature_required") {
       return ["bad", "Serial number only", ["This ticket has a signed QR code: scan the QR code on the pass. " +
@@ -134,6 +141,28 @@
     }
     var message = body.error && body.error.message ? String(body.error.message) : "The server answered " + status + ".";
     return ["bad", "Not checked in", [message]];
+  }
+  var CHECK_CODE = /^\s*[0-9A-Za-z]{4}[- ]?[0-9A-Za-z]{4}\s*$/;
+  // The red answers about the code or the day.
+  function describeRefusal(body, name) {
+    if (body.result === "unknown_code") {
+      var lines = ["No ticket has this code (unknown or forged). Do not let in."];
+      if (body.code && CHECK_CODE.test(body.code)) {
+        lines.push(chosenEvent() ? "A check code is looked up among the chosen event's tickets only."
+                                 : "Choose the event above: a check code is looked up among its tickets.");
+      }
+      return ["bad", "Unknown code", lines];
+    }
+    if (body.result === "ambiguous_code") {
+      return ["bad", "Ambiguous code", ["More than one ticket of this event has this check code: scan the QR code on the pass."]];
+    }
+    var lines2 = name ? [name] : [];
+    if (body.result === "event_archived") {
+      lines2.push("This ticket's event is archived: its tickets no longer check in. Do not let in.");
+      return ["bad", "Event archived", lines2];
+    }
+    lines2.push("This ticket's event ended " + time(body.eventEndedAt, body.eventId) + ": its tickets no longer check in. Do not let in.");
+    return ["bad", "Event over", lines2];
   }
   function show(kind, heading, lines) {
     result.className = "scan-result " + kind;
@@ -163,13 +192,19 @@
 
   function scan(code) {
     var item = { code: code, scannedAt: new Date().toISOString() };
-    var g = gate();
+    var g = gate(), eventId = chosenEvent();
     if (g) { item.gate = g; }
+    // The event a typed check code is looked up in.
+    if (eventId) { item.eventId = eventId; }
     // Waiting scans go first, so everything reaches the server in scan order.
     if (queue().length > 0) { keep(item); sendWaiting(); return; }
     show("wait", "Checking…", [code]);
-    post("/admin/scan/checkins", g ? { code: code, gate: g } : { code: code }).then(function (answer) {
+    var single = { code: code };
+    if (g) { single.gate = g; }
+    if (eventId) { single.eventId = eventId; }
+    post("/admin/scan/checkins", single).then(function (answer) {
       if (unreachable(answer.status)) { keep(item); return; }
+      if (answer.body.result === "unknown_code") { answer.body.code = code; }
       var shown = describe(answer.status, answer.body);
       show(shown[0], shown[1], shown[2]);
       refreshCount();
@@ -226,7 +261,8 @@
       }
       var counts = answer.body.counts || {}, lines = [];
       [["checked_in", "checked in"], ["already_checked_in", "already checked in"], ["cancelled", "cancelled"], ["unknown_code", "unknown code"],
-       ["signature_required", "serial number only (refused)"]].forEach(function (pair) {
+       ["signature_required", "serial number only (refused)"], ["ambiguous_code", "ambiguous check code (refused)"],
+       ["event_archived", "of an archived event (refused)"], ["event_ended", "of an event that is over (refused)"]].forEach(function (pair) {
         if (counts[pair[0]]) { lines.push(counts[pair[0]] + " " + pair[1]); }
       });
       lines.push("Each result is listed below.");
@@ -239,6 +275,113 @@
       showWaiting();
       scheduleRetry();
     });
+  }
+
+  // The camera. One frame every FRAME_EVERY ms at most, one at a time; the same code seen again
+  // within DEBOUNCE ms of its last sighting is the same ticket still in view, not a new scan.
+  var FRAME_EVERY = 250, FRAME_SIDE = 640, DEBOUNCE = 2000;
+  var camera = null, lastCode = null, lastSeen = 0;
+  var canvas = document.createElement("canvas");
+  function cameraSays(text) { cameraStatus.hidden = !text; cameraStatus.textContent = text || ""; }
+  // "detector" where the browser reads QR codes itself (Chrome on Android), else "server".
+  function choosePath() {
+    if (typeof window.BarcodeDetector !== "function") { return Promise.resolve({ path: "server" }); }
+    var formats = window.BarcodeDetector.getSupportedFormats ? window.BarcodeDetector.getSupportedFormats() : Promise.resolve(["qr_code"]);
+    return Promise.resolve(formats).then(function (list) {
+      if (list.indexOf("qr_code") < 0) { return { path: "server" }; }
+      return { path: "detector", detector: new window.BarcodeDetector({ formats: ["qr_code"] }) };
+    }, function () { return { path: "server" }; });
+  }
+  function found(code) {
+    var now = Date.now();
+    if (code === lastCode && now - lastSeen < DEBOUNCE) { lastSeen = now; return; }
+    lastCode = code;
+    lastSeen = now;
+    scan(code);
+  }
+  function frameRead(current) { if (camera === current) { current.busy = false; } }
+  function tick() {
+    var current = camera;
+    if (!current || current.busy || video.readyState < 2 || !video.videoWidth) { return; }
+    current.busy = true;
+    if (current.path === "detector") {
+      current.detector.detect(video).then(function (codes) {
+        frameRead(current);
+        if (camera === current && codes.length > 0 && codes[0].rawValue) { found(String(codes[0].rawValue)); }
+      }, function () { frameRead(current); });
+      return;
+    }
+    var scale = Math.min(1, FRAME_SIDE / Math.max(video.videoWidth, video.videoHeight));
+    canvas.width = Math.round(video.videoWidth * scale);
+    canvas.height = Math.round(video.videoHeight * scale);
+    canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
+    canvas.toBlob(function (blob) {
+      if (!blob || camera !== current) { frameRead(current); return; }
+      fetch("/admin/scan/decode", {
+        method: "POST", credentials: "same-origin", body: blob,
+        headers: { "Content-Type": blob.type || "image/jpeg", "Accept": "application/json", "X-CSRF-Token": csrf }
+      }).then(function (response) {
+        return response.json().then(function (body) { return { status: response.status, body: body || {} }; },
+                                    function () { return { status: response.status, body: {} }; });
+      }).then(function (answer) {
+        frameRead(current);
+        if (camera !== current) { return; }
+        if (answer.status === 200 && Array.isArray(answer.body.codes)) {
+          current.failing = false;
+          cameraSays(current.ready);
+          if (answer.body.codes.length > 0) { found(String(answer.body.codes[0])); }
+        } else if (answer.status === 401 || answer.status === 403) {
+          cameraSays(answer.body.error && answer.body.error.message ? String(answer.body.error.message) : "The server refused the camera's frames.");
+        }
+      }, function () {
+        frameRead(current);
+        if (camera === current && !current.failing) {
+          current.failing = true;
+          cameraSays("The server cannot be reached, and this browser cannot read codes without it: type the check code or use a scanner meanwhile (those scans are kept).");
+        }
+      });
+    }, "image/jpeg", 0.8);
+  }
+  function stopCamera() {
+    if (camera) {
+      clearInterval(camera.timer);
+      camera.stream.getTracks().forEach(function (track) { track.stop(); });
+      camera = null;
+    }
+    video.pause();
+    video.srcObject = null;
+    video.hidden = true;
+    stopButton.hidden = true;
+    startButton.hidden = false;
+  }
+  function startCamera() {
+    startButton.hidden = true;
+    cameraSays("Opening the camera…");
+    navigator.mediaDevices.getUserMedia({ audio: false, video: { facingMode: { ideal: "environment" }, width: { ideal: 1280 }, height: { ideal: 720 } } })
+      .then(function (stream) {
+        video.srcObject = stream;
+        video.hidden = false;
+        stopButton.hidden = false;
+        return Promise.resolve(video.play()).then(choosePath).then(function (chosen) {
+          var ready = chosen.path === "detector" ? "Camera on: hold the QR code of a ticket in view."
+                                                 : "Camera on: hold the QR code of a ticket in view (read by the server).";
+          camera = { stream: stream, path: chosen.path, detector: chosen.detector, busy: false, failing: false, ready: ready };
+          camera.timer = setInterval(tick, FRAME_EVERY);
+          root.setAttribute("data-camera-path", chosen.path);
+          cameraSays(ready);
+        }, function (error) { stream.getTracks().forEach(function (track) { track.stop(); }); throw error; });
+      })
+      .catch(function (error) {
+        stopCamera();
+        cameraSays("The camera could not be opened (" + (error && error.name ? error.name : "error") + "): use a scanner or type the check code.");
+      });
+  }
+  if (navigator.mediaDevices && navigator.mediaDevices.getUserMedia && startButton) {
+    startButton.hidden = false;
+    startButton.addEventListener("click", startCamera);
+    stopButton.addEventListener("click", function () { stopCamera(); cameraSays(""); });
+    // A phone in a pocket does not film it.
+    document.addEventListener("visibilitychange", function () { if (document.hidden && camera) { stopCamera(); cameraSays("Camera stopped while the page was hidden."); } });
   }
 
   form.addEventListener("submit", function (event) {

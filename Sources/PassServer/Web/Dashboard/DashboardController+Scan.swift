@@ -1,10 +1,11 @@
 import Foundation
 import HTTPServer
+import PassImages
 import Storage
 
-/// The scanner page for door staff (`/admin/scan`), and the three JSON calls its script makes with
-/// the session cookie: one scan, a batch of scans kept while the server was unreachable, and the
-/// event's running count. They read and answer the admin API's JSON and call the same door
+/// The scanner page for door staff (`/admin/scan`), and the JSON calls its script makes with the
+/// session cookie: one scan, a batch of scans kept while the server was unreachable, the event's
+/// running count, and reading the codes in a camera frame (`FrameDecoding`). They read and answer the admin API's JSON and call the same door
 /// (`CheckInDesk`), so a scan from the page is the same scan as one from a hardware scanner with a
 /// bearer token; only who is asking is found differently: the session (of a scanner or admin token; a viewer's is refused with 403), and
 /// every `POST` must carry the session's CSRF token in the `X-CSRF-Token` header (403 without).
@@ -24,6 +25,13 @@ extension DashboardController {
             let visitor = try scanVisitor(request, posting: true)
             let scans = try ScanInput.batch(request)
             return ScanAnswer.batch(try admin.desk.scan(batch: scans, scanner: visitor.tokenName, requestID: request.requestID))
+        }
+        // A camera frame (PNG or JPEG) from a browser without `BarcodeDetector`: the codes in it,
+        // which the page then checks in with the call above. Refused from the headers like the
+        // others, so no one without a scanner's session can make the server hold a frame.
+        router.post("/admin/scan/decode", maxBodySize: FrameReader.maximumFileBytes, preflight: scanPreflight()) { request in
+            _ = try scanVisitor(request, posting: true)
+            return try frames.answer(request.body)
         }
         router.get("/admin/scan/events/:eventId/checkins", maxBodySize: Self.pageBodyLimit) { request in
             _ = try scanVisitor(request, posting: false)

@@ -15,6 +15,8 @@ import Storage
 struct DashboardController: Sendable {
     let admin: AdminController
     let sessions: DashboardSessions
+    /// The scanner page's camera frames read on the server (`POST /admin/scan/decode`).
+    let frames = FrameDecoding()
 
     var store: any Store { admin.store }
     var logger: Logger { admin.logger }

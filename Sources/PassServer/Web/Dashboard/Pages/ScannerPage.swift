@@ -1,8 +1,9 @@
 import Foundation
 import Storage
 
-/// The door's scanner page (`GET /admin/scan`): the event to count, the code input and the
-/// result panel scanner.js fills in; a viewer sees the page without a scan input.
+/// The door's scanner page (`GET /admin/scan`): the event to count, the code input (a wedge
+/// scanner's code or a typed check code), the camera's buttons and preview, and the result panel
+/// scanner.js fills in; a viewer sees the page without a scan input.
 struct ScannerPage {
     /// The events offered, in the order offered.
     var events: [Event]
@@ -23,12 +24,18 @@ struct ScannerPage {
         if canScan {
             scanner = """
                 <form id="scan-form" class="scan-form" autocomplete="off">
-                <label for="scan-code">Ticket code</label>
+                <label for="scan-code">Ticket code or check code</label>
                 <input id="scan-code" name="code" type="text" inputmode="text" maxlength="256" autocomplete="off" autocapitalize="off" spellcheck="false" autofocus enterkeyhint="go">
                 <button type="submit">Check in</button>
                 </form>
+                <div class="scan-camera" id="scan-camera">
+                <button type="button" id="scan-camera-start" hidden>Scan with the camera</button>
+                <button type="button" id="scan-camera-stop" hidden>Stop the camera</button>
+                <p id="scan-camera-status" class="scan-camera-status" role="status" hidden></p>
+                <video id="scan-video" class="scan-video" playsinline muted hidden></video>
+                </div>
                 <div id="scan-result" class="scan-result idle" role="status" aria-live="assertive" aria-atomic="true">
-                <p class="scan-title" id="scan-title">Ready</p><p class="scan-detail" id="scan-detail">Scan a ticket or type its code and press Enter.</p>
+                <p class="scan-title" id="scan-title">Ready</p><p class="scan-detail" id="scan-detail">Scan a ticket, or type the check code under its QR code (as 3Q3Q-S6MN) and press Enter.</p>
                 </div>
                 <p id="scan-waiting" class="scan-waiting" hidden></p>
                 <section id="scan-sent-box" hidden><h2>Sent after reconnecting</h2><ol id="scan-sent" class="scan-list"></ol></section>
