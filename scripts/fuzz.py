@@ -340,7 +340,7 @@ def main():
     parser.add_argument("--bounded", action="store_true", help="the bounded run of `make test` (a few thousand cases)")
     parser.add_argument("--binary", default=os.environ.get("PASS_SERVER_BINARY", str(ROOT / ".build" / "debug" / "pass-server")))
     parser.add_argument("--database-url", default=os.environ.get("FUZZ_DATABASE_URL"), help="PostgreSQL URL (default: SQLite in a scratch directory)")
-    parser.add_argument("--max-examples", type=int, default=None, help="per operation and phase in each round (300; bounded 50)")
+    parser.add_argument("--max-examples", type=int, default=None, help="per operation and phase in each round (300; bounded 35)")
     parser.add_argument("--cases", type=int, default=None,
                         help="schemathesis cases to run at least, in rounds of successive seeds (FUZZ_CASES, 30000; bounded: one round)")
     parser.add_argument("--dashboard-cases", type=int, default=None,
@@ -349,7 +349,7 @@ def main():
     parser.add_argument("--workers", type=int, default=None, help="schemathesis workers (threads; default 1)")
     arguments = parser.parse_args()
 
-    max_examples = arguments.max_examples or (50 if arguments.bounded else 300)
+    max_examples = arguments.max_examples or (35 if arguments.bounded else 300)
     target = arguments.cases if arguments.cases is not None else (0 if arguments.bounded else int(os.environ.get("FUZZ_CASES", "30000")))
     dashboard_cases = arguments.dashboard_cases
     if dashboard_cases is None:
