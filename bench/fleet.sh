@@ -4,7 +4,11 @@
 # issues the tickets through the admin API, downloads every pass and registers every phone, then
 # PATCHes the venue and follows each phone (think time 0–2 s, list with its tag, fetch with
 # If-Modified-Since, check) until all hold the new pass. One run of 100,000 and FLEET_BENCH_REPEAT
-# runs of 10,000 (median quoted), each on a fresh database and server.
+# runs of 10,000 (median quoted), each on a fresh database and server. With FLEET_BENCH_DESIGN=1
+# (the default) every 10,000-phone run is paired with one whose event has a whole design: colours,
+# Wallet details and every image kind of the classic ticket uploaded at its largest size
+# (`pass-server-bench design-images`), so the designed storm is measured against the plain one in
+# the same hour; the fleet checks the images are in every signature-checked pass.
 #
 # The floor, measured in the same run: `openssl speed -elapsed -multi 2 rsa2048` sign/s (before
 # and after the runs; the faster is used), so N / rate is the least time any server could take to
@@ -12,19 +16,22 @@
 #
 # Assumes `swift build -c release` and PASS_SERVER_TEST_DATABASE_URL (scripts/with-postgres.sh).
 # Knobs: FLEET_BENCH_LARGE (100000), FLEET_BENCH_SMALL (10000), FLEET_BENCH_REPEAT (3),
-#        FLEET_CONNECTIONS (64), FLEET_DEADLINE (900 s). Prints Markdown; raw JSON lines go to stderr.
+#        FLEET_CONNECTIONS (64), FLEET_DEADLINE (900 s), FLEET_BENCH_DESIGN (1).
+# Prints Markdown; raw JSON lines go to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SERVER=${PASS_SERVER:-.build/release/pass-server}
 FLEET=${FLEET:-.build/release/fleet}
+BENCH=${PASS_SERVER_BENCH_BIN:-.build/release/pass-server-bench}
+DESIGN=${FLEET_BENCH_DESIGN:-1}
 LARGE=${FLEET_BENCH_LARGE:-100000}
 SMALL=${FLEET_BENCH_SMALL:-10000}
 REPEAT=${FLEET_BENCH_REPEAT:-3}
 CONNECTIONS=${FLEET_CONNECTIONS:-64}
 DEADLINE=${FLEET_DEADLINE:-900}
 : "${PASS_SERVER_TEST_DATABASE_URL:?run inside scripts/with-postgres.sh}"
-for binary in "$SERVER" "$FLEET"; do
+for binary in "$SERVER" "$FLEET" "$BENCH"; do
     [ -x "$binary" ] || { echo "missing $binary: run swift build -c release first" >&2; exit 1; }
 done
 for tool in psql curl python3 openssl; do
@@ -45,11 +52,40 @@ source bench/live-server.sh
 # The cluster's postmaster (scripts/with-postgres.sh), for the database's CPU time during the storm.
 POSTMASTER_PID=$(head -n 1 "${PASS_SERVER_TEST_PG_DATA:-/nonexistent}/postmaster.pid" 2>/dev/null || true)
 "$SERVER" certs dev --dir "$WORK/certs" >/dev/null
+"$BENCH" design-images --dir "$WORK/images" >/dev/null
 signs_per_second() { openssl speed -elapsed -multi 2 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ { rate = $6 } END { print rate }'; }
 
-# run N OUTPUT: one fleet run of N phones on a fresh database and server; the JSON line goes to OUTPUT.
+# design_body PORT TOKEN FILE: uploads the design images to the server on PORT and writes a
+# design naming them (with colours and Wallet details) to FILE.
+design_body() {
+    local port="$1" token="$2" file="$3" kind ids=()
+    for kind in icon logo strip background thumbnail; do
+        ids+=("$kind=$(curl -fsS -X POST "http://127.0.0.1:$port/admin/v1/images?kind=$kind" -H "Authorization: Bearer $token" \
+            -H 'Content-Type: image/png' --data-binary "@$WORK/images/$kind.png" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')")
+    done
+    python3 - "$file" "${ids[@]}" <<'PY'
+import json, sys
+images = dict(pair.split("=", 1) for pair in sys.argv[2:])
+design = {
+    "backgroundColor": "#102030", "foregroundColor": "rgb(250, 250, 250)", "labelColor": "#ffcc00", "logoText": "Fleet Hall",
+    "images": images,
+    "details": {
+        "venueName": "Fleet Hall", "venueRegionName": "Tokyo", "venueRoom": "Main Stage",
+        "venueLocation": {"latitude": 35.6812, "longitude": 139.7671}, "entranceDescription": "Gate B",
+        "kind": {"type": "livePerformance", "performerNames": ["The Quiet Ones"]},
+        "guide": {"bagPolicyURL": "https://example.com/bags", "parkingInformationURL": "https://example.com/parking"},
+        "featuredActions": [{"type": "listenToMusic", "url": "https://example.com/listen"}],
+    },
+}
+with open(sys.argv[1], "w") as handle:
+    json.dump(design, handle)
+PY
+}
+
+# run N OUTPUT [design]: one fleet run of N phones on a fresh database and server; the JSON line
+# goes to OUTPUT. With "design" the event gets the whole design before its tickets are issued.
 run() {
-    local phones="$1" output="$2" database_url http_port apns_port token
+    local phones="$1" output="$2" look="${3:-}" database_url http_port apns_port token design_options=()
     # A size of 0 skips that part (FLEET_BENCH_LARGE=0 for the 10,000-phone runs alone).
     if [ "$phones" -le 0 ]; then echo '{"skipped": true}' > "$output"; return; fi
     DB="bench_fleet_$$_${phones}_$RANDOM"
@@ -61,16 +97,21 @@ run() {
     http_port=$(free_port)
     apns_port=$(free_port)
     start_live_server "$SERVER" "$database_url" "$http_port" "$apns_port" "$WORK/certs" "$WORK/server.log"
-    echo "bench/fleet.sh: $phones phones (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+    if [ "$look" = design ]; then
+        design_body "$http_port" "$token" "$WORK/design.json"
+        design_options=(--design "$WORK/design.json" --expect-files "icon@3x.png,logo@3x.png,strip@3x.png,background@3x.png,thumbnail@3x.png")
+    fi
+    echo "bench/fleet.sh: $phones phones${look:+ ($look)} (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
     # The phones are registered in bulk just before the edit; ANALYZE gives the planner the
     # statistics autovacuum would have gathered by the time an organizer edits a real event.
     FLEET_ADMIN_TOKEN="$token" "$FLEET" --server "http://127.0.0.1:$http_port" --phones "$phones" \
         --apns-cert "$WORK/certs/server-certificate.pem" --apns-key "$WORK/certs/server-key.pem" --apns-port "$apns_port" \
         --trust-root "$WORK/certs/root-ca.pem" --connections "$CONNECTIONS" --deadline "$DEADLINE" --server-pid "$SERVER_PID" \
-        ${POSTMASTER_PID:+--database-pid "$POSTMASTER_PID"} \
+        ${POSTMASTER_PID:+--database-pid "$POSTMASTER_PID"} "${design_options[@]}" \
         --before-edit "psql -q '$database_url' -c ANALYZE" > "$WORK/fleet.out" || true
     sed '$d' "$WORK/fleet.out" >&2
-    tail -n 1 "$WORK/fleet.out" > "$output"
+    tail -n 1 "$WORK/fleet.out" | python3 -c 'import json, sys; r = json.loads(sys.stdin.read()); r["look"] = sys.argv[1]; print(json.dumps(r))' \
+        "${look:-template}" > "$output" 2>/dev/null || tail -n 1 "$WORK/fleet.out" > "$output"
     tail -n 1 "$WORK/fleet.out" >&2
     kill -TERM "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
@@ -82,7 +123,10 @@ run() {
 echo "bench/fleet.sh: measuring the signing floor" >&2
 floor_before=$(signs_per_second)
 run "$LARGE" "$WORK/large.json"
-for index in $(seq 1 "$REPEAT"); do run "$SMALL" "$WORK/small-$index.json"; done
+for index in $(seq 1 "$REPEAT"); do
+    run "$SMALL" "$WORK/small-$index.json"
+    if [ "$DESIGN" = 1 ]; then run "$SMALL" "$WORK/small-$index-design.json" design; fi
+done
 floor_after=$(signs_per_second)
 
 python3 - "$floor_before" "$floor_after" "$WORK/large.json" "$WORK"/small-*.json <<'PY'
@@ -118,7 +162,7 @@ def row(report, label=None):
     setup = report.get("setup") or {}
     rss = report.get("serverPeakRSSKiB")
     server_cpu = report.get("serverCPUSeconds")
-    print(f"| {label or format(report['phones'], ',')} | {cell(setup.get('ticketSeconds'))} / {cell(setup.get('registrationSeconds'))} "
+    print(f"| {label or format(report['phones'], ',')}{' (design)' if report.get('look') == 'design' else ''} | {cell(setup.get('ticketSeconds'))} / {cell(setup.get('registrationSeconds'))} "
           f"| {cell(report.get('secondsTo50Percent'))} | {cell(report.get('secondsTo90Percent'))} | {cell(report.get('secondsTo99Percent'))} "
           f"| {cell(total)} | {cell(floor)} | {cell(ratio, '×', 2)} | {cell(report.get('fetchP50Milliseconds'), 'ms', 0)} "
           f"| {cell(report.get('fetchP99Milliseconds'), 'ms', 0)} | {report.get('serverErrors')} | {report.get('phonesLeftBehind')} "
@@ -141,12 +185,22 @@ for report in runs:
     print(f"- {report['phones']:,} phones: last push accepted at {cell(report.get('lastPushSeconds'))}; "
           f"phone requests waited for a fleet connection p99 {cell(report.get('queueWaitP99Milliseconds'), 'ms', 0)}; "
           f"server CPU by thread: {threads or '—'}")
-done = [r for r in small if r and r.get("secondsTo100Percent") is not None]
-if done:
+medians = {}
+for look in ("template", "design"):
+    done = [r for r in small if r and r.get("secondsTo100Percent") is not None and r.get("look", "template") == look]
+    if not done:
+        continue
     median = statistics.median(r["secondsTo100Percent"] for r in done)
+    cpu = [r["serverCPUSeconds"] for r in done if r.get("serverCPUSeconds")]
+    medians[look] = (median, statistics.median(cpu) if cpu else None)
     phones = done[0]["phones"]
     floor = phones / rate if rate else None
     print()
-    print(f"{phones:,} phones, median of {len(done)} runs: 100 % in {median:.1f} s, floor {cell(floor)}, "
-          f"ratio {cell(median / floor if floor else None, '×', 2)}.")
+    print(f"{phones:,} phones{' with the design' if look == 'design' else ''}, median of {len(done)} runs: 100 % in {median:.1f} s, "
+          f"floor {cell(floor)}, ratio {cell(median / floor if floor else None, '×', 2)}, server CPU {cell(medians[look][1])}.")
+if len(medians) == 2:
+    (plain, plain_cpu), (designed, designed_cpu) = medians["template"], medians["design"]
+    cpu_ratio = f"; server CPU {designed_cpu / plain_cpu:.2f} ×" if plain_cpu and designed_cpu else ""
+    print()
+    print(f"Designed ÷ plain, medians: 100 % in {designed / plain:.2f} ×{cpu_ratio} (goal: within 10 %).")
 PY

@@ -43,14 +43,34 @@ public enum BenchmarkCommandLine {
                 },
                 Command(
                     "bundles", summary: "Signed bundles built per second.",
-                    usage: "[--threads N] [--seconds S]"
+                    usage: "[--threads N] [--seconds S] [--look template|all-images]"
                 ) { arguments, context in
-                    let options = try OptionParser(arguments, valued: ["threads", "seconds", "passes-dir"])
+                    let options = try OptionParser(arguments, valued: ["threads", "seconds", "passes-dir", "look"])
+                    guard let look = PassBundleBenchmark.Look(rawValue: options.options["look"] ?? "template") else {
+                        throw UsageError("--look must be template or all-images")
+                    }
                     let threads = Int(options.options["threads"] ?? "1") ?? 1
                     let seconds = Double(options.options["seconds"] ?? "5") ?? 5
                     let directory = (options.options["passes-dir"] ?? "Passes") + "/event-ticket"
-                    let rate = try PassBundleBenchmark.run(threads: threads, seconds: seconds, templateDirectory: directory)
+                    let rate = try PassBundleBenchmark.run(threads: threads, seconds: seconds, templateDirectory: directory, look: look)
                     context.standardOutput(String(format: "%.1f", rate))
+                    return ExitCode.success
+                },
+                Command(
+                    "design-images",
+                    summary: "Write the uploads of a whole event design (icon, logo, strip, background, thumbnail at their largest size) into a folder (bench/fleet.sh).",
+                    usage: "--dir DIR"
+                ) { arguments, context in
+                    let options = try OptionParser(arguments, valued: ["dir"])
+                    let directory = try options.required("dir")
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                    for (index, kind) in BenchImages.designKinds.enumerated() {
+                        let path = directory + "/" + kind.rawValue + ".png"
+                        guard FileManager.default.createFile(atPath: path, contents: Data(try BenchImages.upload(for: kind, seed: UInt64(index + 1)))) else {
+                            throw UsageError("cannot write \(path)")
+                        }
+                        context.standardOutput(path)
+                    }
                     return ExitCode.success
                 },
                 Command(

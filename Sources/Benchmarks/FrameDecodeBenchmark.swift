@@ -6,7 +6,6 @@
 // Threading: runs on the calling thread only (bench/frames.sh pins it to one core with taskset),
 // so frames/s is one core's rate; the caller blocks until it finishes.
 
-import CVips
 import Foundation
 import PassIdentifiers
 import PassImages
@@ -123,20 +122,7 @@ public enum FrameDecodeBenchmark {
 
     private static func jpeg(_ frame: QRFrame) throws -> [UInt8] {
         // A browser's canvas writes RGB.
-        let samples = frame.pixels.flatMap { [$0, $0, $0] }
-        try Vips.start()
-        guard let image = samples.withUnsafeBytes({
-            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(frame.width), Int32(frame.height), 3, VIPS_FORMAT_UCHAR)
-        }) else { throw Failure(description: "libvips could not take the frame") }
-        defer { g_object_unref(image) }
-        image.pointee.Type = VIPS_INTERPRETATION_sRGB
-        var buffer: UnsafeMutableRawPointer?
-        var length = 0
-        guard shim_vips_jpegsave_buffer(image, &buffer, &length) == 0, let buffer else {
-            throw Failure(description: "libvips could not write the JPEG")
-        }
-        defer { g_free(buffer) }
-        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+        try BenchImages.encode(rgb: frame.pixels.flatMap { [$0, $0, $0] }, width: frame.width, height: frame.height, as: .jpeg)
     }
 
     /// This thread's CPU time so far.

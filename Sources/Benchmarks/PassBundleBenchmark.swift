@@ -11,11 +11,34 @@ import Synchronization
 
 /// Bundle throughput measurement behind `pass-server-bench bundles`.
 public enum PassBundleBenchmark {
+    /// What the passes look like.
+    public enum Look: String, Sendable, CaseIterable {
+        /// The template as it is.
+        case template
+        /// An event design as the server builds it: colours, logo text, Wallet details (venue,
+        /// location, performers, guide links, a featured action) and every image kind of the
+        /// classic event ticket uploaded at its largest size and scaled to @1x/@2x/@3x.
+        case allImages = "all-images"
+    }
+
+    /// The design `.allImages` uses, without its image ids (the images come in through the template).
+    static let design = """
+        {"backgroundColor": "#102030", "foregroundColor": "rgb(250, 250, 250)", "labelColor": "#ffcc00", "logoText": "Harbour Hall",
+         "details": {"venueName": "Harbour Hall", "venueRegionName": "Lisbon", "venueRoom": "Main Stage",
+          "venueLocation": {"latitude": 38.7071, "longitude": -9.1359}, "entranceDescription": "Gate B, river side",
+          "kind": {"type": "livePerformance", "performerNames": ["The Quiet Ones", "Night Ferry"]},
+          "guide": {"bagPolicyURL": "https://example.com/bags", "parkingInformationURL": "https://example.com/parking",
+                    "directionsInformationURL": "https://example.com/directions"},
+          "featuredActions": [{"type": "listenToMusic", "url": "https://example.com/listen"}]}}
+        """
+
     /// Builds bundles for `seconds` on `threads` threads and returns bundles per second.
     ///
     /// `templateDirectory` defaults to the event-ticket template of this repository.
-    public static func run(threads: Int, seconds: Double, templateDirectory: String = "Passes/event-ticket") throws -> Double {
-        let template = try Template.load(directory: templateDirectory)
+    public static func run(threads: Int, seconds: Double, templateDirectory: String = "Passes/event-ticket", look: Look = .template) throws -> Double {
+        let plain = try Template.load(directory: templateDirectory)
+        let template = look == .allImages ? try plain.designed(images: try BenchImages.designImages()) : plain
+        let passDesign = look == .allImages ? try JSONDecoder().decode(PassDesign.self, from: Data(design.utf8)) : PassDesign()
         let root = try CertificateAuthority.makeRoot()
         let wwdr = try root.issueIntermediate(subject: ["CN": "Benchmark WWDR", "OU": "G4"])
         let pass = try wwdr.issue(
@@ -31,7 +54,10 @@ public enum PassBundleBenchmark {
             startsAt: Date(timeIntervalSince1970: 1_800_000_000), timeZone: "Europe/Berlin", attendeeName: "Ada Lovelace", seat: "A-12"
         )
         // Warm up (first use caches provider state) and fail early on a broken setup.
-        _ = try PassBundle.build(template: template, data: data, signer: signer)
+        let first = try PassBundle.build(template: template, data: data, design: passDesign, signer: signer)
+        if look == .allImages, first.count < 100_000 {
+            throw PassBundleError(.invalidTemplate, "the designed bundle is \(first.count) bytes: its images are missing")
+        }
 
         let count = Atomic<Int>(0)
         let failures = Atomic<Int>(0)
@@ -47,7 +73,7 @@ public enum PassBundleBenchmark {
                     serial += 1
                     ticket.serialNumber = "BENCH-\(index)-\(serial)"
                     do {
-                        _ = try PassBundle.build(template: template, data: ticket, signer: signer)
+                        _ = try PassBundle.build(template: template, data: ticket, design: passDesign, signer: signer)
                         count.add(1, ordering: .relaxed)
                     } catch {
                         failures.add(1, ordering: .relaxed)

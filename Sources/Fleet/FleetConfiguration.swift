@@ -23,6 +23,12 @@ public struct FleetConfiguration: Sendable {
     public var contentSample = 0.01
     /// Fraction of fetched passes whose manifest and CMS signature are verified against `trustRoot`.
     public var signatureSample = 0.001
+    /// The event's design (a `PUT /admin/v1/events/{id}/design` body), set before the tickets are
+    /// issued; nil leaves the template's look.
+    public var design: [UInt8]?
+    /// Files every signature-checked pass must hold besides those any pass has (an event design's
+    /// images, `strip@3x.png`): a sampled pass without one counts as a bad signature check.
+    public var expectedFiles: [String] = []
     /// PEM file of the root that issued the signing chain (needed when `signatureSample` > 0).
     public var trustRoot: String?
     /// Phones whose first `failedFetchesPerFaultyPhone` fetch attempts are aimed at a port that

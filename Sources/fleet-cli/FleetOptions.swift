@@ -11,13 +11,16 @@ struct FleetOptions {
               [--content-sample 0.01] [--signature-sample 0.001 --trust-root root-ca.pem]
               [--retry-base 1] [--retry-max 60] [--request-timeout 30] [--deadline 600]
               [--faulty-phones N] [--failed-fetches 2] [--venue NAME] [--server-pid PID] [--database-pid PID] [--seed N]
-              [--before-edit 'SHELL COMMAND']
+              [--before-edit 'SHELL COMMAND'] [--design FILE] [--expect-files NAME,NAME]
 
         Starts a fake APNs (the server's APNS_URL must point at https://127.0.0.1:<apns-port>), creates
         an event with tickets for N phones through the admin API, downloads and registers every pass,
         PATCHes the venue and reports how soon every phone holds the new pass: human-readable lines,
         then one JSON line. The admin token may also come from FLEET_ADMIN_TOKEN. --before-edit runs
-        a command (sh -c) between the setup and the edit, e.g. ANALYZE after a bulk setup.
+        a command (sh -c) between the setup and the edit, e.g. ANALYZE after a bulk setup. --design
+        gives the event a design (a PUT /admin/v1/events/{id}/design body, its images uploaded
+        already) before its tickets are issued; --expect-files names files (the design's images)
+        every signature-checked pass must hold.
         Exit status: 0 when every phone was updated, 1 when some were left behind, 2 on errors.
         """
 
@@ -76,6 +79,11 @@ struct FleetOptions {
         configuration.contentSample = try number("--content-sample", configuration.contentSample)
         configuration.signatureSample = try number("--signature-sample", configuration.signatureSample)
         configuration.trustRoot = flags.removeValue(forKey: "--trust-root")
+        if let path = flags.removeValue(forKey: "--design") {
+            guard let body = FileManager.default.contents(atPath: path) else { throw UsageError(description: "--design: cannot read \(path)") }
+            configuration.design = Array(body)
+        }
+        configuration.expectedFiles = flags.removeValue(forKey: "--expect-files")?.split(separator: ",").map(String.init) ?? []
         if configuration.trustRoot == nil { configuration.signatureSample = 0 }
         configuration.retryBase = try number("--retry-base", configuration.retryBase)
         configuration.retryMaximum = try number("--retry-max", configuration.retryMaximum)

@@ -10,7 +10,7 @@ struct BenchProgramTests {
     func help() throws {
         let help = try run(try Self.program(), ["--help"])
         #expect(help.status == 0, "\(help.error)")
-        for command in ["storage", "bundles", "tokens", "apns"] {
+        for command in ["storage", "bundles", "design-images", "tokens", "apns"] {
             #expect(help.output.contains("\n  \(command) "), "\(command) missing from \(help.output)")
         }
         let apnsHelp = try run(try Self.program(), ["apns", "--help"])
@@ -40,6 +40,28 @@ struct BenchProgramTests {
         #expect(result.output.hasPrefix("pushes=40 failures=0 seconds="), "\(result.output)")
         // One warm-up push, then the forty measured.
         #expect(fake.pushes.count == 41)
+    }
+
+    @Test("design-images writes every classic image kind at three times its box; bundles builds designed passes with them", .timeLimit(.minutes(2)))
+    func designedBundles() throws {
+        let directory = try TestCertificates.temporaryDirectory(prefix: "bench-design")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let written = try run(try Self.program(), ["design-images", "--dir", directory])
+        #expect(written.status == 0, "\(written.error)")
+        let boxes = ["icon": (29, 29), "logo": (160, 50), "strip": (375, 98), "background": (180, 220), "thumbnail": (90, 90)]
+        for (kind, box) in boxes {
+            let png = Array(try Data(contentsOf: URL(fileURLWithPath: "\(directory)/\(kind).png")))
+            func word(_ offset: Int) -> Int { png[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+            try #require(png.count > 24 && png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(kind).png is not a PNG")
+            #expect((word(16), word(20)) == (box.0 * 3, box.1 * 3), "\(kind).png")
+        }
+        // The driver refuses a designed bundle without its images, so a rate means they were in.
+        let passbook = FileManager.default.currentDirectoryPath + "/Passes"
+        let designed = try run(try Self.program(), ["bundles", "--seconds", "0.3", "--look", "all-images", "--passes-dir", passbook])
+        #expect(designed.status == 0, "\(designed.error)")
+        #expect((Double(designed.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0, "\(designed.output)")
+        let unknown = try run(try Self.program(), ["bundles", "--look", "poster"])
+        #expect(unknown.status == 64 && unknown.error.contains("--look"), "\(unknown.error)")
     }
 
     /// The `pass-server-bench` binary next to the test bundle (`swift build --build-tests` builds it).

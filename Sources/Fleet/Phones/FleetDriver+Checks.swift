@@ -43,6 +43,9 @@ extension FleetDriver {
             state.signaturesChecked += 1
             do throws(FleetError) {
                 try verifier.verify(files)
+                if let missing = configuration.expectedFiles.first(where: { files[$0] == nil }) {
+                    throw FleetError(.invalidPass, "the pass has no \(missing)")
+                }
             } catch {
                 state.signatureFailures += 1
                 good = false

@@ -40,6 +40,19 @@ extension FleetDriver {
                 return completeSetup(.failure(result.failure ?? FleetError(.unexpectedResponse, "the new event has no id")))
             }
             eventID = id
+            designEvent(began: began)
+        }
+    }
+
+    /// Gives the event the configured design (before any ticket, so no re-push job has passes).
+    private func designEvent(began: Double) {
+        guard let design = configuration.design else { return issueTickets(began: began) }
+        let request = ClientRequest(
+            method: "PUT", target: "/admin/v1/events/\(eventID)/design",
+            headers: [("Authorization", adminAuthorization), ("Content-Type", "application/json")], body: design
+        )
+        call(request, expect: [200], attempts: 1, what: "designing the event") { [self] result in
+            if let failure = result.failure { return completeSetup(.failure(failure)) }
             issueTickets(began: began)
         }
     }

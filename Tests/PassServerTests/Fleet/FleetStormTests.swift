@@ -91,4 +91,46 @@ struct FleetStormTests {
         #expect(report.fetches == 100)
         #expect(report.contentMismatches == 0)
     }
+
+    @Test("a designed event: the design goes in before the tickets, and the checked passes hold its images; a file they lack fails the check", arguments: Backend.allCases)
+    func designedEvent(backend: Backend) async throws {
+        let fixture = try FleetFixture()
+        // Every pass is signature-checked; the designed passes must hold the strip's files, the
+        // second fleet also a file no pass has.
+        let images = ["strip.png", "strip@2x.png", "strip@3x.png"]
+        // Images are named by their content: an upload to another server gives the id here.
+        let png = try EventDesignTests.png(1125, 294)
+        let probe = try TestApp.start(backend)
+        let upload = try EventDesignTests.upload(probe, png, kind: "strip")
+        probe.stop()
+        try #require(upload.status == 201, "\(upload.text)")
+        let answer = try JSONSerialization.jsonObject(with: Data(upload.body)) as? [String: Any]
+        let strip = try #require(answer?["id"] as? String, "\(upload.text)")
+        let design = Array(##"{"backgroundColor": "#102030", "images": {"strip": "\##(strip)"}}"##.utf8)
+
+        for extra in [[], ["artwork@3x.png"]] {
+            let fleet = try fixture.fleet(phones: 20) { configuration in
+                configuration.design = design
+                configuration.expectedFiles = images + extra
+                configuration.signatureSample = 1
+                // A phone whose pass fails the check is never updated: the run ends at the deadline.
+                if !extra.isEmpty { configuration.deadline = 3 }
+            }
+            defer { fleet.shutdown() }
+            let app = try fixture.app(backend, fleet: fleet)
+            defer { app.stop() }
+            try #require(try EventDesignTests.upload(app, png, kind: "strip").status == 201)
+            let setup = try await fleet.setUp(serverPort: UInt16(app.port), adminToken: app.adminToken)
+            let stored = try #require(try app.store.withSession(.read) { try $0.event(id: setup.eventID) })
+            #expect(stored.design?.contains(strip) == true, "the event has the design before the edit")
+            let report = try await fleet.editVenue()
+            if extra.isEmpty {
+                #expect(report.updatedPhones == 20, "\(report.summary)")
+                #expect(report.signaturesChecked == 20 && report.signatureFailures == 0, "\(report.summary)")
+            } else {
+                #expect(report.updatedPhones == 0, "\(report.summary)")
+                #expect(report.signaturesChecked >= 20 && report.signatureFailures == report.signaturesChecked, "\(report.summary)")
+            }
+        }
+    }
 }
