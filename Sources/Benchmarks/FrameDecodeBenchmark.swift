@@ -77,16 +77,16 @@ public enum FrameDecodeBenchmark {
         var expected = 0
         let clock = ContinuousClock()
         let started = clock.now
-        let cpuStarted = threadCPUMilliseconds()
+        let cpuStarted = ThreadClock.cpuSeconds() * 1_000
         for index in 0..<count {
             let frame = frames[index % frames.count]
-            let cpuBegin = threadCPUMilliseconds()
+            let cpuBegin = ThreadClock.cpuSeconds() * 1_000
             let begin = clock.now
             let grey = try FrameReader.greyscale(frame.jpeg)
             let decoded = clock.now
             let codes = try FrameReader.codes(inGreyscale: grey.pixels, width: grey.size.width, height: grey.size.height)
             let end = clock.now
-            cpu.append(threadCPUMilliseconds() - cpuBegin)
+            cpu.append(ThreadClock.cpuSeconds() * 1_000 - cpuBegin)
             totals.append(milliseconds(end - begin))
             decodes.append(milliseconds(decoded - begin))
             scans.append(milliseconds(end - decoded))
@@ -96,7 +96,7 @@ public enum FrameDecodeBenchmark {
             }
         }
         let elapsed = milliseconds(clock.now - started)
-        let cpuElapsed = threadCPUMilliseconds() - cpuStarted
+        let cpuElapsed = ThreadClock.cpuSeconds() * 1_000 - cpuStarted
         return Result(
             frames: expected, read: read, p50: percentile(totals, 0.50), p99: percentile(totals, 0.99), max: totals.max() ?? 0,
             decodeP50: percentile(decodes, 0.50), scanP50: percentile(scans, 0.50), framesPerSecond: Double(count) / (elapsed / 1_000),
@@ -123,13 +123,6 @@ public enum FrameDecodeBenchmark {
     private static func jpeg(_ frame: QRFrame) throws -> [UInt8] {
         // A browser's canvas writes RGB.
         try BenchImages.encode(rgb: frame.pixels.flatMap { [$0, $0, $0] }, width: frame.width, height: frame.height, as: .jpeg)
-    }
-
-    /// This thread's CPU time so far.
-    private static func threadCPUMilliseconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return Double(time.tv_sec) * 1_000 + Double(time.tv_nsec) / 1e6
     }
 
     private static func milliseconds(_ duration: Duration) -> Double {

@@ -59,7 +59,9 @@ struct BenchProgramTests {
         let passbook = FileManager.default.currentDirectoryPath + "/Passes"
         let designed = try run(try Self.program(), ["bundles", "--seconds", "0.3", "--look", "all-images", "--passes-dir", passbook])
         #expect(designed.status == 0, "\(designed.error)")
-        #expect((Double(designed.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0, "\(designed.output)")
+        // Bundles per second by the wall clock, then per CPU second of the building threads.
+        let rates = designed.output.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(rates.count == 2 && rates.allSatisfy { $0 > 0 }, "\(designed.output)")
         let unknown = try run(try Self.program(), ["bundles", "--look", "poster"])
         #expect(unknown.status == 64 && unknown.error.contains("--look"), "\(unknown.error)")
     }
