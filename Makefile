@@ -4,7 +4,7 @@
 
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
-BUILD_PACKAGES := pkg-config openssl libmicrohttpd-dev libpq-dev libsqlite3-dev libzip-dev libssl-dev libnghttp2-dev libcurl4-openssl-dev libqrencode-dev libvips-dev libzbar-dev
+BUILD_PACKAGES := pkg-config openssl libmicrohttpd-dev libpq-dev libsqlite3-dev libzip-dev zlib1g-dev libssl-dev libnghttp2-dev libcurl4-openssl-dev libqrencode-dev libvips-dev libzbar-dev
 TEST_PACKAGES  := postgresql unzip docker-compose python3 python3-yaml python3-venv python3-aiosmtpd prometheus \
                   chromium chromium-driver python3-selenium zbar-tools librsvg2-bin libvips-tools
 BENCH_PACKAGES := wrk nghttp2-client postgresql

@@ -1,3 +1,4 @@
+public import ByteEncoding
 public import Foundation
 
 /// An HTTP response: status, ordered headers and a complete body, or a body streamed piece by
@@ -14,12 +15,31 @@ public struct Response: Sendable {
     /// When set, the body is produced by this stream while it is sent (chunked, no
     /// `Content-Length`), and `body` is ignored.
     public var stream: BodyStream?
+    /// When not empty, the body is these runs of bytes one after the other, sent from where they
+    /// are without being joined or copied (a signed pass: its template's files, shared by every
+    /// pass, then its own), and `body` is ignored. The response keeps them alive until sent.
+    public var parts: [StableBytes] = []
 
     /// A response; by default an empty 200.
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// A response whose body is `parts`, sent in order without copying.
+    public init(status: Int = 200, headers: HTTPHeaders = [:], parts: [StableBytes]) {
+        self.init(status: status, headers: headers)
+        self.parts = parts
+    }
+
+    /// The body's size in bytes (streamed bodies excepted).
+    public var bodyCount: Int { parts.isEmpty ? body.count : parts.reduce(0) { $0 + $1.count } }
+
+    /// The body's bytes, joined (for tests and logs; the server sends `parts` unjoined).
+    public var joinedBody: [UInt8] {
+        guard !parts.isEmpty else { return body }
+        return parts.reduce(into: [UInt8]()) { $0 += UnsafeRawBufferPointer(start: $1.buffer.baseAddress, count: $1.count) }
     }
 
     /// A UTF-8 text response (`Content-Type: text/plain; charset=utf-8` unless `headers` sets one).

@@ -50,8 +50,15 @@ final class ServerCore: Sendable {
         }
         // HEAD gets the headers only: libmicrohttpd 0.9.75 would still send a chunked body's end.
         let stream = context.method == .HEAD ? nil : response.stream
-        let created = stream.map { streamedResponse($0, requestID: context.requestID) } ?? response.body.withUnsafeBytes { buffer in
-            MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+        let created: OpaquePointer?
+        if let stream {
+            created = streamedResponse(stream, requestID: context.requestID)
+        } else if !response.parts.isEmpty {
+            created = Self.vectoredResponse(response.parts)
+        } else {
+            created = response.body.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+            }
         }
         context.responded = true
         connections.answered(connection)
@@ -69,7 +76,7 @@ final class ServerCore: Sendable {
         if stream != nil {
             logAccess(context, status: response.status, bytes: 0, note: "streamed")
         } else {
-            logAccess(context, status: response.status, bytes: context.method == .HEAD ? 0 : response.body.count)
+            logAccess(context, status: response.status, bytes: context.method == .HEAD ? 0 : response.bodyCount)
         }
         return result
     }

@@ -13,8 +13,21 @@ extension PassBundle {
         signingTime: Date = Date(),
         options: ValidationOptions = ValidationOptions()
     ) throws(PassBundleError) -> [UInt8] {
+        try buildSigned(template: template, data: data, design: design, signer: signer, signingTime: signingTime, options: options).bytes
+    }
+
+    /// Renders, adds the event's design, validates and signs one pass, as the two runs of its
+    /// archive (`SignedBundle`): what a server keeps and sends.
+    public static func buildSigned(
+        template: Template,
+        data: TicketData,
+        design: PassDesign,
+        signer: PassSigner,
+        signingTime: Date = Date(),
+        options: ValidationOptions = ValidationOptions()
+    ) throws(PassBundleError) -> SignedBundle {
         let passJSON = try renderPassJSON(template: template, data: data, design: design, signer: signer, options: options)
-        return try assemble(template: template, passJSON: passJSON, signer: signer, signingTime: signingTime)
+        return try signed(template: template, passJSON: passJSON, signer: signer, signingTime: signingTime)
     }
 
     /// The validated pass.json bytes for `data` with the event's design.

@@ -66,17 +66,19 @@ public enum PassBundle {
 
     /// Signs and zips already-rendered pass.json bytes together with the template's files.
     public static func assemble(template: Template, passJSON: [UInt8], signer: PassSigner, signingTime: Date = Date()) throws(PassBundleError) -> [UInt8] {
+        try signed(template: template, passJSON: passJSON, signer: signer, signingTime: signingTime).bytes
+    }
+
+    /// Signs already-rendered pass.json bytes and lays out the archive as its two runs: the
+    /// template's files, shared with every pass of the template, then this pass's own files
+    /// (BundleArchive.swift). The archive's entries are the template's files, pass.json,
+    /// manifest.json and signature, in that order.
+    public static func signed(template: Template, passJSON: [UInt8], signer: PassSigner, signingTime: Date = Date()) throws(PassBundleError) -> SignedBundle {
         var hashes = template.files.map { ($0.path, $0.sha1) }
         hashes.append(("pass.json", try SHA1.hex(passJSON)))
         let manifest = JSONValue.object(Dictionary(uniqueKeysWithValues: hashes.map { ($0.0, JSONValue.string($0.1)) })).serialized
         let signature = try signer.sign(manifest, signingTime: signingTime)
-
-        var entries = [ZipWriter.Entry(path: "pass.json", content: .owned(passJSON))]
-        for file in template.compressedFiles {
-            entries.append(ZipWriter.Entry(path: file.path, content: .compressed(file)))
-        }
-        entries.append(ZipWriter.Entry(path: "manifest.json", content: .owned(manifest)))
-        entries.append(ZipWriter.Entry(path: "signature", content: .owned(signature)))
-        return try ZipWriter.archive(entries)
+        let tail = try template.archive.tail([("pass.json", passJSON), ("manifest.json", manifest), ("signature", signature)])
+        return SignedBundle(template: template.archive.run, tail: tail)
     }
 }

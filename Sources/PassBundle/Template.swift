@@ -8,7 +8,7 @@ import Foundation
 /// a bundle only renders pass.json; keep the `Template` (or a `TemplateStore`) and reuse it.
 public struct Template: Sendable {
     /// One static file of the bundle: its manifest entry. The bytes live on, deflated, in
-    /// `compressedFiles`.
+    /// `archive`.
     struct File: Sendable {
         let path: String
         let sha1: String
@@ -27,8 +27,9 @@ public struct Template: Sendable {
     let compiled: TemplateNode
     /// Every other file, sorted by path.
     let files: [File]
-    /// `files` deflated once (see CompressedFile.swift), in the same order.
-    let compressedFiles: [CompressedFile]
+    /// `files` deflated once and laid out as the first run of every bundle's archive
+    /// (BundleArchive.swift), in the same order.
+    let archive: TemplateArchive
     /// Every file as read, for templates derived from this one (`designed(images:)`).
     let sourceFiles: [String: [UInt8]]
     /// A SHA-256 over everything that goes into a pass (see Template+ContentHash.swift): two
@@ -87,7 +88,7 @@ public struct Template: Sendable {
         let staticFiles = files.filter { $0.key != "pass.json" && $0.key != TemplateField.fileName && !$0.key.hasPrefix(Self.mailFolder) }
             .sorted { $0.key < $1.key }
         self.files = try staticFiles.map { (path, bytes) throws(PassBundleError) in File(path: path, sha1: try SHA1.hex(bytes)) }
-        compressedFiles = try ZipWriter.compress(staticFiles.map { ($0.key, $0.value) })
+        archive = try TemplateArchive(try ZipWriter.compress(staticFiles.map { ($0.key, $0.value) }))
         contentHash = try Self.contentHash(passJSON: passJSON, fieldsJSON: files[TemplateField.fileName], files: self.files)
     }
 

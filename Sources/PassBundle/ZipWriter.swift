@@ -1,28 +1,15 @@
-// Writes a zip archive into memory with libzip.
+// Writes a zip archive into memory with libzip: how a template's files are compressed once
+// (`compress`). Bundles themselves are laid out by BundleArchive.swift around those bytes.
 //
 // Threading: each call owns its own zip_t and source; nothing mutable is shared, so concurrent
-// calls are safe. libzip reads the added data only at zip_close, so per-pass bytes are handed over
-// as a malloc'd copy that libzip frees, and template bytes are read in place from CompressedFile
-// objects, each retained by its source until libzip frees it.
+// calls are safe. libzip reads the added data only at zip_close, so the bytes are handed over as
+// a malloc'd copy that libzip frees.
 
+import ByteEncoding
 import CZip
 import Foundation
 
 enum ZipWriter {
-    /// One archive entry.
-    struct Entry {
-        let path: String
-        let content: Content
-    }
-
-    /// Where an entry's bytes come from.
-    enum Content {
-        /// Per-bundle data, copied into a buffer libzip frees.
-        case owned([UInt8])
-        /// Template data compressed once: copied without recomputing its CRC.
-        case compressed(CompressedFile)
-    }
-
     /// The instant whose local time is 2020-01-01 12:00:00, so every entry carries that DOS date
     /// and time whatever the server's time zone, and equal inputs give equal archives on any
     /// server. Zip stores local wall-clock fields and libzip fills them with localtime(), so the
@@ -40,9 +27,8 @@ enum ZipWriter {
         return local == -1 ? time_t(1_577_880_000) : local
     }()
 
-    /// A new archive holding `entries`. Bytes handed over as `.owned` are stored
-    /// (or deflated at the best level when `deflate` is set); `.compressed` ones are copied as is.
-    static func archive(_ entries: [Entry], deflate: Bool = false) throws(PassBundleError) -> [UInt8] {
+    /// A new archive holding `entries`, stored, or deflated at the best level when `deflate` is set.
+    static func archive(_ entries: [(path: String, bytes: [UInt8])], deflate: Bool = false) throws(PassBundleError) -> [UInt8] {
         var error = zip_error_t()
         zip_error_init(&error)
         defer { zip_error_fini(&error) }
@@ -52,7 +38,7 @@ enum ZipWriter {
         defer { zip_source_free(source) }
         guard let archive = zip_open_from_source(source, ZIP_TRUNCATE, &error) else { throw failure("cannot open the archive", &error) }
         for entry in entries {
-            guard let fileSource = makeSource(archive, entry.content) else {
+            guard let fileSource = makeSource(archive, entry.bytes) else {
                 zip_discard(archive)
                 throw PassBundleError(.zipFailed, "cannot add \(entry.path) to the archive")
             }
@@ -62,14 +48,8 @@ enum ZipWriter {
                 zip_discard(archive)
                 throw PassBundleError(.zipFailed, "cannot add \(entry.path) to the archive")
             }
-            // Per-pass files are stored, not deflated: deflate's setup for each entry costs more
-            // than the two or three kilobytes of text it would save. Template files arrive
-            // compressed already (CompressedFile) and keep the method libzip reads from them.
-            let method: Int32? = switch entry.content {
-            case .compressed: nil
-            case .owned: deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE
-            }
-            guard method.map({ zip_set_file_compression(archive, zip_uint64_t(index), $0, $0 == ZIP_CM_DEFLATE ? 9 : 0) == 0 }) ?? true,
+            let method = deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE
+            guard zip_set_file_compression(archive, zip_uint64_t(index), method, deflate ? 9 : 0) == 0,
                   zip_file_set_mtime(archive, zip_uint64_t(index), modificationTime, 0) == 0 else {
                 zip_discard(archive)
                 throw PassBundleError(.zipFailed, "cannot set the attributes of \(entry.path)")
@@ -83,25 +63,20 @@ enum ZipWriter {
         return try readAll(source)
     }
 
-    private static func makeSource(_ archive: OpaquePointer, _ content: Content) -> OpaquePointer? {
-        switch content {
-        case .compressed(let file):
-            return file.source(for: archive)
-        case .owned(let bytes):
-            guard let copy = malloc(max(bytes.count, 1)) else { return nil }
-            bytes.withUnsafeBytes { if let base = $0.baseAddress { memcpy(copy, base, $0.count) } }
-            guard let source = zip_source_buffer(archive, copy, zip_uint64_t(bytes.count), 1) else {
-                free(copy)
-                return nil
-            }
-            return source
+    private static func makeSource(_ archive: OpaquePointer, _ bytes: [UInt8]) -> OpaquePointer? {
+        guard let copy = malloc(max(bytes.count, 1)) else { return nil }
+        bytes.withUnsafeBytes { if let base = $0.baseAddress { memcpy(copy, base, $0.count) } }
+        guard let source = zip_source_buffer(archive, copy, zip_uint64_t(bytes.count), 1) else {
+            free(copy)
+            return nil
         }
+        return source
     }
 
     /// Deflates `files` once through a throwaway archive and returns each entry's raw compressed
     /// bytes with its CRC, so later archives can include them without reading them again.
     static func compress(_ files: [(path: String, bytes: [UInt8])]) throws(PassBundleError) -> [CompressedFile] {
-        let zipped = try archive(files.map { Entry(path: $0.path, content: .owned($0.bytes)) }, deflate: true)
+        let zipped = try archive(files, deflate: true)
         var error = zip_error_t()
         zip_error_init(&error)
         defer { zip_error_fini(&error) }

@@ -157,4 +157,51 @@ struct PassBundleRoundTripTests {
             #expect(methods.count == template.filePaths.count + 3)
         }
     }
+
+    @Test("a bundle is two runs: the template's files, the same bytes for every pass, and a tail of the pass's own few kilobytes; joined they are one archive unzip and Python read")
+    func twoRuns() throws {
+        let certificates = try Fixture.certificates()
+        // A template with a large incompressible image: what a design's photo strip is like.
+        var generator = SystemRandomNumberGenerator()
+        let photo = (0..<2_000_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let base = try Fixture.template()
+        var files = Dictionary(uniqueKeysWithValues: base.filePaths.compactMap { path in base.file(at: path).map { (path, $0) } })
+        files["pass.json"] = Array(try Data(contentsOf: URL(fileURLWithPath: Fixture.templateDirectory + "/pass.json")))
+        files["fields.json"] = try Fixture.fieldsJSON()
+        files["strip@3x.png"] = photo
+        files["é.lproj/pass.strings"] = Array("\"x\" = \"y\";".utf8)
+        let template = try Template(name: "photo", files: files)
+        let signer = try PassSigner(identity: certificates.identity)
+        let passJSON = { (name: String) throws in try PassBundle.renderPassJSON(template: template, data: Fixture.ticket(attendee: name), signer: signer) }
+        let ada = try passJSON("Ada Lovelace")
+        let first = try PassBundle.signed(template: template, passJSON: ada, signer: signer, signingTime: Fixture.signingTime)
+        let second = try PassBundle.signed(template: template, passJSON: try passJSON("Grace Hopper"), signer: signer, signingTime: Fixture.signingTime)
+        #expect(first.runs.count == 2)
+        #expect(first.runs[0] === second.runs[0], "the template's run is shared, not rebuilt")
+        #expect(first.count > photo.count && first.ownCount < 16_384, "\(first.count) bytes, \(first.ownCount) of them the pass's")
+        #expect(first.bytes == (try PassBundle.assemble(template: template, passJSON: ada, signer: signer, signingTime: Fixture.signingTime)))
+
+        let directory = try Fixture.directory("runs")
+        let archive = directory + "/photo.pkpass"
+        try Data(first.bytes).write(to: URL(fileURLWithPath: archive))
+        try Data(photo).write(to: URL(fileURLWithPath: directory + "/photo.bin"))
+        let test = try run("unzip", ["-tq", archive])
+        #expect(test.status == 0, "unzip -t: \(test.output) \(test.error)")
+        // Python's zipfile checks each entry's CRC, sizes and local header against the directory.
+        let python = try run("python3", ["-c", """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1]) as z:
+                assert z.testzip() is None
+                names = z.namelist()
+                assert names[-3:] == ["pass.json", "manifest.json", "signature"], names
+                assert z.read("strip@3x.png") == open(sys.argv[2], "rb").read()
+                print(len(names))
+            """, archive, directory + "/photo.bin"])
+        #expect(python.status == 0, "\(python.output) \(python.error)")
+        #expect(python.output.trimmingCharacters(in: .whitespacesAndNewlines) == String(template.filePaths.count + 3))
+        let unpacked = try UnpackedBundle(first.bytes)
+        #expect(try unpacked.manifestProblems() == [])
+        #expect(try unpacked.verifies(root: certificates.rootCertificate))
+        #expect(try unpacked.bytes("é.lproj/pass.strings") == files["é.lproj/pass.strings"])
+    }
 }

@@ -124,7 +124,7 @@ struct DeviceController: Sendable {
         let bundle = try passes.bundle(for: pass) { event }
         if request.method == .GET { recordServed(pass) }
         headers.replace(name: "Content-Type", value: "application/vnd.apple.pkpass")
-        return Response(status: 200, headers: headers, body: bundle)
+        return Response(status: 200, headers: headers, parts: bundle.runs)
     }
 
     /// Reach: the pass's current revision reached a device (`ReachLedger.served`).

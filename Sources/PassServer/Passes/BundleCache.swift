@@ -1,3 +1,4 @@
+import PassBundle
 import PassIdentifiers
 import Synchronization
 
@@ -121,4 +122,10 @@ protocol CacheableValue: Sendable {
 
 extension Array: CacheableValue where Element == UInt8 {
     var byteCount: Int { count }
+}
+
+/// A signed bundle costs the cache its own run: the template's run is shared by every pass of the
+/// template and held by the template (a design's images are kept once, however many passes).
+extension SignedBundle: CacheableValue {
+    var byteCount: Int { ownCount }
 }

@@ -77,7 +77,7 @@ struct DownloadController: Sendable {
                 "Cache-Control": "private, no-store",
                 "Vary": "Accept",
             ],
-            body: bundle
+            parts: bundle.runs
         )
     }
 

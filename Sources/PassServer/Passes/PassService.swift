@@ -22,7 +22,7 @@ final class PassService: Sendable {
     /// The signing certificate's pass type, checked once here; nil when it is not a valid pass
     /// type identifier (no ticket can then be issued, found or checked in).
     let passType: PassTypeIdentifier?
-    private let cache: BundleCache<[UInt8]>
+    private let cache: BundleCache<SignedBundle>
     /// Reads the image sets a design names, by id (from the store).
     let loadImages: @Sendable ([String]) throws -> [String: PassImageRecord]
     let designs = DesignedTemplates()
@@ -55,7 +55,7 @@ final class PassService: Sendable {
     /// The signed bundle of `pass` at its current revision. `event` is looked up by the caller only
     /// on a cache miss (`loadEvent`). Signing happens on demand, once however many threads ask
     /// (`BundleCache`), under one of the meter's permits.
-    func bundle(for pass: StoredPass, loadEvent: () throws -> Event?) throws -> [UInt8] {
+    func bundle(for pass: StoredPass, loadEvent: () throws -> Event?) throws -> SignedBundle {
         meter.requested()
         let key = BundleKey(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision)
         return try cache.bundle(for: key) {
@@ -63,7 +63,7 @@ final class PassService: Sendable {
             let (template, design) = try designedTemplate(for: event)
             let data = try ticketData(for: pass, event: event)
             return try meter.sign {
-                try PassBundle.build(template: template, data: data, design: design, signer: signer, signingTime: Date(), options: options)
+                try PassBundle.buildSigned(template: template, data: data, design: design, signer: signer, signingTime: Date(), options: options)
             }
         }
     }
