@@ -3,8 +3,8 @@ import HTTPServer
 import Storage
 
 /// Scanner access for door staff as the admin API shows it (`DoorStaff`): give someone access to
-/// one event's scanner page, list an event's accesses with their signed-in phones, revoke one.
-/// Admin tokens only. The sign-in link's code is in the answer to the `POST` only: it is kept
+/// one event's scanner page (admin), list an event's accesses with their signed-in phones (viewer),
+/// revoke one (admin). The sign-in link's code is in the answer to the `POST` only: it is kept
 /// hashed.
 extension AdminController {
     /// `POST /admin/v1/events/{eventId}/scanner-access`: `{"name": ..., "expiresAt": ...}` (the

@@ -66,8 +66,7 @@ struct DoorStaff: Sendable {
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             issues.append(.init("name", "must not contain control characters"))
         }
-        let closes = DoorHours.end(startsAt: event.startsAt, endsAt: event.endsAt).addingTimeInterval(hours.grace)
-        let expiry = expiresAt ?? min(closes, time.addingTimeInterval(Self.maxLifetime))
+        let expiry = expiresAt ?? defaultExpiry(for: event, at: time)
         if expiry <= time {
             issues.append(.init("expiresAt", expiresAt == nil ? "has no default: the event is over; give one" : "must be in the future"))
         } else if expiry > time.addingTimeInterval(Self.maxLifetime) {
@@ -88,6 +87,13 @@ struct DoorStaff: Sendable {
             )
         }
         return Created(access: access, code: code)
+    }
+
+    /// The expiry of an access to `event` made now without one: when the door closes (the event's
+    /// end and the grace, `DoorHours`), or `maxLifetime` from now if that is sooner.
+    func defaultExpiry(for event: Event, at time: Date? = nil) -> Date {
+        let closes = DoorHours.end(startsAt: event.startsAt, endsAt: event.endsAt).addingTimeInterval(hours.grace)
+        return min(closes, (time ?? now()).addingTimeInterval(Self.maxLifetime))
     }
 
     /// The accesses of `event`, newest first, each with its signed-in phones (two queries for all).

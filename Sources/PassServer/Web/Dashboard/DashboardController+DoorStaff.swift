@@ -2,8 +2,8 @@ import Foundation
 import HTTPServer
 import Storage
 
-/// Door staff from the dashboard (`DoorStaff`): the event's "Door staff" page, where an admin
-/// gives a volunteer scanner access and shows its sign-in QR code and short link, sees who is
+/// Door staff from the dashboard (`DoorStaff`): the event's "Door staff" page (a viewer sees the
+/// list only), where an admin gives a volunteer scanner access and shows its sign-in QR code and short link, sees who is
 /// signed in and revokes an access; and the link itself (`/admin/s/{code}`), which signs a phone
 /// into that event's scanner page.
 ///
@@ -15,10 +15,7 @@ import Storage
 extension DashboardController {
     func registerDoorStaff(in router: inout Router) {
         router.get("/admin/events/:eventId/door-staff", maxBodySize: Self.pageBodyLimit, query: ["notice"]) { request in
-            read(request) { visitor in
-                guard visitor.canWrite else { throw AdminAuthentication.forbidden(visitor.role, needs: .admin) }
-                return try doorStaffPage(request, visitor)
-            }
+            read(request) { visitor in try doorStaffPage(request, visitor) }
         }
         router.post("/admin/events/:eventId/door-staff", preflight: formPreflight()) { request in
             write(request) { visitor, form in try createScannerAccess(visitor, form, request) }
@@ -41,7 +38,8 @@ extension DashboardController {
         let event = try organizer.event(id: request.parameters["eventId"])
         let page = DoorStaffPage(
             event: event, accesses: try admin.doorStaff.list(event: event), created: created.map { ($0, doorLink($0.code)) }, form: form,
-            visitor: visitor, notice: form.notice(shown: ["name", "expiresAt"]) ?? Self.notice(request), now: admin.now()
+            visitor: visitor, notice: form.notice(shown: ["name", "expiresAt"]) ?? Self.notice(request), now: admin.now(),
+            defaultExpiry: admin.doorStaff.defaultExpiry(for: event)
         )
         var response = Response.html(page.render(), status: form.status)
         // The page may show a sign-in code once: no cache keeps it.

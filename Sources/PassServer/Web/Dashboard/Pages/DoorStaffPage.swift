@@ -1,7 +1,7 @@
 import Foundation
 import Storage
 
-/// An event's door staff (`GET /admin/events/{eventId}/door-staff`, admins only): the form that
+/// An event's door staff (`GET /admin/events/{eventId}/door-staff`; a viewer sees the list only): the form that
 /// gives someone scanner access, the sign-in QR code and short link of the access just made
 /// (shown once: only its hash is kept), and every access with its signed-in phones and a revoke
 /// button.
@@ -14,6 +14,8 @@ struct DoorStaffPage {
     var visitor: DashboardSessions.Visitor
     var notice: DashboardLayout.Notice?
     var now: Date
+    /// When an access made now without an expiry expires.
+    var defaultExpiry: Date
 
     func render() -> HTML {
         let id = event.id
@@ -23,7 +25,14 @@ struct DoorStaffPage {
             <p class="subtitle">\(DashboardLayout.Icon.scan) Phones signed in here scan the tickets of \(event.name) only, and open no other page.</p></div></div>
             """
         if let created { body += createdPanel(created.created, link: created.link) }
-        body += """
+        if visitor.canWrite { body += newForm }
+        body += list
+        return DashboardLayout.page(title: "Door staff · \(event.name)", visitor: visitor, notice: notice, body: body)
+    }
+
+    private var newForm: HTML {
+        let id = event.id
+        return """
             <section class="door-new" aria-labelledby="door-new-title"><h2 id="door-new-title">Give scanner access</h2>
             <form method="post" action="/admin/events/\(id)/door-staff" class="stack">\(DashboardLayout.csrf(visitor))
             \(DashboardLayout.field("name", label: "Name", value: form.value("name"), attributes: #"required maxlength="80" placeholder="North gate – Sam""#, hint: "Who or which gate: check-ins record it.", issues: form.issues("name")))
@@ -31,14 +40,8 @@ struct DoorStaffPage {
             <p><button type="submit">Create sign-in link</button></p>
             </form></section>
             """
-        body += list
-        return DashboardLayout.page(title: "Door staff · \(event.name)", visitor: visitor, notice: notice, body: body)
     }
 
-    /// When an access made now without an expiry expires.
-    private var defaultExpiry: Date {
-        min(DoorHours.end(startsAt: event.startsAt, endsAt: event.endsAt).addingTimeInterval(DoorHours.defaultGrace), now.addingTimeInterval(DoorStaff.maxLifetime))
-    }
 
     private func createdPanel(_ created: DoorStaff.Created, link: String) -> HTML {
         let qr: HTML = (try? QRCode(link))?.svg(label: "Sign-in QR code for \(created.access.name)") ?? ""
@@ -76,7 +79,7 @@ struct DoorStaffPage {
             let phones: HTML = listed.sessions.isEmpty
                 ? #"<span class="muted">none</span>"#
                 : #"\#(listed.sessions.count) signed in<ul class="door-phones">\#(devices)</ul>"#
-            let revoke: HTML? = access.isUsable(at: now)
+            let revoke: HTML? = visitor.canWrite && access.isUsable(at: now)
                 ? """
                     <form method="post" action="/admin/events/\(event.id)/door-staff/\(String(access.id))/revoke" class="inline">\(DashboardLayout.csrf(visitor))\
                     <button type="submit" class="small danger" aria-label="Revoke \(access.name)">Revoke</button></form>

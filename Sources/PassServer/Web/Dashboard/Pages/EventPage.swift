@@ -28,7 +28,7 @@ struct EventPage {
     func render() -> HTML {
         let id = event.id
         let actions: HTML = !visitor.canWrite
-            ? #"<div class="actions"><a class="button secondary" href="/admin/events/\#(id)/design" id="design-link">Pass design</a></div>"#
+            ? #"<div class="actions"><a class="button secondary" href="/admin/events/\#(id)/design" id="design-link">Pass design</a> <a class="button secondary" href="/admin/events/\#(id)/door-staff" id="door-staff-link">Door staff</a></div>"#
             : """
             <div class="actions"><a class="button" href="/admin/events/\(id)/edit">Edit event</a>
             <a class="button secondary" href="/admin/events/\(id)/design" id="design-link">Pass design</a>
