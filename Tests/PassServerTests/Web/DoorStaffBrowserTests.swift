@@ -23,7 +23,7 @@ struct DoorStaffBrowserTests {
                 "ADMIN_TOKEN": app.adminToken, "EVENT_ID": event, "CODE_OURS": try codes.code(ours), "CODE_OTHER": try codes.code(theirs),
             ])
         }
-        try await BrowserScript.expectPasses("door_staff.py", serverURL: app.baseURL, name: "door-staff", environment: setup, timeLimit: .seconds(240))
+        try await BrowserScript.expectPasses("door_staff.py", serverURL: app.baseURL, name: "door-staff", environment: setup, timeLimit: .seconds(240), keepingOutput: true)
         try await offPool {
             #expect(try DoorPhone.isCheckedIn(app, ours))
             #expect(try DoorPhone.isCheckedIn(app, theirs) == false)
