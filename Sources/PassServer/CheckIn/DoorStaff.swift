@@ -24,7 +24,7 @@ struct DoorStaff: Sendable {
     static let maxSessionsPerAccess = 20
     /// Most usable accesses one event has at once.
     static let maxUsablePerEvent = 100
-    /// The latest expiry an access may have, from now.
+    /// The latest expiry an access may have, from now (a later one is taken as this).
     static let maxLifetime: TimeInterval = 14 * 86_400
     /// Characters of a code without its dashes: 12 × 5 = 60 bits.
     static let codeLength = 12
@@ -56,7 +56,8 @@ struct DoorStaff: Sendable {
     }
 
     /// Creates an access to `event`'s scanner page for `name`, until `expiresAt` (default: when the
-    /// door closes, `DoorHours`); `createdBy` is the admin token's name.
+    /// door closes, `DoorHours`; at most `maxLifetime` from now, a later one is taken as that);
+    /// `createdBy` is the admin token's name.
     func create(event: Event, name rawName: String?, expiresAt: Date?, createdBy: String) throws -> Created {
         let time = now()
         var issues: [OrganizerError.Issue] = []
@@ -66,14 +67,16 @@ struct DoorStaff: Sendable {
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             issues.append(.init("name", "must not contain control characters"))
         }
-        let expiry = expiresAt ?? defaultExpiry(for: event, at: time)
-        if expiry <= time {
-            issues.append(.init("expiresAt", expiresAt == nil ? "has no default: the event is over; give one" : "must be in the future"))
-        } else if expiry > time.addingTimeInterval(Self.maxLifetime) {
-            issues.append(.init("expiresAt", "must be at most \(Int(Self.maxLifetime / 86_400)) days from now"))
-        }
+        // A later expiry is taken as the latest there may be: the answer says which was taken.
+        let expiry = min(expiresAt ?? defaultExpiry(for: event, at: time), time.addingTimeInterval(Self.maxLifetime))
+        if let expiresAt, expiresAt <= time { issues.append(.init("expiresAt", "must be in the future")) }
         guard issues.isEmpty else { throw OrganizerError.invalid(issues) }
-        if event.archivedAt != nil { throw OrganizerError.conflict(code: "event_archived", message: "This event is archived: its tickets no longer check in.") }
+        // No door staff for a door that is closed: its tickets are refused anyway.
+        switch hours.closed(event, at: time) {
+        case .archived?: throw OrganizerError.conflict(code: "event_archived", message: "This event is archived: its tickets no longer check in.")
+        case .ended?: throw OrganizerError.conflict(code: "event_ended", message: "This event is over: its tickets no longer check in.")
+        case nil: break
+        }
         let code = Self.newCode()
         let access = try store.withSession(.write) { session -> ScannerAccess? in
             guard try session.usableScannerAccessCount(eventID: event.id, now: time) < Self.maxUsablePerEvent else { return nil }

@@ -224,13 +224,27 @@ struct DoorStaffTests {
         #expect(try app.admin("DELETE", "/admin/v1/events/\(event)/scanner-access/999999").status == 404)
         #expect(try app.admin("DELETE", "/admin/v1/events/\(event)/scanner-access/abc").status == 404)
 
+        // A later expiry than 14 days from now is taken as that.
+        let late = try app.admin(
+            "POST", "/admin/v1/events/\(event)/scanner-access",
+            json: #"{"name":"Late","expiresAt":"\#(ISODate.format(Date().addingTimeInterval(30 * 86_400)))"}"#
+        )
+        let cappedText: String? = late.jsonObject?["expiresAt"] as? String
+        let capped = try #require(cappedText.flatMap { ISODate.parse($0) }, "\(late.status) \(late.text)")
+        #expect(late.status == 201 && abs(capped.timeIntervalSince(Date().addingTimeInterval(DoorStaff.maxLifetime))) < 5, "\(capped)")
         for json in [
-            #"{}"#, #"{"name":"   "}"#, #"{"name":"x","expiresAt":"2020-01-01T00:00:00Z"}"#,
-            #"{"name":"x","expiresAt":"\#(ISODate.format(Date().addingTimeInterval(15 * 86_400)))"}"#, #"{"name":"x","colour":"red"}"#,
+            #"{}"#, #"{"name":"   "}"#, #"{"name":"x","expiresAt":"2020-01-01T00:00:00Z"}"#, #"{"name":"x\u0007"}"#,
+            #"{"name":"\#(String(repeating: "n", count: 81))"}"#, #"{"name":"x","colour":"red"}"#,
         ] {
             let refused = try app.admin("POST", "/admin/v1/events/\(event)/scanner-access", json: json)
             #expect(refused.status == 400 && refused.errorCode == "invalid_fields", "\(json): \(refused.status) \(refused.text)")
         }
+        // No access to a door that is closed.
+        let past = try #require(
+            try app.admin("POST", "/admin/v1/events", json: #"{"name":"Past","venue":"Hall","startsAt":"2020-01-01T19:00:00Z"}"#).jsonObject?["id"] as? String
+        )
+        let over = try app.admin("POST", "/admin/v1/events/\(past)/scanner-access", json: #"{"name":"Late gate"}"#)
+        #expect(over.status == 409 && over.errorCode == "event_ended", "\(over.status) \(over.text)")
         for role in [AdminRole.viewer, .scanner] {
             let token = try AdminRoleTests.token(app, role: role)
             for (method, path) in [("GET", ""), ("POST", ""), ("DELETE", "/\(id)")] {

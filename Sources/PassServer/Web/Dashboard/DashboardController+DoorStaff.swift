@@ -84,7 +84,7 @@ extension DashboardController {
                 var headers: HTTPHeaders = ["Cache-Control": "no-store"]
                 headers.add(name: "Set-Cookie", value: challenge.cookie)
                 return .html(
-                    DoorSignInPage(access: access, event: event, code: request.parameters["code"] ?? "", challenge: challenge.value).render(),
+                    DoorSignInPage(access: access, event: event, code: DoorStaff.normalized(request.parameters["code"] ?? "") ?? "", challenge: challenge.value).render(),
                     headers: headers
                 )
             case let refused:

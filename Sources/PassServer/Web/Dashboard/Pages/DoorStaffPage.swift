@@ -36,7 +36,7 @@ struct DoorStaffPage {
             <section class="door-new" aria-labelledby="door-new-title"><h2 id="door-new-title">Give scanner access</h2>
             <form method="post" action="/admin/events/\(id)/door-staff" class="stack">\(DashboardLayout.csrf(visitor))
             \(DashboardLayout.field("name", label: "Name", value: form.value("name"), attributes: #"required maxlength="80" placeholder="North gate – Sam""#, hint: "Who or which gate: check-ins record it.", issues: form.issues("name")))
-            \(DashboardLayout.field("expiresAt", label: "Expires", value: form.value("expiresAt"), type: "datetime-local", hint: "In \(event.timeZone). Empty: \(DashboardLayout.dateText(defaultExpiry, timeZone: event.timeZone)), when the door closes (the event's end and the check-in grace) but at most \(Int(DoorStaff.maxLifetime / 86_400)) days from now.", issues: form.issues("expiresAt")))
+            \(DashboardLayout.field("expiresAt", label: "Expires", value: form.value("expiresAt"), type: "datetime-local", hint: "In \(event.timeZone). Empty: \(DashboardLayout.dateText(defaultExpiry, timeZone: event.timeZone)), when the door closes (the event's end and the check-in grace). At most \(Int(DoorStaff.maxLifetime / 86_400)) days from now: a later time is taken as that.", issues: form.issues("expiresAt")))
             <p><button type="submit">Create sign-in link</button></p>
             </form></section>
             """
