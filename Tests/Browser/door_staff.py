@@ -35,6 +35,7 @@ def test():
     admin.type("Admin token", env("ADMIN_TOKEN"))
     admin.click("Sign in", tag="button", navigates=True)
     admin.open(f"/admin/events/{event}")
+    admin.screenshot("event-page", full_page=False)
     admin.click("Door staff", tag="a", navigates=True)
     check(admin.current_path == f"/admin/events/{event}/door-staff", f"the Door staff link led to {admin.current_path}")
     admin.assert_text("No one has scanner access to this event yet.")
