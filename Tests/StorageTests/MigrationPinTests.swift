@@ -28,6 +28,7 @@ struct MigrationPinTests {
         14: (postgres: "b3171d1efd694ed0628f139f595b45f4e2354cb62bc2f8af920dc1216e2acccb", sqlite: "b3171d1efd694ed0628f139f595b45f4e2354cb62bc2f8af920dc1216e2acccb"),
         15: (postgres: "e90a53478d0632dd6fdd2b45b536dc2ab463172fc9e7bd97e93961bf90644d65", sqlite: "a493ae81bef21f9988b1da16ee30d64c9212cab8b2d0fb656fe7bdc5a8499e2c"),
         16: (postgres: "30b5afb230e2fc845739f82ffa930ed5f14241ae0019fadfb50a54f208d7499f", sqlite: "30b5afb230e2fc845739f82ffa930ed5f14241ae0019fadfb50a54f208d7499f"),
+        17: (postgres: "34172c35aca5305dcf1f5e7c395ac8e0fb854759092d34ac45243f9203515cf6", sqlite: "7878f0fdf52348e2aaecef757d6831633b92017a58a44e8343c557b0a7c336d3"),
     ]
 
     @Test("every applied migration's SQL is the SQL it shipped with", arguments: Backend.allCases)

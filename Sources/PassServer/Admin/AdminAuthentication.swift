@@ -24,13 +24,31 @@ package enum AdminAuthentication {
     /// route needing `required` (403 otherwise). Returns the token.
     @discardableResult
     static func check(_ request: Request, role required: AdminRole, store: any Store) throws -> AdminToken {
-        guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else { throw unauthorized }
+        guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else {
+            if try isDoorStaff(request, store: store) { throw doorStaffRefused }
+            throw unauthorized
+        }
         let token = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
         guard token.hasPrefix(tokenPrefix), token.utf8.count <= 128 else { throw unauthorized }
         // The lookup is by SHA-256 of a 256-bit random token: timing reveals nothing usable.
         guard let stored = try store.withSession(.read, { try $0.adminToken(tokenHash: TokenVault.hash(token)) }) else { throw unauthorized }
         guard stored.role.permits(required) else { throw forbidden(stored.role, needs: required) }
         return stored
+    }
+
+    /// The 403 for a door-staff phone's dashboard session (`DoorStaff`): it is signed in, for one
+    /// event's scanner page only.
+    static let doorStaffRefused = HTTPError(
+        status: 403, code: "forbidden", message: "This phone is signed in for one event's scanner page only; the admin API needs an admin token."
+    )
+
+    /// Whether the request carries the session cookie of a signed-in door-staff phone.
+    private static func isDoorStaff(_ request: Request, store: any Store) throws -> Bool {
+        for name in [DashboardSessions.cookieName(secure: true), DashboardSessions.cookieName(secure: false)] {
+            guard let id = DashboardSessions.cookie(name, in: request), AdminIdentifiers.isPlausible(id, lengths: 20...64) else { continue }
+            if try store.withSession(.read, { try $0.scannerSession(idHash: TokenVault.hash(id), now: Date()) }) != nil { return true }
+        }
+        return false
     }
 
     /// A new random admin token (shown once, stored hashed).

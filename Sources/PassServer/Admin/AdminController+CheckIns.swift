@@ -160,6 +160,9 @@ struct ScanAnswer {
             (status, message) = (422, "This ticket's event ended at \(ISODate.format(end)): its tickets no longer check in.")
             body = ScanBody(result: "event_ended", ticket)
             body.eventEndedAt = ISODate.format(end)
+        case .otherEvent:
+            (status, message) = (422, "This ticket is for another event: it does not check in at this door.")
+            body = ScanBody(result: "other_event")
         case .admitted(let ticket, let adjusted):
             (status, message) = (200, "Checked in.")
             body = ScanBody(result: "checked_in", ticket)
@@ -211,7 +214,8 @@ struct ScanBody: Encodable {
     /// The status a single scan gets (in a batch).
     var status: Int?
     /// `checked_in`, `already_checked_in`, `cancelled`, `unknown_code`, `signature_required`,
-    /// `ambiguous_code`, `event_archived` or `event_ended`.
+    /// `ambiguous_code`, `event_archived`, `event_ended` or (a door-staff phone's scan of another
+    /// event's ticket) `other_event`.
     var result: String
     /// The error of a refused single scan.
     var error: ErrorInfo?

@@ -48,6 +48,9 @@ extension AdminController {
         AdminRoute(.POST, "/admin/v1/checkins:batch", role: .scanner) { admin in { try admin.checkInBatch($0) } },
         AdminRoute(.GET, "/admin/v1/events/:eventId/checkins", role: .scanner, AdminController.checkInCount(_:)),
         AdminRoute(.DELETE, "/admin/v1/tickets/:serialNumber/checkin", role: .admin, AdminController.undoCheckIn(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/scanner-access", role: .viewer, AdminController.listScannerAccess(_:)),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/scanner-access", role: .admin, AdminController.createScannerAccess(_:)),
+        AdminRoute(.DELETE, "/admin/v1/events/:eventId/scanner-access/:accessId", role: .admin, AdminController.revokeScannerAccess(_:)),
     ]
 
     /// Registers every route of `routes`; each one's preflight checks the bearer token and its

@@ -51,6 +51,9 @@ struct AdminController: Sendable {
         return body
     }
 
+    /// Scanner access for door staff, over this controller's store and clock.
+    var doorStaff: DoorStaff { DoorStaff(store: store, now: now, hours: doorHours) }
+
     // MARK: Helpers
 
     /// The organizers' operations this API is the JSON transport of.

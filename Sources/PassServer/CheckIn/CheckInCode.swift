@@ -83,5 +83,5 @@ enum CheckInCode: Equatable {
         return String(decoding: code, as: UTF8.self)
     }
 
-    private static let crockford = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    static let crockford = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
 }

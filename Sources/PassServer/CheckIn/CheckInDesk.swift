@@ -25,6 +25,9 @@ struct CheckInDesk: Sendable {
     var now: @Sendable () -> Date = Date.init
     /// Until when an event's tickets check in.
     var hours = DoorHours()
+    /// The one event this door checks in (a door-staff phone's): a ticket of any other is
+    /// refused (`otherEvent`), and a typed check code is looked up among its tickets. Nil: every event's.
+    var onlyEvent: String?
 
     /// Checks in the ticket of one scanned code, now (or at `scannedAt`). `scanner` names who
     /// scanned (a token's name); `requestID` goes into the log lines.
@@ -103,6 +106,8 @@ struct CheckInDesk: Sendable {
         enqueued: inout Int, requestID: String
     ) throws -> ScanOutcome {
         guard let passType = passes.passType else { return .unknown }
+        var scan = scan
+        if let onlyEvent { scan.eventID = onlyEvent }
         let serial: SerialNumber
         let unsigned: Bool
         switch try identify(scan, passType: passType, suspicious: &suspicious) {
@@ -115,9 +120,10 @@ struct CheckInDesk: Sendable {
         let outcome = try store.withSession(.write) { session -> Door in
             // The event's day first: a ticket of an event that is over is refused whether or not
             // it was checked in (a cancelled one is answered as cancelled).
-            if let found = try session.passWithEvent(passTypeIdentifier: passType, serialNumber: serial), found.pass.status != .cancelled,
-                let closed = hours.closed(found.event, at: at ?? time)
-            {
+            let found = try session.passWithEvent(passTypeIdentifier: passType, serialNumber: serial)
+            // A door for one event says nothing more about another event's ticket.
+            if let onlyEvent, let found, found.pass.eventID != onlyEvent { return .otherEvent }
+            if let found, found.pass.status != .cancelled, let closed = hours.closed(found.event, at: at ?? time) {
                 return .closed(found.pass, closed)
             }
             return .scanned(
@@ -127,6 +133,8 @@ struct CheckInDesk: Sendable {
             )
         }
         switch outcome {
+        case .otherEvent:
+            return .otherEvent
         case .closed(let pass, let closed):
             let ticket = ScannedTicket(pass: pass, record: nil, unsigned: unsigned, checkCode: checkCode)
             switch closed {
@@ -154,6 +162,7 @@ struct CheckInDesk: Sendable {
 
     /// What the door's transaction found: the event is over, or the check-in's own outcome.
     private enum Door {
+        case otherEvent
         case closed(StoredPass, DoorHours.Closed)
         case scanned(CheckInOutcome)
     }

@@ -22,6 +22,8 @@ final class CheckInMetrics: Sendable {
         case eventArchived = "event_archived"
         /// Refused: the ticket's event ended more than the grace ago.
         case eventEnded = "event_ended"
+        /// Refused: a ticket of another event than the one the door-staff phone is signed in for.
+        case otherEvent = "other_event"
     }
 
     private let counts = Mutex<[Result: Int]>([:])

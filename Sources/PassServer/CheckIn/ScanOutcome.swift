@@ -46,13 +46,16 @@ enum ScanOutcome: Sendable, Equatable {
     case eventArchived(ScannedTicket)
     /// Refused: the ticket's event ended at `endedAt`, more than the grace before the scan.
     case eventEnded(ScannedTicket, endedAt: Date)
+    /// Refused: a ticket of another event than the one this door checks in (`CheckInDesk.onlyEvent`).
+    /// Says nothing about the ticket.
+    case otherEvent
 
     /// The ticket scanned, when the code was a ticket's that the door may talk about.
     var ticket: ScannedTicket? {
         switch self {
         case .admitted(let ticket, _), .alreadyCheckedIn(let ticket), .cancelled(let ticket), .eventArchived(let ticket), .eventEnded(let ticket, _):
             ticket
-        case .unknown, .forged, .signatureRequired, .ambiguousCheckCode: nil
+        case .unknown, .forged, .signatureRequired, .ambiguousCheckCode, .otherEvent: nil
         }
     }
 
@@ -68,6 +71,7 @@ enum ScanOutcome: Sendable, Equatable {
         case .ambiguousCheckCode: .ambiguousCheckCode
         case .eventArchived: .eventArchived
         case .eventEnded: .eventEnded
+        case .otherEvent: .otherEvent
         }
     }
 }

@@ -84,6 +84,7 @@ package struct RetentionSweep: Sendable {
                 return batch.registrations
             }
             try drain(shouldStop, into: &removed.sessions) { try $0.deleteExpiredAdminSessions(before: start, limit: batchSize) }
+            try drain(shouldStop, into: &removed.sessions) { try $0.deleteExpiredScannerSessions(before: start, limit: batchSize) }
         } catch is Interrupted {
             logger.warning("retention sweep interrupted; the next sweep goes on", ["reason": shouldStop() ? "stopping" : "lease lost"])
         }

@@ -43,10 +43,10 @@ struct DashboardPreflightTests {
         let event = try app.createEvent()
         let serial = try app.issueTicket(event: event)
         let targets = Self.formTargets(app, event: event, serial: serial)
-        // Every form the dashboard has, the sign-in form and the scanner's three calls among them.
-        #expect(targets.count == 18, "\(targets)")
+        // Every form the dashboard has, the sign-in forms (tokens, door-staff links) and the scanner's three calls among them.
+        #expect(targets.count == 21, "\(targets)")
         let forged = "\(DashboardSessions.cookieName(secure: true))=\(Crypto.randomToken(bytes: 32))"
-        for target in targets where target != "/admin/sign-in" {
+        for target in targets where !["/admin/sign-in", "/admin/s/:code"].contains(target) {
             for cookie in [nil, forged] {
                 let (first, _) = try Self.upload(app, target, cookie: cookie)
                 if target.hasPrefix("/admin/scan/") {
@@ -77,14 +77,15 @@ struct DashboardPreflightTests {
         let pages = app.application.routes.filter { $0.method == "GET" && ($0.pattern == "/admin" || $0.pattern.hasPrefix("/admin/")) && !$0.pattern.hasPrefix("/admin/v1/") }
             .map { $0.pattern.replacingOccurrences(of: ":eventId", with: event).replacingOccurrences(of: ":serialNumber", with: serial).replacingOccurrences(of: ":jobId", with: "job_1")
                 .replacingOccurrences(of: ":imageId", with: String(repeating: "0", count: 64)) }
-        #expect(pages.count == 14, "\(pages)")
+        #expect(pages.count == 16, "\(pages)")
         for page in pages {
             let client = try TestClient(port: app.port, timeout: 10)
             client.send("GET \(page) HTTP/1.1\r\nHost: x\r\nContent-Length: \(Self.bodySize)\r\nExpect: 100-continue\r\n\r\n")
             #expect(try client.readResponse()?.status == 413, "\(page)")
-            // Without a body the same page answers as always (a page, a redirect or a 401).
+            // Without a body the same page answers as always (a page, a redirect, a 401, or the
+            // page of a door-staff link that is no link).
             let plain = try app.request("GET", page)
-            #expect([200, 303, 401].contains(plain.status), "\(page): \(plain.status)")
+            #expect([200, 303, 401].contains(plain.status) || (page == "/admin/s/:code" && plain.status == 404), "\(page): \(plain.status)")
         }
     }
 
@@ -97,7 +98,7 @@ struct DashboardPreflightTests {
         let (viewer, _) = try DashboardClient.signIn(app, token: AdminRoleTests.token(app, role: .viewer))
         let (admin, _) = try DashboardClient.signIn(app, token: app.adminToken)
 
-        for target in Self.formTargets(app, event: event, serial: serial) where !["/admin/sign-in", "/admin/sign-out"].contains(target) && !target.hasPrefix("/admin/scan/") {
+        for target in Self.formTargets(app, event: event, serial: serial) where !["/admin/sign-in", "/admin/sign-out", "/admin/s/:code"].contains(target) && !target.hasPrefix("/admin/scan/") {
             let (first, _) = try Self.upload(app, target, cookie: viewer.cookie)
             #expect(first.status == 403 && first.text.contains("needs an admin token"), "\(target): \(first.status)")
         }

@@ -135,6 +135,9 @@
     if (body.result === "unknown_code" || body.result === "ambiguous_code" || body.result === "event_archived" || body.result === "event_ended") {
       return describeRefusal(body, name);
     }
+    if (body.result === "other_event") {
+      return ["bad", "Another event", ["This ticket is for another event: it does not check in at this door. Do not let in."]];
+    }
     if (body.result === "signature_required") {
       return ["bad", "Serial number only", ["This ticket has a signed QR code: scan the QR code on the pass. " +
                                             "A serial number alone does not let anyone in. Do not let in."]];

@@ -27,7 +27,7 @@ extension DashboardController {
             write(request) { visitor, form in try saveDesign(visitor, form, request) }
         }
         router.get("/admin/images/:imageId", maxBodySize: Self.pageBodyLimit, query: ["scale"]) { request in
-            guard (try? sessions.visitor(request)) ?? nil != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }
+            guard try sessions.visitor(request) != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }
             return try PassImageController.response(try PassImageController(store: store).image(request.parameters["imageId"]), scale: request.query["scale"], shared: false)
         }
     }

@@ -19,12 +19,12 @@ extension DashboardController {
         router.post("/admin/scan/checkins", preflight: scanPreflight()) { request in
             let visitor = try scanVisitor(request, posting: true)
             let scan = try ScanInput.single(request)
-            return ScanAnswer(try admin.desk.scan(scan, scanner: visitor.tokenName, requestID: request.requestID)).response
+            return ScanAnswer(try desk(for: visitor).scan(scan, scanner: visitor.tokenName, requestID: request.requestID)).response
         }
         router.post("/admin/scan/checkins:batch", preflight: scanPreflight()) { request in
             let visitor = try scanVisitor(request, posting: true)
             let scans = try ScanInput.batch(request)
-            return ScanAnswer.batch(try admin.desk.scan(batch: scans, scanner: visitor.tokenName, requestID: request.requestID))
+            return ScanAnswer.batch(try desk(for: visitor).scan(batch: scans, scanner: visitor.tokenName, requestID: request.requestID))
         }
         // A camera frame (PNG or JPEG) from a browser without `BarcodeDetector`: the codes in it,
         // which the page then checks in with the call above. Refused from the headers like the
@@ -34,12 +34,22 @@ extension DashboardController {
             return try frames.answer(request.body)
         }
         router.get("/admin/scan/events/:eventId/checkins", maxBodySize: Self.pageBodyLimit) { request in
-            _ = try scanVisitor(request, posting: false)
+            let visitor = try scanVisitor(request, posting: false)
+            if let only = visitor.eventID, request.parameters["eventId"] != only {
+                throw HTTPError(status: 403, code: "forbidden", message: "This phone is signed in for another event's door.")
+            }
             let count = try admin.desk.count(try admin.existingEvent(request))
             var response = Response.json(CheckInCountBody(count), encoder: .api)
             response.headers.replace(name: "Cache-Control", value: "private, no-store")
             return response
         }
+    }
+
+    /// The door a visitor scans at: a door-staff phone's checks in its event's tickets only.
+    func desk(for visitor: DashboardSessions.Visitor) -> CheckInDesk {
+        var desk = admin.desk
+        desk.onlyEvent = visitor.eventID
+        return desk
     }
 
     /// The visitor of a JSON call of the scanner page: 401 without a session, 403 for a role that
@@ -64,6 +74,11 @@ extension DashboardController {
         }
         guard let visitor else { return Self.redirect("/admin/") }
         return render(request, visitor: visitor) {
+            if let only = visitor.eventID {
+                // A door-staff phone's page has its one event, fixed.
+                let event = try organizer.event(id: only)
+                return .html(ScannerPage(events: [event], selected: event.id, visitor: visitor, notice: nil).render())
+            }
             let now = admin.now()
             var events = try store.withSession(.read) { session in
                 // Events that have not ended more than a day ago, soonest last (newest first).

@@ -17,6 +17,9 @@ struct DashboardController: Sendable {
     let sessions: DashboardSessions
     /// The scanner page's camera frames read on the server (`POST /admin/scan/decode`).
     let frames = FrameDecoding()
+    /// Lookups of door-staff sign-in links per client: a phone or a team behind one address signs
+    /// in at once, guessing codes is throttled to a trickle (`DoorStaff`).
+    let doorLinks = RateLimiter(burst: 30, perMinute: 10)
 
     var store: any Store { admin.store }
     var logger: Logger { admin.logger }
@@ -29,7 +32,7 @@ struct DashboardController: Sendable {
         "cancelled": "Ticket cancelled.", "rotated": "The download link was replaced; the previous one no longer works.",
         "email-queued": "Email queued.", "archived": "Event archived: changes no longer push phones.",
         "unarchived": "Event unarchived: changes push phones again.", "signed-out": "Signed out.",
-        "design-saved": "Design saved.",
+        "design-saved": "Design saved.", "door-revoked": "Scanner access revoked: its phones are signed out.",
         "template-uploaded": "Template uploaded. Check which ticket data each field shows, then save the mapping.",
         "template-replaced": "Template replaced; fields it still has keep their mapping.", "mapping-saved": "Mapping saved.",
     ]
@@ -80,9 +83,10 @@ struct DashboardController: Sendable {
         router.post("/admin/tickets/:serialNumber/email", preflight: formPreflight()) { request in write(request) { _, _ in try emailTicket(request) } }
         registerDesign(in: &router)
         registerScanner(in: &router)
+        registerDoorStaff(in: &router)
         registerTemplates(in: &router)
         router.get("/admin/jobs/:jobId/progress", maxBodySize: Self.pageBodyLimit) { request in
-            guard (try? sessions.visitor(request)) ?? nil != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }
+            guard try sessions.visitor(request) != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }
             var response = Response.json(try admin.jobDetails(id: request.parameters["jobId"]), encoder: .api)
             response.headers.replace(name: "Cache-Control", value: "private, no-store")
             return response

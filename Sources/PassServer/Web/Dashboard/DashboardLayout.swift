@@ -22,7 +22,7 @@ enum DashboardLayout {
         let navigation: HTML = """
             <header class="bar"><nav class="nav" aria-label="Dashboard">
             <a class="brand" href="/admin/">\(Icon.ticket)<span>PassServer</span></a>
-            <a href="/admin/">\(Icon.calendar)<span>Events</span></a>\(newEvent)
+            \(visitor.isDoorStaff ? nil : #"<a href="/admin/">\#(Icon.calendar)<span>Events</span></a>"# as HTML)\(newEvent)
             <a href="/admin/scan">\(Icon.scan)<span>Scanner</span></a>
             </nav>
             <div class="session"><span class="who">\(visitor.tokenName) (\(visitor.role.rawValue))</span>

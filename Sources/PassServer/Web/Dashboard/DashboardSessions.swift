@@ -46,18 +46,42 @@ struct DashboardSessions: Sendable {
         var tokenName: String
         var role: AdminRole
         var csrfToken: String
+        /// The event a door-staff phone is signed in for (a session opened with a scanner
+        /// access's link): its scanner page scans that event's tickets only, and it reaches no
+        /// other page. Nil for a token's session.
+        var eventID: String? = nil
         /// Whether this visitor may change anything (an admin token); viewers only read.
         var canWrite: Bool { role == .admin }
+        /// Whether this is a door-staff phone's session (`eventID` set).
+        var isDoorStaff: Bool { eventID != nil }
     }
+
+    /// The answer to a door-staff phone's session anywhere but its scanner page.
+    static let doorStaffRefused = HTTPError(
+        status: 403, code: "forbidden", message: "This phone is signed in for one event's scanner page only; it cannot open other pages."
+    )
 
     /// The visitor of a request carrying a valid, unexpired session cookie whose token is
     /// active and may read; nil otherwise. A scanner token's session counts only where
     /// `allowingScanner` (the scanner page, its JSON and signing out): it cannot read the rest.
+    /// A door-staff phone's session (`DoorStaff`) counts only where `allowingScanner`; elsewhere it
+    /// is refused with 403 (`doorStaffRefused`), so that phone learns it may not go there.
     func visitor(_ request: Request, allowingScanner: Bool = false) throws -> Visitor? {
         guard let id = Self.cookie(cookieName, in: request), Self.isPlausible(id) else { return nil }
-        guard let session = try store.withSession(.read, { try $0.adminSession(idHash: TokenVault.hash(id), now: now()) }),
-            session.token.role.permits(.viewer) || (allowingScanner && session.token.role == .scanner)
-        else { return nil }
+        let hash = try TokenVault.hash(id)
+        let (found, door) = try store.withSession(.read) { session -> (AdminSession?, ScannerSession?) in
+            if let found = try session.adminSession(idHash: hash, now: now()) { return (found, nil) }
+            return (nil, try session.scannerSession(idHash: hash, now: now()))
+        }
+        if let door {
+            guard allowingScanner else { throw Self.doorStaffRefused }
+            try DoorStaff.noteSeen(door, store: store, now: now())
+            return Visitor(
+                sessionIDHash: door.idHash, tokenName: door.access.name, role: .scanner, csrfToken: try Self.csrfToken(sessionID: id),
+                eventID: door.access.eventID
+            )
+        }
+        guard let session = found, session.token.role.permits(.viewer) || (allowingScanner && session.token.role == .scanner) else { return nil }
         return Visitor(
             sessionIDHash: session.idHash, tokenName: session.token.name, role: session.token.role, csrfToken: try Self.csrfToken(sessionID: id)
         )
@@ -82,10 +106,27 @@ struct DashboardSessions: Sendable {
         return (cookie(cookieName, value: id, maxAge: lifetime), stored.role)
     }
 
+    /// Opens a session of a usable scanner access for the phone sending `request`, lasting as long as the
+    /// access does (at most `lifetime`); returns the `Set-Cookie` value.
+    func signIn(_ access: ScannerAccess, request: Request) throws -> String {
+        let id = Crypto.randomToken(bytes: 32)
+        let start = now()
+        let end = min(access.expiresAt, start.addingTimeInterval(TimeInterval(lifetime)))
+        try store.withSession(.write) { session in
+            try session.createScannerSession(
+                idHash: TokenVault.hash(id), accessID: access.id, device: DoorStaff.device(request), now: start, expiresAt: end,
+                keepingNewest: DoorStaff.maxSessionsPerAccess
+            )
+        }
+        return cookie(cookieName, value: id, maxAge: max(1, Int(end.timeIntervalSince(start).rounded(.up))))
+    }
+
     /// Deletes the request's session (its cookie no longer works anywhere); returns the
     /// `Set-Cookie` value that clears it in the browser.
     func signOut(_ visitor: Visitor) throws -> String {
-        _ = try store.withSession(.write) { try $0.deleteAdminSession(idHash: visitor.sessionIDHash) }
+        _ = try store.withSession(.write) { session in
+            visitor.isDoorStaff ? try session.deleteScannerSession(idHash: visitor.sessionIDHash) : try session.deleteAdminSession(idHash: visitor.sessionIDHash)
+        }
         return cookie(cookieName, value: "", maxAge: 0)
     }
 

@@ -28,10 +28,11 @@ struct EventPage {
     func render() -> HTML {
         let id = event.id
         let actions: HTML = !visitor.canWrite
-            ? #"<div class="actions"><a class="button secondary" href="/admin/events/\#(id)/design" id="design-link">Pass design</a></div>"#
+            ? #"<div class="actions"><a class="button secondary" href="/admin/events/\#(id)/design" id="design-link">Pass design</a> <a class="button secondary" href="/admin/events/\#(id)/door-staff" id="door-staff-link">Door staff</a></div>"#
             : """
             <div class="actions"><a class="button" href="/admin/events/\(id)/edit">Edit event</a>
             <a class="button secondary" href="/admin/events/\(id)/design" id="design-link">Pass design</a>
+            <a class="button secondary" href="/admin/events/\(id)/door-staff" id="door-staff-link">Door staff</a>
             <form method="post" action="/admin/events/\(id)/archive" class="inline">\(DashboardLayout.csrf(visitor))
             <input type="hidden" name="archived" value="\(event.archivedAt == nil ? "true" : "false")">
             <button type="submit" class="secondary">\(event.archivedAt == nil ? "Archive" : "Unarchive")</button></form></div>

@@ -48,10 +48,19 @@ struct ScannerPage {
                 <p class="notice error" role="alert">A \(visitor.role.rawValue) token cannot check tickets in. Sign in with a scanner or admin token to scan.</p>
                 """
         }
+        // A door-staff phone scans for its one event: named, not chosen.
+        let chooser: HTML = if visitor.isDoorStaff, let event = events.first {
+            """
+            <p class="scan-event"><span class="scan-event-name">\(event.name)</span> · \(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone))</p>
+            <select id="f-event" name="event" hidden disabled><option value="\(event.id)" selected>\(event.name)</option></select>
+            """
+        } else {
+            DashboardLayout.select("event", label: "Event", options: options, selected: selected)
+        }
         let body: HTML = """
             <div id="scanner" class="scanner" data-csrf="\(visitor.csrfToken)" data-zones="\(zones)" data-can-scan="\(canScan ? "true" : "false")">
             <h1 class="sr-only">Scanner</h1>
-            \(DashboardLayout.select("event", label: "Event", options: options, selected: selected))
+            \(chooser)
             <p class="scan-count" id="scan-count-line" aria-live="polite"><span id="scan-count">–</span> checked in</p>
             \(scanner)
             </div>
