@@ -44,7 +44,7 @@ struct DashboardPreflightTests {
         let serial = try app.issueTicket(event: event)
         let targets = Self.formTargets(app, event: event, serial: serial)
         // Every form the dashboard has, the sign-in form and the scanner's three calls among them.
-        #expect(targets.count == 18, "\(targets)")
+        #expect(targets.count == 20, "\(targets)")
         let forged = "\(DashboardSessions.cookieName(secure: true))=\(Crypto.randomToken(bytes: 32))"
         for target in targets where target != "/admin/sign-in" {
             for cookie in [nil, forged] {
