@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PassIdentifiers
 import PassServerTesting
 import Storage
 import Testing
@@ -53,7 +54,7 @@ struct EventErasureTests {
                 """)
             try session.execute("""
                 INSERT INTO mail_outbox (pass_id, next_attempt_at, first_enqueued_at, last_status, last_reason, attempts)
-                VALUES (\(passes[2].id), \(Date().addingTimeInterval(3_600).storageMillis), 1, 451, \("451 try later: <\(Self.attendees[2].email)>"), 1)
+                VALUES (\(passes[2].id), \(Int64(Date().addingTimeInterval(3_600).timeIntervalSince1970 * 1_000)), 1, 451, \("451 try later: <\(Self.attendees[2].email)>"), 1)
                 """)
         }
         let checkedInAt = try #require(try app.admin("GET", "/admin/v1/tickets/\(serials[0])").jsonObject?["checkedInAt"] as? String)

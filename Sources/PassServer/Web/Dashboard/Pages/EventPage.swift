@@ -118,7 +118,7 @@ struct EventPage {
                     """
             }
             rows += """
-                <tr><td><a href="/admin/tickets/\(serial)">\(pass.attendeeName)</a></td>
+                <tr><td><a href="/admin/tickets/\(serial)">\(PassService.shownName(pass))</a></td>
                 <td>\(pass.seat ?? "")</td>
                 <td class="\(ticket.isActive ? "status-ok" : "status-bad")">\(ticket.isActive ? "active" : "cancelled")</td>
                 <td>\(pass.attendeeEmail ?? "")</td>
