@@ -26,7 +26,7 @@ package struct RetentionSweep: Sendable {
         var devices = 0
         var sessions = 0
         /// Events whose attendees' data was erased.
-        var erasedEvents = 0
+        package var erasedEvents = 0
         /// Tickets of deleted events removed, and the deleted events themselves.
         var deletedPasses = 0
         var deletedEvents = 0
@@ -36,7 +36,7 @@ package struct RetentionSweep: Sendable {
         package var tables: [(name: String, count: Int)] {
             [("push_log", pushLog), ("push_outbox_failed", failedPushes), ("mail_outbox_failed", failedEmails), ("jobs", jobs),
              ("registrations", registrations), ("devices", devices), ("admin_sessions", sessions),
-             ("events_erased", erasedEvents), ("passes", deletedPasses), ("events", deletedEvents)]
+             ("passes", deletedPasses), ("events", deletedEvents)]
         }
     }
 
@@ -103,7 +103,8 @@ package struct RetentionSweep: Sendable {
         removed.devices = devices
         var metadata: Logger.Metadata = ["duration_ms": "\(Int(now().timeIntervalSince(start) * 1_000))"]
         for table in removed.tables { metadata[table.name] = "\(table.count)" }
-        let total = removed.tables.reduce(0) { $0 + $1.count }
+        metadata["events_erased"] = "\(removed.erasedEvents)"
+        let total = removed.tables.reduce(removed.erasedEvents) { $0 + $1.count }
         logger.log(total > 0 ? .notice : .info, "retention sweep removed old rows", metadata)
         return removed
     }
