@@ -10,7 +10,22 @@ public import Foundation
 // Erasing (`eraseAttendees`) keeps every row and count and blanks what names a person: the
 // attendee's name, email, seat, external id and extra fields, the search text built from them,
 // the mail server's replies (which may quote the address) and emails still waiting to go out.
+//
+// Lock order, as the other writers take them (so that on PostgreSQL none of these waits for one of
+// them in a cycle): the event, its jobs, its passes in id order, push outbox rows (by push token and
+// pass type), mail outbox rows and ticket email states (by pass id), then registrations (by primary
+// key); a deleted pass's mail outbox row, email state and check-in go with it (the foreign keys'
+// cascade), which no writer locks registrations after. SQLite has one writer and no such waits.
 extension StoreSession {
+    /// Locks the event's passes in id order until the end of the transaction (PostgreSQL; a no-op
+    /// statement on SQLite, whose writer lock covers them), `limit` of them at most; returns their ids.
+    private func lockPasses(eventID: String, limit: Int? = nil) throws -> [Int64] {
+        let bound: SQLQuery = limit.map { " LIMIT \($0)" } ?? ""
+        return try execute("""
+            SELECT id FROM passes WHERE event_id = \(eventID) ORDER BY id\(bound)\(unsafeRaw: forUpdate)
+            """).map { try $0.int64("id") }
+    }
+
     /// Marks the event deleting: `deleting_at` set, unarchived (so the void reaches phones), its
     /// active tickets voided with `reason`, and a re-push job created that gives each of them a new
     /// revision and pushes it. One transaction. `.notFound` when there is no such event or it is
@@ -23,6 +38,7 @@ extension StoreSession {
                 RETURNING \(Self.eventColumns)
                 """)
             else { throw StorageError(.notFound, "no such event") }
+            _ = try lockPasses(eventID: id)
             try execute("""
                 UPDATE passes SET status = 'voided', void_reason = \(reason) WHERE event_id = \(id) AND status = 'active'
                 """)
@@ -44,8 +60,13 @@ extension StoreSession {
                 RETURNING \(Self.eventColumns)
                 """)
             else { throw StorageError(.notFound, "no such event") }
+            _ = try lockPasses(eventID: eventID)
             let passes: SQLQuery = "SELECT id FROM passes WHERE event_id = \(eventID)"
-            try execute("DELETE FROM mail_outbox WHERE pass_id IN (\(passes))")
+            try execute("""
+                DELETE FROM mail_outbox WHERE pass_id IN (
+                    SELECT pass_id FROM mail_outbox WHERE pass_id IN (\(passes)) ORDER BY pass_id\(unsafeRaw: forUpdate))
+                """)
+            try execute("SELECT pass_id FROM ticket_emails WHERE pass_id IN (\(passes)) ORDER BY pass_id\(unsafeRaw: forUpdate)")
             try execute("""
                 UPDATE ticket_emails SET reply = NULL,
                     state = CASE WHEN state = 'queued' THEN 'failed' ELSE state END,
@@ -109,20 +130,36 @@ extension StoreSession {
             guard try first("SELECT id FROM events WHERE id = \(id) AND deleting_at IS NOT NULL\(unsafeRaw: forUpdate)") != nil else {
                 return DeletedEventRemoval(passes: 0, devices: 0, eventRemoved: false)
             }
-            let batch: SQLQuery = "SELECT id FROM passes WHERE event_id = \(id) ORDER BY id LIMIT \(limit)"
-            let devices = try execute("""
-                DELETE FROM registrations WHERE pass_id IN (\(batch)) RETURNING device_library_identifier
-                """).map { try $0.string("device_library_identifier") }
-            let removedDevices = try deleteDevicesWithoutRegistrations(devices)
-            let passes = try execute("DELETE FROM passes WHERE id IN (\(batch)) RETURNING id").count
-            guard passes < limit else { return DeletedEventRemoval(passes: passes, devices: removedDevices, eventRemoved: false) }
-            try execute("UPDATE push_outbox SET event_id = NULL, job_id = NULL WHERE event_id = \(id)")
+            try execute("SELECT id FROM jobs WHERE event_id = \(id) ORDER BY id\(unsafeRaw: forUpdate)")
+            let ids = try lockPasses(eventID: id, limit: limit)
+            let last = ids.count < limit
+            if last {
+                // Pushes still waiting for its phones stay (they may carry other passes' changes).
+                try execute("""
+                    UPDATE push_outbox SET event_id = NULL, job_id = NULL WHERE id IN (
+                        SELECT id FROM push_outbox WHERE event_id = \(id)
+                        ORDER BY push_token\(unsafeRaw: bytewise), pass_type_identifier\(unsafeRaw: bytewise)\(unsafeRaw: forUpdate))
+                    """)
+            }
+            var removedDevices = 0
+            if let first = ids.first, let final = ids.last {
+                let batch: SQLQuery = "event_id = \(id) AND pass_id >= \(first) AND pass_id <= \(final)"
+                try execute("""
+                    SELECT device_library_identifier FROM registrations WHERE \(batch)
+                    ORDER BY device_library_identifier, pass_type_identifier, serial_number\(unsafeRaw: forUpdate)
+                    """)
+                let devices = try execute("DELETE FROM registrations WHERE \(batch) RETURNING device_library_identifier")
+                    .map { try $0.string("device_library_identifier") }
+                removedDevices = try deleteDevicesWithoutRegistrations(devices)
+                try execute("DELETE FROM passes WHERE event_id = \(id) AND id >= \(first) AND id <= \(final)")
+            }
+            guard last else { return DeletedEventRemoval(passes: ids.count, devices: removedDevices, eventRemoved: false) }
             try execute("DELETE FROM jobs WHERE event_id = \(id)")
             try execute("DELETE FROM event_devices WHERE event_id = \(id)")
             try execute("DELETE FROM event_tally_changes WHERE event_id = \(id)")
             try execute("DELETE FROM event_tallies WHERE event_id = \(id)")
             try execute("DELETE FROM events WHERE id = \(id)")
-            return DeletedEventRemoval(passes: passes, devices: removedDevices, eventRemoved: true)
+            return DeletedEventRemoval(passes: ids.count, devices: removedDevices, eventRemoved: true)
         }
     }
 }

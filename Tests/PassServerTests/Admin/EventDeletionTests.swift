@@ -11,12 +11,14 @@ import Testing
 /// removes the rows only once they have (or after the grace).
 @Suite("Admin API: deleting events", .offCooperativePool, .timeLimit(.minutes(5)))
 struct EventDeletionTests {
-    static func sweep(_ app: TestApp, now: Date = Date(), grace: Int = 7 * 86_400) throws -> RetentionSweep.Removed? {
+    static func sweep(_ app: TestApp, now: Date = Date(), grace: Int = 7 * 86_400, batchSize: Int = 1_000) throws -> RetentionSweep.Removed? {
         var retention = Configuration.Retention()
         retention.deletedEvents = grace
-        return try RetentionSweep(
+        var sweep = RetentionSweep(
             store: app.store, retention: retention, logger: Logger(label: "retention", sink: MemorySink()), holder: "test", now: { now }
-        ).run()
+        )
+        sweep.batchSize = batchSize
+        return try sweep.run()
     }
 
     @Test("a deleted event's phones are pushed and fetch the voided pass; its rows go once they have", arguments: Backend.allCases)
@@ -72,16 +74,21 @@ struct EventDeletionTests {
         #expect(try app.admin("GET", "/admin/v1/tickets/\(serial)").status == 404)
     }
 
-    @Test("after the grace, a deleted event goes even though a phone never fetched the voided pass", arguments: Backend.allCases)
+    @Test("after the grace, a deleted event goes even though a phone never fetched the voided pass, in batches of tickets", arguments: Backend.allCases)
     func graceRemoves(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
         let event = try app.createEvent(name: "Lost Phones")
-        let serial = try app.issueTicket(event: event)
-        #expect(try Phone(app: app).register(serial).status == 201)
+        let serials = try (1...5).map { try app.issueTicket(event: event, attendee: "Holder \($0)") }
+        for serial in serials { #expect(try Phone(app: app).register(serial).status == 201) }
         #expect(try app.admin("DELETE", "/admin/v1/events/\(event)?confirm=Lost%20Phones").status == 202)
         #expect(try Self.sweep(app, now: Date().addingTimeInterval(3_000), grace: 3_600)?.deletedEvents == 0)
-        #expect(try Self.sweep(app, now: Date().addingTimeInterval(3_700), grace: 3_600)?.deletedEvents == 1)
+        let removed = try #require(try Self.sweep(app, now: Date().addingTimeInterval(3_700), grace: 3_600, batchSize: 2))
+        #expect(removed.deletedEvents == 1 && removed.deletedPasses == 5 && removed.devices == 5, "\(removed)")
         #expect(try app.store.withSession(.read) { try $0.event(id: event) } == nil)
+        for table in ["event_tallies", "event_tally_changes", "event_devices", "jobs", "registrations"] {
+            let rows = try app.store.execute("SELECT count(*) AS n FROM \(unsafeRaw: table) WHERE event_id = \(event)")
+            #expect(try rows.first?.int64("n") == 0, "\(table)")
+        }
     }
 }
