@@ -86,6 +86,10 @@ def test():
     erase_and_delete(desktop)
     phone = sign_in(browser.PHONE, "phone")
     past_start(phone, "phone")
+    # The new event's page: the erase and delete forms fit a phone.
+    phone.assert_text("Erase or delete", "#danger-heading")
+    phone.assert_no_horizontal_scroll()
+    phone.screenshot("event-page-phone")
 
 
 if __name__ == "__main__":
