@@ -9,7 +9,8 @@ public import Foundation
 //
 // Erasing (`eraseAttendees`) keeps every row and count and blanks what names a person: the
 // attendee's name, email, seat, external id and extra fields, the search text built from them,
-// the mail server's replies (which may quote the address) and emails still waiting to go out.
+// cancellation reasons (the organizer's words, which may name the attendee), the mail server's
+// replies (which may quote the address) and emails still waiting to go out.
 //
 // Lock order, as the other writers take them (so that on PostgreSQL none of these waits for one of
 // them in a cycle): the event, its jobs, its passes in id order, push outbox rows (by push token and
@@ -76,7 +77,7 @@ extension StoreSession {
                 """)
             try execute("""
                 UPDATE passes SET attendee_name = '', attendee_email = NULL, seat = NULL, external_id = NULL, extra = NULL,
-                    search_text = lower(serial_number)
+                    search_text = lower(serial_number), void_reason = NULL
                 WHERE event_id = \(eventID)
                 """)
             let job = try createJob(kind: Job.repushKind, eventID: eventID, now: now)

@@ -17,7 +17,10 @@ struct EventErasureTests {
         (name: "Zebulonia Quaxworth\(index)", email: "zquax\(index)@erasure.example", seat: "QX-ROW-7\(index)", externalID: "EXT-QUAX-\(index)")
     }
 
-    static var secrets: [String] { attendees.flatMap { [$0.name, $0.email, $0.seat, $0.externalID] } }
+    /// The reason the third ticket was cancelled with, naming its attendee.
+    static let reason = "Refunded at Quaxworth3's request"
+
+    static var secrets: [String] { attendees.flatMap { [$0.name, $0.email, $0.seat, $0.externalID] } + [reason] }
 
     static func counts(_ app: TestApp, _ event: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Int] {
         let body = try #require(try app.admin("GET", "/admin/v1/events/\(event)").jsonObject, sourceLocation: sourceLocation)
@@ -40,6 +43,7 @@ struct EventErasureTests {
         }
         // One ticket checked in, one phone holding another, and what the mail server said about an
         // email (a reply quoting the address) and an email waiting with a temporary refusal.
+        #expect(try app.admin("POST", "/admin/v1/tickets/\(serials[2])/cancel", json: #"{"reason":"\#(Self.reason)"}"#).status == 200)
         let scanner = try Scanner(app)
         #expect(try scanner.scan(try scanner.code(serials[0]), gate: "North").status == 200)
         let phone = Phone(app: app)
@@ -59,7 +63,7 @@ struct EventErasureTests {
         }
         let checkedInAt = try #require(try app.admin("GET", "/admin/v1/tickets/\(serials[0])").jsonObject?["checkedInAt"] as? String)
         let before = try Self.counts(app, event)
-        #expect(before["tickets"] == 3 && before["checkedIn"] == 1 && before["registeredDevices"] == 1, "\(before)")
+        #expect(before["tickets"] == 3 && before["cancelled"] == 1 && before["checkedIn"] == 1 && before["registeredDevices"] == 1, "\(before)")
 
         // Before: the dump holds every attendee's texts (so the check below can see them).
         #expect(DatabaseDump.found(Self.secrets, in: try DatabaseDump.bytes(app, backend)) == Self.secrets)
