@@ -50,7 +50,7 @@ api() { curl -sf -X "$1" -H "Authorization: Bearer $admin" -H "Content-Type: app
 field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 
 event=$(api POST /admin/v1/events '{"name": "Autumn Jazz Night", "venue": "Harbour Hall, Main Stage",
-    "startsAt": "2026-10-17T19:30:00Z", "endsAt": "2026-10-17T23:00:00Z", "timeZone": "Europe/Lisbon"}' | field id)
+    "startsAt": "2026-10-17T19:30:00Z", "endsAt": "2026-10-17T23:00:00Z", "timeZone": "Europe/Lisbon", "confirmPastStart": true}' | field id)
 serials=()
 downloads=()
 while IFS='|' read -r name email seat; do

@@ -36,6 +36,9 @@ extension CommandLineInterface {
             for table in removed.tables {
                 context.standardOutput("\(table.name): \(table.count) removed")
             }
+            if configuration.retention.eraseAfterDays != nil {
+                context.standardOutput("events erased: \(removed.erasedEvents)")
+            }
             return ExitCode.success
         }
     }

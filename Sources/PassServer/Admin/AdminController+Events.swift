@@ -7,8 +7,11 @@ extension AdminController {
 
     /// `POST /admin/v1/events`: 201 with the event; 400 naming every invalid field.
     func createEvent(_ request: Request) throws -> Response {
-        var input = try AdminInput(request, allowed: Self.eventFields)
-        let event = try organizer.createEvent(input.eventDraft(), requestID: request.requestID)
+        var input = try AdminInput(request, allowed: Self.eventFields.union(["confirmPastStart"]))
+        var draft = input.eventDraft()
+        draft.confirmPastStart = input.boolean("confirmPastStart").value ?? false
+        draft.unreadable = input.unreadable
+        let event = try organizer.createEvent(draft, requestID: request.requestID)
         return .json(EventBody(event), status: 201, encoder: .api)
     }
 

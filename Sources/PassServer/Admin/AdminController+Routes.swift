@@ -13,6 +13,8 @@ extension AdminController {
         AdminRoute(.POST, "/admin/v1/events", role: .admin, AdminController.createEvent(_:)),
         AdminRoute(.GET, "/admin/v1/events/:eventId", role: .viewer, AdminController.showEvent(_:)),
         AdminRoute(.PATCH, "/admin/v1/events/:eventId", role: .admin, AdminController.updateEvent(_:)),
+        AdminRoute(.DELETE, "/admin/v1/events/:eventId", role: .admin, query: ["confirm"], AdminController.deleteEvent(_:)),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/erase", role: .admin, query: ["confirm"], AdminController.eraseEvent(_:)),
         AdminRoute(.POST, "/admin/v1/events/:eventId/archive", role: .admin, AdminController.archiveEvent(_:)),
         AdminRoute(.POST, "/admin/v1/events/:eventId/unarchive", role: .admin, AdminController.unarchiveEvent(_:)),
         AdminRoute(.POST, "/admin/v1/events/:eventId/tickets", role: .admin, AdminController.createTicket(_:)),

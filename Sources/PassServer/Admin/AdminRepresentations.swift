@@ -18,6 +18,8 @@ struct EventBody: Encodable {
     /// Whether changes of the event's tickets enqueue no pushes (see `archivedAt`).
     var archived: Bool
     var archivedAt: String?
+    /// When the attendees' data of its tickets was erased (absent while it is not).
+    var erasedAt: String?
     var counts: EventCountsBody?
     var reach: ReachBody?
     /// The tickets' emails by state (with `counts`).
@@ -37,6 +39,7 @@ struct EventBody: Encodable {
         updatedAt = ISODate.format(event.updatedAt)
         archived = event.archivedAt != nil
         archivedAt = event.archivedAt.map { ISODate.format($0) }
+        erasedAt = event.erasedAt.map { ISODate.format($0) }
         self.counts = counts.map(EventCountsBody.init)
         self.reach = reach
     }

@@ -122,6 +122,11 @@ extension Configuration {
         .seconds("JOB_RETENTION", "Finished re-push jobs are deleted this long after they finished", default: "90d", in: 3_600...(3_650 * 86_400), at: \.retention.jobs),
         .seconds("REGISTRATION_RETENTION", "Registrations of passes whose event ended this long ago are deleted (an event without an end counts from its start)", default: "180d", in: 86_400...(3_650 * 86_400), at: \.retention.registrations),
         .seconds("RETENTION_INTERVAL", "How often a server deletes what is past its retention (one instance at a time; `pass-server prune` does it on demand)", default: "1h", in: 1...86_400, at: \.retention.interval),
+        .seconds("DELETED_EVENT_GRACE", "A deleted event's voided passes are served this long at most; its rows go earlier once every registered phone has fetched the voided pass", default: "7d", in: 60...(365 * 86_400), at: \.retention.deletedEvents),
+        Setting("ERASE_AFTER_DAYS", "Erase attendees' names, emails, seats and extra fields this many days after their event ended (counts and check-in times stay); unset: never automatically", default: nil) {
+            config, raw throws(SettingProblem) in
+            config.retention.eraseAfterDays = try Parse.integer(raw, in: 1...3_650)
+        },
         .seconds("ADMIN_SESSION_TTL", "How long a dashboard sign-in (/admin/) lasts; expired sessions are deleted by the retention sweep", default: "12h", in: 60...(30 * 86_400), at: \.dashboard.sessionTTL),
         .seconds("CHECKIN_GRACE", "How long after an event's end (its start + 4 h when it has none) its tickets still check in; later scans are refused (event_ended)", default: "12h", in: 0...(30 * 86_400), at: \.checkIn.grace),
         .integer("DEVICE_LOG_CAPACITY", "Messages from phones (/v1/log) kept; older ones are dropped", default: "10000", in: 1...10_000_000, at: \.deviceLogCapacity),

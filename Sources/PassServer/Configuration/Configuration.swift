@@ -147,6 +147,12 @@ public struct Configuration: Sendable, Equatable {
         public var registrations = 180 * 86_400
         /// Seconds between two sweeps of one server.
         public var interval = 3_600
+        /// Seconds a deleting event's rows are kept at most (they go earlier once every registered
+        /// phone was told and served the voided pass).
+        public var deletedEvents = 7 * 86_400
+        /// Days after an event ended (or started, without an end) that its attendees' data is
+        /// erased; nil: never automatically.
+        public var eraseAfterDays: Int? = nil
         public init() {}
     }
 

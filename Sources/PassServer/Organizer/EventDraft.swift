@@ -13,6 +13,9 @@ struct EventDraft: Sendable, Equatable {
     var template: String?
     /// nil: `en`.
     var language: String?
+    /// The organizer confirmed that the event starts in the past (a start in the past is
+    /// otherwise refused as `start_in_past`: most often a wrong day or year typed).
+    var confirmPastStart = false
     /// What the transport could not read into the fields above (a value of the wrong kind, an
     /// unknown field); reported with the draft's own problems.
     var unreadable: [OrganizerError.Issue] = []

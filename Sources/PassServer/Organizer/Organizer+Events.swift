@@ -15,6 +15,12 @@ extension Organizer {
         if let startsAt, let endsAt, endsAt < startsAt { check.problem("endsAt", Self.endsBeforeStartProblem) }
         try check.validate()
         guard let name, let venue, let startsAt else { throw OrganizerError.invalid(check.allIssues) }
+        if startsAt < now() && !draft.confirmPastStart {
+            throw OrganizerError.conflict(
+                code: Self.startInPastCode,
+                message: "startsAt: the event starts in the past; send \"confirmPastStart\": true to create it anyway"
+            )
+        }
         let new = NewEvent(
             name: name, venue: venue, startsAt: startsAt, endsAt: endsAt, timeZone: timeZone ?? "UTC", template: template ?? "event-ticket",
             language: language ?? "en"
@@ -111,6 +117,9 @@ extension Organizer {
         }
         return EventList(events: events, nextCursor: next)
     }
+
+    /// The refusal of a new event starting in the past without `confirmPastStart`.
+    static let startInPastCode = "start_in_past"
 
     private static let endsBeforeStartProblem = "must not be before startsAt"
 

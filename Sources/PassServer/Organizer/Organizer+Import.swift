@@ -40,6 +40,7 @@ extension Organizer {
     /// one (a repeated upload emails no one twice). A row whose external id the event already has
     /// returns that ticket.
     func importTickets(_ event: Event, check: TicketImportCheck, notify: Bool, requestID: String) throws -> TicketImportOutcome {
+        try requireNotErased(event)
         if notify { try emailCheck(event.template) }
         guard check.problems.isEmpty else { return .invalid(check.problems) }
         let tickets = check.tickets

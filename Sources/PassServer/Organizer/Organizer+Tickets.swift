@@ -21,6 +21,7 @@ extension Organizer {
     /// event already has, that ticket is returned (`created` false), so a retried request never
     /// issues twice.
     func issueTicket(_ draft: TicketDraft, of event: Event, notify: Bool, requestID: String) throws -> IssuedTicket {
+        try requireNotErased(event)
         var check = FieldCheck(reported: draft.unreadable, fields: TicketDraft.fields + ["notify"])
         let ticket = self.check(draft, declared: templateFields(of: event), &check)
         let notify = check.value("notify", notify) ?? false

@@ -25,9 +25,12 @@ struct Organizer: Sendable {
 
     // MARK: Lookups
 
-    /// The event with this id; `notFound` when there is none (or it is not an id).
+    /// The event with this id; `notFound` when there is none (or it is not an id) or it was
+    /// deleted (its rows wait only for phones to fetch the voided passes).
     func event(id: String?) throws -> Event {
-        guard let id, AdminIdentifiers.isPlausible(id), let event = try store.withSession(.read, { try $0.event(id: id) }) else {
+        guard let id, AdminIdentifiers.isPlausible(id), let event = try store.withSession(.read, { try $0.event(id: id) }),
+            event.deletingAt == nil
+        else {
             throw OrganizerError.notFound("No such event.")
         }
         return event

@@ -9,15 +9,17 @@ import Storage
 /// Wallet" button; Wallet, `curl` and anything else that does not rank `text/html` above the pass
 /// get the current signed pass, as does `?format=pkpass` (the button's link).
 ///
-/// Pages are cached like signed passes, by pass and revision (and language): every change to a
-/// ticket or its event bumps the pass's revision, so a cached page is never served for a changed
-/// ticket, and a page costs the same one lookup as the pass. The page holds no token (its button
+/// Pages are cached like signed passes, by pass and revision (and language, and whether the event
+/// has ended): every change to a ticket or its event bumps the pass's revision, so a cached page is
+/// never served for a changed ticket; a page costs the lookups of the pass and its event. The page holds no token (its button
 /// links `?format=pkpass` relative to itself), so rotating a link leaves it valid.
 struct DownloadController: Sendable {
     let store: any Store
     let passes: PassService
     /// Rendered pages; a page is a few kilobytes.
     let pages = BundleCache<HTML.Encoded>(maxBytes: 32 << 20)
+    /// Whether an event has ended (the page then says so) is decided at this time.
+    var now: @Sendable () -> Date = Date.init
 
     /// The representations of the link.
     enum Format: Equatable {
@@ -83,17 +85,23 @@ struct DownloadController: Sendable {
 
     private func page(_ pass: StoredPass, request: Request) throws -> Response {
         let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
-        let key = BundleKey(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision, variant: language)
+        guard let eventID = pass.eventID, let event = try store.withSession(.read, { try $0.event(id: eventID) }) else {
+            throw PassServiceError("pass \(pass.serialNumber) has no event")
+        }
+        // The page changes when the event ends, with no new revision: one variant before, one after.
+        let ended = DoorHours.end(startsAt: event.startsAt, endsAt: event.endsAt) < now()
+        let key = BundleKey(
+            passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision,
+            variant: language + (ended ? "-ended" : "")
+        )
         let page = try pages.bundle(for: key) {
-            guard let eventID = pass.eventID, let event = try store.withSession(.read, { try $0.event(id: eventID) }) else {
-                throw PassServiceError("pass \(pass.serialNumber) has no event")
-            }
             let barcode = try passes.barcode(for: pass, event: event)
             let ticket = AttendeePage.Ticket(
                 organizationName: passes.organizationName, eventName: event.name, venue: event.venue, startsAt: event.startsAt,
-                timeZone: event.timeZone, attendeeName: pass.attendeeName, seat: pass.seat, cancelled: pass.status == .cancelled,
+                timeZone: event.timeZone, attendeeName: PassService.shownName(pass), seat: pass.seat, cancelled: pass.status == .cancelled,
                 cancellationReason: pass.cancellationReason, serialNumber: pass.serialNumber.rawValue,
-                barcode: barcode.map { ($0.messageBytes, $0.altText) }, passURL: "?format=pkpass", look: try? look(pass, event: event)
+                barcode: barcode.map { ($0.messageBytes, $0.altText) }, passURL: "?format=pkpass", look: try? look(pass, event: event),
+                ended: ended
             )
             return AttendeePage.render(ticket, language: language).encoded
         }

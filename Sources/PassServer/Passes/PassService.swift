@@ -70,11 +70,19 @@ final class PassService: Sendable {
 
     var cacheStatistics: (hits: Int, misses: Int, entries: Int) { cache.statistics }
 
+    /// What an erased ticket's pass and page show for the attendee's name (erasing leaves it empty).
+    static let erasedName = "Attendee data erased"
+
+    /// The name a pass shows: the attendee's, or `erasedName` once it was erased.
+    static func shownName(_ pass: StoredPass) -> String {
+        pass.attendeeName.isEmpty ? erasedName : pass.attendeeName
+    }
+
     /// The template values of a pass.
     func ticketData(for pass: StoredPass, event: Event?) throws -> TicketData {
         guard let event else { throw PassServiceError("pass \(pass.serialNumber) has no event") }
         return try ticketData(
-            passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, attendeeName: pass.attendeeName, seat: pass.seat,
+            passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, attendeeName: Self.shownName(pass), seat: pass.seat,
             extra: pass.extra, cancelled: pass.status == .cancelled, cancellationReason: pass.cancellationReason, checkedInAt: pass.checkedInAt, event: event
         )
     }

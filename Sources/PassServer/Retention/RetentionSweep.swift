@@ -5,8 +5,11 @@ package import Storage
 /// Deletes what is past its retention: push log entries and failed push and email outbox rows
 /// older than `PUSH_LOG_RETENTION` (a ticket's email status keeps its failure), jobs finished
 /// longer than `JOB_RETENTION` ago, registrations of passes whose event ended more than
-/// `REGISTRATION_RETENTION` ago (with the devices left without any), and dashboard sessions
-/// that have expired.
+/// `REGISTRATION_RETENTION` ago (with the devices left without any), dashboard sessions that
+/// have expired, and deleted events: a deleted event's rows (tickets, registrations, check-ins,
+/// email states, jobs, tallies) go once every phone registered for one of its passes was told and
+/// served the voided pass, or `DELETED_EVENT_GRACE` after the deletion. With `ERASE_AFTER_DAYS`
+/// set, it also erases the attendees' data of events that ended longer ago than that.
 ///
 /// Every delete is a bounded batch in its own short statement or transaction, so a sweep never
 /// holds locks for long. One process at a time sweeps: the sweep holds the `retention` lease,
@@ -22,12 +25,18 @@ package struct RetentionSweep: Sendable {
         var registrations = 0
         var devices = 0
         var sessions = 0
+        /// Events whose attendees' data was erased.
+        package var erasedEvents = 0
+        /// Tickets of deleted events removed, and the deleted events themselves.
+        var deletedPasses = 0
+        var deletedEvents = 0
 
         /// Table (`push_outbox_failed`, `mail_outbox_failed`: failed rows of those outboxes) and
         /// count, in sweep order.
         package var tables: [(name: String, count: Int)] {
             [("push_log", pushLog), ("push_outbox_failed", failedPushes), ("mail_outbox_failed", failedEmails), ("jobs", jobs),
-             ("registrations", registrations), ("devices", devices), ("admin_sessions", sessions)]
+             ("registrations", registrations), ("devices", devices), ("admin_sessions", sessions),
+             ("passes", deletedPasses), ("events", deletedEvents)]
         }
     }
 
@@ -85,15 +94,52 @@ package struct RetentionSweep: Sendable {
             }
             try drain(shouldStop, into: &removed.sessions) { try $0.deleteExpiredAdminSessions(before: start, limit: batchSize) }
             try drain(shouldStop, into: &removed.sessions) { try $0.deleteExpiredScannerSessions(before: start, limit: batchSize) }
+            try removeDeletedEvents(shouldStop, cutoff: start.addingTimeInterval(-TimeInterval(retention.deletedEvents)), into: &removed, devices: &devices)
+            if let days = retention.eraseAfterDays {
+                try eraseEndedEvents(shouldStop, cutoff: start.addingTimeInterval(-TimeInterval(days) * 86_400), into: &removed)
+            }
         } catch is Interrupted {
             logger.warning("retention sweep interrupted; the next sweep goes on", ["reason": shouldStop() ? "stopping" : "lease lost"])
         }
         removed.devices = devices
         var metadata: Logger.Metadata = ["duration_ms": "\(Int(now().timeIntervalSince(start) * 1_000))"]
         for table in removed.tables { metadata[table.name] = "\(table.count)" }
-        let total = removed.tables.reduce(0) { $0 + $1.count }
+        metadata["events_erased"] = "\(removed.erasedEvents)"
+        let total = removed.tables.reduce(removed.erasedEvents) { $0 + $1.count }
         logger.log(total > 0 ? .notice : .info, "retention sweep removed old rows", metadata)
         return removed
+    }
+
+    /// Removes deleted events whose phones had their chance (`deletedEventsToRemove`), each in
+    /// batches of tickets.
+    private func removeDeletedEvents(_ shouldStop: () -> Bool, cutoff: Date, into removed: inout Removed, devices: inout Int) throws {
+        let events = try store.withSession(.read) { try $0.deletedEventsToRemove(deletedBefore: cutoff, limit: batchSize) }
+        for id in events {
+            while true {
+                let batch = try store.withSession(.write) { try $0.removeDeletedEvent(id: id, limit: batchSize) }
+                removed.deletedPasses += batch.passes
+                devices += batch.devices
+                if batch.eventRemoved {
+                    removed.deletedEvents += 1
+                    logger.notice("deleted event removed", ["event.id": id])
+                }
+                guard !batch.eventRemoved && batch.passes > 0 else { break }
+                try renewLease(shouldStop)
+            }
+        }
+    }
+
+    /// Erases the attendees' data of events that ended before `cutoff`, one event per transaction.
+    private func eraseEndedEvents(_ shouldStop: () -> Bool, cutoff: Date, into removed: inout Removed) throws {
+        try drain(shouldStop, into: &removed.erasedEvents) { session in
+            let events = try session.eventsToErase(endedBefore: cutoff, limit: batchSize)
+            for id in events {
+                let (_, job) = try session.eraseAttendees(eventID: id, now: now())
+                logger.notice("attendee data erased", ["event.id": id, "job.id": job.id, "reason": "ERASE_AFTER_DAYS"])
+            }
+            return events.count
+        }
+        if removed.erasedEvents > 0 { try store.withSession(.write) { try $0.compactErasedData() } }
     }
 
     /// Runs `batch` until it removes fewer than a full batch, adding each count to `total` and
@@ -103,10 +149,15 @@ package struct RetentionSweep: Sendable {
             let count = try store.withSession(.write, batch)
             total += count
             guard count >= batchSize else { return }
-            let renewed = try store.withSession(.write) {
-                try $0.acquireLease(Self.leaseName, holder: holder, now: now(), duration: lease)
-            }
-            guard renewed, !shouldStop() else { throw Interrupted() }
+            try renewLease(shouldStop)
         }
+    }
+
+    /// Renews the lease between two batches; `Interrupted` when it was lost or the sweep should stop.
+    private func renewLease(_ shouldStop: () -> Bool) throws {
+        let renewed = try store.withSession(.write) {
+            try $0.acquireLease(Self.leaseName, holder: holder, now: now(), duration: lease)
+        }
+        guard renewed, !shouldStop() else { throw Interrupted() }
     }
 }

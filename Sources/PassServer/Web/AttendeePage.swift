@@ -28,6 +28,8 @@ enum AttendeePage {
         var passURL: String
         /// The pass's look; nil draws no band.
         var look: Look? = nil
+        /// The event is over: the page says so and offers no pass to add.
+        var ended = false
     }
 
     /// The colours, logo and logo text of the pass, as the page's band shows them.
@@ -72,7 +74,7 @@ enum AttendeePage {
     /// The page's texts in one language.
     struct Texts: Sendable {
         let yourTicket, date, venue, attendee, seat, generalAdmission, status, valid, cancelled: String
-        let cancelledNotice, reason, addToWallet, walletHint, ticketCode, showAtEntrance, ticketNumber: String
+        let cancelledNotice, endedNotice, reason, addToWallet, walletHint, ticketCode, showAtEntrance, ticketNumber: String
         let qrLabel: @Sendable (String) -> String
         let notFoundTitle, notFoundText: String
     }
@@ -80,7 +82,7 @@ enum AttendeePage {
     static let english = Texts(
         yourTicket: "Your ticket", date: "Date", venue: "Venue", attendee: "Attendee", seat: "Seat",
         generalAdmission: "General admission", status: "Status", valid: "Valid", cancelled: "Cancelled",
-        cancelledNotice: "This ticket has been cancelled.", reason: "Reason:",
+        cancelledNotice: "This ticket has been cancelled.", endedNotice: "This event has ended.", reason: "Reason:",
         addToWallet: "Add to Apple Wallet", walletHint: "On an iPhone, the ticket then updates by itself when anything changes.",
         ticketCode: "Ticket code", showAtEntrance: "Show this code at the entrance.", ticketNumber: "Ticket number",
         qrLabel: { "QR code of ticket \($0)" },
@@ -91,7 +93,7 @@ enum AttendeePage {
     static let japanese = Texts(
         yourTicket: "チケット", date: "日時", venue: "会場", attendee: "参加者", seat: "座席",
         generalAdmission: "自由席", status: "ステータス", valid: "有効", cancelled: "キャンセル済み",
-        cancelledNotice: "このチケットはキャンセルされました。", reason: "理由：",
+        cancelledNotice: "このチケットはキャンセルされました。", endedNotice: "このイベントは終了しました。", reason: "理由：",
         addToWallet: "Apple Walletに追加", walletHint: "iPhoneでは、イベントに変更があるとチケットが自動で更新されます。",
         ticketCode: "チケットコード", showAtEntrance: "入場時にこのコードをご提示ください。", ticketNumber: "チケット番号",
         qrLabel: { "チケット \($0) のQRコード" },
@@ -120,7 +122,18 @@ enum AttendeePage {
                 <div class="notice notice-bad" role="status"><p><strong>\(text.cancelledNotice)</strong></p>\(reason)</div>
 
                 """
+        } else if ticket.ended {
+            notice = """
+                <div class="notice" role="status"><p><strong>\(text.endedNotice)</strong></p></div>
+
+                """
         }
+        // An ended event's pass is of no more use in Wallet.
+        let wallet: HTML = ticket.ended ? .empty : """
+            <p class="wallet"><a class="button" href="\(url: ticket.passURL)">\(text.addToWallet)</a></p>
+            <p class="muted">\(text.walletHint)</p>
+
+            """
         let seat = ticket.seat.flatMap { $0.isEmpty ? nil : $0 } ?? text.generalAdmission
         var code = HTML.empty
         // A cancelled ticket admits no one: no code to show at the door.
@@ -146,9 +159,7 @@ enum AttendeePage {
             <div><dt>\(text.seat)</dt><dd>\(seat)</dd></div>
             <div><dt>\(text.status)</dt><dd class="\(ticket.cancelled ? "status-bad" : "status-ok")">\(ticket.cancelled ? text.cancelled : text.valid)</dd></div>
             </dl>
-            <p class="wallet"><a class="button" href="\(url: ticket.passURL)">\(text.addToWallet)</a></p>
-            <p class="muted">\(text.walletHint)</p>
-            \(code)</main>
+            \(wallet)\(code)</main>
             """
         return HTML.document(title: "\(ticket.eventName) — \(text.yourTicket)", language: language, body: body)
     }

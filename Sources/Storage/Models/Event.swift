@@ -22,6 +22,11 @@ public struct Event: Sendable, Equatable {
     public var language: String
     /// The event's own pass design as the application encodes it; nil: the template as it is.
     public var design: String?
+    /// When an admin deleted the event; nil while it is not deleted. A deleting event's tickets
+    /// are voided and still served to phones until the retention sweep removes it.
+    public var deletingAt: Date? = nil
+    /// When its attendees' data was erased; nil while it is not.
+    public var erasedAt: Date? = nil
 }
 
 // Read from the store in an extension, so the type keeps its memberwise initializer.
@@ -40,6 +45,8 @@ extension Event {
         archivedAt = try row.optionalDate("archived_at")
         language = try row.string("language")
         design = try row.optionalString("design")
+        deletingAt = try row.optionalDate("deleting_at")
+        erasedAt = try row.optionalDate("erased_at")
     }
 }
 

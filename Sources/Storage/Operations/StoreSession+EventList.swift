@@ -5,7 +5,8 @@ extension StoreSession {
     /// unique, so the order is total and keyset paging after `position` never skips or repeats an
     /// event, whatever is inserted meanwhile).
     public func events(matching filter: EventFilter, after position: EventListPosition? = nil, limit: Int) throws -> [Event] {
-        var conditions: [SQLQuery] = []
+        // A deleting event is gone for organizers; only phones still see its voided passes.
+        var conditions: [SQLQuery] = ["deleting_at IS NULL"]
         if let search = filter.search {
             conditions.append("search_text LIKE \(SearchText.containsPattern(search)) ESCAPE '\\'")
         }
@@ -17,7 +18,7 @@ extension StoreSession {
         if let position {
             conditions.append("(starts_at < \(position.startsAtMillis) OR (starts_at = \(position.startsAtMillis) AND id > \(position.id)))")
         }
-        let filterSQL: SQLQuery = conditions.isEmpty ? "" : "WHERE \(SQLQuery.joined(conditions, separator: " AND "))"
+        let filterSQL: SQLQuery = "WHERE \(SQLQuery.joined(conditions, separator: " AND "))"
         return try execute("""
             SELECT \(Self.eventColumns) FROM events \(filterSQL)
             ORDER BY starts_at DESC, id LIMIT \(limit)

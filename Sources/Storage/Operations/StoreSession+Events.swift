@@ -3,6 +3,7 @@ public import Foundation
 extension StoreSession {
     static let eventColumnNames = [
         "id", "name", "venue", "starts_at", "ends_at", "time_zone", "template", "revision", "created_at", "updated_at", "archived_at", "language", "design",
+        "deleting_at", "erased_at",
     ]
     static let eventColumns = SQLQuery(unsafeRaw: eventColumnNames.joined(separator: ", "))
 

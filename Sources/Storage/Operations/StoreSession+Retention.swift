@@ -65,22 +65,28 @@ extension StoreSession {
                     LIMIT \(limit))
                 RETURNING device_library_identifier
                 """).map { try $0.string("device_library_identifier") }
-            var removed = RegistrationsRemoved(registrations: devices.count, devices: 0)
-            // Fixed-size chunks (the last one padded with a repeat) keep this to one statement text.
-            let distinct = Array(Set(devices)).sorted()
-            let chunkSize = 50
-            for start in stride(from: 0, to: distinct.count, by: chunkSize) {
-                var chunk = Array(distinct[start..<min(start + chunkSize, distinct.count)])
-                chunk += Array(repeating: chunk[chunk.count - 1], count: chunkSize - chunk.count)
-                let list = SQLQuery.joined(chunk.map { "\($0)" }, separator: ", ")
-                removed.devices += try execute("""
-                    DELETE FROM devices WHERE device_library_identifier IN (\(list))
-                      AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_library_identifier = devices.device_library_identifier)
-                    RETURNING device_library_identifier
-                    """).count
-            }
-            return removed
+            return RegistrationsRemoved(registrations: devices.count, devices: try deleteDevicesWithoutRegistrations(devices))
         }
+    }
+
+    /// Deletes those of `devices` (device library identifiers, repeats allowed) left without any
+    /// registration; returns how many. Fixed-size chunks (the last one padded with a repeat) keep
+    /// this to one statement text.
+    func deleteDevicesWithoutRegistrations(_ devices: [String]) throws -> Int {
+        let distinct = Array(Set(devices)).sorted()
+        let chunkSize = 50
+        var removed = 0
+        for start in stride(from: 0, to: distinct.count, by: chunkSize) {
+            var chunk = Array(distinct[start..<min(start + chunkSize, distinct.count)])
+            chunk += Array(repeating: chunk[chunk.count - 1], count: chunkSize - chunk.count)
+            let list = SQLQuery.joined(chunk.map { "\($0)" }, separator: ", ")
+            removed += try execute("""
+                DELETE FROM devices WHERE device_library_identifier IN (\(list))
+                  AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_library_identifier = devices.device_library_identifier)
+                RETURNING device_library_identifier
+                """).count
+        }
+        return removed
     }
 }
 

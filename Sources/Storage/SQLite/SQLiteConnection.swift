@@ -31,7 +31,9 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         handle = db
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
-        try executeScript("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+        // `secure_delete`: deleted and overwritten content is zeroed in the file, so erased attendee
+        // data does not linger in free pages or free space within pages.
+        try executeScript("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;")
     }
 
     deinit {

@@ -30,7 +30,7 @@ struct AdminInputLimitTests {
     }
 
     private func eventJSON(startsAt: String, timeZone: String = "UTC") -> String {
-        #"{"name":"Edge","venue":"Hall","startsAt":"\#(startsAt)","timeZone":"\#(timeZone)"}"#
+        #"{"name":"Edge","venue":"Hall","startsAt":"\#(startsAt)","timeZone":"\#(timeZone)","confirmPastStart":true}"#
     }
 
     @Test("years 1969 and 10000 and offsets beyond ±18:00 get 400; nothing is stored", arguments: Backend.allCases)

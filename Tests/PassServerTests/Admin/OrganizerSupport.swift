@@ -62,7 +62,9 @@ enum OrganizerSupport {
         _ app: TestApp, name: String = "Swift Night", venue: String = "Tokyo Hall", startsAt: String = "2027-03-01T19:00:00+09:00",
         template: String = "event-ticket", sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> String {
-        let body: [String: Any] = ["name": name, "venue": venue, "startsAt": startsAt, "timeZone": "Asia/Tokyo", "template": template]
+        let body: [String: Any] = [
+            "name": name, "venue": venue, "startsAt": startsAt, "timeZone": "Asia/Tokyo", "template": template, "confirmPastStart": true,
+        ]
         let response = try app.admin("POST", "/admin/v1/events", json: String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self))
         return try #require(response.jsonObject?["id"] as? String, "event not created: \(response.status) \(response.text)", sourceLocation: sourceLocation)
     }

@@ -33,6 +33,8 @@ struct PruneCommandTests {
             registrations: 2 removed
             devices: 1 removed
             admin_sessions: 0 removed
+            passes: 0 removed
+            events: 0 removed
 
             """)
         #expect(try RetentionRows.remaining(store) == RetentionRows.survivors(exactEdge: false))

@@ -16,7 +16,7 @@ struct DoorHoursTests {
     static func event(_ app: TestApp, name: String, startsAt: Date, endsAt: Date? = nil) throws -> String {
         let ends = endsAt.map { #","endsAt":"\#(ISODate.format($0))""# } ?? ""
         let response = try app.admin(
-            "POST", "/admin/v1/events", json: #"{"name":"\#(name)","venue":"Hall","startsAt":"\#(ISODate.format(startsAt))"\#(ends),"timeZone":"Europe/Lisbon"}"#
+            "POST", "/admin/v1/events", json: #"{"name":"\#(name)","venue":"Hall","startsAt":"\#(ISODate.format(startsAt))"\#(ends),"timeZone":"Europe/Lisbon","confirmPastStart":true}"#
         )
         guard response.status == 201, let id = response.jsonObject?["id"] as? String else {
             throw TestClient.Failure(description: "event not created: \(response.status) \(response.text)")

@@ -44,6 +44,17 @@ struct ConfigurationTests {
         #expect(configuration.push.maxRetryAge == 10_800)
     }
 
+    @Test("ERASE_AFTER_DAYS is off unless set, a whole number of days from 1; DELETED_EVENT_GRACE is a duration")
+    func erasure() throws {
+        #expect(try Configuration.load(environment: [:]).retention.eraseAfterDays == nil)
+        #expect(try Configuration.load(environment: ["ERASE_AFTER_DAYS": "30"]).retention.eraseAfterDays == 30)
+        #expect(try Configuration.load(environment: [:], arguments: ["--erase-after-days", "7"]).retention.eraseAfterDays == 7)
+        for refused in ["0", "-1", "30d", "many"] {
+            #expect(throws: ConfigurationError.self, "\(refused)") { _ = try Configuration.load(environment: ["ERASE_AFTER_DAYS": refused]) }
+        }
+        #expect(try Configuration.load(environment: ["DELETED_EVENT_GRACE": "2d"]).retention.deletedEvents == 172_800)
+    }
+
     @Test("every problem is reported together")
     func problemsTogether() {
         #expect {

@@ -44,7 +44,7 @@ struct DashboardPreflightTests {
         let serial = try app.issueTicket(event: event)
         let targets = Self.formTargets(app, event: event, serial: serial)
         // Every form the dashboard has, the sign-in forms (tokens, door-staff links) and the scanner's three calls among them.
-        #expect(targets.count == 21, "\(targets)")
+        #expect(targets.count == 23, "\(targets)")
         let forged = "\(DashboardSessions.cookieName(secure: true))=\(Crypto.randomToken(bytes: 32))"
         for target in targets where !["/admin/sign-in", "/admin/s/:code"].contains(target) {
             for cookie in [nil, forged] {

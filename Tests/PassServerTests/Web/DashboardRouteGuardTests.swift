@@ -64,7 +64,8 @@ struct DashboardRouteGuardTests {
         "/admin/templates/:templateName/mapping", "/admin/events/:eventId/tickets", "/admin/events/:eventId/import", "/admin/events/:eventId/edit", "/admin/tickets/:serialNumber",
         "/admin/tickets/:serialNumber/email", "/admin/events/:eventId/email", "/admin/tickets/:serialNumber/download-link",
         "/admin/scan/checkins", "/admin/scan/checkins:batch", "/admin/tickets/:serialNumber/cancel", "/admin/events/:eventId/design",
-        "/admin/events/:eventId/door-staff", "/admin/events/:eventId/archive", "/admin/events", "/admin/templates", "/admin/sign-out",
+        "/admin/events/:eventId/door-staff", "/admin/events/:eventId/archive", "/admin/events", "/admin/templates", "/admin/events/:eventId/erase",
+        "/admin/events/:eventId/delete", "/admin/sign-out",
     ]
 
     struct Fixture {
@@ -96,6 +97,9 @@ struct DashboardRouteGuardTests {
             ], changes: true)
         case "/admin/events/:eventId/archive": return Call(path: path, form: [("archived", "true")], changes: true)
         case "/admin/events/:eventId/door-staff": return Call(path: path, form: [("name", "Forged gate")], changes: true)
+        // The event's name typed (`app.createEvent()`'s), as the organizer confirms.
+        case "/admin/events/:eventId/erase": return Call(path: path, form: [("confirmErase", "Swift Night")], changes: true)
+        case "/admin/events/:eventId/delete": return Call(path: path, form: [("confirmDelete", "Swift Night")], changes: true)
         case "/admin/events/:eventId/design": return Call(path: path, form: [("backgroundColor", "#102030"), ("logoText", "Forged")], changes: true)
         case "/admin/events/:eventId/tickets": return Call(path: path, form: [("attendeeName", "Mallory"), ("seat", "Z9")], changes: true)
         case "/admin/events/:eventId/import":

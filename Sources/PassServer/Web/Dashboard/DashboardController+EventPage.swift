@@ -6,7 +6,9 @@ import Storage
 extension DashboardController {
     /// `GET /admin/events/{id}`: the event's counts, the job it follows and a page of its tickets
     /// (search, status filter, cursor from the query), rendered by `EventPage`.
-    func eventPage(_ request: Request, _ visitor: DashboardSessions.Visitor, issuing form: FormState? = nil) throws -> Response {
+    func eventPage(
+        _ request: Request, _ visitor: DashboardSessions.Visitor, issuing form: FormState? = nil, refusal: OrganizerError? = nil
+    ) throws -> Response {
         let event = try organizer.event(id: request.parameters["eventId"])
         let details = try organizer.details(of: event)
         let search = request.query["q"].map(AdminText.trimmed) ?? ""
@@ -23,9 +25,9 @@ extension DashboardController {
         let rendered = EventPage(
             details: details, tickets: page, search: search, status: statusFilter, job: try followedJob(event, request), visitor: visitor,
             templateFields: organizer.templateFields(of: event), mailEnabled: admin.mail.isEnabled, issuing: form ?? FormState(),
-            notice: Self.notice(request)
+            notice: refusal.map { DashboardLayout.Notice(text: $0.errorMessage, isError: true) } ?? Self.notice(request)
         )
-        return .html(rendered.render(), status: form?.status ?? 200)
+        return .html(rendered.render(), status: refusal?.status ?? form?.status ?? 200)
     }
 
     /// The job named by `?job=`, or the event's latest job while it runs.
@@ -68,6 +70,28 @@ extension DashboardController {
         } catch let refusal as OrganizerError {
             guard let shown = FormState(form).refused(refusal) else { throw refusal }
             return try eventPage(request, visitor, issuing: shown)
+        }
+    }
+
+    /// `POST /admin/events/{id}/erase`: erases the attendees' data once the name typed matches.
+    func erase(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
+        let event = try organizer.event(id: request.parameters["eventId"])
+        do {
+            let update = try organizer.eraseEvent(event, confirmation: form["confirmErase"], requestID: request.requestID)
+            return Self.redirect("/admin/events/\(event.id)?notice=erased").with(job: update.job?.id)
+        } catch let refusal as OrganizerError where refusal.status == 409 {
+            return try eventPage(request, visitor, refusal: refusal)
+        }
+    }
+
+    /// `POST /admin/events/{id}/delete`: deletes the event once the name typed matches.
+    func delete(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
+        let event = try organizer.event(id: request.parameters["eventId"])
+        do {
+            _ = try organizer.deleteEvent(event, confirmation: form["confirmDelete"], requestID: request.requestID)
+            return Self.redirect("/admin/?notice=deleted")
+        } catch let refusal as OrganizerError where refusal.status == 409 {
+            return try eventPage(request, visitor, refusal: refusal)
         }
     }
 

@@ -22,9 +22,10 @@ extension DashboardController {
 
     // MARK: Create and edit
 
-    func newEventPage(_ visitor: DashboardSessions.Visitor, form: FormState) throws -> Response {
+    func newEventPage(_ visitor: DashboardSessions.Visitor, form: FormState, confirmingPastStart: Bool = false) throws -> Response {
         guard visitor.canWrite else { throw AdminAuthentication.forbidden(visitor.role, needs: .admin) }
-        let page = EventFormPage(form: form, templateNames: organizer.templateNames, visitor: visitor)
+        var page = EventFormPage(form: form, templateNames: organizer.templateNames, visitor: visitor)
+        page.confirmingPastStart = confirmingPastStart
         return .html(page.render(), status: form.status)
     }
 
@@ -33,8 +34,12 @@ extension DashboardController {
             let event = try organizer.createEvent(Self.eventDraft(form), requestID: request.requestID)
             return Self.redirect("/admin/events/\(event.id)?notice=created")
         } catch let refusal as OrganizerError {
-            guard let shown = FormState(form).refused(refusal) else { throw refusal }
-            return try newEventPage(visitor, form: shown)
+            guard var shown = FormState(form).refused(refusal) else { throw refusal }
+            // A start in the past is asked about, not refused: the same form once more, with the
+            // question and a button that confirms it.
+            let pastStart = refusal.errorCode == Organizer.startInPastCode
+            if pastStart { shown.message = EventFormPage.pastStartQuestion }
+            return try newEventPage(visitor, form: shown, confirmingPastStart: pastStart)
         }
     }
 
@@ -79,6 +84,7 @@ extension DashboardController {
         let zone = draft.timeZone ?? "UTC"
         draft.startsAt = localDate(form, "startsAt", timeZone: zone, &draft.unreadable)
         draft.endsAt = localDate(form, "endsAt", timeZone: zone, &draft.unreadable)
+        draft.confirmPastStart = form["confirmPastStart"] == "true"
         return draft
     }
 

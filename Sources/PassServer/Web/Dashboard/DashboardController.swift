@@ -33,6 +33,8 @@ struct DashboardController: Sendable {
         "email-queued": "Email queued.", "archived": "Event archived: changes no longer push phones.",
         "unarchived": "Event unarchived: changes push phones again.", "signed-out": "Signed out.",
         "design-saved": "Design saved.", "door-revoked": "Scanner access revoked: its phones are signed out.",
+        "erased": "Attendee data erased: names, emails, seats and extra fields are gone; the counts stay.",
+        "deleted": "Event deleted: its tickets are voided and phones are being updated; the rows go once they have.",
         "template-uploaded": "Template uploaded. Check which ticket data each field shows, then save the mapping.",
         "template-replaced": "Template replaced; fields it still has keep their mapping.", "mapping-saved": "Mapping saved.",
     ]
@@ -63,6 +65,8 @@ struct DashboardController: Sendable {
         }
         router.post("/admin/events/:eventId/edit", preflight: formPreflight()) { request in write(request) { visitor, form in try updateEvent(visitor, form, request) } }
         router.post("/admin/events/:eventId/archive", preflight: formPreflight()) { request in write(request) { _, form in try archive(form, request) } }
+        router.post("/admin/events/:eventId/erase", preflight: formPreflight()) { request in write(request) { visitor, form in try erase(visitor, form, request) } }
+        router.post("/admin/events/:eventId/delete", preflight: formPreflight()) { request in write(request) { visitor, form in try delete(visitor, form, request) } }
         router.post("/admin/events/:eventId/tickets", preflight: formPreflight()) { request in write(request) { visitor, form in try issueTicket(visitor, form, request) } }
         router.post("/admin/events/:eventId/import", maxBodySize: Self.importBodyLimit, preflight: importPreflight()) { request in
             write(request) { visitor, form in try importTickets(visitor, form, request) }

@@ -52,6 +52,7 @@ struct EventPage {
             body += issueForm
             body += ImportPage.form(event, visitor, templateFields: templateFields, csv: nil)
             body += emailSection
+            body += dangerSection
         }
         return DashboardLayout.page(
             title: event.name, visitor: visitor, notice: issuing.notice(shown: TicketForm.shownFields(templateFields)) ?? notice, body: body,
@@ -118,7 +119,7 @@ struct EventPage {
                     """
             }
             rows += """
-                <tr><td><a href="/admin/tickets/\(serial)">\(pass.attendeeName)</a></td>
+                <tr><td><a href="/admin/tickets/\(serial)">\(PassService.shownName(pass))</a></td>
                 <td>\(pass.seat ?? "")</td>
                 <td class="\(ticket.isActive ? "status-ok" : "status-bad")">\(ticket.isActive ? "active" : "cancelled")</td>
                 <td>\(pass.attendeeEmail ?? "")</td>
@@ -163,6 +164,27 @@ struct EventPage {
             \(notify)
             <p><button type="submit">Issue ticket</button></p>
             </form></details>
+            """
+    }
+
+    /// Erasing the attendees' data and deleting the event, each confirmed by typing the event's name.
+    private var dangerSection: HTML {
+        let id = event.id
+        let erased: HTML = event.erasedAt.map {
+            #"<p class="muted" id="erased">Attendee data erased on \#(DashboardLayout.dateText($0, timeZone: event.timeZone)).</p>"#
+        } ?? ""
+        return """
+            <section class="danger" aria-labelledby="danger-heading">
+            <h2 id="danger-heading">Erase or delete</h2>
+            \(erased)<form method="post" action="/admin/events/\(id)/erase" class="stack" id="erase-form">\(DashboardLayout.csrf(visitor))
+            <p>Erasing removes every attendee's name, email, seat, external id and extra fields; the counts and check-in times stay, and passes show "Attendee data erased".</p>
+            \(DashboardLayout.field("confirmErase", label: "Type the event's name to confirm", attributes: "required autocomplete=off"))
+            <p><button type="submit" class="danger">Erase attendee data</button></p></form>
+            <form method="post" action="/admin/events/\(id)/delete" class="stack" id="delete-form">\(DashboardLayout.csrf(visitor))
+            <p>Deleting voids every ticket and updates the phones holding one; the event and its tickets are then removed for good.</p>
+            \(DashboardLayout.field("confirmDelete", label: "Type the event's name to confirm", attributes: "required autocomplete=off"))
+            <p><button type="submit" class="danger">Delete event</button></p></form>
+            </section>
             """
     }
 

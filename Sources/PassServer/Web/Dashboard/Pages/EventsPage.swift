@@ -56,6 +56,10 @@ struct EventFormPage {
     var form: FormState
     var templateNames: [String]
     var visitor: DashboardSessions.Visitor
+    /// The new event starts in the past: the form asks whether to create it anyway.
+    var confirmingPastStart = false
+
+    static let pastStartQuestion = "This event started in the past — create anyway?"
 
     func render() -> HTML {
         let body: HTML
@@ -75,8 +79,8 @@ struct EventFormPage {
             body = """
                 <h1>New event</h1>
                 <form method="post" action="/admin/events" class="stack">\(DashboardLayout.csrf(visitor))
-                \(fields)
-                <p><button type="submit">Create event</button> <a href="/admin/">Cancel</a></p>
+                \(fields)\(confirmingPastStart ? #"<input type="hidden" name="confirmPastStart" value="true">"# as HTML : "")
+                <p><button type="submit" id="create-event">\(confirmingPastStart ? "Create anyway" : "Create event")</button> <a href="/admin/">Cancel</a></p>
                 </form>
                 """
         }

@@ -39,7 +39,7 @@ struct TicketPage {
         body += """
             </p>
             <div class="page-head"><div>
-            <h1>\(pass.attendeeName)</h1>
+            <h1>\(PassService.shownName(pass))</h1>
             <p class="subtitle">Status: <strong id="ticket-status" class="pill \(active ? "status-ok" : "status-bad")">\(active ? "active" : "cancelled")</strong>\
             \(pass.cancellationReason.map { " — reason: <span id=\"void-reason\">\($0)</span>" as HTML }) · serial <code>\(serial)</code></p>
             </div></div>
@@ -93,7 +93,7 @@ struct TicketPage {
         body += "</div></div>"
         body += devices
         let refusal = event.flatMap { _ in holder?.notice(shown: TicketForm.shownFields(templateFields)) } ?? cancelling?.notice(shown: ["reason"])
-        return DashboardLayout.page(title: pass.attendeeName, visitor: visitor, notice: notice ?? refusal, body: body)
+        return DashboardLayout.page(title: PassService.shownName(pass), visitor: visitor, notice: notice ?? refusal, body: body)
     }
 
     /// The values of a ticket's holder form as stored.
