@@ -239,7 +239,7 @@ struct DoorStaffTests {
         }
         // No access to a door that is closed.
         let past = try #require(
-            try app.admin("POST", "/admin/v1/events", json: #"{"name":"Past","venue":"Hall","startsAt":"2020-01-01T19:00:00Z"}"#).jsonObject?["id"] as? String
+            try app.admin("POST", "/admin/v1/events", json: #"{"name":"Past","venue":"Hall","startsAt":"2020-01-01T19:00:00Z","confirmPastStart":true}"#).jsonObject?["id"] as? String
         )
         let over = try app.admin("POST", "/admin/v1/events/\(past)/scanner-access", json: #"{"name":"Late gate"}"#)
         #expect(over.status == 409 && over.errorCode == "event_ended", "\(over.status) \(over.text)")
