@@ -29,7 +29,7 @@ struct DashboardController: Sendable {
         "cancelled": "Ticket cancelled.", "rotated": "The download link was replaced; the previous one no longer works.",
         "email-queued": "Email queued.", "archived": "Event archived: changes no longer push phones.",
         "unarchived": "Event unarchived: changes push phones again.", "signed-out": "Signed out.",
-        "design-saved": "Design saved.",
+        "design-saved": "Design saved.", "checkin-undone": "Check-in undone: the ticket can be checked in again.",
         "template-uploaded": "Template uploaded. Check which ticket data each field shows, then save the mapping.",
         "template-replaced": "Template replaced; fields it still has keep their mapping.", "mapping-saved": "Mapping saved.",
     ]
@@ -52,7 +52,7 @@ struct DashboardController: Sendable {
         }
         router.get("/admin/events/new", maxBodySize: Self.pageBodyLimit) { request in read(request) { visitor in try newEventPage(visitor, form: FormState()) } }
         router.post("/admin/events", preflight: formPreflight()) { request in write(request) { visitor, form in try createEvent(visitor, form, request) } }
-        router.get("/admin/events/:eventId", maxBodySize: Self.pageBodyLimit, query: ["q", "status", "cursor", "notice", "count", "job"]) { request in
+        router.get("/admin/events/:eventId", maxBodySize: Self.pageBodyLimit, query: ["q", "status", "checkedIn", "cursor", "notice", "count", "job"]) { request in
             read(request) { visitor in try eventPage(request, visitor) }
         }
         router.get("/admin/events/:eventId/edit", maxBodySize: Self.pageBodyLimit) { request in
@@ -78,6 +78,12 @@ struct DashboardController: Sendable {
         router.post("/admin/tickets/:serialNumber/cancel", preflight: formPreflight()) { request in write(request) { visitor, form in try cancelTicket(visitor, form, request) } }
         router.post("/admin/tickets/:serialNumber/download-link", preflight: formPreflight()) { request in write(request) { _, form in try rotateLink(form, request) } }
         router.post("/admin/tickets/:serialNumber/email", preflight: formPreflight()) { request in write(request) { _, _ in try emailTicket(request) } }
+        router.post("/admin/tickets/:serialNumber/checkin/undo", preflight: formPreflight()) { request in
+            write(request) { visitor, form in try undoCheckIn(visitor, form, request) }
+        }
+        router.get("/admin/events/:eventId/attendance", maxBodySize: Self.pageBodyLimit) { request in
+            read(request) { visitor in try attendancePage(request, visitor) }
+        }
         registerDesign(in: &router)
         registerScanner(in: &router)
         registerTemplates(in: &router)
