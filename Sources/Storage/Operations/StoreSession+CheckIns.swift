@@ -60,20 +60,13 @@ extension StoreSession {
             guard locked.pass.checkedInAt != nil else {
                 return try apply(PassChange(), to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(id)", final: true, now: now)
             }
-            let kept: SQLQuery = """
+            // Kept first (the pass is locked: its `checkins` row cannot change meanwhile), then
+            // deleted with the pass change, in its round trip.
+            try execute("""
                 INSERT INTO checkin_undos (pass_id, checked_in_at, gate, scanner, undone_at, undone_by)
-                SELECT pass_id, checked_in_at, gate, scanner, \(now.storageMillis), \(undoneBy)
-                """
-            let removal: SQLQuery
-            switch dialect {
-            case .postgres:
-                // One statement, sent with the pass change and COMMIT.
-                removal = "WITH gone AS (DELETE FROM checkins WHERE pass_id = \(id) RETURNING *) \(kept) FROM gone"
-            case .sqlite:
-                try execute("\(kept) FROM checkins WHERE pass_id = \(id)")
-                removal = "DELETE FROM checkins WHERE pass_id = \(id)"
-            }
-            return try apply(PassChange(checkedInAt: .some(nil)), to: locked, alongside: removal, final: true, now: now)
+                SELECT pass_id, checked_in_at, gate, scanner, CAST(\(now.storageMillis) AS BIGINT), CAST(\(undoneBy) AS TEXT) FROM checkins WHERE pass_id = \(id)
+                """)
+            return try apply(PassChange(checkedInAt: .some(nil)), to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(id)", final: true, now: now)
         }
     }
 

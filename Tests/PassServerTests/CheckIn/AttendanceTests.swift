@@ -103,7 +103,7 @@ struct AttendanceTests {
 
         let before = Date()
         let undone = try admin.post("\(ticketPage)/checkin/undo", [("confirm", "yes")], csrf: try admin.csrf(on: ticketPage))
-        #expect(undone.status == 303)
+        #expect(undone.status == 303, "\(app.logs.lines.filter { $0.contains("failed") })")
         #expect(undone.header("Location") == "\(ticketPage)?notice=checkin-undone")
         #expect(try Self.checkedInAt(app, serial) == nil, "not checked in any more")
         let adminName = try #require(try app.store.execute("SELECT name FROM admin_tokens WHERE role = 'admin'").first?.string("name"))
@@ -111,7 +111,7 @@ struct AttendanceTests {
         // Logged by the server, and kept where the ticket page and the API show it.
         let logged = app.logs.lines.filter { $0.contains("check-in undone") }
         #expect(logged.count == 1 && logged.allSatisfy { $0.contains(adminName) && $0.contains(serial) }, "\(logged)")
-        let after = try admin.get(ticketPage)
+        let after = try admin.get("\(ticketPage)?notice=checkin-undone")
         #expect(after.text.contains("Check-in undone: the ticket can be checked in again."))
         let rows = AttendanceFixture.tableRows("undone-checkins", in: after.text)
         #expect(rows.count == 1)
