@@ -57,9 +57,9 @@ struct AttendanceAxis: Sendable, Equatable {
     var widths: [Int64]
     var maxBuckets: Int
 
-    /// Issue and Wallet times, which spread over weeks: at most 48 bars, from a quarter hour to a week.
+    /// Issue and Wallet times, which spread over weeks: at most 36 bars, from a quarter hour to a week.
     static let overview = AttendanceAxis(
-        widths: [15, 30, 60, 120, 180, 360, 720, 1_440, 2_880, 10_080].map { $0 * minute }, maxBuckets: 48
+        widths: [15, 30, 60, 120, 180, 360, 720, 1_440, 2_880, 10_080].map { $0 * minute }, maxBuckets: 36
     )
     /// The door: a quarter hour, up to a day of them; a wider span (a stray early scan) widens the buckets.
     static let door = AttendanceAxis(widths: [15, 30, 60, 120, 180, 360, 720, 1_440].map { $0 * minute }, maxBuckets: 96)

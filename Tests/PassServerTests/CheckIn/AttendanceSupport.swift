@@ -24,10 +24,13 @@ struct AttendanceFixture {
 
     static let types = ["General", "VIP", "Student"]
 
-    /// `count` tickets, types round-robin, issued over the last `spread` hours (their `created_at`
-    /// set in the database, one hour apart from the earliest).
-    init(_ backend: Backend, tickets count: Int = 9, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        app = try TestApp.start(backend)
+    /// `count` tickets, types round-robin, issued one an hour, the last an hour ago (their
+    /// `created_at` set in the database).
+    init(
+        _ backend: Backend, tickets count: Int = 9, sourceLocation: SourceLocation = #_sourceLocation,
+        configure: (inout Configuration) -> Void = { _ in }
+    ) throws {
+        app = try TestApp.start(backend, configure: configure)
         event = try app.createEvent(name: "Attendance <Night>")
         let body = "[" + (0..<count).map { #"{"attendeeName":"Guest \#($0)","extra":{"ticketType":"\#(Self.types[$0 % Self.types.count])"}}"# }
             .joined(separator: ",") + "]"

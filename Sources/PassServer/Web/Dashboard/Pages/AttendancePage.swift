@@ -81,7 +81,7 @@ struct AttendancePage {
             + "\(DashboardLayout.count(attendance.noShows)) not (no-shows, once the doors have closed)."
         return Plot.rows(
             id: "plot-no-shows", title: "Who came", summary: summary, headers: ["Tickets", "Checked in", "Not checked in"],
-            rows: [Plot.Row(label: "Active tickets", values: [attendance.checkedIn, attendance.noShows])], classes: ["bar", "bar-out"],
+            rows: [Plot.Row(label: "Active tickets", values: [attendance.checkedIn, attendance.noShows])], classes: ["plot-bar", "plot-bar-out"],
             legend: ["Checked in", "Not checked in"]
         )
     }
@@ -96,7 +96,7 @@ struct AttendancePage {
         return Plot.rows(
             id: "plot-types", title: "By ticket type",
             summary: "Active tickets of each ticket type (the ticketType field), checked in and not; \(attendance.ticketTypes.count) types.",
-            headers: ["Ticket type", "Checked in", "Not checked in"], rows: rows, classes: ["bar", "bar-out"], legend: ["Checked in", "Not checked in"]
+            headers: ["Ticket type", "Checked in", "Not checked in"], rows: rows, classes: ["plot-bar", "plot-bar-out"], legend: ["Checked in", "Not checked in"]
         )
     }
 
@@ -109,7 +109,7 @@ struct AttendancePage {
         return Plot.rows(
             id: "plot-gates", title: "By gate",
             summary: "\(DashboardLayout.count(total)) check-ins at \(attendance.gates.count) gates, a ticket cancelled after it came in included.",
-            headers: ["Gate", "Check-ins"], rows: rows, classes: ["bar"], legend: ["Check-ins"]
+            headers: ["Gate", "Check-ins"], rows: rows, classes: ["plot-bar"], legend: ["Check-ins"]
         )
     }
 

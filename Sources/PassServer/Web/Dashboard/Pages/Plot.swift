@@ -41,7 +41,7 @@ enum Plot {
             let barHeight = Double(column.value) / Double(peak) * plotHeight
             let x = left + Double(index) * step
             marks += """
-                <rect class="bar" x="\(number(x + gap / 2))" y="\(number(top + plotHeight - barHeight))" width="\(number(max(step - gap, 0.5)))" \
+                <rect class="plot-bar" x="\(number(x + gap / 2))" y="\(number(top + plotHeight - barHeight))" width="\(number(max(step - gap, 0.5)))" \
                 height="\(number(barHeight))" data-value="\(column.value)"><title>\(column.label): \(DashboardLayout.count(column.value))</title></rect>
                 """
         }
