@@ -42,6 +42,21 @@ public enum BenchmarkCommandLine {
                     return ExitCode.success
                 },
                 Command(
+                    "attendance", summary: "The attendance page of an event of N tickets and M check-ins, rendered as the dashboard does: p50/p99 (bench/attendance.sh).",
+                    usage: "[--tickets N] [--check-ins M] [--renders R] [--database-url URL] (a database without the benchmark's event)"
+                ) { arguments, context in
+                    let (options, configuration) = try CommandLineInterface.commandOptions(arguments, context: context, valued: ["tickets", "check-ins", "renders"])
+                    guard let tickets = Int(options.options["tickets"] ?? "100000"), tickets > 0,
+                        let checkIns = Int(options.options["check-ins"] ?? "60000"), checkIns >= 0,
+                        let renders = Int(options.options["renders"] ?? "200"), renders > 0
+                    else { throw UsageError("--tickets, --check-ins and --renders must be positive numbers") }
+                    let store = try Application.openStore(configuration, creatingSQLiteFile: true)
+                    defer { store.close() }
+                    let result = try AttendanceBenchmark.run(store: store, tickets: tickets, checkIns: checkIns, renders: renders)
+                    context.standardOutput(result.markdownRow(backend: store.backend) + String(format: " seeded in %.1f s, page %d bytes", result.seedSeconds, result.bytes))
+                    return ExitCode.success
+                },
+                Command(
                     "bundles", summary: "Signed bundles built per second.",
                     usage: "[--threads N] [--seconds S]"
                 ) { arguments, context in

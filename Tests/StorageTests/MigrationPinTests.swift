@@ -28,7 +28,7 @@ struct MigrationPinTests {
         14: (postgres: "b3171d1efd694ed0628f139f595b45f4e2354cb62bc2f8af920dc1216e2acccb", sqlite: "b3171d1efd694ed0628f139f595b45f4e2354cb62bc2f8af920dc1216e2acccb"),
         15: (postgres: "e90a53478d0632dd6fdd2b45b536dc2ab463172fc9e7bd97e93961bf90644d65", sqlite: "a493ae81bef21f9988b1da16ee30d64c9212cab8b2d0fb656fe7bdc5a8499e2c"),
         16: (postgres: "30b5afb230e2fc845739f82ffa930ed5f14241ae0019fadfb50a54f208d7499f", sqlite: "30b5afb230e2fc845739f82ffa930ed5f14241ae0019fadfb50a54f208d7499f"),
-        19: (postgres: "258402247be22f3472bfb7e5fb4509f069f91ac3147eae5c813d1f8fc51a43f1", sqlite: "6968806df19fdbc76f3feb29b5aad4c3787c61b19c9bc0d3b412fa1ac2253821"),
+        19: (postgres: "209a1907bc1012ab7c90a94030de0e4155a8d5ff09f09ab5ab2b6eee468dc7e2", sqlite: "f2339a6b389c96f0c5b4867bb0086f5ed8490d29a6c17f0265719400c26bb257"),
     ]
 
     @Test("every applied migration's SQL is the SQL it shipped with", arguments: Backend.allCases)

@@ -36,7 +36,7 @@ struct Attendance: Sendable, Equatable {
             guard let span = try session.span(kind, eventID: eventID) else { return nil }
             let (buckets, count) = axis.buckets(for: span, offsetMillis: offsetMillis)
             var counts = [Int](repeating: 0, count: count)
-            for (bucket, value) in try session.histogram(kind, eventID: eventID, buckets: buckets) where counts.indices.contains(bucket) {
+            for (bucket, value) in try session.histogram(kind, eventID: eventID, buckets: buckets, count: count) where counts.indices.contains(bucket) {
                 counts[bucket] = value
             }
             return Series(buckets: buckets, counts: counts)

@@ -4,8 +4,8 @@ public import Foundation
 public enum AttendanceSeries: String, Sendable, CaseIterable {
     /// Tickets by issue time (`passes.created_at`), cancelled ones included: they were issued.
     case issued
-    /// Passes by their first registration (when a phone first added the pass to Wallet), among the
-    /// registrations the event's passes have now (a phone that removed the pass no longer counts).
+    /// Passes by their first registration (when a phone first added the pass to Wallet), kept
+    /// when that phone removes it again (`passes.wallet_added_at`).
     case walletAdds
     /// Check-ins by when they were scanned, a ticket cancelled after it came in included.
     case checkIns

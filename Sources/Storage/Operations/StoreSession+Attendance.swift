@@ -16,36 +16,25 @@ extension StoreSession {
         return AttendanceSpan(first: Date(storageMillis: first), last: Date(storageMillis: last))
     }
 
-    /// How many of `series` fall in each of `buckets` (bucket number → count; empty buckets are
-    /// missing). Times before the origin are not counted.
-    public func histogram(_ series: AttendanceSeries, eventID: String, buckets: AttendanceBuckets) throws -> [Int: Int] {
+    /// How many of `series` fall in each of the first `count` of `buckets` (bucket number →
+    /// count). One range count per bucket in one statement: each reads its stretch of the index
+    /// in order, so the whole series costs one pass over the event's entries and no sort.
+    public func histogram(_ series: AttendanceSeries, eventID: String, buckets: AttendanceBuckets, count: Int) throws -> [Int: Int] {
+        guard count > 0 else { return [:] }
+        let (table, column) = Self.source(series)
         let origin = buckets.originMillis
         let width = max(buckets.widthMillis, 1)
-        let query: SQLQuery
-        switch series {
-        case .issued, .checkIns:
-            let (table, column) = Self.source(series)
-            query = """
-                SELECT (\(column) - \(origin)) / \(width) AS bucket, count(*) AS n FROM \(table)
-                WHERE event_id = \(eventID) AND \(column) >= \(origin) GROUP BY 1
-                """
-        case .walletAdds:
-            // The first registration of each pass: one group per pass, read in (pass, time) order
-            // from `registrations_event_first`, then counted by bucket.
-            query = """
-                SELECT (added - \(origin)) / \(width) AS bucket, count(*) AS n FROM (
-                    SELECT min(created_at) AS added FROM registrations WHERE event_id = \(eventID) GROUP BY pass_id) firsts
-                WHERE added >= \(origin) GROUP BY 1
-                """
-        }
+        let start: SQLQuery = "CAST(\(origin) AS BIGINT) + b.i * CAST(\(width) AS BIGINT)"
         var counts: [Int: Int] = [:]
-        for row in try execute(query) { counts[try row.int("bucket")] = try row.int("n") }
+        for row in try execute("""
+            WITH RECURSIVE b(i) AS (SELECT CAST(0 AS BIGINT) UNION ALL SELECT i + 1 FROM b WHERE i < \(Int64(count - 1)))
+            SELECT b.i AS bucket, (SELECT count(*) FROM \(table) WHERE event_id = \(eventID) AND \(column) >= \(start)
+                AND \(column) < \(start) + CAST(\(width) AS BIGINT)) AS n
+            FROM b
+            """) {
+            counts[try row.int("bucket")] = try row.int("n")
+        }
         return counts
-    }
-
-    /// How many passes of the event a phone holds now (each counted once, however many phones).
-    public func passesInWallet(eventID: String) throws -> Int {
-        try first("SELECT count(*) AS n FROM (SELECT pass_id FROM registrations WHERE event_id = \(eventID) GROUP BY pass_id) held")?.int("n") ?? 0
     }
 
     /// The event's active tickets by ticket type (`passes.ticket_type`, the `ticketType` extra
@@ -61,7 +50,8 @@ extension StoreSession {
         .sorted { ($0.ticketType ?? "\u{10FFFF}") < ($1.ticketType ?? "\u{10FFFF}") }
     }
 
-    /// The event's check-ins by gate, most first (ties by gate name).
+    /// The event's check-ins by gate, most first (ties by gate name), read in gate order from
+    /// `checkins_event_gate`.
     public func gateCounts(eventID: String) throws -> [GateCount] {
         try execute("SELECT gate, count(*) AS n FROM checkins WHERE event_id = \(eventID) GROUP BY gate")
             .map { row in GateCount(gate: try row.optionalString("gate"), checkIns: try row.int("n")) }
@@ -72,7 +62,7 @@ extension StoreSession {
     private static func source(_ series: AttendanceSeries) -> (table: SQLQuery, column: SQLQuery) {
         switch series {
         case .issued: ("passes", "created_at")
-        case .walletAdds: ("registrations", "created_at")
+        case .walletAdds: ("passes", "wallet_added_at")
         case .checkIns: ("checkins", "checked_in_at")
         }
     }

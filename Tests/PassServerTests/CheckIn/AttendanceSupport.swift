@@ -63,18 +63,23 @@ struct AttendanceFixture {
         checkIns[serial] = (at, gate)
     }
 
-    /// A phone adds `serial`; its registration is dated `minutesAgo` minutes ago, and a second
-    /// phone's a minute later (the first one is what counts).
+    /// A phone adds `serial` (the pass's first Wallet add, set by the database as it registers,
+    /// then dated `minutesAgo` minutes ago), and a second phone adds it later, which changes
+    /// nothing: the first add is what counts.
     mutating func addToWallet(_ serial: String, minutesAgo: Double, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        for offset in [0.0, 1.0] {
-            let phone = Phone(app: app)
-            #expect(try phone.register(serial).status == 201, sourceLocation: sourceLocation)
-            let at = Int64((Date().timeIntervalSince1970 - (minutesAgo - offset) * 60) * 1_000)
-            _ = try app.store.execute("""
-                UPDATE registrations SET created_at = \(at) WHERE serial_number = \(serial) AND device_library_identifier = \(phone.deviceLibraryIdentifier)
-                """)
-            if offset == 0 { walletAdds[serial] = Date(timeIntervalSince1970: Double(at) / 1_000) }
+        func added() throws -> Int64? {
+            try app.store.execute("SELECT wallet_added_at FROM passes WHERE serial_number = \(serial)").first?.optionalInt64("wallet_added_at")
         }
+        #expect(try added() == nil, "not on a phone yet", sourceLocation: sourceLocation)
+        let before = Int64(Date().timeIntervalSince1970 * 1_000) - 1_000
+        #expect(try Phone(app: app).register(serial).status == 201, sourceLocation: sourceLocation)
+        let recorded = try #require(try added(), "the first registration sets it", sourceLocation: sourceLocation)
+        #expect(recorded >= before && recorded <= Int64(Date().timeIntervalSince1970 * 1_000) + 1_000, sourceLocation: sourceLocation)
+        let at = Int64((Date().timeIntervalSince1970 - minutesAgo * 60) * 1_000)
+        _ = try app.store.execute("UPDATE passes SET wallet_added_at = \(at) WHERE serial_number = \(serial)")
+        #expect(try Phone(app: app).register(serial).status == 201, sourceLocation: sourceLocation)
+        #expect(try added() == at, "a second phone is not a first add", sourceLocation: sourceLocation)
+        walletAdds[serial] = Date(timeIntervalSince1970: Double(at) / 1_000)
     }
 
     /// A dashboard session of a new token of `role`.

@@ -26,7 +26,7 @@ struct AttendancePage {
         )
         body += timePlot(
             attendance.walletAdds, id: "plot-wallet", title: "Passes added to Wallet over time", unit: "passes added",
-            empty: "No phone has added a pass yet.", note: "A pass counts once, when a phone first added it (of the phones holding it now)."
+            empty: "No phone has added a pass yet.", note: "A pass counts once, when a phone first added it (whether or not that phone still holds it)."
         )
         body += timePlot(
             attendance.checkIns, id: "plot-checkins", title: "Check-ins per \(bucketName(attendance.checkIns?.buckets.widthMillis ?? AttendanceAxis.quarterHour))",
@@ -47,7 +47,7 @@ struct AttendancePage {
             <div class="stat"><dt>\(DashboardLayout.Icon.ticket) Tickets issued</dt><dd id="att-issued">\(DashboardLayout.count(issued))</dd>
             <p class="of">\(DashboardLayout.count(attendance.activeTickets)) active</p></div>
             <div class="stat"><dt>\(DashboardLayout.Icon.phone) In Wallet</dt><dd id="att-wallet">\(DashboardLayout.count(inWallet))</dd>
-            <p class="of">passes on a phone</p></div>
+            <p class="of">passes added to a phone</p></div>
             <div class="stat"><dt>\(DashboardLayout.Icon.check) Checked in</dt><dd id="att-checked-in">\(DashboardLayout.count(attendance.checkedIn))</dd>
             <p class="of"><span id="att-no-shows">\(DashboardLayout.count(attendance.noShows))</span> active tickets not checked in</p></div>
             </dl>
