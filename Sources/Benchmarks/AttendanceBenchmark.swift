@@ -23,7 +23,8 @@ public enum AttendanceBenchmark {
         public func markdownRow(backend: StorageBackend) -> String {
             func ms(_ value: Double) -> String { String(format: "%.1f", value) }
             return "| attendance page, \(tickets) tickets, \(checkIns) check-ins, \(registrations) registrations | \(backend) | \(renders) | "
-                + "\(ms(p50)) ms | \(ms(p99)) ms | \(ms(max)) ms | \(String(format: "%.2f", p99 / 100)) |"
+                + "\(ms(p50)) ms | \(ms(p99)) ms | \(ms(max)) ms | \(String(format: "%.2f", p99 / 100)) | "
+                + String(format: "%.1f s, page %d bytes |", seedSeconds, bytes)
         }
     }
 
@@ -61,7 +62,7 @@ public enum AttendanceBenchmark {
         let postgres = store.backend == .postgres
         // 1…n as rows: generate_series on PostgreSQL, a recursive CTE on SQLite.
         func numbers(_ count: Int) -> String {
-            postgres ? "generate_series(1, \(count)) AS s(i)" : "(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < \(count)) SELECT i FROM s) AS s"
+            postgres ? "generate_series(CAST(1 AS BIGINT), CAST(\(count) AS BIGINT)) AS s(i)" : "(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < \(count)) SELECT i FROM s) AS s"
         }
         func hash(_ prefix: String) -> String { postgres ? "sha256(('\(prefix)' || i)::bytea)" : "randomblob(32)" }
         let concat = { (parts: [String]) in parts.joined(separator: " || ") }

@@ -53,7 +53,7 @@ public enum BenchmarkCommandLine {
                     let store = try Application.openStore(configuration, creatingSQLiteFile: true)
                     defer { store.close() }
                     let result = try AttendanceBenchmark.run(store: store, tickets: tickets, checkIns: checkIns, renders: renders)
-                    context.standardOutput(result.markdownRow(backend: store.backend) + String(format: " seeded in %.1f s, page %d bytes", result.seedSeconds, result.bytes))
+                    context.standardOutput(result.markdownRow(backend: store.backend))
                     return ExitCode.success
                 },
                 Command(

@@ -3,7 +3,12 @@
 counted, no script on the page, no horizontal scrolling at desktop or phone width, light and
 dark. Writes `attendance-<width>-<scheme>.png` under OUTPUT_DIR.
 
-Environment: SERVER_URL, ADMIN_TOKEN, EVENT_ID, EXPECTED (JSON: plot id → [[label, value...], ...]).
+Then the event page's ticket table filtered to the tickets checked in (the column shows each one's
+time and gate) and the ticket page of one of them (its check-in and the undo form), at both
+widths: `tickets-checked-in-<width>.png`, `ticket-<width>.png`.
+
+Environment: SERVER_URL, ADMIN_TOKEN, EVENT_ID, EXPECTED (JSON: plot id → [[label, value...], ...]),
+SERIAL (a ticket checked in at GATE), GATE, CHECKED_IN (how many tickets are checked in).
 """
 
 import json
@@ -68,6 +73,28 @@ def test():
             page.assert_no_horizontal_scroll()
             page.screenshot(f"attendance-{width}-{scheme}")
     page.color_scheme("light")
+
+    page.resize(DESKTOP)
+    page.open(f"/admin/events/{event}")
+    page.select("Check-in", "Checked in")
+    page.click("Search", tag="button", navigates=True)
+    rows = page.find_all("#tickets tbody tr")
+    check(len(rows) == int(env("CHECKED_IN")), f"{len(rows)} rows checked in, not {env('CHECKED_IN')}")
+    cells = [row.find_element(browser.By.CSS_SELECTOR, "td.checked-in").text for row in rows]
+    check(all(" · gate " in cell for cell in cells), f"a checked-in row without its time and gate: {cells}")
+    page.screenshot("tickets-checked-in-1280")
+    page.resize(PHONE)
+    page.assert_no_horizontal_scroll()
+    page.screenshot("tickets-checked-in-390")
+
+    page.resize(DESKTOP)
+    page.open(f"/admin/tickets/{env('SERIAL')}")
+    check(page.text("#checkin-gate") == env("GATE"), f"the ticket page shows gate {page.text('#checkin-gate')!r}")
+    page.by_text("Undo check-in", tag="button")
+    page.screenshot("ticket-1280")
+    page.resize(PHONE)
+    page.assert_no_horizontal_scroll()
+    page.screenshot("ticket-390")
 
 
 browser.main(test)

@@ -43,7 +43,10 @@ struct AttendanceBrowserTests {
         let json = String(decoding: try JSONSerialization.data(withJSONObject: expected, options: [.sortedKeys]), as: UTF8.self)
         try await BrowserScript.expectPasses(
             "dashboard_attendance.py", serverURL: fixture.app.baseURL, name: "dashboard-attendance",
-            environment: ["ADMIN_TOKEN": fixture.app.adminToken, "EVENT_ID": fixture.event, "EXPECTED": json],
+            environment: [
+                "ADMIN_TOKEN": fixture.app.adminToken, "EVENT_ID": fixture.event, "EXPECTED": json, "SERIAL": serials[2], "GATE": "South",
+                "CHECKED_IN": "\(fixture.checkIns.count)",
+            ],
             timeLimit: .seconds(240), keepingOutput: true
         )
     }
