@@ -42,6 +42,24 @@ public enum BenchmarkCommandLine {
                     return ExitCode.success
                 },
                 Command(
+                    "attendance", summary: "The attendance page of an event of N tickets and M check-ins, rendered as the dashboard does: p50/p99 (bench/attendance.sh).",
+                    usage: "[--tickets N] [--check-ins M] [--renders R] [--phase seed|measure|all] [--database-url URL] (seed: a database without the benchmark's event)"
+                ) { arguments, context in
+                    let (options, configuration) = try CommandLineInterface.commandOptions(arguments, context: context, valued: ["tickets", "check-ins", "renders", "phase"])
+                    guard let tickets = Int(options.options["tickets"] ?? "100000"), tickets > 0,
+                        let checkIns = Int(options.options["check-ins"] ?? "60000"), checkIns >= 0,
+                        let renders = Int(options.options["renders"] ?? "200"), renders > 0
+                    else { throw UsageError("--tickets, --check-ins and --renders must be positive numbers") }
+                    guard let phase = AttendanceBenchmark.Phase(rawValue: options.options["phase"] ?? "all") else {
+                        throw UsageError("--phase must be seed, measure or all")
+                    }
+                    let store = try Application.openStore(configuration, creatingSQLiteFile: true)
+                    defer { store.close() }
+                    let result = try AttendanceBenchmark.run(store: store, tickets: tickets, checkIns: checkIns, renders: renders, phase: phase)
+                    if phase != .seed { context.standardOutput(result.markdownRow(backend: store.backend)) }
+                    return ExitCode.success
+                },
+                Command(
                     "bundles", summary: "Signed bundles built per second: by the wall clock, then per CPU second of the building threads.",
                     usage: "[--threads N] [--seconds S] [--look template|all-images]"
                 ) { arguments, context in

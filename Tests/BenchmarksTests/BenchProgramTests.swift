@@ -10,7 +10,7 @@ struct BenchProgramTests {
     func help() throws {
         let help = try run(try Self.program(), ["--help"])
         #expect(help.status == 0, "\(help.error)")
-        for command in ["storage", "bundles", "design-images", "tokens", "apns"] {
+        for command in ["storage", "bundles", "design-images", "tokens", "apns", "attendance"] {
             #expect(help.output.contains("\n  \(command) "), "\(command) missing from \(help.output)")
         }
         let apnsHelp = try run(try Self.program(), ["apns", "--help"])
@@ -67,6 +67,18 @@ struct BenchProgramTests {
     }
 
     /// The `pass-server-bench` binary next to the test bundle (`swift build --build-tests` builds it).
+    @Test("attendance seeds an event on SQLite and prints the page's percentiles as a Markdown row", .timeLimit(.minutes(1)))
+    func attendance() throws {
+        let directory = try TestCertificates.temporaryDirectory(prefix: "bench-attendance")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try run(
+            try Self.program(), ["attendance", "--database-url", "sqlite://\(directory)/bench.db", "--tickets", "400", "--check-ins", "240", "--renders", "5"]
+        )
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.hasPrefix("| attendance page, 400 tickets, 240 check-ins | sqlite | 5 | "), "\(result.output)")
+        #expect(result.output.contains(" ms | "))
+    }
+
     static func program() throws -> String {
         let runner = try #require(Bundle.main.executableURL, "cannot locate the test runner")
         let binary = runner.deletingLastPathComponent().appendingPathComponent("pass-server-bench").path

@@ -55,7 +55,7 @@ struct EventPageTallyTests {
         _ = try checkIn("T2", at: -60)
         try Self.expectCounts(fixture, event: event.id, "check-ins, a repeated scan and an earlier one", checkedIn: 4, emails: EmailCounts())
 
-        _ = try fixture.store.withSession(.write) { try $0.undoCheckIn(passTypeIdentifier: Self.passType, serialNumber: "T0", now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.undoCheckIn(passTypeIdentifier: Self.passType, serialNumber: "T0", undoneBy: "test", now: now) }
         _ = try fixture.store.withSession(.write) { try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T1", change: PassChange(status: .cancelled), now: now) }
         _ = try fixture.store.withSession(.write) { try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T3", change: PassChange(status: .cancelled), now: now) }
         if case .cancelled = try checkIn("T3") {} else { Issue.record("a cancelled ticket was checked in") }

@@ -216,7 +216,7 @@ struct FinalStatementTests {
 
         // Undone the same way: committed when the call returns.
         _ = try store.withSession(.write) {
-            try $0.undoCheckIn(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: Date())
+            try $0.undoCheckIn(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, undoneBy: "test", now: Date())
         }
         #expect(try Self.checkedIn(fixture) == 0)
         #expect(try Self.revision(fixture) == revisionBefore + 2)

@@ -51,11 +51,12 @@ extension AdminController {
     }
 
     /// `DELETE /admin/v1/tickets/{serialNumber}/checkin` (admin): undoes a mistaken check-in; the
-    /// pass shows its status again and its phones are pushed. A ticket not checked in is left as
-    /// it is (200, same revision).
+    /// pass shows its status again and its phones are pushed; the token's name is kept with the
+    /// undone check-in. A ticket not checked in is left as it is (200, same revision).
     func undoCheckIn(_ request: Request) throws -> Response {
+        let admin = try tokenNames.name(of: request, role: .admin, store: store)
         let pass = try existingTicket(request)
-        return .json(try ticketBody(try desk.undo(pass, requestID: request.requestID)), encoder: .api)
+        return .json(try ticketBody(try organizer.ticket(try desk.undo(pass, by: admin, requestID: request.requestID))), encoder: .api)
     }
 }
 

@@ -24,7 +24,7 @@ extension AdminController {
             AdminController.importTickets(_:)
         ),
         AdminRoute(
-            .GET, "/admin/v1/events/:eventId/tickets", role: .viewer, query: ["status", "q", "updatedSince", "cursor", "limit"],
+            .GET, "/admin/v1/events/:eventId/tickets", role: .viewer, query: ["status", "checkedIn", "q", "updatedSince", "cursor", "limit"],
             AdminController.listTickets(_:)
         ),
         AdminRoute(.GET, "/admin/v1/events/:eventId/tickets.csv", role: .viewer, AdminController.exportTickets(_:)),

@@ -22,6 +22,7 @@ extension TicketBody {
     init(_ ticket: Ticket, downloadURL: String?) {
         self.init(ticket.pass, downloadURL: downloadURL)
         emailStatus = ticket.email.map(EmailStatusBody.init)
+        checkIn = ticket.checkIn.map(CheckInBody.init)
     }
 
     /// The ticket with its devices, their state, the latest pushes to them and the prunes.
@@ -33,6 +34,39 @@ extension TicketBody {
         devices = try details.devices.map(DeviceBody.init)
         latestPushes = details.pushes.map(PushBody.init)
         prunedRegistrations = details.prunes.map(PruneBody.init)
+        undoneCheckIns = details.undoneCheckIns.map(UndoneCheckInBody.init)
+    }
+}
+
+/// A ticket's check-in as the API shows it.
+struct CheckInBody: Encodable {
+    var checkedInAt: String
+    var gate: String?
+    /// The name of the scanner's token.
+    var scanner: String?
+
+    init(_ record: CheckIn) {
+        checkedInAt = ISODate.format(record.checkedInAt)
+        gate = record.gate
+        scanner = record.scanner
+    }
+}
+
+/// A check-in that was undone, with who undid it and when.
+struct UndoneCheckInBody: Encodable {
+    var checkedInAt: String
+    var gate: String?
+    var scanner: String?
+    var undoneAt: String
+    /// The name of the admin token that undid it.
+    var undoneBy: String
+
+    init(_ undone: UndoneCheckIn) {
+        checkedInAt = ISODate.format(undone.checkedInAt)
+        gate = undone.gate
+        scanner = undone.scanner
+        undoneAt = ISODate.format(undone.undoneAt)
+        undoneBy = undone.undoneBy
     }
 }
 

@@ -120,6 +120,8 @@ struct TicketBody: Encodable {
     var voidReason: String?
     /// When the ticket was checked in at the door; absent before.
     var checkedInAt: String?
+    /// The check-in itself (time, gate, scanner) on a ticket's reads and lists; absent before.
+    var checkIn: CheckInBody?
     var revision: Int64
     var lastModified: String
     var createdAt: String
@@ -130,6 +132,8 @@ struct TicketBody: Encodable {
     var servedAt: String?
     var latestPushes: [PushBody]?
     var prunedRegistrations: [PruneBody]?
+    /// The ticket's check-ins that were undone, newest first (on the ticket's own read).
+    var undoneCheckIns: [UndoneCheckInBody]?
     /// What became of the ticket's email; absent until one was queued.
     var emailStatus: EmailStatusBody?
 

@@ -14,7 +14,9 @@ import Synchronization
 /// has no `downloadURL` column (a link is the attendee's pass, barcode included).
 final class TicketExport: Sendable {
     /// Columns the server fills in; the import skips them.
-    static let reportedColumns = ["serialNumber", "status", "voidReason", "downloadURL", "devices", "devicesUpToDate", "emailStatus"]
+    static let reportedColumns = [
+        "serialNumber", "status", "voidReason", "downloadURL", "devices", "devicesUpToDate", "emailStatus", "checkedInAt", "checkInGate", "checkInScanner",
+    ]
     static let pageSize = 500
 
     /// The header: the import's columns, the extra fields of the event's template, the reported columns.
@@ -65,11 +67,17 @@ final class TicketExport: Sendable {
             return CSV.byteOrderMark + CSV.record(columns)
         }
         let after = cursor.after
-        typealias Page = (passes: [StoredPass], devices: [Int64: (devices: Int, upToDate: Int)], emails: [Int64: TicketEmail])
-        let (page, devices, emails) = try admin.store.withSession(.read) { session -> Page in
+        typealias Page = (
+            passes: [StoredPass], devices: [Int64: (devices: Int, upToDate: Int)], emails: [Int64: TicketEmail], checkIns: [Int64: CheckIn]
+        )
+        let (page, devices, emails, checkIns) = try admin.store.withSession(.read) { session -> Page in
             let page = try session.passes(eventID: eventID, after: after, limit: Self.pageSize)
-            guard let first = page.first?.id, let last = page.last?.id else { return (page, [:], [:]) }
-            return (page, try session.deviceCounts(eventID: eventID, passIDs: first...last), try session.ticketEmails(passIDs: page.map(\.id)))
+            guard let first = page.first?.id, let last = page.last?.id else { return (page, [:], [:], [:]) }
+            let checkedIn = page.filter { $0.checkedInAt != nil }.map(\.id)
+            return (
+                page, try session.deviceCounts(eventID: eventID, passIDs: first...last), try session.ticketEmails(passIDs: page.map(\.id)),
+                try session.checkIns(passIDs: checkedIn)
+            )
         }
         guard let last = page.last else {
             cursor.finished = true
@@ -79,17 +87,18 @@ final class TicketExport: Sendable {
         cursor.finished = page.count < Self.pageSize
         var bytes: [UInt8] = []
         for pass in page {
-            bytes += CSV.record(try row(pass, devices: devices[pass.id] ?? (0, 0), email: emails[pass.id]))
+            bytes += CSV.record(try row(pass, devices: devices[pass.id] ?? (0, 0), email: emails[pass.id], checkIn: checkIns[pass.id]))
         }
         return bytes
     }
 
     /// One ticket's cells, in `columns` order.
-    private func row(_ pass: StoredPass, devices: (devices: Int, upToDate: Int), email: TicketEmail?) throws -> [String] {
+    private func row(_ pass: StoredPass, devices: (devices: Int, upToDate: Int), email: TicketEmail?, checkIn: CheckIn?) throws -> [String] {
         let imported = [pass.attendeeName, pass.attendeeEmail ?? "", pass.seat ?? "", pass.externalID ?? "", pass.language ?? ""]
         let link = downloadURLs ? [try admin.downloadURL(for: pass)] : []
         let reported = [pass.serialNumber.rawValue, TicketBody.status(of: pass), pass.cancellationReason ?? ""] + link
             + [String(devices.devices), String(devices.upToDate), email?.state.rawValue ?? ""]
+            + [pass.checkedInAt.map { ISODate.format($0) } ?? "", checkIn?.gate ?? "", checkIn?.scanner ?? ""]
         return imported + fields.map { pass.extra[$0.name]?.text ?? "" } + reported
     }
 }

@@ -92,6 +92,11 @@ extension AdminInput {
         case "cancelled": query.status = .cancelled
         default: break
         }
+        switch choice("checkedIn", ["true", "false"]) {
+        case "true": query.checkedIn = true
+        case "false": query.checkedIn = false
+        default: break
+        }
         query.search = string("q").value
         query.updatedSince = instant("updatedSince")
         query.cursor = decimal("cursor", maxDigits: 18, problem: "must be a cursor from a previous page")

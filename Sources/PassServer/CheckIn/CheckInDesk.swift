@@ -74,14 +74,17 @@ struct CheckInDesk: Sendable {
     }
 
     /// Undoes a mistaken check-in of `ticket`: the pass shows its status again and its phones are
-    /// pushed. A ticket not checked in is left as it is. The pass after the undo.
-    func undo(_ ticket: StoredPass, requestID: String) throws -> StoredPass {
+    /// pushed; the check-in is kept among the ticket's undone ones with `undoneBy` (the admin
+    /// token's name) and the time, and logged. A ticket not checked in is left as it is. The pass
+    /// after the undo.
+    func undo(_ ticket: StoredPass, by undoneBy: String, requestID: String) throws -> StoredPass {
         let update = try store.withSession(.write) { session in
-            try session.undoCheckIn(passTypeIdentifier: ticket.passTypeIdentifier, serialNumber: ticket.serialNumber, now: now())
+            try session.undoCheckIn(passTypeIdentifier: ticket.passTypeIdentifier, serialNumber: ticket.serialNumber, undoneBy: undoneBy, now: now())
         }
         if case .updated(let updated, let enqueued) = update {
             logger.info("check-in undone", [
-                "pass.serial": updated.serialNumber.rawValue, "revision": "\(updated.revision)", "pushes": "\(enqueued)", "request.id": requestID,
+                "pass.serial": updated.serialNumber.rawValue, "revision": "\(updated.revision)", "pushes": "\(enqueued)", "undone.by": undoneBy,
+                "request.id": requestID,
             ])
             if enqueued > 0 { pushesEnqueued() }
         }

@@ -105,6 +105,7 @@ extension Organizer {
         filter.status = check.value("status", query.status)
         filter.search = check.text("q", query.search)
         filter.modifiedSince = check.value("updatedSince", query.updatedSince)
+        filter.checkedIn = check.value("checkedIn", query.checkedIn)
         let cursor = check.value("cursor", query.cursor) ?? 0
         if cursor < 0 { check.problem("cursor", "must be a cursor from a previous page") }
         let limit = check.integer("limit", query.limit, in: 1...500) ?? 50
@@ -126,7 +127,8 @@ extension Organizer {
             return TicketDetails(
                 ticket: try ticket(pass), devices: devices,
                 pushes: try session.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 20),
-                prunes: try session.recentPrunes(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
+                prunes: try session.recentPrunes(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber),
+                undoneCheckIns: try session.undoneCheckIns(passID: pass.id)
             )
         }
     }

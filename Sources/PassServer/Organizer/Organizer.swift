@@ -116,8 +116,9 @@ struct Organizer: Sendable {
 
     /// Tickets with their email states, read in one statement.
     func tickets(_ passes: [StoredPass]) throws -> [Ticket] {
-        let emails = try store.withSession(.read) { try $0.ticketEmails(passIDs: passes.map(\.id)) }
-        return passes.map { Ticket(pass: $0, email: emails[$0.id]) }
+        let ids = passes.map(\.id)
+        let (emails, checkIns) = try store.withSession(.read) { (try $0.ticketEmails(passIDs: ids), try $0.checkIns(passIDs: ids)) }
+        return passes.map { Ticket(pass: $0, email: emails[$0.id], checkIn: $0.checkedInAt == nil ? nil : checkIns[$0.id]) }
     }
 
     func ticket(_ pass: StoredPass) throws -> Ticket {

@@ -49,6 +49,8 @@ struct Ticket: Sendable, Equatable {
     var pass: StoredPass
     /// nil until an email was queued.
     var email: TicketEmail?
+    /// Its check-in at the door: when, at which gate, by which scanner; nil when not checked in.
+    var checkIn: CheckIn?
 
     var isActive: Bool { pass.status == .active }
 }
@@ -59,6 +61,8 @@ struct TicketDetails: Sendable, Equatable {
     var devices: [RegisteredDevice]
     var pushes: [PushLogEntry]
     var prunes: [RegistrationPrune]
+    /// Its check-ins that were undone, newest first, with who undid them.
+    var undoneCheckIns: [UndoneCheckIn] = []
 }
 
 /// Which tickets of an event to list, in issue order.
@@ -68,13 +72,15 @@ struct TicketQuery: Sendable, Equatable {
     var search: String?
     /// `lastModified` at or after.
     var updatedSince: Date?
+    /// Checked in (true) or not (false).
+    var checkedIn: Bool?
     /// The `nextCursor` of the previous page.
     var cursor: Int64?
     /// 1 to 500.
     var limit = 50
     var unreadable: [OrganizerError.Issue] = []
 
-    static let fields = ["status", "q", "updatedSince", "cursor", "limit"]
+    static let fields = ["status", "checkedIn", "q", "updatedSince", "cursor", "limit"]
 }
 
 /// One page of an event's tickets.

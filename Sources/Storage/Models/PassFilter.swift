@@ -8,10 +8,13 @@ public struct PassFilter: Sendable, Equatable {
     public var search: String?
     /// Passes whose `Last-Modified` time (whole seconds) is at or after this instant.
     public var modifiedSince: Date?
+    /// Passes checked in (true) or not (false).
+    public var checkedIn: Bool?
 
-    public init(status: PassStatus? = nil, search: String? = nil, modifiedSince: Date? = nil) {
+    public init(status: PassStatus? = nil, search: String? = nil, modifiedSince: Date? = nil, checkedIn: Bool? = nil) {
         self.status = status
         self.search = search
         self.modifiedSince = modifiedSince
+        self.checkedIn = checkedIn
     }
 }

@@ -47,17 +47,46 @@ extension StoreSession {
         }
     }
 
-    /// Undoes a check-in: deletes the `checkins` row and gives the pass its status back (a new
-    /// revision and pushes). A ticket not checked in is left as it is (`.unchanged`).
-    /// Throws `.notFound` if the pass does not exist.
-    public func undoCheckIn(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, now: Date) throws -> PassUpdate {
+    /// Undoes a check-in: deletes the `checkins` row, keeping it in `checkin_undos` with who undid
+    /// it (`undoneBy`, an admin token's name) and when, and gives the pass its status back (a new
+    /// revision and pushes); it can be checked in again. A ticket not checked in is left as it is
+    /// (`.unchanged`, nothing recorded). Throws `.notFound` if the pass does not exist.
+    public func undoCheckIn(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, undoneBy: String, now: Date) throws -> PassUpdate {
         try transaction {
             guard let locked = try lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
                 throw StorageError(.notFound, "no such pass")
             }
-            let change = locked.pass.checkedInAt == nil ? PassChange() : PassChange(checkedInAt: .some(nil))
-            return try apply(change, to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(locked.pass.id)", final: true, now: now)
+            let id = locked.pass.id
+            guard locked.pass.checkedInAt != nil else {
+                return try apply(PassChange(), to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(id)", final: true, now: now)
+            }
+            // Kept first (the pass is locked: its `checkins` row cannot change meanwhile), then
+            // deleted with the pass change, in its round trip.
+            try execute("""
+                INSERT INTO checkin_undos (pass_id, checked_in_at, gate, scanner, undone_at, undone_by)
+                SELECT pass_id, checked_in_at, gate, scanner, CAST(\(now.storageMillis) AS BIGINT), CAST(\(undoneBy) AS TEXT) FROM checkins WHERE pass_id = \(id)
+                """)
+            return try apply(PassChange(checkedInAt: .some(nil)), to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(id)", final: true, now: now)
         }
+    }
+
+    /// The check-ins of `passIDs` that have one, by pass id (primary key lookups).
+    public func checkIns(passIDs: [Int64]) throws -> [Int64: CheckIn] {
+        guard !passIDs.isEmpty else { return [:] }
+        let ids = SQLQuery.joined(passIDs.map { "\($0)" }, separator: ", ")
+        var found: [Int64: CheckIn] = [:]
+        for row in try execute("SELECT \(CheckIn.columns) FROM checkins WHERE pass_id IN (\(ids))") {
+            let record = try CheckIn(row: row)
+            found[record.passID] = record
+        }
+        return found
+    }
+
+    /// The check-ins of a pass that were undone, newest first (at most `limit`).
+    public func undoneCheckIns(passID: Int64, limit: Int = 20) throws -> [UndoneCheckIn] {
+        try execute("""
+            SELECT checked_in_at, gate, scanner, undone_at, undone_by FROM checkin_undos WHERE pass_id = \(passID) ORDER BY id DESC LIMIT \(limit)
+            """).map(UndoneCheckIn.init(row:))
     }
 
     /// When the check-in migration (10) was applied: passes created before it were issued before

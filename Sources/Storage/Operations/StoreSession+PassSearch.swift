@@ -20,6 +20,9 @@ extension StoreSession {
         if let search = filter.search {
             conditions.append("search_text LIKE \(SearchText.containsPattern(search)) ESCAPE '\\'")
         }
+        if let checkedIn = filter.checkedIn {
+            conditions.append(checkedIn ? "checked_in_at IS NOT NULL" : "checked_in_at IS NULL")
+        }
         if let since = filter.modifiedSince {
             // `modified_at` is whole seconds: the first whole second at or after the instant.
             conditions.append("modified_at >= \(Int64(since.timeIntervalSince1970.rounded(.up)))")

@@ -47,7 +47,7 @@ struct TicketExportTests {
         let records = try CSV.records(Array(response.body.dropFirst(3))).map(\.fields)
         let columns = [
             "attendeeName", "attendeeEmail", "seat", "externalId", "language", "ticketType", "gate",
-            "serialNumber", "status", "voidReason", "downloadURL", "devices", "devicesUpToDate", "emailStatus",
+            "serialNumber", "status", "voidReason", "downloadURL", "devices", "devicesUpToDate", "emailStatus", "checkedInAt", "checkInGate", "checkInScanner",
         ]
         #expect(records.first == columns, "the import's columns, the default template's extra fields, what the server reports")
         let rows = records.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(columns, $0)) }

@@ -77,13 +77,13 @@ struct CheckInDeskTests {
         #expect(again.record?.gate == "North")
         #expect(again.checkCode == ticket.checkCode)
 
-        let undone = try door.desk.undo(ticket.pass, requestID: "req-2")
+        let undone = try door.desk.undo(ticket.pass, by: "admin", requestID: "req-2")
         #expect(undone.checkedInAt == nil)
         #expect(undone.revision > ticket.pass.revision)
         #expect(door.logs.lines.contains { $0.contains("check-in undone") && $0.contains("request.id=req-2") }, "\(door.logs.lines)")
         #expect(try door.desk.count(storedEvent).checkedIn == 0)
         // Undoing again changes nothing.
-        #expect(try door.desk.undo(undone, requestID: "req-3").revision == undone.revision)
+        #expect(try door.desk.undo(undone, by: "admin", requestID: "req-3").revision == undone.revision)
         guard case .admitted(let readmitted, _) = try door.scan(code, gate: "South") else {
             Issue.record("the scan after the undo was not admitted")
             return

@@ -63,6 +63,7 @@ struct DashboardRouteGuardTests {
     static let known = [
         "/admin/templates/:templateName/mapping", "/admin/events/:eventId/tickets", "/admin/events/:eventId/import", "/admin/events/:eventId/edit", "/admin/tickets/:serialNumber",
         "/admin/tickets/:serialNumber/email", "/admin/events/:eventId/email", "/admin/tickets/:serialNumber/download-link",
+        "/admin/tickets/:serialNumber/checkin/undo",
         "/admin/scan/checkins", "/admin/scan/checkins:batch", "/admin/tickets/:serialNumber/cancel", "/admin/events/:eventId/design",
         "/admin/events/:eventId/door-staff", "/admin/events/:eventId/archive", "/admin/events", "/admin/templates", "/admin/events/:eventId/erase",
         "/admin/events/:eventId/delete", "/admin/sign-out",
@@ -108,6 +109,8 @@ struct DashboardRouteGuardTests {
         case "/admin/tickets/:serialNumber": return Call(path: path, form: [("attendeeName", "Mallory Renamed")], changes: true)
         case "/admin/tickets/:serialNumber/cancel": return Call(path: path, form: [("confirm", "yes"), ("reason", "forged")], changes: true)
         case "/admin/tickets/:serialNumber/download-link": return Call(path: path, form: [("confirm", "yes")], changes: true)
+        // The fixture's ticket is not checked in: the undo leaves it as it is (AttendanceTests undoes one).
+        case "/admin/tickets/:serialNumber/checkin/undo": return Call(path: path, form: [("confirm", "yes")], changes: false)
         case "/admin/scan/checkins": return Call(path: path, json: #"{"code":\#(Scanner.quoted(fixture.scanCode)),"gate":"Main"}"#, changes: true)
         case "/admin/scan/checkins:batch":
             let at = ISODate.format(Date().addingTimeInterval(-60))

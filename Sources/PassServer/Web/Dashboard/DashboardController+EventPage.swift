@@ -13,17 +13,19 @@ extension DashboardController {
         let details = try organizer.details(of: event)
         let search = request.query["q"].map(AdminText.trimmed) ?? ""
         let statusFilter = ["active", "cancelled"].contains(request.query["status"] ?? "") ? request.query["status"] : nil
+        let checkedInFilter = ["true", "false"].contains(request.query["checkedIn"] ?? "") ? request.query["checkedIn"] : nil
         var query = TicketQuery()
         query.limit = 50
         query.search = search.isEmpty ? nil : search
         query.status = statusFilter == "cancelled" ? .cancelled : statusFilter == "active" ? .active : nil
+        query.checkedIn = checkedInFilter.map { $0 == "true" }
         if let cursor = request.query["cursor"] {
             query.cursor = cursor.utf8.count <= 18 && cursor.utf8.allSatisfy({ (0x30...0x39).contains($0) }) ? Int64(cursor) : nil
             if query.cursor == nil { query.unreadable.append(OrganizerError.Issue("cursor", "must be a cursor from a previous page")) }
         }
         let page = try organizer.tickets(of: event, query)
         let rendered = EventPage(
-            details: details, tickets: page, search: search, status: statusFilter, job: try followedJob(event, request), visitor: visitor,
+            details: details, tickets: page, search: search, status: statusFilter, checkedIn: checkedInFilter, job: try followedJob(event, request), visitor: visitor,
             templateFields: organizer.templateFields(of: event), mailEnabled: admin.mail.isEnabled, issuing: form ?? FormState(),
             notice: refusal.map { DashboardLayout.Notice(text: $0.errorMessage, isError: true) } ?? Self.notice(request)
         )

@@ -85,6 +85,17 @@ extension DashboardController {
         return Self.redirect("/admin/tickets/\(pass.serialNumber)?notice=rotated")
     }
 
+    /// Undoes the ticket's check-in (an admin's form, confirmed): logged and kept with the
+    /// visitor's token name; the ticket can be checked in again.
+    func undoCheckIn(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
+        let pass = try organizer.ticket(serialNumber: request.parameters["serialNumber"])
+        guard form["confirm"] == "yes" else {
+            return try ticketPage(request, visitor, notice: .init(text: "Tick the confirmation to undo the check-in.", isError: true), status: 400)
+        }
+        _ = try admin.desk.undo(pass, by: visitor.tokenName, requestID: request.requestID)
+        return Self.redirect("/admin/tickets/\(pass.serialNumber)?notice=checkin-undone")
+    }
+
     func emailTicket(_ request: Request) throws -> Response {
         let pass = try admin.existingTicket(request)
         try admin.mailing.email(pass, requestID: request.requestID)

@@ -35,6 +35,7 @@ struct DashboardController: Sendable {
         "design-saved": "Design saved.", "door-revoked": "Scanner access revoked: its phones are signed out.",
         "erased": "Attendee data erased: names, emails, seats and extra fields are gone; the counts stay.",
         "deleted": "Event deleted: its tickets are voided and phones are being updated; the rows go once they have.",
+        "checkin-undone": "Check-in undone: the ticket can be checked in again.",
         "template-uploaded": "Template uploaded. Check which ticket data each field shows, then save the mapping.",
         "template-replaced": "Template replaced; fields it still has keep their mapping.", "mapping-saved": "Mapping saved.",
     ]
@@ -57,7 +58,7 @@ struct DashboardController: Sendable {
         }
         router.get("/admin/events/new", maxBodySize: Self.pageBodyLimit) { request in read(request) { visitor in try newEventPage(visitor, form: FormState()) } }
         router.post("/admin/events", preflight: formPreflight()) { request in write(request) { visitor, form in try createEvent(visitor, form, request) } }
-        router.get("/admin/events/:eventId", maxBodySize: Self.pageBodyLimit, query: ["q", "status", "cursor", "notice", "count", "job"]) { request in
+        router.get("/admin/events/:eventId", maxBodySize: Self.pageBodyLimit, query: ["q", "status", "checkedIn", "cursor", "notice", "count", "job"]) { request in
             read(request) { visitor in try eventPage(request, visitor) }
         }
         router.get("/admin/events/:eventId/edit", maxBodySize: Self.pageBodyLimit) { request in
@@ -85,6 +86,12 @@ struct DashboardController: Sendable {
         router.post("/admin/tickets/:serialNumber/cancel", preflight: formPreflight()) { request in write(request) { visitor, form in try cancelTicket(visitor, form, request) } }
         router.post("/admin/tickets/:serialNumber/download-link", preflight: formPreflight()) { request in write(request) { _, form in try rotateLink(form, request) } }
         router.post("/admin/tickets/:serialNumber/email", preflight: formPreflight()) { request in write(request) { _, _ in try emailTicket(request) } }
+        router.post("/admin/tickets/:serialNumber/checkin/undo", preflight: formPreflight()) { request in
+            write(request) { visitor, form in try undoCheckIn(visitor, form, request) }
+        }
+        router.get("/admin/events/:eventId/attendance", maxBodySize: Self.pageBodyLimit) { request in
+            read(request) { visitor in try attendancePage(request, visitor) }
+        }
         registerDesign(in: &router)
         registerScanner(in: &router)
         registerDoorStaff(in: &router)

@@ -12,6 +12,8 @@ struct EventPage {
     /// The ticket table's search and status filter (`active`, `cancelled`, or nil for any).
     var search = ""
     var status: String?
+    /// The ticket table's check-in filter (`true`, `false`, or nil for any).
+    var checkedIn: String?
     /// The job the page follows (the event's latest while it runs, or the one `?job=` names).
     var job: JobProgress?
     var visitor: DashboardSessions.Visitor
@@ -28,9 +30,14 @@ struct EventPage {
     func render() -> HTML {
         let id = event.id
         let actions: HTML = !visitor.canWrite
-            ? #"<div class="actions"><a class="button secondary" href="/admin/events/\#(id)/design" id="design-link">Pass design</a> <a class="button secondary" href="/admin/events/\#(id)/door-staff" id="door-staff-link">Door staff</a></div>"#
+            ? """
+                <div class="actions"><a class="button secondary" href="/admin/events/\(id)/attendance" id="attendance-link">Attendance</a>
+                <a class="button secondary" href="/admin/events/\(id)/design" id="design-link">Pass design</a>
+                <a class="button secondary" href="/admin/events/\(id)/door-staff" id="door-staff-link">Door staff</a></div>
+                """
             : """
             <div class="actions"><a class="button" href="/admin/events/\(id)/edit">Edit event</a>
+            <a class="button secondary" href="/admin/events/\(id)/attendance" id="attendance-link">Attendance</a>
             <a class="button secondary" href="/admin/events/\(id)/design" id="design-link">Pass design</a>
             <a class="button secondary" href="/admin/events/\(id)/door-staff" id="door-staff-link">Door staff</a>
             <form method="post" action="/admin/events/\(id)/archive" class="inline">\(DashboardLayout.csrf(visitor))
@@ -100,8 +107,29 @@ struct EventPage {
             <p>Phones to reach: <span id="job-devices">\(reach?.devices ?? 0)</span> · up to date: <span id="job-up-to-date">\(reach?.devicesUpToDate ?? 0)</span>
              · pushes pending: <span id="job-pending">\(reach?.pushesPending ?? 0)</span> · delivered: <span id="job-delivered">\(reach?.pushesDelivered ?? 0)</span>
              · failed: <span id="job-failed">\(reach?.pushesFailed ?? 0)</span></p>
+            \(job.isEmail ? HTML.empty : reachPlot(reach))
             <p class="muted"><a href="\(url: DashboardLayout.link("/admin/events/\(event.id)", [("job", job.id)]))">Refresh</a></p>
             </section>
+            """
+    }
+
+    /// The share of the phones to reach that hold the new pass, against time: the number as
+    /// rendered, and a line dashboard.js extends at each poll (without the script, the number).
+    private func reachPlot(_ reach: Reach?) -> HTML {
+        let devices = reach?.devices ?? 0
+        let current = reach?.devicesUpToDate ?? 0
+        let share = devices > 0 ? "\(Int((Double(current) / Double(devices) * 100).rounded(.down)))%" : "—"
+        return """
+            <figure class="reach-plot" id="job-reach">
+            <svg id="job-reach-plot" viewBox="0 0 300 90" role="img" aria-labelledby="job-reach-title" data-samples="0" xmlns="http://www.w3.org/2000/svg">
+            <title id="job-reach-title">Share of the phones to reach that hold the new pass, over time</title>
+            <line class="grid" x1="34" y1="10" x2="296" y2="10"/><line class="axis" x1="34" y1="80" x2="296" y2="80"/>
+            <text class="tick" x="30" y="14" text-anchor="end">100%</text><text class="tick" x="30" y="84" text-anchor="end">0%</text>
+            <polyline id="job-reach-line" class="line" points="" fill="none"/>
+            </svg>
+            <figcaption><strong id="job-share">\(share)</strong> of the phones to reach hold the new pass \
+            (<span id="job-share-count">\(current)</span> of \(devices)).</figcaption>
+            </figure>
             """
     }
 
@@ -123,18 +151,21 @@ struct EventPage {
                 <td>\(pass.seat ?? "")</td>
                 <td class="\(ticket.isActive ? "status-ok" : "status-bad")">\(ticket.isActive ? "active" : "cancelled")</td>
                 <td>\(pass.attendeeEmail ?? "")</td>
-                <td>\(email)</td></tr>
+                <td>\(email)</td>
+                <td class="checked-in">\(checkInCell(ticket))</td></tr>
                 """
         }
         let table: HTML = tickets.tickets.isEmpty
             ? #"<p class="muted" id="no-tickets">No tickets match.</p>"#
             : """
                 <div class="table-wrap"><table id="tickets"><caption class="sr-only">Tickets</caption>
-                <thead><tr><th scope="col">Attendee</th><th scope="col">Seat</th><th scope="col">Status</th><th scope="col">Email address</th><th scope="col">Email</th></tr></thead>
+                <thead><tr><th scope="col">Attendee</th><th scope="col">Seat</th><th scope="col">Status</th><th scope="col">Email address</th><th scope="col">Email</th><th scope="col">Checked in</th></tr></thead>
                 <tbody>\(rows)</tbody></table></div>
                 """
         let next: HTML? = tickets.nextCursor.map {
-            let target = DashboardLayout.link("/admin/events/\(id)", [("q", search.isEmpty ? nil : search), ("status", status), ("cursor", $0)])
+            let target = DashboardLayout.link(
+                "/admin/events/\(id)", [("q", search.isEmpty ? nil : search), ("status", status), ("checkedIn", checkedIn), ("cursor", $0)]
+            )
             return #"<p><a href="\#(url: target)">Next page</a></p>"#
         }
         return """
@@ -142,11 +173,22 @@ struct EventPage {
             <form method="get" action="/admin/events/\(id)" class="filters" role="search">
             \(DashboardLayout.field("q", label: "Search name, email, serial or external id", value: search, type: "search"))
             \(DashboardLayout.select("status", label: "Status", options: [("", "Any"), ("active", "Active"), ("cancelled", "Cancelled")], selected: status ?? ""))
+            \(DashboardLayout.select(
+                "checkedIn", label: "Check-in", options: [("", "Any"), ("true", "Checked in"), ("false", "Not checked in")], selected: checkedIn ?? ""
+            ))
             <button type="submit">Search</button>
             </form>
             \(table)
             \(next)
             """
+    }
+
+    /// When and at which gate the ticket was checked in, in the event's time zone; a dash before.
+    private func checkInCell(_ ticket: Ticket) -> HTML {
+        guard let at = ticket.pass.checkedInAt else { return #"<span class="muted">—</span>"# }
+        let time = DashboardLayout.localInput(at, timeZone: event.timeZone).replacingOccurrences(of: "T", with: " ")
+        let gate: HTML = ticket.checkIn?.gate.map { #" · gate <span class="gate">\#($0)</span>"# } ?? ""
+        return #"<time datetime="\#(ISODate.format(at))">\#(time)</time>\#(gate)"#
     }
 
     private var issueForm: HTML {

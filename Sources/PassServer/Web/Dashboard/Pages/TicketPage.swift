@@ -60,6 +60,7 @@ struct TicketPage {
                 <p>\(event.name)<br><span class="muted">\(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone)) · \(event.venue)</span></p>
                 """
         }
+        body += checkInSection
         if visitor.canWrite, event != nil, active {
             body += """
                 <h2>Holder</h2>
@@ -198,6 +199,47 @@ struct TicketPage {
             html += """
                 <h3>Latest pushes</h3>
                 <div class="table-wrap"><table id="pushes"><thead><tr><th scope="col">At</th><th scope="col">Status</th><th scope="col">Outcome</th><th scope="col">Reason</th></tr></thead>
+                <tbody>\(rows)</tbody></table></div>
+                """
+        }
+        return html
+    }
+
+    /// The ticket's check-in (when, gate, scanner), the form that undoes it (admins), and the
+    /// check-ins undone before, with who undid them and when.
+    private var checkInSection: HTML {
+        let zone = event?.timeZone ?? "UTC"
+        var html: HTML = "<h2>Check-in</h2>"
+        if let at = pass.checkedInAt {
+            let record = ticket.checkIn
+            html += """
+                <p id="checkin-state">Checked in <time datetime="\(ISODate.format(at))">\(DashboardLayout.dateText(at, timeZone: zone))</time>\
+                \(record?.gate.map { " · gate <span id=\"checkin-gate\">\($0)</span>" as HTML })\
+                \(record?.scanner.map { " · by <span id=\"checkin-scanner\">\($0)</span>" as HTML })</p>
+                """
+            if visitor.canWrite {
+                html += """
+                    <form method="post" action="/admin/tickets/\(pass.serialNumber.rawValue)/checkin/undo" class="stack">\(DashboardLayout.csrf(visitor))
+                    <p><input type="checkbox" id="f-confirm-undo" name="confirm" value="yes" required>
+                    <label for="f-confirm-undo" class="inline">Yes, this ticket did not come in (it can be checked in again)</label></p>
+                    <p><button type="submit" class="secondary">Undo check-in</button></p>
+                    </form>
+                    """
+            }
+        } else {
+            html += #"<p id="checkin-state" class="muted">Not checked in.</p>"#
+        }
+        if !details.undoneCheckIns.isEmpty {
+            let rows = HTML(joining: details.undoneCheckIns.map { undone in
+                """
+                <tr><td>\(DashboardLayout.dateText(undone.checkedInAt, timeZone: zone))</td><td>\(undone.gate ?? "")</td><td>\(undone.scanner ?? "")</td>
+                <td>\(DashboardLayout.dateText(undone.undoneAt, timeZone: zone))</td><td class="undone-by">\(undone.undoneBy)</td></tr>
+                """ as HTML
+            })
+            html += """
+                <h3>Check-ins undone</h3>
+                <div class="table-wrap"><table id="undone-checkins"><thead><tr><th scope="col">Checked in</th><th scope="col">Gate</th><th scope="col">Scanner</th>
+                <th scope="col">Undone</th><th scope="col">By</th></tr></thead>
                 <tbody>\(rows)</tbody></table></div>
                 """
         }
