@@ -23,7 +23,7 @@ FROM ${SWIFT_IMAGE} AS build
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
     && apt-get install -y -q --no-install-recommends \
-        pkg-config libmicrohttpd-dev libpq-dev libsqlite3-dev libzip-dev libssl-dev libnghttp2-dev libcurl4-openssl-dev libqrencode-dev libvips-dev libzbar-dev \
+        pkg-config libmicrohttpd-dev libpq-dev libsqlite3-dev libzip-dev zlib1g-dev libssl-dev libnghttp2-dev libcurl4-openssl-dev libqrencode-dev libvips-dev libzbar-dev \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -46,7 +46,7 @@ FROM ${RUNTIME_IMAGE} AS runtime
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \
     && apt-get install -y -q --no-install-recommends \
-        libmicrohttpd12 libpq5 libsqlite3-0 libzip4 libssl3 libnghttp2-14 libcurl4 libqrencode4 libvips42 libzbar0 libglib2.0-0 libstdc++6 \
+        libmicrohttpd12 libpq5 libsqlite3-0 libzip4 zlib1g libssl3 libnghttp2-14 libcurl4 libqrencode4 libvips42 libzbar0 libglib2.0-0 libstdc++6 \
         ca-certificates tzdata curl \
     && rm -rf /var/lib/apt/lists/*
 

@@ -5,10 +5,11 @@
 # PATCHes the venue and follows each phone (think time 0–2 s, list with its tag, fetch with
 # If-Modified-Since, check) until all hold the new pass. One run of 100,000 and FLEET_BENCH_REPEAT
 # runs of 10,000 (median quoted), each on a fresh database and server. With FLEET_BENCH_DESIGN=1
-# (the default) every 10,000-phone run is paired with one whose event has a whole design: colours,
-# Wallet details and every image kind of the classic ticket uploaded at its largest size
-# (`pass-server-bench design-images`), so the designed storm is measured against the plain one in
-# the same hour; the fleet checks the images are in every signature-checked pass.
+# (the default) every 10,000-phone run is paired with one whose event has a design: colours, Wallet
+# details and images uploaded at their largest size (`pass-server-bench design-images`;
+# FLEET_BENCH_DESIGN_KINDS, icon, logo and strip by default), so the designed storm is measured
+# against the plain one in the same hour; the fleet checks the images are in every
+# signature-checked pass.
 #
 # The floor, measured in the same run: `openssl speed -elapsed -multi 2 rsa2048` sign/s (before
 # and after the runs; the faster is used), so N / rate is the least time any server could take to
@@ -25,6 +26,9 @@ SERVER=${PASS_SERVER:-.build/release/pass-server}
 FLEET=${FLEET:-.build/release/fleet}
 BENCH=${PASS_SERVER_BENCH_BIN:-.build/release/pass-server-bench}
 DESIGN=${FLEET_BENCH_DESIGN:-1}
+# The design's images: an event ticket with a strip shows no background or thumbnail, so a design
+# sets these three; FLEET_BENCH_DESIGN_KINDS="icon logo strip background thumbnail" sends all five.
+DESIGN_KINDS=${FLEET_BENCH_DESIGN_KINDS:-icon logo strip}
 LARGE=${FLEET_BENCH_LARGE:-100000}
 SMALL=${FLEET_BENCH_SMALL:-10000}
 REPEAT=${FLEET_BENCH_REPEAT:-3}
@@ -59,7 +63,7 @@ signs_per_second() { openssl speed -elapsed -multi 2 rsa2048 2>/dev/null | awk '
 # design naming them (with colours and Wallet details) to FILE.
 design_body() {
     local port="$1" token="$2" file="$3" kind ids=()
-    for kind in icon logo strip background thumbnail; do
+    for kind in $DESIGN_KINDS; do
         ids+=("$kind=$(curl -fsS -X POST "http://127.0.0.1:$port/admin/v1/images?kind=$kind" -H "Authorization: Bearer $token" \
             -H 'Content-Type: image/png' --data-binary "@$WORK/images/$kind.png" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')")
     done
@@ -99,7 +103,7 @@ run() {
     start_live_server "$SERVER" "$database_url" "$http_port" "$apns_port" "$WORK/certs" "$WORK/server.log"
     if [ "$look" = design ]; then
         design_body "$http_port" "$token" "$WORK/design.json"
-        design_options=(--design "$WORK/design.json" --expect-files "icon@3x.png,logo@3x.png,strip@3x.png,background@3x.png,thumbnail@3x.png")
+        design_options=(--design "$WORK/design.json" --expect-files "$(printf '%s@3x.png,' $DESIGN_KINDS | sed 's/,$//')")
     fi
     echo "bench/fleet.sh: $phones phones${look:+ ($look)} (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
     # The phones are registered in bulk just before the edit; ANALYZE gives the planner the

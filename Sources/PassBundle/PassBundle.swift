@@ -74,9 +74,7 @@ public enum PassBundle {
     /// (BundleArchive.swift). The archive's entries are the template's files, pass.json,
     /// manifest.json and signature, in that order.
     public static func signed(template: Template, passJSON: [UInt8], signer: PassSigner, signingTime: Date = Date()) throws(PassBundleError) -> SignedBundle {
-        var hashes = template.files.map { ($0.path, $0.sha1) }
-        hashes.append(("pass.json", try SHA1.hex(passJSON)))
-        let manifest = JSONValue.object(Dictionary(uniqueKeysWithValues: hashes.map { ($0.0, JSONValue.string($0.1)) })).serialized
+        let manifest = template.manifest(passJSONHash: try SHA1.hex(passJSON))
         let signature = try signer.sign(manifest, signingTime: signingTime)
         let tail = try template.archive.tail([("pass.json", passJSON), ("manifest.json", manifest), ("signature", signature)])
         return SignedBundle(template: template.archive.run, tail: tail)

@@ -30,6 +30,9 @@ public struct Template: Sendable {
     /// `files` deflated once and laid out as the first run of every bundle's archive
     /// (BundleArchive.swift), in the same order.
     let archive: TemplateArchive
+    /// manifest.json around pass.json's hash: every file's entry is known when the template loads,
+    /// so a pass writes `manifestHalves.before`, pass.json's SHA-1 and `manifestHalves.after`.
+    let manifestHalves: (before: [UInt8], after: [UInt8])
     /// Every file as read, for templates derived from this one (`designed(images:)`).
     let sourceFiles: [String: [UInt8]]
     /// A SHA-256 over everything that goes into a pass (see Template+ContentHash.swift): two
@@ -89,7 +92,31 @@ public struct Template: Sendable {
             .sorted { $0.key < $1.key }
         self.files = try staticFiles.map { (path, bytes) throws(PassBundleError) in File(path: path, sha1: try SHA1.hex(bytes)) }
         archive = try TemplateArchive(try ZipWriter.compress(staticFiles.map { ($0.key, $0.value) }))
+        manifestHalves = try Self.manifestHalves(self.files)
         contentHash = try Self.contentHash(passJSON: passJSON, fieldsJSON: files[TemplateField.fileName], files: self.files)
+    }
+
+    /// manifest.json (keys sorted, as `JSONValue` writes an object) cut where pass.json's hash goes.
+    static func manifestHalves(_ files: [File]) throws(PassBundleError) -> (before: [UInt8], after: [UInt8]) {
+        let placeholder = String(repeating: "0", count: 40)
+        var entries = Dictionary(uniqueKeysWithValues: files.map { ($0.path, JSONValue.string($0.sha1)) })
+        entries["pass.json"] = .string(placeholder)
+        let whole = JSONValue.object(entries).serialized
+        let marker = Array(#""pass.json":""#.utf8) + Array(placeholder.utf8)
+        guard let start = whole.indices.first(where: { whole[$0...].starts(with: marker) }) else {
+            throw PassBundleError(.invalidTemplate, "cannot lay out manifest.json")
+        }
+        let cut = start + marker.count - placeholder.utf8.count
+        return (Array(whole[..<cut]), Array(whole[(cut + placeholder.utf8.count)...]))
+    }
+
+    /// manifest.json of a pass whose pass.json has the SHA-1 `passJSONHash` (40 hex digits).
+    func manifest(passJSONHash: String) -> [UInt8] {
+        var manifest = manifestHalves.before
+        manifest.reserveCapacity(manifestHalves.before.count + 40 + manifestHalves.after.count)
+        manifest += passJSONHash.utf8
+        manifest += manifestHalves.after
+        return manifest
     }
 
     /// The folder of email texts inside a template.

@@ -38,12 +38,14 @@ def test():
     check(outline not in ("", "none"), "the focused button shows no outline")
     page.screenshot("ticket-page")
 
-    # A cancelled ticket says so, with the reason, and offers no code to get in with.
+    # A cancelled ticket says so, with the reason, and offers no code to get in with nor a pass to add.
     page.open(env("CANCELLED_PATH"))
     page.assert_text("This ticket has been cancelled.")
     page.assert_text(env("CANCEL_REASON"), ".notice")
     page.assert_text("Cancelled", ".facts")
     check(not page.find_all(".qr svg"), "a cancelled ticket shows a QR code")
+    check(not page.find_all("a[href$='?format=pkpass']"), "a cancelled ticket offers its pass to add to Wallet")
+    page.screenshot("cancelled-ticket-page")
 
     # An attendee named like an HTML tag is shown as text; nothing runs.
     page.open(env("HOSTILE_PATH"))

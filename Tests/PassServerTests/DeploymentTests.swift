@@ -126,7 +126,7 @@ struct DeploymentTests {
         #expect(build.contains { $0.contains("swift build -c release --product pass-server --static-swift-stdlib") })
         let runtime = Array(instructions[stages[1].offset...])
         let installs = try Self.runtimePackages()
-        for package in ["libmicrohttpd12", "libpq5", "libsqlite3-0", "libzip4", "libssl3", "libnghttp2-14", "libcurl4", "ca-certificates", "curl"] {
+        for package in ["libmicrohttpd12", "libpq5", "libsqlite3-0", "libzip4", "zlib1g", "libssl3", "libnghttp2-14", "libcurl4", "ca-certificates", "curl"] {
             #expect(installs.contains(package), "runtime stage lacks \(package)")
         }
         #expect(!installs.contains { $0.hasSuffix("-dev") }, "no development packages at run time")
@@ -287,7 +287,7 @@ extension DeploymentTests {
         let words = instructions[start...]
             .filter { $0.keyword == "RUN" && $0.value.contains("apt-get install") }
             .flatMap { $0.value.split(whereSeparator: \.isWhitespace).map(String.init) }
-        return Set(words.filter { $0.hasPrefix("lib") || ["ca-certificates", "tzdata", "curl"].contains($0) })
+        return Set(words.filter { $0.hasPrefix("lib") || $0.hasPrefix("zlib") || ["ca-certificates", "tzdata", "curl"].contains($0) })
     }
 
     /// The Dockerfile as (instruction, arguments) pairs: comments dropped, continued lines joined.

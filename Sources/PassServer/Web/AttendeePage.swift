@@ -128,8 +128,8 @@ enum AttendeePage {
 
                 """
         }
-        // An ended event's pass is of no more use in Wallet.
-        let wallet: HTML = ticket.ended ? .empty : """
+        // A cancelled ticket's pass, or an ended event's, is of no more use in Wallet.
+        let wallet: HTML = ticket.ended || ticket.cancelled ? .empty : """
             <p class="wallet"><a class="button" href="\(url: ticket.passURL)">\(text.addToWallet)</a></p>
             <p class="muted">\(text.walletHint)</p>
 

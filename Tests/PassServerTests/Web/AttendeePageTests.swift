@@ -88,6 +88,7 @@ struct AttendeePageTests {
         #expect(page.text.contains(#"<html lang="en">"#))
         #expect(page.text.contains("Monday, March 1, 2027 at 7:00") && page.text.contains("(Asia/Tokyo)"), "the start in the event's zone")
         #expect(page.text.contains("Valid") && !page.text.contains("cancelled"))
+        #expect(page.text.contains("Add to Apple Wallet") && page.text.contains(#"href="?format=pkpass""#), "a valid ticket offers its pass")
 
         let japanese = try await app.requestOffPool("GET", path, headers: [("Accept", Self.browserAccept), ("Accept-Language", "ja-JP,ja;q=0.9,en;q=0.5")])
         #expect(japanese.text.contains(#"<html lang="ja">"#))
@@ -100,6 +101,7 @@ struct AttendeePageTests {
         #expect(cancelled.text.contains("This ticket has been cancelled."))
         #expect(cancelled.text.contains("Refunded &lt;b&gt;at&lt;/b&gt; the door"))
         #expect(!cancelled.text.contains(#"<figure class="qr">"#), "a cancelled ticket shows no code to get in with")
+        #expect(!cancelled.text.contains("Add to Apple Wallet") && !cancelled.text.contains(#"href="?format=pkpass""#), "nor a pass to add")
         let cancelledJapanese = try await app.requestOffPool("GET", path, headers: [("Accept", Self.browserAccept), ("Accept-Language", "ja")])
         #expect(cancelledJapanese.text.contains("このチケットはキャンセルされました。") && cancelledJapanese.text.contains("キャンセル済み"))
     }
