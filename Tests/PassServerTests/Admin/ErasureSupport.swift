@@ -42,18 +42,11 @@ enum DatabaseDump {
     }
 
     private static func run(_ program: String, _ arguments: [String]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let process = try ChildProcess(program, arguments, standardOutput: .pipe, standardError: .pipe)
+        let (output, _) = try process.readToEnd()
         guard process.terminationStatus == 0 else {
             throw TestClient.Failure(description: "\(program) exited with \(process.terminationStatus)")
         }
-        return Array(data)
+        return output
     }
 }

@@ -55,7 +55,7 @@ struct EmailLanguageTests {
         #expect(imported.status == 200, "\(imported.text)")
         let export = try app.admin("GET", "/admin/v1/events/\(event)/tickets.csv").text
         let lines = export.split(separator: "\r\n").map(String.init)
-        #expect(lines.first?.hasSuffix("emailStatus") == true)
+        #expect(lines.first?.hasSuffix("emailStatus,checkedInAt,checkInGate,checkInScanner") == true, "\(lines.first ?? "")")
         #expect(lines.first?.contains("externalId,language,") == true)
         #expect(lines.dropFirst().first?.contains(",R1,ja,") == true)
         let again = try app.request(

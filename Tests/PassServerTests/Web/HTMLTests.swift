@@ -133,10 +133,12 @@ struct HostilePageTests {
             #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;") || value != Self.script)
             #expect(page.contains("&#x202E;gnp.exe") || value != Self.bidi)
             Self.expectEscaped(page, "attendee page with \(value)")
-            if value == Self.link { #expect(page.contains(##"href="#""##), "a javascript: pass URL becomes #") }
             var valid = ticket
             valid.cancelled = false
-            Self.expectEscaped(AttendeePage.render(valid, language: "ja").markup, "Japanese attendee page with \(value)")
+            let validPage = AttendeePage.render(valid, language: "ja").markup
+            Self.expectEscaped(validPage, "Japanese attendee page with \(value)")
+            // Only a valid ticket offers its pass.
+            if value == Self.link { #expect(validPage.contains(##"href="#""##), "a javascript: pass URL becomes #") }
         }
     }
 
