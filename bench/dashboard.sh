@@ -28,8 +28,8 @@ sql "UPDATE passes SET search_text = lower(attendee_name || chr(10) || attendee_
 # Two thirds of the tickets checked in at the door and every ticket emailed (one in ten failed), so
 # that the check-in and email counts the page shows stand for rows of every kind.
 sql "UPDATE passes SET checked_in_at = 1800000000000 WHERE id % 3 <> 0" >/dev/null
-sql "INSERT INTO checkins (pass_id, event_id, checked_in_at, gate, recorded_at)
-     SELECT id, event_id, checked_in_at, 'North', checked_in_at FROM passes WHERE checked_in_at IS NOT NULL" >/dev/null
+sql "INSERT INTO checkins (pass_id, event_id, checked_in_at, gate, recorded_at, ticket_type)
+     SELECT id, event_id, checked_in_at, 'North', checked_in_at, ticket_type FROM passes WHERE checked_in_at IS NOT NULL" >/dev/null
 sql "INSERT INTO ticket_emails (pass_id, event_id, state, queued_at, sent_at, sent_count, updated_at)
      SELECT id, event_id, CASE WHEN id % 10 = 0 THEN 'failed' ELSE 'sent' END, 0, 0, 1, 0 FROM passes" >/dev/null
 psql -q "$DATABASE_URL" -c "VACUUM ANALYZE" >/dev/null

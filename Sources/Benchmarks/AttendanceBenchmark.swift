@@ -108,9 +108,9 @@ public enum AttendanceBenchmark {
             FROM \(numbers(tickets))
             """,
             """
-            INSERT INTO checkins (pass_id, event_id, checked_in_at, gate, scanner, recorded_at)
+            INSERT INTO checkins (pass_id, event_id, checked_in_at, gate, scanner, recorded_at, ticket_type)
             SELECT id, event_id, checked_in_at, CASE id % 6 WHEN 0 THEN 'North' WHEN 1 THEN 'South' WHEN 2 THEN 'East' WHEN 3 THEN 'West'
-                WHEN 4 THEN 'VIP' ELSE 'Staff' END, 'door', checked_in_at
+                WHEN 4 THEN 'VIP' ELSE 'Staff' END, 'door', checked_in_at, ticket_type
             FROM passes WHERE event_id = '\(eventID)' AND checked_in_at IS NOT NULL
             """,
             """

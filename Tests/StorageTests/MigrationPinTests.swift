@@ -30,7 +30,7 @@ struct MigrationPinTests {
         16: (postgres: "30b5afb230e2fc845739f82ffa930ed5f14241ae0019fadfb50a54f208d7499f", sqlite: "30b5afb230e2fc845739f82ffa930ed5f14241ae0019fadfb50a54f208d7499f"),
         17: (postgres: "34172c35aca5305dcf1f5e7c395ac8e0fb854759092d34ac45243f9203515cf6", sqlite: "7878f0fdf52348e2aaecef757d6831633b92017a58a44e8343c557b0a7c336d3"),
         18: (postgres: "e341df82236e0895c9a7e8f5e0ed4adb908e4e6ad62aa66057c16694fcea5aa1", sqlite: "4b4074f6e38d91822c899df48b785505057a21946471a81bd9114d782c67710c"),
-        19: (postgres: "209a1907bc1012ab7c90a94030de0e4155a8d5ff09f09ab5ab2b6eee468dc7e2", sqlite: "f2339a6b389c96f0c5b4867bb0086f5ed8490d29a6c17f0265719400c26bb257"),
+        19: (postgres: "109bf488c0261c2e6137fd6222248897d6e252191a95fcae5dbd1bd68d099f4b", sqlite: "58c5ada7fb6fc614ad022157046918a534307f0f263ea14a4fa0f6133ec8c01e"),
     ]
 
     @Test("every applied migration's SQL is the SQL it shipped with", arguments: Backend.allCases)

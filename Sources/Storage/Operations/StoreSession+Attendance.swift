@@ -40,18 +40,30 @@ extension StoreSession {
     /// The event's active tickets by ticket type (`passes.ticket_type`, the `ticketType` extra
     /// field), each with how many are checked in, in ticket type order (no type last).
     public func ticketTypeCounts(eventID: String) throws -> [TicketTypeCount] {
-        try execute("""
-            SELECT ticket_type, count(*) AS active, count(checked_in_at) AS checked_in FROM passes
+        // The active tickets by type from `passes_event_type`; the checked-in ones by the type kept
+        // on each check-in (`checkins_event_time`), less those whose ticket is no longer active
+        // (few: cancelled after it came in), found from `passes_event_type` and joined by key.
+        let active = try execute("""
+            SELECT ticket_type, count(*) AS n FROM passes
             WHERE event_id = \(eventID) AND status = \(PassStatus.active.rawValue) GROUP BY ticket_type
-            """).map { row in
-            TicketTypeCount(ticketType: try row.optionalString("ticket_type"), active: try row.int("active"), checkedIn: try row.int("checked_in"))
+            """).map { (try $0.optionalString("ticket_type"), try $0.int("n")) }
+        var checkedIn: [String?: Int] = [:]
+        for row in try execute("SELECT ticket_type, count(*) AS n FROM checkins WHERE event_id = \(eventID) GROUP BY ticket_type") {
+            checkedIn[try row.optionalString("ticket_type"), default: 0] += try row.int("n")
         }
-        // Sorted here: the backends place NULL differently.
-        .sorted { ($0.ticketType ?? "\u{10FFFF}") < ($1.ticketType ?? "\u{10FFFF}") }
+        for row in try execute("""
+            SELECT c.ticket_type AS ticket_type, count(*) AS n FROM passes p JOIN checkins c ON c.pass_id = p.id
+            WHERE p.event_id = \(eventID) AND p.status <> \(PassStatus.active.rawValue) GROUP BY c.ticket_type
+            """) {
+            checkedIn[try row.optionalString("ticket_type"), default: 0] -= try row.int("n")
+        }
+        return active.map { TicketTypeCount(ticketType: $0.0, active: $0.1, checkedIn: checkedIn[$0.0] ?? 0) }
+            // Sorted here: the backends place NULL differently.
+            .sorted { ($0.ticketType ?? "\u{10FFFF}") < ($1.ticketType ?? "\u{10FFFF}") }
     }
 
-    /// The event's check-ins by gate, most first (ties by gate name), read in gate order from
-    /// `checkins_event_gate`.
+    /// The event's check-ins by gate, most first (ties by gate name), read from the event's entries
+    /// of `checkins_event_time`.
     public func gateCounts(eventID: String) throws -> [GateCount] {
         try execute("SELECT gate, count(*) AS n FROM checkins WHERE event_id = \(eventID) GROUP BY gate")
             .map { row in GateCount(gate: try row.optionalString("gate"), checkIns: try row.int("n")) }

@@ -31,11 +31,14 @@ extension StoreSession {
             // Written with the pass change, in its round trip on PostgreSQL: the row is the pass's
             // (primary key `pass_id`), and the pass is locked and not checked in (a row left
             // without its pass's `checked_in_at`, which no transaction here leaves, is replaced).
+            // The pass's ticket type goes with it, for the attendance page's count by type.
             let upsert: SQLQuery = """
-                INSERT INTO checkins (pass_id, event_id, checked_in_at, gate, scanner, recorded_at)
-                VALUES (\(record.passID), \(record.eventID), \(scannedAt.storageMillis), \(record.gate), \(record.scanner), \(now.storageMillis))
+                INSERT INTO checkins (pass_id, event_id, checked_in_at, gate, scanner, recorded_at, ticket_type)
+                SELECT CAST(\(record.passID) AS BIGINT), CAST(\(record.eventID) AS TEXT), CAST(\(scannedAt.storageMillis) AS BIGINT),
+                    CAST(\(record.gate) AS TEXT), CAST(\(record.scanner) AS TEXT), CAST(\(now.storageMillis) AS BIGINT), ticket_type
+                FROM passes WHERE id = \(record.passID)
                 ON CONFLICT (pass_id) DO UPDATE SET checked_in_at = excluded.checked_in_at, gate = excluded.gate,
-                    scanner = excluded.scanner, recorded_at = excluded.recorded_at
+                    scanner = excluded.scanner, recorded_at = excluded.recorded_at, ticket_type = excluded.ticket_type
                 """
             // The last statement of the transaction: on PostgreSQL the COMMIT goes with it.
             switch try apply(PassChange(checkedInAt: .some(scannedAt)), to: locked, alongside: upsert, final: true, now: now) {

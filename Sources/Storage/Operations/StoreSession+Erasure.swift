@@ -75,6 +75,8 @@ extension StoreSession {
                     updated_at = \(now.storageMillis)
                 WHERE pass_id IN (\(passes))
                 """)
+            // The ticket type kept on each check-in is one of the extra fields.
+            try execute("UPDATE checkins SET ticket_type = NULL WHERE event_id = \(eventID) AND ticket_type IS NOT NULL")
             try execute("""
                 UPDATE passes SET attendee_name = '', attendee_email = NULL, seat = NULL, external_id = NULL, extra = NULL,
                     search_text = lower(serial_number), void_reason = NULL
