@@ -22,5 +22,13 @@ public final class StableBytes: @unchecked Sendable {
     /// A copy of the bytes.
     public var bytes: [UInt8] { Array(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)) }
 
+    /// `runs` one after the other, as one array.
+    public static func joined(_ runs: [StableBytes]) -> [UInt8] {
+        var joined: [UInt8] = []
+        joined.reserveCapacity(runs.reduce(0) { $0 + $1.count })
+        for run in runs { joined += UnsafeRawBufferPointer(start: run.buffer.baseAddress, count: run.count) }
+        return joined
+    }
+
     deinit { buffer.deallocate() }
 }

@@ -38,8 +38,7 @@ public struct Response: Sendable {
 
     /// The body's bytes, joined (for tests and logs; the server sends `parts` unjoined).
     public var joinedBody: [UInt8] {
-        guard !parts.isEmpty else { return body }
-        return parts.reduce(into: [UInt8]()) { $0 += UnsafeRawBufferPointer(start: $1.buffer.baseAddress, count: $1.count) }
+        parts.isEmpty ? body : StableBytes.joined(parts)
     }
 
     /// A UTF-8 text response (`Content-Type: text/plain; charset=utf-8` unless `headers` sets one).

@@ -59,6 +59,13 @@ enum ZipFormat {
     /// The local header of `entry` (its bytes follow it).
     static func appendLocalHeader(_ entry: ZipEntryRecord, to bytes: inout [UInt8]) {
         append(localHeaderSignature, to: &bytes)
+        appendSharedFields(entry, to: &bytes)
+        bytes += entry.name
+    }
+
+    /// The fields a local header and a central directory header both carry, in the same order:
+    /// version needed, flags, method, DOS time and date, CRC, sizes, name length, extra length (0).
+    private static func appendSharedFields(_ entry: ZipEntryRecord, to bytes: inout [UInt8]) {
         append(versionNeeded, to: &bytes)
         append(entry.flags, to: &bytes)
         append(entry.method, to: &bytes)
@@ -68,8 +75,7 @@ enum ZipFormat {
         append(entry.compressedSize, to: &bytes)
         append(entry.size, to: &bytes)
         append(UInt16(entry.name.count), to: &bytes)
-        append(UInt16(0), to: &bytes)
-        bytes += entry.name
+        append(UInt16(0), to: &bytes)  // extra field
     }
 
     /// The central directory of `entries`, which starts at `offset`, and the end record.
@@ -78,16 +84,7 @@ enum ZipFormat {
         for entry in entries {
             append(centralHeaderSignature, to: &bytes)
             append(versionMadeBy, to: &bytes)
-            append(versionNeeded, to: &bytes)
-            append(entry.flags, to: &bytes)
-            append(entry.method, to: &bytes)
-            append(dosTime, to: &bytes)
-            append(dosDate, to: &bytes)
-            append(entry.crc, to: &bytes)
-            append(entry.compressedSize, to: &bytes)
-            append(entry.size, to: &bytes)
-            append(UInt16(entry.name.count), to: &bytes)
-            append(UInt16(0), to: &bytes)  // extra field
+            appendSharedFields(entry, to: &bytes)
             append(UInt16(0), to: &bytes)  // comment
             append(UInt16(0), to: &bytes)  // disk number
             append(UInt16(0), to: &bytes)  // internal attributes
@@ -190,10 +187,5 @@ public struct SignedBundle: Sendable {
     public var ownCount: Int { runs.dropFirst().reduce(0) { $0 + $1.count } }
 
     /// The whole archive, joined.
-    public var bytes: [UInt8] {
-        var joined: [UInt8] = []
-        joined.reserveCapacity(count)
-        for run in runs { joined += UnsafeRawBufferPointer(start: run.buffer.baseAddress, count: run.count) }
-        return joined
-    }
+    public var bytes: [UInt8] { StableBytes.joined(runs) }
 }
