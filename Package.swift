@@ -44,13 +44,14 @@ let package = Package(
         .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Storage", dependencies: ["ByteEncoding", "PassIdentifiers", "CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Mail", dependencies: ["ByteEncoding", "Certificates", "CCurl"], swiftSettings: swiftSettings),
+        .target(name: "GoogleWallet", dependencies: ["ByteEncoding", "Certificates", "COpenSSL", "CCurl"], swiftSettings: swiftSettings),
         .target(name: "PassImages", dependencies: ["ByteEncoding", "Certificates", "CVips", "CZbar", "PassBundle"], swiftSettings: swiftSettings),
 
         // MARK: The application
         .target(
             name: "PassServer",
             dependencies: [
-                "ByteEncoding", "PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "PassImages", "APNs", "Storage", "Mail", "CQRencode",
+                "ByteEncoding", "PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "PassImages", "APNs", "Storage", "Mail", "GoogleWallet", "CQRencode",
             ],
             // The pages' stylesheet and scripts, compiled into the server (served by WebAssets).
             resources: [.embedInCode("Web/Assets/site.css"), .embedInCode("Web/Assets/dashboard.js"), .embedInCode("Web/Assets/scanner.js"),
@@ -94,6 +95,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "LoggingTests", dependencies: ["Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassIdentifiersTests", dependencies: ["PassIdentifiers"], swiftSettings: swiftSettings),
+        .testTarget(name: "GoogleWalletTests", dependencies: ["GoogleWallet", "ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "ByteEncodingTests", dependencies: ["ByteEncoding"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "ByteEncoding", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),

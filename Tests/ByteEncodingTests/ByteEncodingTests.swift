@@ -57,3 +57,31 @@ struct JSONStringTests {
         #expect(checked == 0x80 + 4)
     }
 }
+
+@Suite("Base64URL: unpadded base64url of bytes, and back")
+struct Base64URLTests {
+    @Test("encoding equals Foundation's base64 with the URL alphabet and no padding, for every length; decoding inverts it")
+    func roundTrip() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == expected, "\(length) bytes")
+            #expect(Base64URL.decode(expected) == bytes, "\(length) bytes")
+        }
+        #expect(Base64URL.encode([0xFB, 0xFF, 0xBF]) == "-_-_")
+        #expect(Base64URL.decode("-_-_") == [0xFB, 0xFF, 0xBF])
+    }
+
+    @Test("padding is accepted; other alphabets, impossible lengths and stray bits are not")
+    func refusals() {
+        #expect(Base64URL.decode("YQ==") == Array("a".utf8))
+        #expect(Base64URL.decode("YWI=") == Array("ab".utf8))
+        #expect(Base64URL.decode("+/+/") == nil)
+        #expect(Base64URL.decode("YWJjZ") == nil)
+        #expect(Base64URL.decode("YR") == nil)
+        #expect(Base64URL.decode("Y Q") == nil)
+        #expect(Base64URL.decode("") == [])
+    }
+}

@@ -144,6 +144,26 @@ extension Configuration {
             problems += validateSigning(checkingFiles: checkingFiles)
         }
         problems += validateMail()
+        problems += validateGoogleWallet(checkingFiles: checkingFiles)
+        return problems
+    }
+
+    /// GOOGLE_WALLET_ISSUER_ID and GOOGLE_WALLET_SERVICE_ACCOUNT_FILE come together.
+    private func validateGoogleWallet(checkingFiles: Bool) -> [String] {
+        let google = googleWallet
+        var problems: [String] = []
+        switch (google.issuerID, google.serviceAccountFile) {
+        case (nil, nil): return []
+        case (_?, nil): problems.append("GOOGLE_WALLET_SERVICE_ACCOUNT_FILE: required with GOOGLE_WALLET_ISSUER_ID")
+        case (nil, _?): problems.append("GOOGLE_WALLET_ISSUER_ID: required with GOOGLE_WALLET_SERVICE_ACCOUNT_FILE")
+        case (_?, let file?):
+            if checkingFiles && !FileManager.default.isReadableFile(atPath: file) {
+                problems.append("GOOGLE_WALLET_SERVICE_ACCOUNT_FILE: cannot read '\(file)'")
+            }
+        }
+        if checkingFiles, let caFile = google.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            problems.append("GOOGLE_WALLET_CA_FILE: cannot read '\(caFile)'")
+        }
         return problems
     }
 

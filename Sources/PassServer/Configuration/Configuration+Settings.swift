@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import GoogleWallet
 import Logging
 import Mail
 import PassBundle
@@ -146,6 +147,32 @@ extension Configuration {
         Setting("MAIL_REPLY_TO", "Reply-To of every email (where attendees' answers go)", default: nil) { config, raw throws(SettingProblem) in
             config.mail.replyTo = try Parse.mailAddress(raw)
         },
+        Setting("GOOGLE_WALLET_ISSUER_ID", "Issuer id from the Google Pay & Wallet Console (digits); set with GOOGLE_WALLET_SERVICE_ACCOUNT_FILE to issue Google Wallet tickets beside Apple's (docs/google-wallet.md); unset: nothing Google appears", default: nil) {
+            config, raw throws(SettingProblem) in
+            let text = raw.trimmingCharacters(in: .whitespaces)
+            guard (1...32).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+                throw SettingProblem("'\(raw)' is not an issuer id (digits)")
+            }
+            config.googleWallet.issuerID = text
+        },
+        .text("GOOGLE_WALLET_SERVICE_ACCOUNT_FILE", "The Google Cloud service account's JSON key file, the account added as a user of the issuer", default: nil, at: \.googleWallet.serviceAccountFile),
+        Setting("GOOGLE_WALLET_API_URL", "Base URL of Google's Wallet REST API (classes and objects)", default: "https://walletobjects.googleapis.com/walletobjects/v1") {
+            config, raw throws(SettingProblem) in
+            config.googleWallet.endpoints.api = try Parse.serviceURL(raw)
+        },
+        Setting("GOOGLE_WALLET_TOKEN_URL", "Google's OAuth 2.0 token endpoint", default: "https://oauth2.googleapis.com/token") {
+            config, raw throws(SettingProblem) in
+            config.googleWallet.endpoints.token = try Parse.serviceURL(raw)
+        },
+        Setting("GOOGLE_WALLET_SAVE_URL", "Base of Add to Google Wallet links", default: "https://pay.google.com/gp/v/save") {
+            config, raw throws(SettingProblem) in
+            config.googleWallet.endpoints.save = try Parse.serviceURL(raw)
+        },
+        Setting("GOOGLE_WALLET_KEYS_URL", "Google's root keys that sign save and delete callbacks", default: "https://pay.google.com/gp/m/issuer/keys") {
+            config, raw throws(SettingProblem) in
+            config.googleWallet.endpoints.callbackKeys = try Parse.serviceURL(raw)
+        },
+        .text("GOOGLE_WALLET_CA_FILE", "Extra CA certificate (PEM) trusted for Google's servers, besides the system store", default: nil, at: \.googleWallet.caFile),
         Setting("MAIL_RATE", "Emails sent per second, at most (each instance)", default: "10") { config, raw throws(SettingProblem) in
             guard let rate = Double(raw.trimmingCharacters(in: .whitespaces)), rate.isFinite, rate >= 0.01, rate <= 10_000 else {
                 throw SettingProblem("'\(raw)' is not a number of messages per second in 0.01…10000")

@@ -1,4 +1,5 @@
 public import APNs
+public import GoogleWallet
 public import Foundation
 public import HTTPServer
 public import Logging
@@ -18,6 +19,7 @@ public struct Configuration: Sendable, Equatable {
     public var jobs = Jobs()
     public var retention = Retention()
     public var mail = Mail()
+    public var googleWallet = GoogleWallet()
     public var dashboard = Dashboard()
     public var checkIn = CheckIn()
     /// Secret from which pass authentication and download tokens are derived (HMAC-SHA256), so the
@@ -168,6 +170,20 @@ public struct Configuration: Sendable, Equatable {
         /// Seconds after an event's end (its start + 4 hours without an end) during which its
         /// tickets still check in; later scans are refused as `event_ended`.
         public var grace = 12 * 3_600
+        public init() {}
+    }
+
+    /// Google Wallet tickets beside Apple's (docs/google-wallet.md): off while `issuerID` is nil.
+    public struct GoogleWallet: Sendable, Equatable {
+        /// The issuer id of the Google Pay & Wallet Console (digits); nil turns Google Wallet off.
+        public var issuerID: String? = nil
+        /// The service account's JSON key file (its `client_email` and `private_key`).
+        public var serviceAccountFile: String? = nil
+        /// Google's addresses; the settings let tests point them at a local fake.
+        public var endpoints = GoogleWalletEndpoints.production
+        /// Extra CA certificate (PEM) trusted for Google's servers, besides the system store.
+        public var caFile: String? = nil
+        public var isEnabled: Bool { issuerID != nil }
         public init() {}
     }
 

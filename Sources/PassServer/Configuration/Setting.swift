@@ -163,6 +163,21 @@ enum Parse {
         return text
     }
 
+    /// An absolute URL of a service we call, without query or fragment, trailing slash dropped:
+    /// https, or http to a loopback address (a local fake).
+    static func serviceURL(_ raw: String) throws(SettingProblem) -> String {
+        var text = try nonEmpty(raw)
+        if text.hasSuffix("/") { text.removeLast() }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host,
+            url.query == nil, url.fragment == nil
+        else { throw SettingProblem("'\(raw)' is not an absolute URL without query") }
+        let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        guard scheme == "https" || (scheme == "http" && loopback) else {
+            throw SettingProblem("'\(raw)' must be https (http only to a loopback address)")
+        }
+        return text
+    }
+
     static func nonEmpty(_ raw: String) throws(SettingProblem) -> String {
         let value = raw.trimmingCharacters(in: .whitespaces)
         guard !value.isEmpty else { throw SettingProblem("is empty") }

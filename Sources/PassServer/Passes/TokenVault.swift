@@ -1,4 +1,5 @@
 public import PassIdentifiers
+import ByteEncoding
 import Certificates
 
 /// Derives each pass's secrets from `TOKEN_SECRET`, so the database stores only their hashes.
@@ -19,7 +20,7 @@ public struct TokenVault: Sendable {
     public func authenticationToken(passType: PassTypeIdentifier, serial: SerialNumber) throws -> AuthenticationToken {
         let mac = try Digest.sha256().authenticationCode(key: secret, message: Array("auth\u{0}\(passType.rawValue)\u{0}\(serial.rawValue)".utf8))
         // Base64url of 32 bytes is 43 printable characters: always a valid token.
-        return AuthenticationToken(trusted: Crypto.base64URL(mac))
+        return AuthenticationToken(trusted: Base64URL.encode(mac))
     }
 
     /// The secret of a pass's `/download/{token}` link. Each rotation of the link moves the
@@ -28,7 +29,7 @@ public struct TokenVault: Sendable {
     public func downloadToken(passType: PassTypeIdentifier, serial: SerialNumber, nonce: Int64 = 0) throws -> String {
         var message = "download\u{0}\(passType.rawValue)\u{0}\(serial.rawValue)"
         if nonce != 0 { message += "\u{0}\(nonce)" }
-        return Crypto.base64URL(try Digest.sha256().authenticationCode(key: secret, message: Array(message.utf8)))
+        return Base64URL.encode(try Digest.sha256().authenticationCode(key: secret, message: Array(message.utf8)))
     }
 
     /// The barcode of a pass: `serial~mac`, where `mac` is the first 12 bytes (16 base64url
@@ -38,13 +39,13 @@ public struct TokenVault: Sendable {
     /// apart from a signed one at a glance (`CheckInCode.parse`).
     public func barcode(passType: PassTypeIdentifier, serial: SerialNumber) throws -> (message: String, checkCode: String) {
         let mac = try barcodeMAC(passType: passType, serial: serial)
-        let message = serial.rawValue + String(CheckInCode.separator) + Crypto.base64URL(Array(mac.prefix(CheckInCode.macBytes)))
+        let message = serial.rawValue + String(CheckInCode.separator) + Base64URL.encode(Array(mac.prefix(CheckInCode.macBytes)))
         return (message, CheckInCode.checkCode(mac))
     }
 
     /// Whether `mac` (the part after `~`) is this server's signature of the serial, in constant time.
     public func verifiesBarcode(passType: PassTypeIdentifier, serial: SerialNumber, mac: String) throws -> Bool {
-        let expected = Crypto.base64URL(Array(try barcodeMAC(passType: passType, serial: serial).prefix(CheckInCode.macBytes)))
+        let expected = Base64URL.encode(Array(try barcodeMAC(passType: passType, serial: serial).prefix(CheckInCode.macBytes)))
         return ConstantTime.equal(Array(expected.utf8), Array(mac.utf8))
     }
 

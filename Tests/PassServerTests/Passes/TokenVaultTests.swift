@@ -48,16 +48,4 @@ struct TokenVaultTests {
         #expect(try !TokenVault.matches(token, storedHash: Array(stored.prefix(16))))
         #expect(try !TokenVault.matches(token, storedHash: [UInt8](repeating: 0, count: 32)))
     }
-
-    @Test("base64url equals Foundation's base64 with the URL alphabet and no padding, for every length")
-    func base64URL() {
-        var generator = SystemRandomNumberGenerator()
-        for length in 0...70 {
-            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let expected = Data(bytes).base64EncodedString()
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-            #expect(Crypto.base64URL(bytes) == expected, "\(length) bytes")
-        }
-        #expect(Crypto.base64URL([0xFB, 0xFF, 0xBF]) == "-_-_")
-    }
 }

@@ -1,3 +1,4 @@
+import ByteEncoding
 import Certificates
 import Foundation
 import HTTPServer
@@ -198,6 +199,6 @@ struct DashboardSessions: Sendable {
 
     private static func csrfToken(sessionID: String) throws -> String {
         let code = try Digest.sha256().authenticationCode(key: Array(sessionID.utf8), message: Array("passserver dashboard csrf".utf8))
-        return Crypto.base64URL(code)
+        return Base64URL.encode(code)
     }
 }
