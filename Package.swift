@@ -80,7 +80,7 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PassServerTesting",
-            dependencies: ["PassIdentifiers", "APNs", "Certificates", "CQRencode", "CSpawn", "Logging", "Storage"],
+            dependencies: ["PassIdentifiers", "APNs", "Certificates", "CQRencode", "CSpawn", "HTTPServer", "Logging", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),

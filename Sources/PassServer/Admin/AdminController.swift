@@ -17,6 +17,8 @@ struct AdminController: Sendable {
     let jobCreated: @Sendable () -> Void
     /// Whether email is on, and whom to tell that emails were queued.
     var mail: MailAccess = .off
+    /// Whether Google Wallet is on (its reach is shown beside Apple's).
+    var googleWallet = false
     var now: @Sendable () -> Date = Date.init
     /// Scans answered, by result (shared with `/metrics`).
     var checkIns = CheckInMetrics()
@@ -60,7 +62,7 @@ struct AdminController: Sendable {
     var organizer: Organizer {
         let mailing = mailing
         return Organizer(
-            store: store, passes: passes, logger: logger, pushesEnqueued: pushesEnqueued, jobCreated: jobCreated, mail: mail, now: now,
+            store: store, passes: passes, logger: logger, pushesEnqueued: pushesEnqueued, jobCreated: jobCreated, mail: mail, googleWallet: googleWallet, now: now,
             emailCheck: { template in try mailing.require(template: template) }
         )
     }

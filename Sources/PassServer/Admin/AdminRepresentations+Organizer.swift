@@ -8,6 +8,7 @@ extension EventBody {
         self.init(details.event, tally: details.tally)
         emailStatus = EmailCountsBody(details.emails)
         counts?.checkedIn = details.checkedIn
+        reach?.googleWalletSaved = details.googleWalletSaved
     }
 }
 
@@ -35,6 +36,7 @@ extension TicketBody {
         latestPushes = details.pushes.map(PushBody.init)
         prunedRegistrations = details.prunes.map(PruneBody.init)
         undoneCheckIns = details.undoneCheckIns.map(UndoneCheckInBody.init)
+        if details.googleWalletEnabled { googleWallet = GoogleWalletTicketBody(details.googleWallet) }
     }
 }
 

@@ -11,6 +11,8 @@ struct ReachBody: Encodable, Equatable {
     var pushesPending: Int64
     var pushesFailed: Int64
     var pushesDelivered: Int64
+    /// An event's tickets saved in Google Wallet now (absent while Google Wallet is off, and on jobs).
+    var googleWalletSaved: Int64?
 
     init(_ reach: Reach) {
         devices = reach.devices
@@ -18,6 +20,20 @@ struct ReachBody: Encodable, Equatable {
         pushesPending = reach.pushesPending
         pushesFailed = reach.pushesFailed
         pushesDelivered = reach.pushesDelivered
+    }
+}
+
+/// A ticket in Google Wallet, as Google's save and delete callbacks told us (shown while Google
+/// Wallet is on): saved now or not, when first saved, and when Google last called.
+struct GoogleWalletTicketBody: Encodable {
+    var saved: Bool
+    var firstSavedAt: String?
+    var lastEventAt: String?
+
+    init(_ ticket: GoogleWalletTicket?) {
+        saved = ticket?.saved ?? false
+        firstSavedAt = ticket?.firstSavedAt.map { ISODate.format($0) }
+        lastEventAt = ticket.map { ISODate.format($0.lastEventAt) }
     }
 }
 

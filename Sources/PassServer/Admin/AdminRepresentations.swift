@@ -134,6 +134,8 @@ struct TicketBody: Encodable {
     var prunedRegistrations: [PruneBody]?
     /// The ticket's check-ins that were undone, newest first (on the ticket's own read).
     var undoneCheckIns: [UndoneCheckInBody]?
+    /// The ticket in Google Wallet (on the ticket's own read, while Google Wallet is on).
+    var googleWallet: GoogleWalletTicketBody?
     /// What became of the ticket's email; absent until one was queued.
     var emailStatus: EmailStatusBody?
 

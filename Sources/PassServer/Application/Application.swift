@@ -156,12 +156,13 @@ public final class Application: Sendable {
             maxDevicesPerPass: configuration.maxDevicesPerPass
         ).register(in: &router)
         let checkIns = CheckInMetrics()
-        let admin = AdminController(
+        var admin = AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
             pushesEnqueued: { dispatcher.wake() }, jobCreated: { jobRunner.wake() },
             mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() }), checkIns: checkIns, settleReach: { reach.settle() },
             doorHours: DoorHours(grace: TimeInterval(configuration.checkIn.grace))
         )
+        admin.googleWallet = configuration.googleWallet.isEnabled
         admin.register(in: &router)
         DashboardController(
             admin: admin,
@@ -174,9 +175,17 @@ public final class Application: Sendable {
         WebAssets().register(in: &router)
         OpenAPIController.register(in: &router)
         RootController.register(in: &router)
+        let googleCallbacks = CallbackMetrics()
+        if let passType = passes.passType {
+            GoogleWalletCallbackController(
+                store: store, verifier: Self.googleCallbackVerifier(configuration.googleWallet), passType: passType, metrics: googleCallbacks,
+                logger: logger.named("google-wallet"), now: now
+            ).register(in: &router)
+        }
         let httpMetrics = HTTPMetrics()
         MetricsController(
             store: store, dispatcher: dispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns, certificates: certificates,
+            googleWallet: configuration.googleWallet.isEnabled ? googleCallbacks : nil,
             logger: logger.named("metrics"), startedAt: startedAt, startedInstant: startedInstant, now: now
         ).register(in: &router)
         routes = router.routes.map { (method: $0.method.rawValue, pattern: $0.pattern) }

@@ -19,6 +19,8 @@ struct MetricsController: Sendable {
     let http: HTTPMetrics
     let checkIns: CheckInMetrics
     let certificates: CertificateMonitor
+    /// Google Wallet's callbacks; nil while Google Wallet is off.
+    let googleWallet: CallbackMetrics?
     let logger: Logger
     let countsCache = StatisticsCache(ttl: .seconds(15))
     /// When the process started, by `now` (for `passserver_process_start_time_seconds`) and by the
@@ -43,6 +45,10 @@ struct MetricsController: Sendable {
         requests(&text)
         text.counter("passserver_checkins_total", "Scans answered by the check-in API, by result (forged: a valid serial with a wrong signature)",
                      checkIns.snapshot.map { ("result=\"\($0.result.rawValue)\"", $0.count) })
+        if let googleWallet {
+            text.counter("passserver_google_wallet_callbacks_total", "Google Wallet save and delete callbacks answered by this process, by outcome (save, del, replayed, or why refused)",
+                         googleWallet.snapshot.map { ("outcome=\"\($0.outcome)\"", $0.count) })
+        }
         certificateExpiry(&text)
         let cache = passes.cacheStatistics
         text.counter("passserver_bundle_cache_lookups_total", "Signed-bundle cache lookups by result", [
@@ -76,6 +82,9 @@ struct MetricsController: Sendable {
         text.gauge("passserver_registrations", "Registrations (device and pass) in the database", [("", statistics.registrations)])
         text.gauge("passserver_devices", "Devices with at least one registration", [("", statistics.devices)])
         text.gauge("passserver_checked_in_tickets", "Tickets checked in at the door", [("", statistics.checkedIn)])
+        if googleWallet != nil {
+            text.gauge("passserver_google_wallet_saved_tickets", "Tickets saved in Google Wallet now, by Google's callbacks", [("", statistics.googleWalletSaved)])
+        }
         text.gauge("passserver_jobs", "Re-push jobs by state", Job.State.allCases.map { ("state=\"\($0.rawValue)\"", statistics.jobs[$0] ?? 0) })
         text.gauge("passserver_job_passes", "Passes of pending and running jobs: to bump in total, and bumped so far", [
             ("progress=\"total\"", Int(statistics.unfinishedJobPasses)), ("progress=\"done\"", Int(statistics.unfinishedJobPassesDone)),

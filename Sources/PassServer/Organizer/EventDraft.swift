@@ -50,6 +50,8 @@ struct EventDetails: Sendable, Equatable {
     var emails: EmailCounts
     /// Active tickets checked in at the door.
     var checkedIn: Int
+    /// Tickets saved in Google Wallet now; nil while Google Wallet is off.
+    var googleWalletSaved: Int64? = nil
 
     /// The tickets not cancelled.
     var activeTickets: Int64 { tally.tickets - tally.cancelled }

@@ -81,11 +81,13 @@ extension Organizer {
     /// The event with its counts, reach, check-ins and email states.
     func details(of event: Event) throws -> EventDetails {
         // One read of the event's tallies: counts, reach, check-ins and emails, whatever its size.
-        let total = try store.withSession(.read) { try $0.eventTally(eventID: event.id) }.total
+        let (total, saved) = try store.withSession(.read) { session in
+            (try session.eventTally(eventID: event.id).total, googleWallet ? try session.googleWalletSaved(eventID: event.id) : nil)
+        }
         return EventDetails(
             event: event, tally: total,
             emails: EmailCounts(queued: Int(total.emailsQueued), sent: Int(total.emailsSent), failed: Int(total.emailsFailed)),
-            checkedIn: Int(total.checkedIn)
+            checkedIn: Int(total.checkedIn), googleWalletSaved: saved
         )
     }
 
@@ -105,15 +107,21 @@ extension Organizer {
         }
         let limit = check.integer("limit", query.limit, in: 1...100) ?? 20
         try check.validate()
-        let (page, totals, emails, checkedIn) = try store.withSession(.read) { session in
+        let (page, totals, emails, checkedIn, saved) = try store.withSession(.read) { session in
             let page = try session.events(matching: filter, after: position, limit: limit + 1)
             let ids = page.prefix(limit).map(\.id)
-            return (page, try session.eventTotals(eventIDs: ids), try session.emailCounts(eventIDs: ids), try session.checkInCounts(eventIDs: ids))
+            return (
+                page, try session.eventTotals(eventIDs: ids), try session.emailCounts(eventIDs: ids), try session.checkInCounts(eventIDs: ids),
+                googleWallet ? try session.googleWalletSaved(eventIDs: ids) : nil
+            )
         }
         let shown = page.prefix(limit)
         let next = page.count > limit ? shown.last.map { EventCursor.encode(EventListPosition(after: $0)) } : nil
         let events = shown.map { event in
-            EventDetails(event: event, tally: totals[event.id] ?? Tally(), emails: emails[event.id] ?? EmailCounts(), checkedIn: checkedIn[event.id] ?? 0)
+            EventDetails(
+                event: event, tally: totals[event.id] ?? Tally(), emails: emails[event.id] ?? EmailCounts(), checkedIn: checkedIn[event.id] ?? 0,
+                googleWalletSaved: saved.map { $0[event.id] ?? 0 }
+            )
         }
         return EventList(events: events, nextCursor: next)
     }

@@ -128,7 +128,8 @@ extension Organizer {
                 ticket: try ticket(pass), devices: devices,
                 pushes: try session.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 20),
                 prunes: try session.recentPrunes(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber),
-                undoneCheckIns: try session.undoneCheckIns(passID: pass.id)
+                undoneCheckIns: try session.undoneCheckIns(passID: pass.id),
+                googleWallet: googleWallet ? try session.googleWalletTicket(passID: pass.id) : nil, googleWalletEnabled: googleWallet
             )
         }
     }

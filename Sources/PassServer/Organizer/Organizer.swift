@@ -18,6 +18,8 @@ struct Organizer: Sendable {
     var jobCreated: @Sendable () -> Void = {}
     /// Whether email is on, and whom to tell that emails were queued.
     var mail: MailAccess = .off
+    /// Whether Google Wallet is on (its reach is shown beside Apple's).
+    var googleWallet = false
     var now: @Sendable () -> Date = Date.init
     /// Refuses (`conflict`) while tickets of a template cannot be emailed: email is off, or the
     /// template has no valid email texts. Checked before anything is issued with `notify`.

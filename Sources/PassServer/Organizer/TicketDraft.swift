@@ -63,6 +63,10 @@ struct TicketDetails: Sendable, Equatable {
     var prunes: [RegistrationPrune]
     /// Its check-ins that were undone, newest first, with who undid them.
     var undoneCheckIns: [UndoneCheckIn] = []
+    /// What Google Wallet told us of the ticket (nil before any callback); `googleWalletEnabled`
+    /// says whether to show it at all.
+    var googleWallet: GoogleWalletTicket? = nil
+    var googleWalletEnabled = false
 }
 
 /// Which tickets of an event to list, in issue order.

@@ -6,7 +6,7 @@ package import Storage
 /// older than `PUSH_LOG_RETENTION` (a ticket's email status keeps its failure), jobs finished
 /// longer than `JOB_RETENTION` ago, registrations of passes whose event ended more than
 /// `REGISTRATION_RETENTION` ago (with the devices left without any), dashboard sessions that
-/// have expired, and deleted events: a deleted event's rows (tickets, registrations, check-ins,
+/// have expired, Google Wallet callback nonces older than 30 days, and deleted events: a deleted event's rows (tickets, registrations, check-ins,
 /// email states, jobs, tallies) go once every phone registered for one of its passes was told and
 /// served the voided pass, or `DELETED_EVENT_GRACE` after the deletion. With `ERASE_AFTER_DAYS`
 /// set, it also erases the attendees' data of events that ended longer ago than that.
@@ -30,17 +30,21 @@ package struct RetentionSweep: Sendable {
         /// Tickets of deleted events removed, and the deleted events themselves.
         var deletedPasses = 0
         var deletedEvents = 0
+        /// Google Wallet callback nonces older than `googleWalletNonceAge`.
+        var googleWalletNonces = 0
 
         /// Table (`push_outbox_failed`, `mail_outbox_failed`: failed rows of those outboxes) and
         /// count, in sweep order.
         package var tables: [(name: String, count: Int)] {
             [("push_log", pushLog), ("push_outbox_failed", failedPushes), ("mail_outbox_failed", failedEmails), ("jobs", jobs),
              ("registrations", registrations), ("devices", devices), ("admin_sessions", sessions),
-             ("passes", deletedPasses), ("events", deletedEvents)]
+             ("passes", deletedPasses), ("events", deletedEvents), ("google_wallet_nonces", googleWalletNonces)]
         }
     }
 
     static let leaseName = "retention"
+    /// How long a Google Wallet callback's nonce is kept: far longer than Google retries a delivery.
+    static let googleWalletNonceAge: TimeInterval = 30 * 86_400
 
     let store: any Store
     let retention: Configuration.Retention
@@ -94,6 +98,8 @@ package struct RetentionSweep: Sendable {
             }
             try drain(shouldStop, into: &removed.sessions) { try $0.deleteExpiredAdminSessions(before: start, limit: batchSize) }
             try drain(shouldStop, into: &removed.sessions) { try $0.deleteExpiredScannerSessions(before: start, limit: batchSize) }
+            let nonceCutoff = start.addingTimeInterval(-Self.googleWalletNonceAge)
+            try drain(shouldStop, into: &removed.googleWalletNonces) { try $0.deleteGoogleWalletNonces(before: nonceCutoff, limit: batchSize) }
             try removeDeletedEvents(shouldStop, cutoff: start.addingTimeInterval(-TimeInterval(retention.deletedEvents)), into: &removed, devices: &devices)
             if let days = retention.eraseAfterDays {
                 try eraseEndedEvents(shouldStop, cutoff: start.addingTimeInterval(-TimeInterval(days) * 86_400), into: &removed)

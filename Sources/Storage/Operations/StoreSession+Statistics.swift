@@ -15,7 +15,8 @@ extension StoreSession {
                 (SELECT count(*) FROM jobs WHERE state = 'failed') AS jobs_failed,
                 (SELECT CAST(COALESCE(sum(total), 0) AS BIGINT) FROM jobs WHERE state IN ('pending', 'running')) AS unfinished_total,
                 (SELECT CAST(COALESCE(sum(done), 0) AS BIGINT) FROM jobs WHERE state IN ('pending', 'running')) AS unfinished_done,
-                (SELECT count(*) FROM checkins) AS checked_in
+                (SELECT count(*) FROM checkins) AS checked_in,
+                (SELECT CAST(COALESCE(sum(saved), 0) AS BIGINT) FROM google_wallet_events) AS google_wallet_saved
             """)
         else { throw StorageError(.backend, "count query returned no row") }
         return StoreStatistics(
@@ -26,7 +27,7 @@ extension StoreSession {
                 .done: try row.int("jobs_done"), .failed: try row.int("jobs_failed"),
             ],
             unfinishedJobPasses: try row.int64("unfinished_total"), unfinishedJobPassesDone: try row.int64("unfinished_done"),
-            checkedIn: try row.int("checked_in")
+            checkedIn: try row.int("checked_in"), googleWalletSaved: try row.int("google_wallet_saved")
         )
     }
 }
@@ -44,11 +45,14 @@ public struct StoreStatistics: Sendable, Equatable {
     public var unfinishedJobPassesDone: Int64
     /// Tickets checked in at the door (`checkins` rows).
     public var checkedIn: Int
+    /// Tickets saved in Google Wallet now (the events' counts summed).
+    public var googleWalletSaved: Int
 
     public init(
         registrations: Int, devices: Int, oldestPendingPush: Date?, jobs: [Job.State: Int],
-        unfinishedJobPasses: Int64, unfinishedJobPassesDone: Int64, checkedIn: Int = 0
+        unfinishedJobPasses: Int64, unfinishedJobPassesDone: Int64, checkedIn: Int = 0, googleWalletSaved: Int = 0
     ) {
+        self.googleWalletSaved = googleWalletSaved
         self.registrations = registrations
         self.devices = devices
         self.oldestPendingPush = oldestPendingPush

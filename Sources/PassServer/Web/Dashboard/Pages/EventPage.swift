@@ -73,6 +73,7 @@ struct EventPage {
             #"<div><dt>\#(label)</dt><dd id="\#(id)">\#(DashboardLayout.count(value))</dd></div>"#
         }
         let active = details.activeTickets
+        let googleWallet: HTML = details.googleWalletSaved.map { item("count-google-wallet", "Saved in Google Wallet", $0) } ?? ""
         return """
             <h2 class="sr-only">Counts</h2>
             <dl class="stats">
@@ -86,6 +87,7 @@ struct EventPage {
             <dl class="counts">
             \(item("count-cancelled", "Cancelled", tally.cancelled))
             \(item("count-phones", "Phones", tally.registeredDevices))
+            \(googleWallet)
             \(item("count-pending", "Pushes pending", tally.pushesPending))
             \(item("count-failed", "Pushes failed", tally.pushesFailed))
             \(item("count-email-sent", "Emails sent", Int64(details.emails.sent)))

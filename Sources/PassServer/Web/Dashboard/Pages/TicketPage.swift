@@ -174,6 +174,20 @@ struct TicketPage {
             """
     }
 
+    /// Whether the ticket is saved in Google Wallet, as Google's callbacks told us (while Google
+    /// Wallet is on).
+    private var googleWallet: HTML {
+        guard details.googleWalletEnabled else { return "" }
+        guard let ticket = details.googleWallet else {
+            return #"<p class="muted" id="google-wallet">Google Wallet: not saved yet.</p>"#
+        }
+        if ticket.saved {
+            let since = ticket.firstSavedAt.map { ISODate.format($0) } ?? "—"
+            return #"<p id="google-wallet">Google Wallet: <span class="status-ok">saved</span> (first saved \#(since))</p>"#
+        }
+        return #"<p id="google-wallet">Google Wallet: <span class="status-warn">removed</span> \#(ISODate.format(ticket.lastEventAt))</p>"#
+    }
+
     /// The phones holding the pass (each named by the hash the admin API names it by) and the
     /// latest pushes to them.
     private var devices: HTML {
@@ -192,6 +206,7 @@ struct TicketPage {
                 <tbody>\(rows)</tbody></table></div>
                 """
         }
+        html += googleWallet
         if !details.pushes.isEmpty {
             let rows = HTML(joining: details.pushes.map { push in
                 "<tr><td>\(ISODate.format(push.createdAt))</td><td>\(push.status)</td><td>\(push.outcome ?? "")</td><td>\(push.reason ?? "")</td></tr>" as HTML
