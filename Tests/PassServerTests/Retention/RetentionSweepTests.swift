@@ -51,6 +51,32 @@ struct RetentionSweepTests {
         #expect(last.contains("push_log=0") && last.contains("registrations=0"), "\(last)")
     }
 
+    @Test("Google Wallet callback nonces go 30 days after they came; younger ones stay", arguments: Backend.allCases)
+    func googleWalletNonces(backend: Backend) throws {
+        let (store, _) = try Self.store(backend)
+        defer { store.close() }
+        let event = try store.withSession(.write) {
+            try $0.createEvent(NewEvent(name: "Gala", venue: "Hall", startsAt: Self.now, endsAt: nil, timeZone: "UTC", template: "event-ticket"), now: Self.now)
+        }
+        let pass = try store.withSession(.write) {
+            try $0.insertPass(NewPass(
+                passTypeIdentifier: RetentionRows.passType, serialNumber: "GW-1", authenticationTokenHash: Array("a-GW-1".utf8),
+                downloadTokenHash: Array("d-GW-1".utf8), eventID: event.id, attendeeName: "Ada", attendeeEmail: nil, seat: nil
+            ), now: Self.now)
+        }
+        let age = RetentionSweep.googleWalletNonceAge
+        try store.withSession(.write) { session in
+            for (nonce, offset) in [("old", -0.001), ("edge", 0), ("young", 0.001)] {
+                _ = try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: nonce, saved: true, now: Self.now - age + offset)
+            }
+        }
+        let removed = try #require(try Self.sweep(store).run())
+        #expect(removed.googleWalletNonces == 1)
+        let left = try store.withSession(.read) { try $0.execute("SELECT nonce FROM google_wallet_nonces ORDER BY nonce").map { try $0.string("nonce") } }
+        #expect(left == ["edge", "young"])
+        #expect(try store.withSession(.read) { try $0.googleWalletSaved(eventID: event.id) } == 1, "the ticket stays saved")
+    }
+
     @Test("configured retentions move every boundary", arguments: Backend.allCases)
     func configuredRetention(backend: Backend) throws {
         let (store, _) = try Self.store(backend)

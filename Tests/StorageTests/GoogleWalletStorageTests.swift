@@ -1,0 +1,62 @@
+import Foundation
+import PassIdentifiers
+import PassServerTesting
+import Storage
+import Testing
+
+/// Migration 20's operations: a callback's nonce taken once, a ticket's saved state with the
+/// event's count following it, nonces pruned by age, and everything gone with the event.
+@Suite("Google Wallet saves and nonces", .offCooperativePool, .timeLimit(.minutes(2)))
+struct GoogleWalletStorageTests {
+    @Test("saves count once per ticket, a nonce twice is a replay, a del un-counts", arguments: Backend.allCases)
+    func savesAndNonces(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let event = try fixture.makeEvent()
+        let other = try fixture.makeEvent()
+        let first = try fixture.makePass(serial: "G-1", eventID: event.id)
+        let second = try fixture.makePass(serial: "G-2", eventID: event.id)
+        let third = try fixture.makePass(serial: "G-3", eventID: event.id)
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        try fixture.store.withSession(.write) { (session: StoreSession) throws -> Void in
+            #expect(try session.googleWalletTicket(passID: first.id) == nil)
+            #expect(try session.recordGoogleWalletCallback(passID: first.id, eventID: event.id, nonce: "n1", saved: true, now: t0) == .recorded(changed: true))
+            #expect(try session.recordGoogleWalletCallback(passID: first.id, eventID: event.id, nonce: "n1", saved: true, now: t0) == .replayed)
+            #expect(try session.recordGoogleWalletCallback(passID: first.id, eventID: event.id, nonce: "n2", saved: true, now: t0 + 5) == .recorded(changed: false))
+            #expect(try session.recordGoogleWalletCallback(passID: second.id, eventID: event.id, nonce: "n3", saved: true, now: t0) == .recorded(changed: true))
+            #expect(try session.googleWalletSaved(eventID: event.id) == 2)
+            #expect(try session.recordGoogleWalletCallback(passID: second.id, eventID: event.id, nonce: "n4", saved: false, now: t0 + 10) == .recorded(changed: true))
+            #expect(try session.googleWalletSaved(eventID: event.id) == 1)
+            #expect(try session.googleWalletSaved(eventID: other.id) == 0)
+            #expect(try session.googleWalletSaved(eventIDs: [event.id, other.id]) == [event.id: 1])
+            #expect(try session.googleWalletSavedTotal() == 1)
+            #expect(try session.statistics().googleWalletSaved == 1)
+            #expect(try session.googleWalletTicket(passID: first.id) == GoogleWalletTicket(saved: true, firstSavedAt: t0, lastEventAt: t0 + 5))
+            #expect(try session.googleWalletTicket(passID: second.id) == GoogleWalletTicket(saved: false, firstSavedAt: t0, lastEventAt: t0 + 10))
+            // A del first: the ticket is known and not saved, and no count goes below zero.
+            #expect(try session.recordGoogleWalletCallback(passID: third.id, eventID: event.id, nonce: "n5", saved: false, now: t0) == .recorded(changed: false))
+            #expect(try session.googleWalletTicket(passID: third.id) == GoogleWalletTicket(saved: false, firstSavedAt: nil, lastEventAt: t0))
+            #expect(try session.googleWalletSaved(eventID: event.id) == 1)
+        }
+    }
+
+    @Test("nonces older than the cutoff go in batches; younger ones stay", arguments: Backend.allCases)
+    func pruning(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let event = try fixture.makeEvent()
+        let pass = try fixture.makePass(serial: "G-P", eventID: event.id)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        try fixture.store.withSession(.write) { (session: StoreSession) throws -> Void in
+            for index in 0..<5 {
+                _ = try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "old-\(index)", saved: true, now: now - 100 - Double(index))
+            }
+            _ = try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "edge", saved: true, now: now - 50)
+            _ = try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "young", saved: true, now: now)
+            #expect(try session.deleteGoogleWalletNonces(before: now - 50, limit: 3) == 3)
+            #expect(try session.deleteGoogleWalletNonces(before: now - 50, limit: 3) == 2)
+            #expect(try session.deleteGoogleWalletNonces(before: now - 50, limit: 3) == 0)
+            // A pruned nonce would be taken again; the kept ones are still replays.
+            #expect(try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "young", saved: true, now: now) == .replayed)
+            #expect(try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "edge", saved: true, now: now) == .replayed)
+        }
+    }
+}
