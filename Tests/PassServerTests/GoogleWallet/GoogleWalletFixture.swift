@@ -14,7 +14,9 @@ struct GoogleWalletFixture: Sendable {
     let keys: GoogleKeyServer
     let signer: GoogleCallbackSigner
 
-    static func start(_ backend: Backend) async throws -> GoogleWalletFixture {
+    static func start(
+        _ backend: Backend, configure: @escaping @Sendable (inout Configuration) -> Void = { _ in }
+    ) async throws -> GoogleWalletFixture {
         let signer = try GoogleCallbackSigner(recipient: issuer)
         let keys = try GoogleKeyServer(document: try signer.keysDocument())
         let url = keys.url
@@ -25,6 +27,7 @@ struct GoogleWalletFixture: Sendable {
                 configuration.googleWallet.issuerID = issuer
                 configuration.googleWallet.serviceAccountFile = account
                 configuration.googleWallet.endpoints.callbackKeys = url
+                configure(&configuration)
             }
         }
         return GoogleWalletFixture(app: app, keys: keys, signer: signer)
