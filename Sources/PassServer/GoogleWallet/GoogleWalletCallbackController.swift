@@ -5,7 +5,7 @@ import Logging
 import PassIdentifiers
 import Storage
 
-/// `POST /google-wallet/callback`: Google Wallet's save and delete callbacks (docs/google-wallet.md).
+/// `POST /google-wallet/callback`: Google Wallet's save and delete callbacks (docs/admin.md, "Google Wallet saves and deletions").
 ///
 /// A callback is verified first (`CallbackVerifier`: Google's signatures, our issuer id, expiry);
 /// its class must be one of our events and its object a ticket of that event. Then its nonce is
