@@ -46,6 +46,9 @@ struct GoogleWalletCallbackTests {
             #expect(try fixture.ticket(other)?["saved"] as? Bool == false)
             #expect(try fixture.ticket(other)?["firstSavedAt"] is String, "a deleted ticket keeps when it was first saved")
 
+            let listed = try fixture.app.admin("GET", "/admin/v1/events").jsonObject?["events"] as? [[String: Any]]
+            let row = try #require(listed?.first { $0["id"] as? String == event })
+            #expect((row["reach"] as? [String: Any])?["googleWalletSaved"] as? Int == 1, "the events list counts them too")
             #expect(try fixture.metric("passserver_google_wallet_saved_tickets") == 1)
             #expect(try fixture.metric(#"passserver_google_wallet_callbacks_total{outcome="save"}"#) == 3)
             #expect(try fixture.metric(#"passserver_google_wallet_callbacks_total{outcome="replayed"}"#) == 1)
