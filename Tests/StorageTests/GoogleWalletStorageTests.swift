@@ -2,6 +2,7 @@ import Foundation
 import PassIdentifiers
 import PassServerTesting
 import Storage
+import Synchronization
 import Testing
 
 /// Migration 20's operations: a callback's nonce taken once, a ticket's saved state with the
@@ -37,6 +38,29 @@ struct GoogleWalletStorageTests {
             #expect(try session.googleWalletTicket(passID: third.id) == GoogleWalletTicket(saved: false, firstSavedAt: nil, lastEventAt: t0))
             #expect(try session.googleWalletSaved(eventID: event.id) == 1)
         }
+    }
+
+    @Test("concurrent deliveries: one nonce on many threads is taken once; many saves of one ticket count it once", arguments: Backend.allCases)
+    func concurrent(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let event = try fixture.makeEvent()
+        let pass = try fixture.makePass(serial: "G-C", eventID: event.id)
+        let store = fixture.store
+        let recorded = Atomic<Int>(0)
+        try onThreads(6, seconds: 60) { thread in
+            for step in 0..<5 {
+                let result = try store.withSession(.write) { session in
+                    try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "same-\(step)", saved: true, now: Date())
+                }
+                if result != .replayed { recorded.add(1, ordering: .relaxed) }
+                _ = try store.withSession(.write) { session in
+                    try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "own-\(thread)-\(step)", saved: true, now: Date())
+                }
+            }
+        }
+        #expect(recorded.load(ordering: .relaxed) == 5, "each shared nonce was taken by one thread")
+        #expect(try store.withSession(.read) { try $0.googleWalletSaved(eventID: event.id) } == 1)
+        #expect(try store.withSession(.read) { try $0.execute("SELECT nonce FROM google_wallet_nonces") }.count == 5 + 6 * 5)
     }
 
     @Test("nonces older than the cutoff go in batches; younger ones stay", arguments: Backend.allCases)
