@@ -51,7 +51,7 @@ let package = Package(
         .target(
             name: "PassServer",
             dependencies: [
-                "ByteEncoding", "PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "PassImages", "APNs", "Storage", "Mail", "GoogleWallet", "CQRencode",
+                "ByteEncoding", "PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "PassImages", "APNs", "Storage", "Mail", "GoogleWallet", "CQRencode", "CCurl",
             ],
             // The pages' stylesheet and scripts, compiled into the server (served by WebAssets).
             resources: [.embedInCode("Web/Assets/site.css"), .embedInCode("Web/Assets/dashboard.js"), .embedInCode("Web/Assets/scanner.js"),
@@ -80,7 +80,7 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PassServerTesting",
-            dependencies: ["PassIdentifiers", "APNs", "Certificates", "CQRencode", "CSpawn", "Logging", "Storage"],
+            dependencies: ["PassIdentifiers", "APNs", "Certificates", "CQRencode", "CSpawn", "HTTPServer", "Logging", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
