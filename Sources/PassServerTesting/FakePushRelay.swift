@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import HTTPServer
 import Logging
 import Synchronization
@@ -31,7 +31,12 @@ public final class FakePushRelay: Sendable {
         var script: [Answer] = []
     }
 
-    private let state = Mutex(State())
+    /// Shared with the route's handler.
+    private final class Shared: Sendable {
+        let state = Mutex(State())
+    }
+
+    private let shared = Shared()
     private let server: HTTPServer
 
     /// The path the relay answers on.
@@ -39,14 +44,14 @@ public final class FakePushRelay: Sendable {
 
     public init() throws {
         var router = Router()
-        let state = self.state
+        let shared = self.shared
         router.post(Self.path) { request in
             struct Body: Decodable {
                 var passTypeIdentifier: String
                 var pushTokens: [String]
             }
             let body = try request.decode(Body.self)
-            let answer = state.withLock { state -> Answer in
+            let answer = shared.state.withLock { state -> Answer in
                 let answer = state.script.isEmpty ? .status(200) : state.script.removeFirst()
                 let code = if case .status(let status) = answer { status } else { 0 }
                 state.pushes.append(Push(
@@ -74,14 +79,14 @@ public final class FakePushRelay: Sendable {
     public var url: String { "http://127.0.0.1:\(server.port)\(Self.path)" }
 
     /// Every request received so far, in order.
-    public var pushes: [Push] { state.withLock { $0.pushes } }
+    public var pushes: [Push] { shared.state.withLock { $0.pushes } }
 
     /// The requests answered 200.
     public var delivered: [Push] { pushes.filter { $0.answer == 200 } }
 
     /// The next requests get these answers, in order; later ones 200 again.
     public func script(_ answers: [Answer]) {
-        state.withLock { $0.script.append(contentsOf: answers) }
+        shared.state.withLock { $0.script.append(contentsOf: answers) }
     }
 
     public func shutdown() {
