@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "PassServer",
             dependencies: [
-                "ByteEncoding", "PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "PassImages", "APNs", "Storage", "Mail", "GoogleWallet", "CQRencode", "CCurl",
+                "ByteEncoding", "PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "PassImages", "APNs", "Storage", "Mail", "GoogleWallet", "HTTPClient", "CQRencode",
             ],
             // The pages' stylesheet and scripts, compiled into the server (served by WebAssets).
             resources: [.embedInCode("Web/Assets/site.css"), .embedInCode("Web/Assets/dashboard.js"), .embedInCode("Web/Assets/scanner.js"),

@@ -117,7 +117,10 @@ extension Application {
     /// of APNs (batch, lease, retries, halt pause); nil while the relay is not configured.
     static func relayDispatcher(_ configuration: Configuration, store: any Store, readiness: Readiness, logger: Logger) -> PushDispatcher? {
         guard let url = configuration.androidRelay.url else { return nil }
-        let sender = RelayPushSender(url: url, key: configuration.androidRelay.key, transport: CurlRelayTransport(), logger: logger)
+        let sender = RelayPushSender(url: url, key: configuration.androidRelay.key, transport: HTTPClientRelayTransport(), logger: logger)
+        // A batch goes out as one request per `maxTokensPerRequest` tokens, one after another.
+        let requests = configuration.push.batchSize / sender.maxTokensPerRequest + 1
+        let timeout = Int(sender.timeout.components.seconds)
         return PushDispatcher(
             store: store, sender: sender,
             policy: PushPolicy(
@@ -127,7 +130,7 @@ extension Application {
             readiness: readiness, logger: logger,
             settings: PushDispatcher.Settings(
                 batchSize: configuration.push.batchSize, maxInFlight: configuration.push.concurrency,
-                lease: .seconds(configuration.push.lease ?? 2 * 30 + 30),
+                lease: .seconds(configuration.push.lease ?? requests * timeout + 30),
                 haltPause: TimeInterval(configuration.push.haltPause), drainTimeout: TimeInterval(configuration.http.drainTimeout),
                 unreachableGrace: TimeInterval(configuration.apns.unreachableGrace)
             ),

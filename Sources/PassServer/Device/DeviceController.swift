@@ -52,30 +52,25 @@ struct DeviceController: Sendable {
         let device = try DeviceRequest.device(request)
         let body = try DeviceRequest.json(RegistrationBody.self, from: request)
         guard let raw = body.pushToken else { throw HTTPError.badRequest("pushToken is required.", code: "missing_push_token") }
-        let result: RegistrationResult
+        let token: DevicePushToken
         switch pass.scheme {
         case .applePass:
             guard let pushToken = PushToken(raw) else {
                 throw HTTPError.badRequest("pushToken must be 64 to 200 hexadecimal digits.", code: "invalid_push_token")
             }
-            result = try store.withSession(.write) { session in
-                try session.upsertRegistration(
-                    deviceLibraryIdentifier: device, pushToken: pushToken,
-                    passTypeIdentifier: pass.passType, serialNumber: pass.serial, now: now(),
-                    keepingAtMost: maxDevicesPerPass
-                )
-            }
+            token = .apns(pushToken)
         case .androidPass:
             guard let pushToken = RelayPushToken(raw) else {
                 throw HTTPError.badRequest("pushToken must be 16 to 512 letters, digits, '-', '_' or ':'.", code: "invalid_push_token")
             }
-            result = try store.withSession(.write) { session in
-                try session.upsertRegistration(
-                    deviceLibraryIdentifier: device, relayPushToken: pushToken,
-                    passTypeIdentifier: pass.passType, serialNumber: pass.serial, now: now(),
-                    keepingAtMost: maxDevicesPerPass
-                )
-            }
+            token = .relay(pushToken)
+        }
+        let result = try store.withSession(.write) { session in
+            try session.upsertRegistration(
+                deviceLibraryIdentifier: device, token: token,
+                passTypeIdentifier: pass.passType, serialNumber: pass.serial, now: now(),
+                keepingAtMost: maxDevicesPerPass
+            )
         }
         return Response(status: result == .created ? 201 : 200)
     }

@@ -13,29 +13,20 @@ extension StoreSession {
         keepingAtMost limit: Int? = nil
     ) throws -> RegistrationResult {
         try upsertRegistration(
-            deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken.rawValue, service: .apns,
+            deviceLibraryIdentifier: deviceLibraryIdentifier, token: .apns(pushToken),
             passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now, keepingAtMost: limit
         )
     }
 
-    /// Registers a device pushed through the Android wallet relay (`AndroidPass`), like
-    /// `upsertRegistration(deviceLibraryIdentifier:pushToken:…)` does for APNs. The device's push
-    /// service is the one of its latest registration: a device that registers again with the
+    /// Registers a device with the push token of its service (`DevicePushToken`). The device's
+    /// push service is the one of its latest registration: a device that registers again with the
     /// other scheme switches.
     public func upsertRegistration(
-        deviceLibraryIdentifier: DeviceLibraryIdentifier, relayPushToken: RelayPushToken, passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber,
-        now: Date, keepingAtMost limit: Int? = nil
+        deviceLibraryIdentifier: DeviceLibraryIdentifier, token: DevicePushToken, passTypeIdentifier: PassTypeIdentifier,
+        serialNumber: SerialNumber, now: Date, keepingAtMost limit: Int? = nil
     ) throws -> RegistrationResult {
-        try upsertRegistration(
-            deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: relayPushToken.rawValue, service: .relay,
-            passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now, keepingAtMost: limit
-        )
-    }
-
-    private func upsertRegistration(
-        deviceLibraryIdentifier: DeviceLibraryIdentifier, pushToken: String, service: PushService, passTypeIdentifier: PassTypeIdentifier,
-        serialNumber: SerialNumber, now: Date, keepingAtMost limit: Int?
-    ) throws -> RegistrationResult {
+        let pushToken = token.rawValue
+        let service = token.service
         guard let limit else {
             return try upsertRegistrationRows(
                 deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken, service: service,

@@ -39,6 +39,14 @@ struct AndroidWalletTests {
             relay.shutdown()
         }
 
+        /// Issues a ticket and registers a new Android phone for it.
+        func registeredAndroidPhone(sourceLocation: SourceLocation = #_sourceLocation) throws -> (phone: Phone, serial: String) {
+            let serial = try app.issueTicket(event: push.event)
+            let phone = AndroidWalletTests.androidPhone(app)
+            #expect(try phone.register(serial).status == 201, sourceLocation: sourceLocation)
+            return (phone, serial)
+        }
+
         /// The pushes the relay received for `token`.
         func relayed(_ token: String) -> [FakePushRelay.Push] { relay.pushes.filter { $0.pushTokens.contains(token) } }
     }
@@ -58,9 +66,7 @@ struct AndroidWalletTests {
     func deviceAPI(backend: Backend) throws {
         let fixture = try RelayFixture(backend)
         defer { fixture.stop() }
-        let serial = try fixture.app.issueTicket(event: fixture.push.event)
-        let phone = Self.androidPhone(fixture.app)
-        #expect(try phone.register(serial).status == 201)
+        let (phone, serial) = try fixture.registeredAndroidPhone()
         #expect(try phone.register(serial).status == 200)
         let listed = try phone.changedSerials()
         #expect(listed.status == 200)
@@ -132,9 +138,7 @@ struct AndroidWalletTests {
     func retriedThenDelivered(backend: Backend) async throws {
         let fixture = try RelayFixture(backend)
         defer { fixture.stop() }
-        let serial = try fixture.app.issueTicket(event: fixture.push.event)
-        let phone = Self.androidPhone(fixture.app)
-        #expect(try phone.register(serial).status == 201)
+        let (phone, serial) = try fixture.registeredAndroidPhone()
         fixture.relay.script([.status(500), .status(429), .dropConnection])
         try fixture.push.change(serial)
         try await eventually("delivered after three failures", timeout: 60) { fixture.relay.delivered.count == 1 }
@@ -148,9 +152,7 @@ struct AndroidWalletTests {
     func refusals(backend: Backend) async throws {
         let fixture = try RelayFixture(backend)
         defer { fixture.stop() }
-        let serial = try fixture.app.issueTicket(event: fixture.push.event)
-        let phone = Self.androidPhone(fixture.app)
-        #expect(try phone.register(serial).status == 201)
+        let (_, serial) = try fixture.registeredAndroidPhone()
         fixture.relay.script([.status(400)])
         try fixture.push.change(serial)
         try await eventually("failed") { try fixture.push.counts.failed == 1 }
