@@ -185,7 +185,7 @@ public final class Application: Sendable {
         RootController.register(in: &router)
         let httpMetrics = HTTPMetrics()
         MetricsController(
-            store: store, dispatcher: dispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns, certificates: certificates,
+            store: store, dispatcher: dispatcher, relay: relayDispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns, certificates: certificates,
             logger: logger.named("metrics"), startedAt: startedAt, startedInstant: startedInstant, now: now
         ).register(in: &router)
         routes = router.routes.map { (method: $0.method.rawValue, pattern: $0.pattern) }

@@ -129,6 +129,7 @@ struct AndroidWalletTests {
         #expect(!fixture.push.fake.pushes.contains { $0.token == first.pushToken || $0.token == second.pushToken })
         #expect(fixture.relayed(apple.pushToken).isEmpty)
         #expect(try Self.log(fixture, first.pushToken).map(\.outcome) == ["delivered"])
+        #expect(try fixture.app.request("GET", "/metrics").text.contains(#"passserver_relay_pushes_total{outcome="delivered"} 2"#))
         // Settled: nothing more goes out.
         try await Task.sleep(for: .seconds(1))
         #expect(fixture.relay.pushes.count == 1)
@@ -170,6 +171,9 @@ struct AndroidWalletTests {
         try await eventually("APNs still pushed") { fixture.push.fake.count(token: apple.pushToken) == 1 }
         #expect(fixture.app.application.dispatcher.isHalted == false)
         #expect(try fixture.push.readiness().text.contains("push_relay"))
+        let metrics = try fixture.app.request("GET", "/metrics").text
+        #expect(metrics.contains("passserver_relay_halted 1"))
+        #expect(metrics.contains("passserver_apns_halted 0"))
     }
 
     @Test("hostile schemes, tokens and push tokens get a clean 4xx", arguments: Backend.allCases)
