@@ -206,9 +206,9 @@ struct AndroidWalletTests {
     func switchingService(backend: Backend) async throws {
         let fixture = try RelayFixture(backend)
         defer { fixture.stop() }
-        let serial = try fixture.app.issueTicket(event: fixture.push.event)
-        var phone = Self.androidPhone(fixture.app)
-        #expect(try phone.register(serial).status == 201)
+        let registered = try fixture.registeredAndroidPhone()
+        let serial = registered.serial
+        var phone = registered.phone
         phone.scheme = "ApplePass"
         phone.pushToken = Phone.randomPushToken()
         #expect(try phone.register(serial).status == 200)
