@@ -102,7 +102,42 @@ public struct AuthenticationToken: ValidatedIdentifier {
 
     /// Reads `Authorization: ApplePass <token>`: the literal word, one space, the token.
     public init?(authorizationHeader header: String?) {
-        guard let header, header.hasPrefix("ApplePass ") else { return nil }
-        self.init(String(header.dropFirst("ApplePass ".count)))
+        guard let (scheme, token) = Self.parse(authorizationHeader: header), scheme == .applePass else { return nil }
+        self = token
+    }
+
+    /// Reads `Authorization: <scheme> <token>` for any of the web-service schemes: the literal
+    /// word, one space, the token. nil for another word, a missing space or an invalid token.
+    public static func parse(authorizationHeader header: String?) -> (DeviceAuthorizationScheme, AuthenticationToken)? {
+        guard let header else { return nil }
+        for scheme in DeviceAuthorizationScheme.allCases where header.hasPrefix(scheme.prefix) {
+            guard let token = AuthenticationToken(String(header.dropFirst(scheme.prefix.utf8.count))) else { return nil }
+            return (scheme, token)
+        }
+        return nil
+    }
+}
+
+/// The word before the pass's token in a device's `Authorization` header: Apple Wallet sends
+/// `ApplePass`; the Android app WalletPasses sends `AndroidPass` over the same protocol, and is
+/// pushed through its own relay rather than APNs.
+public enum DeviceAuthorizationScheme: String, Sendable, CaseIterable {
+    case applePass = "ApplePass"
+    case androidPass = "AndroidPass"
+
+    /// The word and the one space after it.
+    var prefix: String { rawValue + " " }
+}
+
+/// A push token of a wallet app pushed through a relay (WalletPasses's `pushToken`, a Firebase
+/// registration token or a hex string): 16 to 512 letters, digits and `-_:`, kept as sent.
+public struct RelayPushToken: ValidatedIdentifier {
+    public let rawValue: String
+
+    public init?(_ rawValue: String) {
+        guard rawValue.utf8.count >= 16,
+            IdentifierBytes.isValid(rawValue, maxLength: 512, allowed: { IdentifierBytes.isBase64URL($0) || $0 == 0x3A })
+        else { return nil }
+        self.rawValue = rawValue
     }
 }

@@ -58,6 +58,22 @@ struct IdentifierTests {
         }
     }
 
+    @Test("the AndroidPass header (WalletPasses) and relay push tokens")
+    func androidPass() {
+        let token = "abcdefghijklmnop"
+        #expect(AuthenticationToken.parse(authorizationHeader: "AndroidPass \(token)").map { ($0.0, $0.1.rawValue) } ?? (.applePass, "") == (.androidPass, token))
+        #expect(AuthenticationToken.parse(authorizationHeader: "ApplePass \(token)")?.0 == .applePass)
+        // Only ApplePass reads as an Apple Wallet token.
+        #expect(AuthenticationToken(authorizationHeader: "AndroidPass \(token)") == nil)
+        for header in [nil, "AndroidPass", "AndroidPass ", "androidpass \(token)", "AndroidPass  \(token)", "WalletUnionPass \(token)", "AndroidPassword \(token)"] {
+            #expect(AuthenticationToken.parse(authorizationHeader: header) == nil, "\(header ?? "nil")")
+        }
+        #expect(RelayPushToken("cA47ZTE-WJlHmId0Ib6uv:APA91b_x")?.rawValue == "cA47ZTE-WJlHmId0Ib6uv:APA91b_x")
+        for text in ["short-token", String(repeating: "a", count: 513), "with space in the token", "quote\"in-the-token", "dots.are.not.allowed.here"] {
+            #expect(RelayPushToken(text) == nil, "\(text)")
+        }
+    }
+
     @Test("a value read back from the server's own database is kept as written: not checked, not lowercased")
     func trusted() {
         let upper = "AB" + String(repeating: "0", count: 62)

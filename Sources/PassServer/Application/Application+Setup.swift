@@ -3,6 +3,7 @@ import APNs
 package import Certificates
 package import Foundation
 package import Logging
+import Storage
 
 extension Application {
     /// TOKEN_SECRET, or in development a secret kept in `.data/token-secret` (created once, mode
@@ -110,6 +111,31 @@ extension Application {
         apns.priority = configuration.apns.priority
         if let intermediate = identity.intermediateDER { apns.clientChainDER = [intermediate] }
         return try APNSClient(configuration: apns, logger: logger)
+    }
+
+    /// The dispatcher of the Android wallet relay (ANDROID_PASS_PUSH_URL), with the push settings
+    /// of APNs (batch, lease, retries, halt pause); nil while the relay is not configured.
+    static func relayDispatcher(_ configuration: Configuration, store: any Store, readiness: Readiness, logger: Logger) -> PushDispatcher? {
+        guard let url = configuration.androidRelay.url else { return nil }
+        let sender = RelayPushSender(url: url, key: configuration.androidRelay.key, transport: HTTPClientRelayTransport(), logger: logger)
+        // A batch goes out as one request per `maxTokensPerRequest` tokens, one after another.
+        let requests = configuration.push.batchSize / sender.maxTokensPerRequest + 1
+        let timeout = Int(sender.timeout.components.seconds)
+        return PushDispatcher(
+            store: store, sender: sender,
+            policy: PushPolicy(
+                maxRetryAge: TimeInterval(configuration.push.maxRetryAge), baseDelay: configuration.push.retryBaseDelay,
+                maxDelay: configuration.push.retryMaxDelay
+            ),
+            readiness: readiness, logger: logger,
+            settings: PushDispatcher.Settings(
+                batchSize: configuration.push.batchSize, maxInFlight: configuration.push.concurrency,
+                lease: .seconds(configuration.push.lease ?? requests * timeout + 30),
+                haltPause: TimeInterval(configuration.push.haltPause), drainTimeout: TimeInterval(configuration.http.drainTimeout),
+                unreachableGrace: TimeInterval(configuration.apns.unreachableGrace)
+            ),
+            service: .relay
+        )
     }
 
     /// Apple's sandbox hosts accept pushes to pass type topics but never deliver pass updates, so

@@ -22,6 +22,8 @@ public final class Application: Sendable {
     let readiness = Readiness()
     let server: HTTPServer
     let dispatcher: PushDispatcher
+    /// Pushes to Android wallet apps through their relay; nil while ANDROID_PASS_PUSH_URL is unset.
+    let relayDispatcher: PushDispatcher?
     /// Ticket emails; nil while email is off (no SMTP_URL).
     let mail: MailDispatcher?
     let jobRunner: JobRunner
@@ -119,13 +121,20 @@ public final class Application: Sendable {
         )
         self.dispatcher = dispatcher
         readiness.addCheck { dispatcher.unreachableFinding().map { [$0] } ?? [] }
+        let relayDispatcher = Self.relayDispatcher(configuration, store: store, readiness: readiness, logger: logger.named("relay"))
+        self.relayDispatcher = relayDispatcher
+        if let relayDispatcher { readiness.addCheck { relayDispatcher.unreachableFinding().map { [$0] } ?? [] } }
+        let wakeDispatchers: @Sendable () -> Void = {
+            dispatcher.wake()
+            relayDispatcher?.wake()
+        }
         Self.warnAboutSandbox(configuration, logger: logger)
         let mail = mailDispatcher
         self.mail = mail
         if let mail { readiness.addCheck { mail.unreachableFinding().map { [$0] } ?? [] } }
         let jobRunner = JobRunner(
             store: store, logger: logger.named("jobs"), settings: JobRunner.Settings(configuration.jobs),
-            afterBatch: { _ in dispatcher.wake() }, afterEmailBatch: { batch in if batch.queued > 0 { mail?.wake() } }
+            afterBatch: { _ in wakeDispatchers() }, afterEmailBatch: { batch in if batch.queued > 0 { mail?.wake() } }
         )
         self.jobRunner = jobRunner
         let sweep = RetentionSweep(
@@ -153,12 +162,12 @@ public final class Application: Sendable {
         DeviceController(
             store: store, passes: passes, reach: reach, logLimiter: RateLimiter(burst: 20, perMinute: 10), logger: logger.named("device"),
             authentication: authentication, deviceLogCapacity: configuration.deviceLogCapacity,
-            maxDevicesPerPass: configuration.maxDevicesPerPass
+            maxDevicesPerPass: configuration.maxDevicesPerPass, acceptsAndroid: relayDispatcher != nil
         ).register(in: &router)
         let checkIns = CheckInMetrics()
         var admin = AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
-            pushesEnqueued: { dispatcher.wake() }, jobCreated: { jobRunner.wake() },
+            pushesEnqueued: wakeDispatchers, jobCreated: { jobRunner.wake() },
             mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() }), checkIns: checkIns, settleReach: { reach.settle() },
             doorHours: DoorHours(grace: TimeInterval(configuration.checkIn.grace))
         )
@@ -184,7 +193,7 @@ public final class Application: Sendable {
         }
         let httpMetrics = HTTPMetrics()
         MetricsController(
-            store: store, dispatcher: dispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns, certificates: certificates,
+            store: store, dispatcher: dispatcher, relay: relayDispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns, certificates: certificates,
             googleWallet: configuration.googleWallet.isEnabled ? googleCallbacks : nil,
             logger: logger.named("metrics"), startedAt: startedAt, startedInstant: startedInstant, now: now
         ).register(in: &router)
@@ -227,6 +236,7 @@ public final class Application: Sendable {
         }
         reach.start()
         dispatcher.start()
+        relayDispatcher?.start()
         mail?.start()
         jobRunner.start()
         certificates.check()
@@ -254,6 +264,7 @@ public final class Application: Sendable {
         retentionWorker.shutdown()
         certificateWorker.shutdown()
         dispatcher.shutdown()
+        relayDispatcher?.shutdown()
         mail?.shutdown()
         tallyWorker.shutdown()
         templateWorker.shutdown()

@@ -13,6 +13,8 @@ import Storage
 struct MetricsController: Sendable {
     let store: any Store
     let dispatcher: PushDispatcher
+    /// The Android wallet relay's dispatcher; nil while ANDROID_PASS_PUSH_URL is unset.
+    let relay: PushDispatcher?
     /// Ticket emails; nil while email is off.
     let mail: MailDispatcher?
     let passes: PassService
@@ -37,10 +39,12 @@ struct MetricsController: Sendable {
         // The dispatcher counts an outcome after committing it, so reading its counters before the
         // database never shows an outcome whose outbox row the same scrape still counts.
         let pushes = dispatcher.statistics
+        let relayed = relay?.statistics
         let emails = mail?.statistics
         var text = MetricsText()
         database(&text)
         self.pushes(pushes, &text)
+        if let relay, let relayed { self.relayed(relayed, halted: relay.isHalted, &text) }
         self.emails(emails, &text)
         requests(&text)
         text.counter("passserver_checkins_total", "Scans answered by the check-in API, by result (forged: a valid serial with a wrong signature)",
@@ -107,6 +111,15 @@ struct MetricsController: Sendable {
         let unreachable = dispatcher.unreachableFinding() != nil
         text.gauge("passserver_apns_unreachable", "1 while APNs has been unreachable for longer than APNS_UNREACHABLE_GRACE with pushes pending",
                    [("", unreachable ? 1 : 0)])
+    }
+
+    /// The relay's counters, while it is configured.
+    private func relayed(_ pushes: PushDispatcher.Statistics, halted: Bool, _ text: inout MetricsText) {
+        text.counter("passserver_relay_pushes_total", "Pushes to Android wallets through the relay answered or given up on by this process, by outcome", [
+            ("outcome=\"delivered\"", pushes.delivered), ("outcome=\"retried\"", pushes.retried), ("outcome=\"failed\"", pushes.failed),
+            ("outcome=\"halted\"", pushes.halted),
+        ])
+        text.gauge("passserver_relay_halted", "1 while the push relay refuses our API key and its sending is paused", [("", halted ? 1 : 0)])
     }
 
     private func requests(_ text: inout MetricsText) {

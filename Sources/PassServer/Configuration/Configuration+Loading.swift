@@ -145,6 +145,9 @@ extension Configuration {
         }
         problems += validateMail()
         problems += validateGoogleWallet(checkingFiles: checkingFiles)
+        if androidRelay.key != nil && androidRelay.url == nil {
+            problems.append("ANDROID_PASS_PUSH_KEY: only used with ANDROID_PASS_PUSH_URL")
+        }
         return problems
     }
 

@@ -173,6 +173,14 @@ extension Configuration {
             config.googleWallet.endpoints.callbackKeys = try Parse.serviceURL(raw)
         },
         .text("GOOGLE_WALLET_CA_FILE", "Extra CA certificate (PEM) trusted for Google's servers, besides the system store", default: nil, at: \.googleWallet.caFile),
+        Setting("ANDROID_PASS_PUSH_URL", "Push relay of Android wallet apps that speak Apple's protocol (WalletPasses: https://walletpasses.appspot.com/api/v1/push); set, their AndroidPass registrations are accepted and pushed through it (docs/device.md); unset: refused (401)", default: nil) {
+            config, raw throws(SettingProblem) in
+            config.androidRelay.url = try Parse.serviceURL(raw)
+        },
+        Setting("ANDROID_PASS_PUSH_KEY", "API key of the Android push relay, sent as its Authorization header; unset sends none (the relay then limits us as an anonymous caller)", default: nil, secret: true) {
+            config, raw throws(SettingProblem) in
+            config.androidRelay.key = try Parse.nonEmpty(raw)
+        },
         Setting("MAIL_RATE", "Emails sent per second, at most (each instance)", default: "10") { config, raw throws(SettingProblem) in
             guard let rate = Double(raw.trimmingCharacters(in: .whitespaces)), rate.isFinite, rate >= 0.01, rate <= 10_000 else {
                 throw SettingProblem("'\(raw)' is not a number of messages per second in 0.01…10000")

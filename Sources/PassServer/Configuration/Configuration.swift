@@ -20,6 +20,7 @@ public struct Configuration: Sendable, Equatable {
     public var retention = Retention()
     public var mail = Mail()
     public var googleWallet = GoogleWallet()
+    public var androidRelay = AndroidRelay()
     public var dashboard = Dashboard()
     public var checkIn = CheckIn()
     /// Secret from which pass authentication and download tokens are derived (HMAC-SHA256), so the
@@ -184,6 +185,17 @@ public struct Configuration: Sendable, Equatable {
         /// Extra CA certificate (PEM) trusted for Google's servers, besides the system store.
         public var caFile: String? = nil
         public var isEnabled: Bool { issuerID != nil }
+        public init() {}
+    }
+
+    /// Android wallet apps that speak Apple's web-service protocol (docs/device.md): the push relay
+    /// they are pushed through. Off while `url` is nil: their `AndroidPass` requests are refused.
+    public struct AndroidRelay: Sendable, Equatable {
+        /// The relay's push endpoint (WalletPasses: `https://walletpasses.appspot.com/api/v1/push`).
+        public var url: String? = nil
+        /// The relay's API key, sent as the `Authorization` header; nil sends none.
+        public var key: String? = nil
+        public var isEnabled: Bool { url != nil }
         public init() {}
     }
 

@@ -21,6 +21,8 @@ struct DeviceController: Sendable {
     var deviceLogCapacity = 10_000
     /// Registrations kept per pass; a new device replaces the least recently updated one.
     var maxDevicesPerPass = 10
+    /// Whether `AndroidPass` devices are served (the Android push relay is configured).
+    var acceptsAndroid = false
     var now: @Sendable () -> Date = Date.init
 
     /// Device endpoints accept small bodies only.
@@ -43,17 +45,29 @@ struct DeviceController: Sendable {
         var pushToken: String?
     }
 
+    /// An `ApplePass` device registers an APNs token; an `AndroidPass` one (WalletPasses) a token
+    /// of its relay, and is pushed through the relay from then on.
     func registerDevice(_ request: Request) throws -> Response {
         let pass = try authenticatedIdentifiers(request)
         let device = try DeviceRequest.device(request)
         let body = try DeviceRequest.json(RegistrationBody.self, from: request)
         guard let raw = body.pushToken else { throw HTTPError.badRequest("pushToken is required.", code: "missing_push_token") }
-        guard let pushToken = PushToken(raw) else {
-            throw HTTPError.badRequest("pushToken must be 64 to 200 hexadecimal digits.", code: "invalid_push_token")
+        let token: DevicePushToken
+        switch pass.scheme {
+        case .applePass:
+            guard let pushToken = PushToken(raw) else {
+                throw HTTPError.badRequest("pushToken must be 64 to 200 hexadecimal digits.", code: "invalid_push_token")
+            }
+            token = .apns(pushToken)
+        case .androidPass:
+            guard let pushToken = RelayPushToken(raw) else {
+                throw HTTPError.badRequest("pushToken must be 16 to 512 letters, digits, '-', '_' or ':'.", code: "invalid_push_token")
+            }
+            token = .relay(pushToken)
         }
         let result = try store.withSession(.write) { session in
             try session.upsertRegistration(
-                deviceLibraryIdentifier: device, pushToken: pushToken,
+                deviceLibraryIdentifier: device, token: token,
                 passTypeIdentifier: pass.passType, serialNumber: pass.serial, now: now(),
                 keepingAtMost: maxDevicesPerPass
             )
@@ -167,15 +181,16 @@ struct DeviceController: Sendable {
 
     /// The token and the pass named by the path, each validated once here (the token first, so a
     /// request without valid credentials learns nothing about its path).
-    private func credentials(_ request: Request) throws -> (token: AuthenticationToken, passType: PassTypeIdentifier, serial: SerialNumber) {
-        (try DeviceRequest.token(request), try DeviceRequest.passType(request), try DeviceRequest.serial(request))
+    private func credentials(_ request: Request) throws -> (token: AuthenticationToken, scheme: DeviceAuthorizationScheme, passType: PassTypeIdentifier, serial: SerialNumber) {
+        let (token, scheme) = try DeviceRequest.token(request, acceptingAndroid: acceptsAndroid)
+        return (token, scheme, try DeviceRequest.passType(request), try DeviceRequest.serial(request))
     }
 
     /// The pass named by the path with its event (one read: what a fetch needs to build the pass),
     /// if the `ApplePass` token matches it. Every failure is the same 401, so a caller cannot tell
     /// an unknown pass from a wrong token.
     func authenticatedPass(_ request: Request) throws -> (pass: StoredPass, event: Event?) {
-        let (token, passType, serial) = try credentials(request)
+        let (token, _, passType, serial) = try credentials(request)
         let found = try store.withSession(.read) { try $0.passWithEvent(passTypeIdentifier: passType, serialNumber: serial) }
         return (try authenticate(token, found?.pass, passType: passType, serial: serial), found?.event)
     }
@@ -191,14 +206,14 @@ struct DeviceController: Sendable {
 
     /// The pass named by the path, authenticated like `authenticatedPass` but from the cached token
     /// hash when there is one (the row itself is not needed to register or unregister).
-    func authenticatedIdentifiers(_ request: Request) throws -> (passType: PassTypeIdentifier, serial: SerialNumber) {
-        let (token, passType, serial) = try credentials(request)
+    func authenticatedIdentifiers(_ request: Request) throws -> (passType: PassTypeIdentifier, serial: SerialNumber, scheme: DeviceAuthorizationScheme) {
+        let (token, scheme, passType, serial) = try credentials(request)
         if let cached = authentication.hash(passType: passType, serial: serial) {
             guard try TokenVault.matches(token.rawValue, storedHash: cached) else { throw DeviceRequest.unauthorized }
         } else {
             let stored = try store.withSession(.read) { try $0.pass(passTypeIdentifier: passType, serialNumber: serial) }
             _ = try authenticate(token, stored, passType: passType, serial: serial)
         }
-        return (passType, serial)
+        return (passType, serial, scheme)
     }
 }

@@ -10,9 +10,13 @@ enum DeviceRequest {
 
     /// The `ApplePass` token, checked before anything else so that a request without valid
     /// credentials learns nothing about its path (401 even when a segment is malformed too).
-    static func token(_ request: Request) throws(HTTPError) -> AuthenticationToken {
-        guard let token = AuthenticationToken(authorizationHeader: request.headers["Authorization"]) else { throw unauthorized }
-        return token
+    /// `AndroidPass` (WalletPasses) is accepted too when `acceptingAndroid` (the Android push
+    /// relay is configured); otherwise it is refused like any other word.
+    static func token(_ request: Request, acceptingAndroid: Bool = false) throws(HTTPError) -> (token: AuthenticationToken, scheme: DeviceAuthorizationScheme) {
+        guard let (scheme, token) = AuthenticationToken.parse(authorizationHeader: request.headers["Authorization"]),
+            scheme == .applePass || acceptingAndroid
+        else { throw unauthorized }
+        return (token, scheme)
     }
 
     static func device(_ request: Request) throws(HTTPError) -> DeviceLibraryIdentifier {

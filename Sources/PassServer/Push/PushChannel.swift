@@ -16,6 +16,8 @@ final class PushChannel: OutboxChannel {
     let readiness: Readiness
     let logger: Logger
     let unreachableGrace: TimeInterval
+    /// The push service whose rows this channel claims: APNs, or the Android wallet relay.
+    let service: PushService
     /// Counters and reachability: written by the dispatcher's thread, read by metrics and `/readyz`.
     let status = Mutex(Status())
 
@@ -24,17 +26,26 @@ final class PushChannel: OutboxChannel {
         var reachability = Reachability()
     }
 
-    init(store: any Store, sender: any PushSender, policy: PushPolicy, readiness: Readiness, logger: Logger, unreachableGrace: TimeInterval) {
+    init(
+        store: any Store, sender: any PushSender, policy: PushPolicy, readiness: Readiness, logger: Logger, unreachableGrace: TimeInterval,
+        service: PushService = .apns
+    ) {
         self.store = store
         self.sender = AnyPushSender(base: sender)
         self.policy = policy
         self.readiness = readiness
         self.logger = logger
         self.unreachableGrace = unreachableGrace
+        self.service = service
     }
 
+    /// How logs and `/readyz` name the far end.
+    var remote: String { service == .apns ? "APNs" : "the push relay" }
+    /// The `/readyz` component.
+    var component: String { service == .apns ? "apns" : "push_relay" }
+
     func claim(limit: Int, now: Date, lease: Duration) throws -> [OutboxRow] {
-        try store.withSession(.write) { try $0.claimOutbox(limit: limit, now: now, lease: lease) }
+        try store.withSession(.write) { try $0.claimOutbox(limit: limit, now: now, lease: lease, service: service) }
     }
 
     func message(for row: OutboxRow) -> APNSRequest {
@@ -98,7 +109,7 @@ final class PushChannel: OutboxChannel {
                 counts["\(item.decision.status) \(item.decision.reason ?? "without a reason")", default: 0] += 1
             }
             for (answer, count) in rejected.sorted(by: { $0.key < $1.key }) {
-                logger.error("APNs refused pushes as malformed; rows marked failed", ["apns.answer": answer, "count": "\(count)"])
+                logger.error("\(remote) refused pushes as malformed; rows marked failed", ["apns.answer": answer, "count": "\(count)"])
             }
             if !pruned.isEmpty {
                 logger.info("registrations pruned after APNs answers", pruned.mapValues { "\($0)" })
@@ -111,20 +122,20 @@ final class PushChannel: OutboxChannel {
         for change in changes {
             switch change {
             case .becameUnreachable:
-                logger.warning("APNs unreachable; pushes are retried", ["grace_s": "\(Int(unreachableGrace))"])
+                logger.warning("\(remote) unreachable; pushes are retried", ["grace_s": "\(Int(unreachableGrace))"])
             case .recovered(let duration):
-                logger.notice("APNs reachable again", ["unreachable_s": "\(Int(duration))"])
+                logger.notice("\(remote) reachable again", ["unreachable_s": "\(Int(duration))"])
             }
         }
     }
 
     func halted(why answer: String, until: Date, pause: TimeInterval) {
-        logger.critical("APNs refused our credentials or topic; all sending paused", ["apns.answer": answer, "retry_in_s": "\(Int(pause))"])
-        readiness.report("apns", problem: "sending halted: APNs answered \(answer) (credentials or topic); one probe push at \(ISODate.format(until))")
+        logger.critical("\(remote) refused our credentials or topic; all its sending paused", ["apns.answer": answer, "retry_in_s": "\(Int(pause))"])
+        readiness.report(component, problem: "sending halted: \(remote) answered \(answer) (credentials or topic); one probe push at \(ISODate.format(until))")
     }
 
     func resumed() {
-        logger.notice("APNs accepts pushes again; sending resumed")
-        readiness.report("apns", problem: nil)
+        logger.notice("\(remote) accepts pushes again; sending resumed")
+        readiness.report(component, problem: nil)
     }
 }

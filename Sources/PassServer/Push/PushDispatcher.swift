@@ -54,18 +54,21 @@ final class PushDispatcher: Sendable {
 
     init(
         store: any Store, sender: any PushSender, policy: PushPolicy, readiness: Readiness, logger: Logger,
-        settings: Settings = Settings(), pacing: any OutboxPacing = Unpaced(), now: @escaping @Sendable () -> Date = Date.init
+        settings: Settings = Settings(), pacing: any OutboxPacing = Unpaced(), service: PushService = .apns,
+        now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.store = store
         self.policy = policy
         self.settings = settings
         self.now = now
         channel = PushChannel(
-            store: store, sender: sender, policy: policy, readiness: readiness, logger: logger, unreachableGrace: settings.unreachableGrace
+            store: store, sender: sender, policy: policy, readiness: readiness, logger: logger, unreachableGrace: settings.unreachableGrace,
+            service: service
         )
         engine = OutboxEngine(
             channel: channel,
-            settings: settings, pacing: pacing, logger: logger, name: "push-dispatcher", activity: "push dispatch", now: now
+            settings: settings, pacing: pacing, logger: logger, name: service == .apns ? "push-dispatcher" : "relay-dispatcher",
+            activity: service == .apns ? "push dispatch" : "relay push dispatch", now: now
         )
     }
 
@@ -82,7 +85,7 @@ final class PushDispatcher: Sendable {
               (try? store.withSession(.read, { try $0.hasPendingPushes() })) == true
         else { return nil }
         return Readiness.Finding(
-            severity: .problem, component: "apns",
+            severity: .problem, component: channel.component,
             message: "unreachable for \(Int(outage)) s (connect or TLS failures) while pushes are pending"
                 + "; APNS_UNREACHABLE_GRACE is \(Int(settings.unreachableGrace)) s"
         )

@@ -6,14 +6,16 @@ extension StoreSession {
     /// not handed out again until then. A dispatcher that crashes leaves its rows to expire and be
     /// claimed again (at-least-once delivery). PostgreSQL claimers never block each other
     /// (`FOR UPDATE SKIP LOCKED`); SQLite claims on its single writer.
-    public func claimOutbox(limit: Int, now: Date, lease: Duration) throws -> [OutboxRow] {
+    ///
+    /// Only rows of `service` are claimed: each push service has its own dispatcher.
+    public func claimOutbox(limit: Int, now: Date, lease: Duration, service: PushService = .apns) throws -> [OutboxRow] {
         let nowMillis = now.storageMillis
         let until = nowMillis + lease.milliseconds
         return try execute("""
             UPDATE push_outbox SET claimed_until = \(until)
             WHERE id IN (
                 SELECT id FROM push_outbox
-                WHERE state = 'pending' AND next_attempt_at <= \(nowMillis)
+                WHERE push_service = \(service) AND state = 'pending' AND next_attempt_at <= \(nowMillis)
                   AND (claimed_until IS NULL OR claimed_until <= \(nowMillis))
                 ORDER BY next_attempt_at, id LIMIT \(limit)\(unsafeRaw: skipLocked))
             RETURNING \(OutboxRow.columns)

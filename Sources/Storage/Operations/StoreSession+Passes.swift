@@ -207,6 +207,10 @@ extension StoreSession {
     /// registrations matching `filter` (a condition on `r` registrations, `d` devices and, when
     /// joined, `p` passes). Returns the number of pairs enqueued.
     ///
+    /// The row goes through its devices' push service (`min`: should the same token string be
+    /// registered for both services, APNs wins, so a relay registration, whose token an attendee
+    /// chooses, can never divert an APNs push).
+    ///
     /// A pair that already has a row gets its `generation` bumped; a row backing off keeps its
     /// next attempt time (the retry will carry the new change anyway, and resetting it would defeat
     /// the backoff), while a failed row is re-armed as pending and due now. Every row enqueued
@@ -244,12 +248,13 @@ extension StoreSession {
         let millis = now.storageMillis
         // `WHERE true`: SQLite needs a WHERE before an upsert's ON CONFLICT (parsing ambiguity).
         return """
-            INSERT INTO push_outbox (push_token, pass_type_identifier, generation, attempts, next_attempt_at, first_enqueued_at, state,
+            INSERT INTO push_outbox (push_token, pass_type_identifier, push_service, generation, attempts, next_attempt_at, first_enqueued_at, state,
                 event_id, job_id)
-            SELECT pairs.push_token, pairs.pass_type_identifier, 1, 0, \(millis), \(millis), 'pending', \(owner.eventID), \(owner.jobID)
-            FROM (SELECT DISTINCT d.push_token, r.pass_type_identifier
+            SELECT pairs.push_token, pairs.pass_type_identifier, pairs.push_service, 1, 0, \(millis), \(millis), 'pending', \(owner.eventID), \(owner.jobID)
+            FROM (SELECT d.push_token, r.pass_type_identifier, min(d.push_service) AS push_service
                 FROM \(source)
-                WHERE \(filter)) pairs
+                WHERE \(filter)
+                GROUP BY d.push_token, r.pass_type_identifier) pairs
             WHERE true
             ORDER BY pairs.push_token\(unsafeRaw: bytewise), pairs.pass_type_identifier\(unsafeRaw: bytewise)
             ON CONFLICT (push_token, pass_type_identifier) DO UPDATE SET
@@ -259,7 +264,7 @@ extension StoreSession {
                     ELSE push_outbox.next_attempt_at END,
                 first_enqueued_at = CASE WHEN push_outbox.state = 'failed' THEN excluded.first_enqueued_at
                     ELSE push_outbox.first_enqueued_at END,
-                state = 'pending', event_id = excluded.event_id, job_id = excluded.job_id
+                state = 'pending', push_service = excluded.push_service, event_id = excluded.event_id, job_id = excluded.job_id
             RETURNING id
             """
     }

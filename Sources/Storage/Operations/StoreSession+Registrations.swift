@@ -12,9 +12,24 @@ extension StoreSession {
         deviceLibraryIdentifier: DeviceLibraryIdentifier, pushToken: PushToken, passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, now: Date,
         keepingAtMost limit: Int? = nil
     ) throws -> RegistrationResult {
+        try upsertRegistration(
+            deviceLibraryIdentifier: deviceLibraryIdentifier, token: .apns(pushToken),
+            passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now, keepingAtMost: limit
+        )
+    }
+
+    /// Registers a device with the push token of its service (`DevicePushToken`). The device's
+    /// push service is the one of its latest registration: a device that registers again with the
+    /// other scheme switches.
+    public func upsertRegistration(
+        deviceLibraryIdentifier: DeviceLibraryIdentifier, token: DevicePushToken, passTypeIdentifier: PassTypeIdentifier,
+        serialNumber: SerialNumber, now: Date, keepingAtMost limit: Int? = nil
+    ) throws -> RegistrationResult {
+        let pushToken = token.rawValue
+        let service = token.service
         guard let limit else {
             return try upsertRegistrationRows(
-                deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken,
+                deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken, service: service,
                 passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now
             )
         }
@@ -29,7 +44,7 @@ extension StoreSession {
                 else { throw StorageError(.notFound, "no such pass") }
             }
             let result = try upsertRegistrationRows(
-                deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken,
+                deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken, service: service,
                 passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now
             )
             try evictRegistrations(
@@ -40,7 +55,7 @@ extension StoreSession {
     }
 
     private func upsertRegistrationRows(
-        deviceLibraryIdentifier: DeviceLibraryIdentifier, pushToken: PushToken, passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, now: Date
+        deviceLibraryIdentifier: DeviceLibraryIdentifier, pushToken: String, service: PushService, passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, now: Date
     ) throws -> RegistrationResult {
         let millis = now.storageMillis
         if dialect == .postgres {
@@ -48,9 +63,10 @@ extension StoreSession {
             // `xmax = 0` is true only for a row this statement inserted.
             guard let row = try first("""
                 WITH device AS (
-                    INSERT INTO devices (device_library_identifier, push_token, updated_at)
-                    VALUES (\(deviceLibraryIdentifier), \(pushToken), \(millis))
-                    ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token, updated_at = excluded.updated_at
+                    INSERT INTO devices (device_library_identifier, push_token, push_service, updated_at)
+                    VALUES (\(deviceLibraryIdentifier), \(pushToken), \(service), \(millis))
+                    ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token,
+                        push_service = excluded.push_service, updated_at = excluded.updated_at
                     RETURNING 1)
                 INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
                 VALUES (\(deviceLibraryIdentifier), \(passTypeIdentifier), \(serialNumber), \(millis), \(millis))
@@ -62,9 +78,10 @@ extension StoreSession {
         }
         return try transaction {
             try execute("""
-                INSERT INTO devices (device_library_identifier, push_token, updated_at)
-                VALUES (\(deviceLibraryIdentifier), \(pushToken), \(millis))
-                ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token, updated_at = excluded.updated_at
+                INSERT INTO devices (device_library_identifier, push_token, push_service, updated_at)
+                VALUES (\(deviceLibraryIdentifier), \(pushToken), \(service), \(millis))
+                ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token,
+                    push_service = excluded.push_service, updated_at = excluded.updated_at
                 """)
             let inserted = try execute("""
                 INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)

@@ -18,3 +18,11 @@ extension DeviceLibraryIdentifier: SQLBindable {
 extension PushToken: SQLBindable {
     public var sqlValue: SQLValue { .text(rawValue) }
 }
+
+extension RelayPushToken: SQLBindable {
+    public var sqlValue: SQLValue { .text(rawValue) }
+}
+
+extension PushService: SQLBindable {
+    public var sqlValue: SQLValue { .text(rawValue) }
+}

@@ -3,14 +3,19 @@ import Certificates
 import Foundation
 import PassServerTesting
 
-/// A simulated iPhone talking to the PassKit web service exactly as Wallet does.
+/// A simulated iPhone talking to the PassKit web service exactly as Wallet does (or an Android
+/// phone doing the same with its own scheme).
 struct Phone {
     let app: TestApp
     var deviceLibraryIdentifier: String
     var pushToken: String
+    /// The word before the token in `Authorization`: `ApplePass`, or `AndroidPass` for a phone
+    /// running WalletPasses.
+    var scheme = "ApplePass"
 
-    init(app: TestApp, deviceLibraryIdentifier: String? = nil, pushToken: String? = nil) {
+    init(app: TestApp, deviceLibraryIdentifier: String? = nil, pushToken: String? = nil, scheme: String = "ApplePass") {
         self.app = app
+        self.scheme = scheme
         self.deviceLibraryIdentifier = deviceLibraryIdentifier ?? UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         self.pushToken = pushToken ?? Phone.randomPushToken()
     }
@@ -20,7 +25,7 @@ struct Phone {
     }
 
     func auth(_ serial: String) -> (String, String) {
-        ("Authorization", "ApplePass \(app.authenticationToken(serial: serial))")
+        ("Authorization", "\(scheme) \(app.authenticationToken(serial: serial))")
     }
 
     @discardableResult
