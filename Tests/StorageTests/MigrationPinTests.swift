@@ -31,6 +31,7 @@ struct MigrationPinTests {
         17: (postgres: "34172c35aca5305dcf1f5e7c395ac8e0fb854759092d34ac45243f9203515cf6", sqlite: "7878f0fdf52348e2aaecef757d6831633b92017a58a44e8343c557b0a7c336d3"),
         18: (postgres: "e341df82236e0895c9a7e8f5e0ed4adb908e4e6ad62aa66057c16694fcea5aa1", sqlite: "4b4074f6e38d91822c899df48b785505057a21946471a81bd9114d782c67710c"),
         19: (postgres: "109bf488c0261c2e6137fd6222248897d6e252191a95fcae5dbd1bd68d099f4b", sqlite: "58c5ada7fb6fc614ad022157046918a534307f0f263ea14a4fa0f6133ec8c01e"),
+        22: (postgres: "f722ba36209bb264eaad01b06a2fe54a6133284497c80b20808776aa5652550e", sqlite: "7fe7888ec0cfa893df03b2b46223229b7c4b4e632633eead142c46416e7ed674"),
     ]
 
     @Test("every applied migration's SQL is the SQL it shipped with", arguments: Backend.allCases)
