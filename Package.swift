@@ -44,7 +44,8 @@ let package = Package(
         .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Storage", dependencies: ["ByteEncoding", "PassIdentifiers", "CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Mail", dependencies: ["ByteEncoding", "Certificates", "CCurl"], swiftSettings: swiftSettings),
-        .target(name: "GoogleWallet", dependencies: ["ByteEncoding", "Certificates", "COpenSSL", "CCurl"], swiftSettings: swiftSettings),
+        .target(name: "HTTPClient", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(name: "GoogleWallet", dependencies: ["ByteEncoding", "Certificates", "COpenSSL", "HTTPClient"], swiftSettings: swiftSettings),
         .target(name: "PassImages", dependencies: ["ByteEncoding", "Certificates", "CVips", "CZbar", "PassBundle"], swiftSettings: swiftSettings),
 
         // MARK: The application
@@ -80,7 +81,7 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PassServerTesting",
-            dependencies: ["PassIdentifiers", "APNs", "Certificates", "CQRencode", "CSpawn", "Logging", "Storage"],
+            dependencies: ["ByteEncoding", "PassIdentifiers", "APNs", "Certificates", "COpenSSL", "CQRencode", "CSpawn", "HTTPServer", "Logging", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
@@ -95,7 +96,8 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "LoggingTests", dependencies: ["Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassIdentifiersTests", dependencies: ["PassIdentifiers"], swiftSettings: swiftSettings),
-        .testTarget(name: "GoogleWalletTests", dependencies: ["GoogleWallet", "ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "GoogleWalletTests", dependencies: ["GoogleWallet", "HTTPClient", "ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "ByteEncodingTests", dependencies: ["ByteEncoding"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "ByteEncoding", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),

@@ -31,6 +31,15 @@ static inline CURLcode shim_curl_setopt_debug_function(CURL *handle, curl_debug_
     return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, callback);
 }
 
+static inline CURLcode shim_curl_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+/* CURLVERSION_NOW is a macro naming an enum case. */
+static inline curl_version_info_data *shim_curl_version_info(void) {
+    return curl_version_info(CURLVERSION_NOW);
+}
+
 /* curl_easy_getinfo is variadic: read a long. */
 static inline CURLcode shim_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
