@@ -125,7 +125,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassServerTests",
-            dependencies: ["ByteEncoding", "PassServer", "PassIdentifiers", "PassServerCLI", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet"],
+            dependencies: ["ByteEncoding", "PassServer", "PassIdentifiers", "PassServerCLI", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet", "GoogleWallet"],
             swiftSettings: swiftSettings
         ),
     ]

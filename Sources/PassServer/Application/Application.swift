@@ -24,6 +24,8 @@ public final class Application: Sendable {
     let dispatcher: PushDispatcher
     /// Ticket emails; nil while email is off (no SMTP_URL).
     let mail: MailDispatcher?
+    /// Google Wallet updates; nil while Google Wallet is off (no GOOGLE_WALLET_ISSUER_ID).
+    let googleWallet: GoogleWalletDispatcher?
     let jobRunner: JobRunner
     let certificates: CertificateMonitor
     let retentionWorker: Worker.Periodic
@@ -96,7 +98,10 @@ public final class Application: Sendable {
         let mailDispatcher = bootstrap.run(.mail) {
             try Self.mailDispatcher(configuration, store: store, passes: passes, readiness: readiness, logger: logger.named("mail"), now: now)
         }
-        guard let sender, let mailDispatcher, bootstrap.problems.isEmpty else {
+        let googleDispatcher = bootstrap.run(.googleWallet) {
+            try Self.googleWalletDispatcher(configuration, publicURL: publicURL, store: store, passes: passes, readiness: readiness, logger: logger.named("google"), now: now)
+        }
+        guard let sender, let mailDispatcher, let googleDispatcher, bootstrap.problems.isEmpty else {
             sender?.shutdown()
             store.close()
             throw StartupError(bootstrap.problems)
@@ -123,9 +128,12 @@ public final class Application: Sendable {
         let mail = mailDispatcher
         self.mail = mail
         if let mail { readiness.addCheck { mail.unreachableFinding().map { [$0] } ?? [] } }
+        let google = googleDispatcher
+        googleWallet = google
+        if let google { readiness.addCheck { google.unreachableFinding().map { [$0] } ?? [] } }
         let jobRunner = JobRunner(
             store: store, logger: logger.named("jobs"), settings: JobRunner.Settings(configuration.jobs),
-            afterBatch: { _ in dispatcher.wake() }, afterEmailBatch: { batch in if batch.queued > 0 { mail?.wake() } }
+            afterBatch: { _ in dispatcher.wake(); google?.wake() }, afterEmailBatch: { batch in if batch.queued > 0 { mail?.wake() } }
         )
         self.jobRunner = jobRunner
         let sweep = RetentionSweep(
@@ -158,7 +166,7 @@ public final class Application: Sendable {
         let checkIns = CheckInMetrics()
         let admin = AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
-            pushesEnqueued: { dispatcher.wake() }, jobCreated: { jobRunner.wake() },
+            pushesEnqueued: { dispatcher.wake(); google?.wake() }, jobCreated: { jobRunner.wake(); google?.wake() },
             mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() }), checkIns: checkIns, settleReach: { reach.settle() },
             doorHours: DoorHours(grace: TimeInterval(configuration.checkIn.grace))
         )
@@ -219,6 +227,7 @@ public final class Application: Sendable {
         reach.start()
         dispatcher.start()
         mail?.start()
+        googleWallet?.start()
         jobRunner.start()
         certificates.check()
         certificateWorker.start()
@@ -246,6 +255,7 @@ public final class Application: Sendable {
         certificateWorker.shutdown()
         dispatcher.shutdown()
         mail?.shutdown()
+        googleWallet?.shutdown()
         tallyWorker.shutdown()
         templateWorker.shutdown()
         store.close()

@@ -17,7 +17,6 @@ struct GoogleTickets: Sendable {
     /// Base of the callback URL and of the images Google fetches.
     let publicURL: URL
     let vault: TokenVault
-    let passType: PassTypeIdentifier
 
     func classID(event: String) -> String { GoogleWalletIDs.classID(issuer: issuerID, event: event) }
     func objectID(serial: SerialNumber) -> String { GoogleWalletIDs.objectID(issuer: issuerID, serial: serial.rawValue) }
