@@ -18,7 +18,7 @@ public struct EventTicketClass: Codable, Sendable, Equatable {
     public var hexBackgroundColor: String?
     public var homepageUri: GoogleURI?
     public var callbackOptions: CallbackOptions?
-    /// `NOTIFY` asks Google to tell holders about this update (within its limits).
+    /// `NOTIFY_ON_UPDATE` asks Google to tell holders about this update (within its limits).
     public var notifyPreference: String?
 
     public init(id: String, issuerName: String, eventName: GoogleText) {

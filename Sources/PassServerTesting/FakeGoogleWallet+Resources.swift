@@ -73,7 +73,7 @@ extension FakeGoogleWallet {
             var merged = current
             for (key, value) in changes { merged[key] = value }
             if let problem = validate(merged, kind: kind, requireAll: false) { return (Self.invalid(problem), false) }
-            let notifying = changes["notifyPreference"] as? String == "notifyOnUpdate"
+            let notifying = ["NOTIFY_ON_UPDATE", "notifyOnUpdate"].contains(changes["notifyPreference"] as? String ?? "")
             return (store(merged, kind: kind, id: id), notifying)
         case .addMessage:
             guard let current = stored(kind, id).flatMap(Self.parse) else { return (notFound(kind, id), false) }

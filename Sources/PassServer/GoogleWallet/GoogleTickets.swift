@@ -40,7 +40,7 @@ struct GoogleTickets: Sendable {
         }
         resource.hexBackgroundColor = design.backgroundColor.flatMap(Self.hexColor)
         resource.callbackOptions = EventTicketClass.CallbackOptions(url: publicURL.appendingPathComponent("google-wallet/callback").absoluteString)
-        if notify { resource.notifyPreference = "NOTIFY" }
+        if notify { resource.notifyPreference = "NOTIFY_ON_UPDATE" }
         return resource
     }
 
@@ -52,7 +52,7 @@ struct GoogleTickets: Sendable {
         resource.seatInfo = pass.seat.map { EventTicketObject.SeatInfo(seat: GoogleText($0, language: pass.language ?? event.language)) }
         let barcode = try vault.barcode(passType: pass.passTypeIdentifier, serial: pass.serialNumber)
         resource.barcode = EventTicketObject.Barcode(value: barcode.message, alternateText: barcode.checkCode)
-        if notify { resource.notifyPreference = "NOTIFY" }
+        if notify { resource.notifyPreference = "NOTIFY_ON_UPDATE" }
         return resource
     }
 

@@ -13,7 +13,7 @@
 // - `google_classes`: the same for an event's class.
 
 extension Migration {
-    static let googleWallet = Migration(version: 22, name: "google wallet: outbox, objects and classes as Google holds them") { db in
+    static let googleOutbox = Migration(version: 22, name: "google wallet: outbox, objects and classes as Google holds them") { db in
         """
         CREATE TABLE google_outbox (
             id \(db.serialKey), target TEXT NOT NULL UNIQUE, notify INTEGER NOT NULL DEFAULT 0,
