@@ -81,7 +81,7 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PassServerTesting",
-            dependencies: ["PassIdentifiers", "APNs", "Certificates", "CQRencode", "CSpawn", "HTTPServer", "Logging", "Storage"],
+            dependencies: ["ByteEncoding", "PassIdentifiers", "APNs", "Certificates", "COpenSSL", "CQRencode", "CSpawn", "HTTPServer", "Logging", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "LoggingTests", dependencies: ["Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassIdentifiersTests", dependencies: ["PassIdentifiers"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),
-        .testTarget(name: "GoogleWalletTests", dependencies: ["GoogleWallet", "ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "GoogleWalletTests", dependencies: ["GoogleWallet", "HTTPClient", "ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "ByteEncodingTests", dependencies: ["ByteEncoding"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "ByteEncoding", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),

@@ -80,21 +80,27 @@ extension Substring {
     }
 }
 
-/// CURLOPT_HEADERFUNCTION: one header line at a time.
-let httpHeaderCallback: curl_write_callback = { data, size, count, context in
+/// Hands one callback's bytes to the transfer; `take` returns false to stop the transfer.
+private func deliver(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?,
+    _ take: (CurlTransfer, UnsafeBufferPointer<UInt8>) -> Bool
+) -> Int {
     guard let context else { return 0 }
     let length = size * count
     guard let data, length > 0 else { return length }
     let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
-    Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().header(bytes)
-    return length
+    return take(Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue(), bytes) ? length : 0
+}
+
+/// CURLOPT_HEADERFUNCTION: one header line at a time.
+let httpHeaderCallback: curl_write_callback = { data, size, count, context in
+    deliver(data, size, count, context) { transfer, bytes in
+        transfer.header(bytes)
+        return true
+    }
 }
 
 /// CURLOPT_WRITEFUNCTION: body bytes; a short count stops the transfer (CURLE_WRITE_ERROR).
 let httpWriteCallback: curl_write_callback = { data, size, count, context in
-    guard let context else { return 0 }
-    let length = size * count
-    guard let data, length > 0 else { return length }
-    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
-    return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receive(bytes) ? length : 0
+    deliver(data, size, count, context) { transfer, bytes in transfer.receive(bytes) }
 }

@@ -26,6 +26,8 @@ public final class Application: Sendable {
     let relayDispatcher: PushDispatcher?
     /// Ticket emails; nil while email is off (no SMTP_URL).
     let mail: MailDispatcher?
+    /// Google Wallet updates; nil while Google Wallet is off (no GOOGLE_WALLET_ISSUER_ID).
+    let googleWallet: GoogleWalletDispatcher?
     let jobRunner: JobRunner
     let certificates: CertificateMonitor
     let retentionWorker: Worker.Periodic
@@ -98,7 +100,10 @@ public final class Application: Sendable {
         let mailDispatcher = bootstrap.run(.mail) {
             try Self.mailDispatcher(configuration, store: store, passes: passes, readiness: readiness, logger: logger.named("mail"), now: now)
         }
-        guard let sender, let mailDispatcher, bootstrap.problems.isEmpty else {
+        let googleDispatcher = bootstrap.run(.googleWallet) {
+            try Self.googleWalletDispatcher(configuration, publicURL: publicURL, store: store, passes: passes, readiness: readiness, logger: logger.named("google"), now: now)
+        }
+        guard let sender, let mailDispatcher, let googleDispatcher, bootstrap.problems.isEmpty else {
             sender?.shutdown()
             store.close()
             throw StartupError(bootstrap.problems)
@@ -124,9 +129,14 @@ public final class Application: Sendable {
         let relayDispatcher = Self.relayDispatcher(configuration, store: store, readiness: readiness, logger: logger.named("relay"))
         self.relayDispatcher = relayDispatcher
         if let relayDispatcher { readiness.addCheck { relayDispatcher.unreachableFinding().map { [$0] } ?? [] } }
+        let google = googleDispatcher
+        googleWallet = google
+        if let google { readiness.addCheck { google.unreachableFinding().map { [$0] } ?? [] } }
+        // Everything a pass change may have enqueued: pushes (APNs and the relay) and Google Wallet.
         let wakeDispatchers: @Sendable () -> Void = {
             dispatcher.wake()
             relayDispatcher?.wake()
+            google?.wake()
         }
         Self.warnAboutSandbox(configuration, logger: logger)
         let mail = mailDispatcher
@@ -167,7 +177,7 @@ public final class Application: Sendable {
         let checkIns = CheckInMetrics()
         var admin = AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
-            pushesEnqueued: wakeDispatchers, jobCreated: { jobRunner.wake() },
+            pushesEnqueued: wakeDispatchers, jobCreated: { jobRunner.wake(); google?.wake() },
             mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() }), checkIns: checkIns, settleReach: { reach.settle() },
             doorHours: DoorHours(grace: TimeInterval(configuration.checkIn.grace))
         )
@@ -238,6 +248,7 @@ public final class Application: Sendable {
         dispatcher.start()
         relayDispatcher?.start()
         mail?.start()
+        googleWallet?.start()
         jobRunner.start()
         certificates.check()
         certificateWorker.start()
@@ -266,6 +277,7 @@ public final class Application: Sendable {
         dispatcher.shutdown()
         relayDispatcher?.shutdown()
         mail?.shutdown()
+        googleWallet?.shutdown()
         tallyWorker.shutdown()
         templateWorker.shutdown()
         store.close()

@@ -137,6 +137,7 @@ struct Bootstrap {
         case .listener: "HTTP_PORT"
         case .push: "APNS_URL"
         case .mail: "SMTP_URL"
+        case .googleWallet: "GOOGLE_WALLET_SERVICE_ACCOUNT_FILE"
         }
     }
 }

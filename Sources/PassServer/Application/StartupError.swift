@@ -30,6 +30,8 @@ public struct StartupError: Error, Sendable, CustomStringConvertible {
         case push
         /// The email sender, when SMTP_URL is set.
         case mail
+        /// The Google Wallet sender, when GOOGLE_WALLET_ISSUER_ID is set.
+        case googleWallet
     }
 
     /// What kind of problem, for programs and tests.

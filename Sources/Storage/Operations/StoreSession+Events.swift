@@ -78,6 +78,11 @@ extension StoreSession {
                 RETURNING \(Self.eventColumns)
                 """)
             else { throw StorageError(.notFound, "no such event") }
+            // Google shows the event from its class: one class update, not one per ticket. A new
+            // time or place is worth a notification; a new name or look is not.
+            let moved = target.venue != current.venue || target.startsAt.storageMillis != current.startsAt.storageMillis
+                || target.endsAt?.storageMillis != current.endsAt?.storageMillis || target.timeZone != current.timeZone
+            try enqueueGoogleClass(eventID: id, notify: moved, now: now)
             let job = try createJob(kind: Job.repushKind, eventID: id, now: now)
             return (try Event(row: row), job)
         }

@@ -18,7 +18,9 @@ extension StoreSession {
                 RETURNING \(StoredPass.columns)
                 """)
             guard let row = rows.first else { throw StorageError(.backend, "insert returned no row") }
-            return try StoredPass(row: row)
+            let stored = try StoredPass(row: row)
+            try enqueueGoogleObjects(where: "p.id = \(stored.id)", notify: false, now: now)
+            return stored
         }
     }
 
@@ -157,6 +159,12 @@ extension StoreSession {
             language = \(target.language), checked_in_at = \(target.checkedInAt.map(\.storageMillis)),
             modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1)
             """
+        // What a Google Wallet object shows: its holder, seat and state (cancelled, checked in). A
+        // cancellation or a new seat is worth a notification; a rename or a check-in is not.
+        let googleNotify = target.status != current.status || target.seat != current.seat
+        let google: SQLQuery? = googleNotify || target.attendeeName != current.attendeeName
+            || target.checkedInAt?.storageMillis != current.checkedInAt?.storageMillis
+            ? googleObjectEnqueue(passID: current.id, notify: googleNotify, now: now) : nil
         let thisPass: SQLQuery = "r.pass_type_identifier = \(current.passTypeIdentifier) AND r.serial_number = \(current.serialNumber)"
         let owner = PushOwner(eventID: target.eventID, jobID: nil)
         if dialect == .postgres {
@@ -169,6 +177,7 @@ extension StoreSession {
                 ? "SELECT 1 AS id WHERE false"
                 : enqueueStatement(where: thisPass, owner: owner, now: now)
             let extra: SQLQuery = alongside.map { "alongside AS (\($0))," } ?? ""
+            let googleCTE: SQLQuery = google.map { ", google AS (\($0))" } ?? ""
             let statement: SQLQuery = """
                 WITH \(extra)next AS (UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value),
                 upd AS (
@@ -178,7 +187,7 @@ extension StoreSession {
                 pushes AS (\(pushes)),
                 regs AS (
                     UPDATE registrations r SET pass_revision = next.value FROM next
-                    WHERE \(thisPass))
+                    WHERE \(thisPass))\(googleCTE)
                 SELECT upd.*, (SELECT count(*) FROM pushes) AS enqueued FROM upd
                 """
             guard let row = try (final ? executeFinal(statement) : execute(statement)).first
@@ -194,6 +203,7 @@ extension StoreSession {
         else { throw StorageError(.notFound, "no such pass") }
         let updated = try StoredPass(row: updatedRow)
         let enqueued = archived ? 0 : try enqueuePushes(where: thisPass, owner: owner, now: now)
+        if let google { try execute(google) }
         // After the outbox rows: the dispatcher locks outbox rows, then registrations.
         let registrations: SQLQuery = """
             UPDATE registrations SET pass_revision = \(updated.revision)

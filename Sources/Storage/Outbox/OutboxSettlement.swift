@@ -92,4 +92,6 @@ public struct OutboxTable: Sendable, Equatable {
     public static let pushes = OutboxTable(name: "push_outbox", lockOrder: ["push_token", "pass_type_identifier"])
     /// `mail_outbox`: locked by ticket (`MailOutboxRow.locksBefore`).
     public static let mail = OutboxTable(name: "mail_outbox", lockOrder: ["pass_id"], textKeys: false)
+    /// `google_outbox`: locked by target, byte by byte (`GoogleOutboxRow.locksBefore`).
+    public static let google = OutboxTable(name: "google_outbox", lockOrder: ["target"])
 }

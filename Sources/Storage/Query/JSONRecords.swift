@@ -50,6 +50,21 @@ extension StoreSession {
         return "\(unsafeRaw: column) IN (SELECT value FROM json_each(\("[" + list + "]")))"
     }
 
+    /// `<column> IN <texts>` for a list bound as one parameter, a JSON array.
+    func textColumn(_ column: String, in texts: [String]) -> SQLQuery {
+        var list: [UInt8] = [UInt8(ascii: "[")]
+        for (index, text) in texts.enumerated() {
+            if index > 0 { list.append(UInt8(ascii: ",")) }
+            JSONString.append(text, to: &list)
+        }
+        list.append(UInt8(ascii: "]"))
+        let json = String(decoding: list, as: UTF8.self)
+        if dialect == .postgres {
+            return "\(unsafeRaw: column) IN (SELECT json_array_elements_text(CAST(\(json) AS json)))"
+        }
+        return "\(unsafeRaw: column) IN (SELECT value FROM json_each(\(json)))"
+    }
+
     /// The rows of `records` as a table named `alias` with `columns` (name and PostgreSQL type), for
     /// `FROM` or `INSERT … SELECT`.
     func recordSet(_ records: JSONRecords, alias: String, columns: [(name: String, type: String)]) -> SQLQuery {
