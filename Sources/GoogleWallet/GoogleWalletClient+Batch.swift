@@ -66,7 +66,8 @@ extension GoogleWalletClient {
                 part += "Content-Type: application/json; charset=utf-8\r\nContent-Length: \(body.count)\r\n\r\n"
                 out += Array(part.utf8) + body + Array("\r\n".utf8)
             } else {
-                out += Array((part + "\r\n").utf8)
+                // The blank line ends the head; the CRLF before the next boundary belongs to the boundary.
+                out += Array((part + "\r\n\r\n").utf8)
             }
         }
         out += Array("--\(boundary)--\r\n".utf8)
