@@ -67,6 +67,9 @@ public final class GoogleAccessTokens: Sendable {
         }
     }
 
+    /// The cached token, valid or not; nil when there is none.
+    var cachedToken: String? { cached.withLock { $0?.token } }
+
     /// Grants asked for so far (for tests and metrics).
     public var grants: Int { refreshing.withLock { $0 } }
 

@@ -17,8 +17,8 @@ public final class GoogleWalletClient: Sendable {
 
     public let endpoints: GoogleWalletEndpoints
     public let tokens: GoogleAccessTokens
-    private let http: HTTPClient
-    private let timeout: Duration
+    let http: HTTPClient
+    let timeout: Duration
 
     /// The largest answer body accepted from Google.
     public static let maxResponseBody = 1 << 20
@@ -45,22 +45,28 @@ public final class GoogleWalletClient: Sendable {
 
     /// POST `<api>/<resource>`: creates the resource `body` describes (its `id` included).
     public func insert(_ resource: Resource, body: [UInt8]) -> GoogleWalletAnswer {
-        call("POST", "\(endpoints.api)/\(resource.rawValue)", body: body)
+        call(.insert(resource, body: body))
     }
 
     /// GET `<api>/<resource>/<id>`.
     public func get(_ resource: Resource, id: String) -> GoogleWalletAnswer {
-        call("GET", url(resource, id), body: nil)
+        call(.get(resource, id: id))
     }
 
     /// PATCH `<api>/<resource>/<id>`: changes the fields `body` names (patch semantics).
     public func patch(_ resource: Resource, id: String, body: [UInt8]) -> GoogleWalletAnswer {
-        call("PATCH", url(resource, id), body: body)
+        call(.patch(resource, id: id, body: body))
     }
 
     /// POST `<api>/<resource>/<id>/addMessage`: `body` is `{"message":{…}}`.
     public func addMessage(_ resource: Resource, id: String, body: [UInt8]) -> GoogleWalletAnswer {
-        call("POST", url(resource, id) + "/addMessage", body: body)
+        call(.addMessage(resource, id: id, body: body))
+    }
+
+    /// One call, alone or in a batch.
+    public func call(_ call: GoogleWalletCall) -> GoogleWalletAnswer {
+        let (method, path, body) = call.request
+        return send(method, endpoints.api + path, body: body)
     }
 
     /// The save link for objects already inserted, valid on pages of `origins`.
@@ -68,37 +74,42 @@ public final class GoogleWalletClient: Sendable {
         try tokens.account.saveLink(objectIDs: objectIDs, origins: origins, endpoints: endpoints, issuedAt: issuedAt)
     }
 
-    private func url(_ resource: Resource, _ id: String) -> String {
-        "\(endpoints.api)/\(resource.rawValue)/\(PathEncoding.segment(id))"
+    /// Sends one request with a bearer token; a 401 drops the token and tries once more.
+    private func send(_ method: String, _ url: String, body: [UInt8]?) -> GoogleWalletAnswer {
+        authorized { token in
+            var headers: [(name: String, value: String)] = [("Authorization", "Bearer \(token)"), ("Accept", "application/json")]
+            if body != nil { headers.append(("Content-Type", "application/json; charset=utf-8")) }
+            return HTTPRequest(method: method, url: url, headers: headers, body: body ?? [], timeout: timeout)
+        } answer: { response in
+            if (200..<300).contains(response.status) { return .success(status: response.status, body: response.body) }
+            return .googleError(GoogleAPIError(response: response))
+        } failed: { $0 }
     }
 
-    private func call(_ method: String, _ url: String, body: [UInt8]?) -> GoogleWalletAnswer {
+    /// Gets a token, sends the request `make` builds with it, and reads the answer with `read`; a
+    /// 401 drops the token and tries once more with a fresh one.
+    func authorized<Answer>(
+        _ make: (String) -> HTTPRequest, answer read: (HTTPResponse) -> Answer, failed: (GoogleWalletAnswer) -> Answer
+    ) -> Answer {
         var retried = false
         while true {
             let token: String
             do { token = try tokens.token() } catch {
                 switch error {
-                case .refused(let refusal): return .googleError(refusal)
-                case .transport(let failure): return .transportFailure(failure)
-                case .local(let failure): return .credentialFailure(failure)
+                case .refused(let refusal): return failed(.googleError(refusal))
+                case .transport(let failure): return failed(.transportFailure(failure))
+                case .local(let failure): return failed(.credentialFailure(failure))
                 }
             }
-            var headers: [(name: String, value: String)] = [("Authorization", "Bearer \(token)"), ("Accept", "application/json")]
-            if body != nil { headers.append(("Content-Type", "application/json; charset=utf-8")) }
             let response: HTTPResponse
-            do {
-                response = try http.send(HTTPRequest(method: method, url: url, headers: headers, body: body ?? [], timeout: timeout))
-            } catch {
-                return .transportFailure(error)
-            }
+            do { response = try http.send(make(token)) } catch { return failed(.transportFailure(error)) }
             if response.status == 401, !retried {
                 // The token expired or was revoked early: one fresh grant, one more try.
                 tokens.invalidate(token)
                 retried = true
                 continue
             }
-            if (200..<300).contains(response.status) { return .success(status: response.status, body: response.body) }
-            return .googleError(GoogleAPIError(response: response))
+            return read(response)
         }
     }
 }

@@ -28,6 +28,8 @@ public final class FakeGoogleWallet: Sendable {
     /// What a request is about, for scripted failures and the record.
     public enum Kind: String, Sendable, Hashable {
         case token
+        /// The batch request itself (its parts are recorded under their own kinds).
+        case batch
         case eventTicketClass
         case eventTicketObject
     }
@@ -86,6 +88,7 @@ public final class FakeGoogleWallet: Sendable {
         let box = Box()
         var router = Router()
         router.post("/token") { request in try box.fake().token(request) }
+        router.post("/batch", maxBodySize: 32 << 20) { request in try box.fake().batch(request) }
         for kind in [Kind.eventTicketClass, .eventTicketObject] {
             let base = "/walletobjects/v1/\(kind.rawValue)"
             router.post(base) { request in try box.fake().handle(request, kind: kind, action: .insert) }
