@@ -5,14 +5,16 @@ import Testing
 
 @testable import PassServer
 
-/// A server with Google Wallet configured: our issuer id, a service account file, and Google's
-/// keys URL pointing at a `GoogleKeyServer` that publishes a test signer's root key.
+/// A server with Google Wallet configured: our issuer id, a service account of the local fake of
+/// Google's API (where the tickets' objects go), and Google's keys URL pointing at a
+/// `GoogleKeyServer` that publishes a test signer's root key.
 struct GoogleWalletFixture: Sendable {
     static let issuer = "3388000000022"
 
     let app: TestApp
     let keys: GoogleKeyServer
     let signer: GoogleCallbackSigner
+    let api: FakeGoogleWallet
 
     static func start(
         _ backend: Backend, configure: @escaping @Sendable (inout Configuration) -> Void = { _ in }
@@ -20,22 +22,22 @@ struct GoogleWalletFixture: Sendable {
         let signer = try GoogleCallbackSigner(recipient: issuer)
         let keys = try GoogleKeyServer(document: try signer.keysDocument())
         let url = keys.url
+        let api = try FakeGoogleWallet(issuerID: issuer)
+        let account = try api.makeServiceAccount(in: try TestCertificates.temporaryDirectory(prefix: "google-callbacks"))
         let app = try await offPool {
             try TestApp.start(backend) { configuration in
-                let account = FileManager.default.temporaryDirectory.appendingPathComponent("google-account-\(UUID().uuidString).json").path
-                _ = FileManager.default.createFile(atPath: account, contents: Data(#"{"client_email":"wallet@example.iam.gserviceaccount.com"}"#.utf8))
-                configuration.googleWallet.issuerID = issuer
-                configuration.googleWallet.serviceAccountFile = account
+                GoogleFixture.configure(&configuration, fake: api, account: account)
                 configuration.googleWallet.endpoints.callbackKeys = url
                 configure(&configuration)
             }
         }
-        return GoogleWalletFixture(app: app, keys: keys, signer: signer)
+        return GoogleWalletFixture(app: app, keys: keys, signer: signer, api: api)
     }
 
     func stop() {
         app.stop()
         keys.shutdown()
+        api.shutdown()
     }
 
     func classID(_ event: String) -> String { GoogleWalletIDs.classID(issuer: Self.issuer, event: event) }
