@@ -202,11 +202,13 @@ public final class Application: Sendable {
             ).register(in: &router)
         }
         let httpMetrics = HTTPMetrics()
-        MetricsController(
+        var metrics = MetricsController(
             store: store, dispatcher: dispatcher, relay: relayDispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns, certificates: certificates,
             googleWallet: configuration.googleWallet.isEnabled ? googleCallbacks : nil,
             logger: logger.named("metrics"), startedAt: startedAt, startedInstant: startedInstant, now: now
-        ).register(in: &router)
+        )
+        metrics.googleUpdates = google
+        metrics.register(in: &router)
         routes = router.routes.map { (method: $0.method.rawValue, pattern: $0.pattern) }
 
         let http = configuration.http

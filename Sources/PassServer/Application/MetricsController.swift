@@ -23,6 +23,8 @@ struct MetricsController: Sendable {
     let certificates: CertificateMonitor
     /// Google Wallet's callbacks; nil while Google Wallet is off.
     let googleWallet: CallbackMetrics?
+    /// Google Wallet's updates; nil while Google Wallet is off.
+    var googleUpdates: GoogleWalletDispatcher? = nil
     let logger: Logger
     let countsCache = StatisticsCache(ttl: .seconds(15))
     /// When the process started, by `now` (for `passserver_process_start_time_seconds`) and by the
@@ -41,6 +43,7 @@ struct MetricsController: Sendable {
         let pushes = dispatcher.statistics
         let relayed = relay?.statistics
         let emails = mail?.statistics
+        let google = googleUpdates?.statistics
         var text = MetricsText()
         database(&text)
         self.pushes(pushes, &text)
@@ -49,6 +52,7 @@ struct MetricsController: Sendable {
         requests(&text)
         text.counter("passserver_checkins_total", "Scans answered by the check-in API, by result (forged: a valid serial with a wrong signature)",
                      checkIns.snapshot.map { ("result=\"\($0.result.rawValue)\"", $0.count) })
+        if let googleUpdates, let google { googleWalletUpdates(google, dispatcher: googleUpdates, &text) }
         if let googleWallet {
             text.counter("passserver_google_wallet_callbacks_total", "Google Wallet save and delete callbacks answered by this process, by outcome (save, del, replayed, or why refused)",
                          googleWallet.snapshot.map { ("outcome=\"\($0.outcome)\"", $0.count) })
@@ -111,6 +115,23 @@ struct MetricsController: Sendable {
         let unreachable = dispatcher.unreachableFinding() != nil
         text.gauge("passserver_apns_unreachable", "1 while APNs has been unreachable for longer than APNS_UNREACHABLE_GRACE with pushes pending",
                    [("", unreachable ? 1 : 0)])
+    }
+
+    /// Google Wallet's updates: answered rows by outcome, notifying updates, what waits, the halt.
+    private func googleWalletUpdates(_ updates: GoogleStatistics, dispatcher: GoogleWalletDispatcher, _ text: inout MetricsText) {
+        var outcomes: [(String, Int)] = [
+            ("outcome=\"synced\"", updates.synced), ("outcome=\"retried\"", updates.retried), ("outcome=\"deferred\"", updates.deferred),
+            ("outcome=\"halted\"", updates.halted), ("outcome=\"skipped\"", updates.skipped),
+        ]
+        outcomes += updates.failedByReason.sorted { $0.key < $1.key }.map { ("outcome=\"failed\",reason=\"\($0.key)\"", $0.value) }
+        text.counter("passserver_google_wallet_updates_total", "Google Wallet classes and objects this process brought up to date or tried to, by outcome", outcomes)
+        text.counter("passserver_google_wallet_notifying_updates_total", "Updates sent to Google asking it to notify the holders", [("", updates.notified)])
+        if let counts = try? store.withSession(.read, { try $0.googleOutboxCounts() }) {
+            text.gauge("passserver_google_wallet_outbox", "Google Wallet updates waiting (pending) or given up on (failed)", [
+                ("state=\"pending\"", counts.pending), ("state=\"failed\"", counts.failed),
+            ])
+        }
+        text.gauge("passserver_google_wallet_halted", "1 while Google refuses our service account or issuer and updates are paused", [("", dispatcher.isHalted ? 1 : 0)])
     }
 
     /// The relay's counters, while it is configured.

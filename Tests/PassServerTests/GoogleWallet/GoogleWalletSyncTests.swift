@@ -109,6 +109,12 @@ struct GoogleWalletSyncTests {
         #expect(fake.grants == 2, "one new token after the expiry, whatever the number of calls")
         #expect(fake.requests.contains { $0.dropped }, "the dropped connection happened")
         #expect(fake.requests.filter { $0.kind == .eventTicketObject && $0.status == 401 }.count >= 1, "the expired token was refused first")
+        let metrics = try app.request("GET", "/metrics").text
+        #expect(metrics.contains(#"passserver_google_wallet_updates_total{outcome="failed",reason="refused"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"passserver_google_wallet_outbox{state="failed"} 1"#))
+        #expect(metrics.contains("passserver_google_wallet_halted 0"))
+        let retried = metrics.split(separator: "\n").first { $0.hasPrefix(#"passserver_google_wallet_updates_total{outcome="retried"}"#) }
+        #expect(retried.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0 >= 4, "the 500s, the 429 and the drop were retried")
     }
 
     @Test("a fourth notifying update of one pass within 24 hours is sent silent", arguments: Backend.allCases)
@@ -129,11 +135,12 @@ struct GoogleWalletSyncTests {
         #expect(((fixture.object(serial)?["seatInfo"] as? [String: Any])?["seat"] as? [String: Any]).flatMap { ($0["defaultValue"] as? [String: Any])?["value"] as? String } == "E5")
     }
 
-    @Test("without the settings nothing Google runs and nothing is queued", arguments: [Backend.sqlite])
+    @Test("without the settings nothing Google runs, nothing is queued and /metrics has no Google Wallet", arguments: [Backend.sqlite])
     func off(_ backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
         #expect(app.application.googleWallet == nil)
+        #expect(!(try app.request("GET", "/metrics").text.contains("google_wallet")))
         let event = try app.createEvent()
         _ = try app.issueTicket(event: event)
         #expect(try app.store.withSession(.read) { try $0.googleOutboxCounts() } == (pending: 0, failed: 0))
