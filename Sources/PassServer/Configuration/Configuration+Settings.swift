@@ -173,6 +173,8 @@ extension Configuration {
             config.googleWallet.endpoints.callbackKeys = try Parse.serviceURL(raw)
         },
         .text("GOOGLE_WALLET_CA_FILE", "Extra CA certificate (PEM) trusted for Google's servers, besides the system store", default: nil, at: \.googleWallet.caFile),
+        .seconds("GOOGLE_WALLET_TIMEOUT", "How long one call to Google's Wallet API may take; one not answered in time is retried", default: "30s", in: 1...600, at: \.googleWallet.timeout),
+        .seconds("GOOGLE_WALLET_LEASE", "How long a claimed Google Wallet update belongs to its process; a crashed process's updates are sent again after it", default: "2 × GOOGLE_WALLET_TIMEOUT + 30s", in: 2...3_600, at: \.googleWallet.lease),
         Setting("ANDROID_PASS_PUSH_URL", "Push relay of Android wallet apps that speak Apple's protocol (WalletPasses: https://walletpasses.appspot.com/api/v1/push); set, their AndroidPass registrations are accepted and pushed through it (docs/device.md); unset: refused (401)", default: nil) {
             config, raw throws(SettingProblem) in
             config.androidRelay.url = try Parse.serviceURL(raw)

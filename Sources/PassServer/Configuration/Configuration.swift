@@ -184,6 +184,10 @@ public struct Configuration: Sendable, Equatable {
         public var endpoints = GoogleWalletEndpoints.production
         /// Extra CA certificate (PEM) trusted for Google's servers, besides the system store.
         public var caFile: String? = nil
+        /// Seconds one call to Google may take; one not answered in time is retried.
+        public var timeout = 30
+        /// Seconds a claimed update belongs to its process; nil: 2 × `timeout` + 30 s.
+        public var lease: Int? = nil
         public var isEnabled: Bool { issuerID != nil }
         public init() {}
     }

@@ -68,7 +68,7 @@ extension Application {
         } catch {
             throw ConfigurationError(problems: ["GOOGLE_WALLET_SERVICE_ACCOUNT_FILE: \(error)"])
         }
-        let client = GoogleWalletClient(account: account, endpoints: settings.endpoints, caFile: settings.caFile, now: now)
+        let client = GoogleWalletClient(account: account, endpoints: settings.endpoints, caFile: settings.caFile, timeout: .seconds(settings.timeout), now: now)
         let tickets = GoogleTickets(issuerID: issuerID, issuerName: passes.organizationName, publicURL: publicURL, vault: passes.vault)
         let channel = GoogleWalletChannel(
             store: store, sender: GoogleSender(client: client, threads: googleSenderThreads),
@@ -83,7 +83,7 @@ extension Application {
         var engine = OutboxSettings()
         engine.batchSize = 500
         engine.maxInFlight = 1_000
-        engine.lease = .seconds(120)
+        engine.lease = .seconds(settings.lease ?? 2 * settings.timeout + 30)
         engine.haltPause = TimeInterval(configuration.push.haltPause)
         engine.drainTimeout = TimeInterval(configuration.http.drainTimeout)
         engine.unreachableGrace = TimeInterval(configuration.apns.unreachableGrace)

@@ -19,6 +19,7 @@ struct GoogleFixture {
             "GOOGLE_WALLET_ISSUER_ID": fake.issuerID, "GOOGLE_WALLET_SERVICE_ACCOUNT_FILE": account.keyFile,
             "GOOGLE_WALLET_API_URL": fake.endpoints.api, "GOOGLE_WALLET_TOKEN_URL": fake.endpoints.token,
             "GOOGLE_WALLET_SAVE_URL": fake.endpoints.save, "GOOGLE_WALLET_KEYS_URL": fake.endpoints.callbackKeys,
+            "GOOGLE_WALLET_TIMEOUT": "10", "GOOGLE_WALLET_LEASE": "15",
         ]
     }
 
@@ -51,7 +52,8 @@ struct GoogleFixture {
         fake.shutdown()
     }
 
-    func objectID(_ serial: String) -> String { GoogleWalletIDs.objectID(issuer: fake.issuerID, serial: serial) }
+    func objectID(_ serial: String) -> String { Self.objectID(issuer: fake.issuerID, serial: serial) }
+    static func objectID(issuer: String, serial: String) -> String { GoogleWalletIDs.objectID(issuer: issuer, serial: serial) }
     func classID(_ event: String) -> String { GoogleWalletIDs.classID(issuer: fake.issuerID, event: event) }
 
     /// Successful requests of `method` on `kind` (for one id when given).
