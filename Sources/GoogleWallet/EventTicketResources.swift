@@ -69,6 +69,24 @@ public struct EventTicketObject: Codable, Sendable, Equatable {
         self.state = state
     }
 
+    /// The holder and the seat are always written, `null` when there is none: a patch changes the
+    /// fields its body holds, so a seat removed or a name erased must be sent to be gone at Google.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(classId, forKey: .classId)
+        try container.encode(state, forKey: .state)
+        try container.encode(ticketHolderName, forKey: .ticketHolderName)
+        try container.encodeIfPresent(ticketNumber, forKey: .ticketNumber)
+        try container.encode(seatInfo, forKey: .seatInfo)
+        try container.encodeIfPresent(barcode, forKey: .barcode)
+        try container.encodeIfPresent(notifyPreference, forKey: .notifyPreference)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, classId, state, ticketHolderName, ticketNumber, seatInfo, barcode, notifyPreference
+    }
+
     public struct SeatInfo: Codable, Sendable, Equatable {
         public var seat: GoogleText
         public init(seat: GoogleText) { self.seat = seat }

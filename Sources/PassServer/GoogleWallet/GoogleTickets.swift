@@ -47,7 +47,8 @@ struct GoogleTickets: Sendable {
     /// The ticket's object; `notify` asks Google to tell its holder (a cancellation, a new seat).
     func object(_ pass: StoredPass, event: Event, notify: Bool) throws -> EventTicketObject {
         var resource = EventTicketObject(id: objectID(serial: pass.serialNumber), classId: classID(event: event.id), state: Self.state(of: pass).rawValue)
-        resource.ticketHolderName = pass.attendeeName
+        // An erased ticket's holder is gone: null at Google too.
+        resource.ticketHolderName = pass.attendeeName.isEmpty ? nil : pass.attendeeName
         resource.ticketNumber = pass.serialNumber.rawValue
         resource.seatInfo = pass.seat.map { EventTicketObject.SeatInfo(seat: GoogleText($0, language: pass.language ?? event.language)) }
         let barcode = try vault.barcode(passType: pass.passTypeIdentifier, serial: pass.serialNumber)

@@ -43,6 +43,8 @@ extension StoreSession {
             try execute("""
                 UPDATE passes SET status = 'voided', void_reason = \(reason) WHERE event_id = \(id) AND status = 'active'
                 """)
+            // Google shows the voided tickets as inactive, telling their holders (within its limits).
+            try enqueueGoogleObjects(where: "p.event_id = \(id)", notify: true, now: now)
             let job = try createJob(kind: Job.repushKind, eventID: id, now: now)
             return (try Event(row: row), job)
         }
@@ -82,6 +84,8 @@ extension StoreSession {
                     search_text = lower(serial_number), void_reason = NULL
                 WHERE event_id = \(eventID)
                 """)
+            // Google holds the holders' names and seats too: their objects are written again without them.
+            try enqueueGoogleObjects(where: "p.event_id = \(eventID)", notify: false, now: now)
             let job = try createJob(kind: Job.repushKind, eventID: eventID, now: now)
             return (try Event(row: row), job)
         }

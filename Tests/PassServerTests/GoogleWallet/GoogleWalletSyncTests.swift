@@ -135,6 +135,27 @@ struct GoogleWalletSyncTests {
         #expect(((fixture.object(serial)?["seatInfo"] as? [String: Any])?["seat"] as? [String: Any]).flatMap { ($0["defaultValue"] as? [String: Any])?["value"] as? String } == "E5")
     }
 
+    @Test("a deleted event's objects go inactive; an erased event's objects lose their holders and seats", arguments: Backend.allCases)
+    func deletionAndErasure(_ backend: Backend) async throws {
+        let fixture = try GoogleFixture(backend)
+        defer { fixture.stop() }
+        let app = fixture.app
+        let gone = try app.createEvent(name: "Gone Gala")
+        let goneSerials = try (0..<3).map { try app.issueTicket(event: gone, attendee: "Dora \($0)") }
+        let erased = try app.createEvent(name: "Erase Night")
+        let erasedSerial = try app.issueTicket(event: erased, attendee: "Private Pat", seat: "K9")
+        try await fixture.settled()
+        #expect(fixture.object(erasedSerial)?["ticketHolderName"] as? String == "Private Pat")
+        #expect(goneSerials.allSatisfy { fixture.object($0)?["state"] as? String == "ACTIVE" })
+
+        #expect(try app.admin("DELETE", "/admin/v1/events/\(gone)?confirm=Gone%20Gala").status == 202)
+        try await eventually("the deleted event's objects are inactive") { goneSerials.allSatisfy { fixture.object($0)?["state"] as? String == "INACTIVE" } }
+        #expect(try app.admin("POST", "/admin/v1/events/\(erased)/erase?confirm=Erase%20Night").status == 200)
+        try await eventually("the erased holder is gone at Google") { fixture.object(erasedSerial).map { $0["ticketHolderName"] is NSNull } == true }
+        let stored = String(decoding: try #require(fixture.fake.storedObject(fixture.objectID(erasedSerial))), as: UTF8.self)
+        #expect(!stored.contains("Private Pat") && !stored.contains("K9"), "\(stored)")
+    }
+
     @Test("without the settings nothing Google runs, nothing is queued and /metrics has no Google Wallet", arguments: [Backend.sqlite])
     func off(_ backend: Backend) throws {
         let app = try TestApp.start(backend)
