@@ -46,7 +46,7 @@ struct GoogleTickets: Sendable {
 
     /// The ticket's object; `notify` asks Google to tell its holder (a cancellation, a new seat).
     func object(_ pass: StoredPass, event: Event, notify: Bool) throws -> EventTicketObject {
-        var resource = EventTicketObject(id: objectID(serial: pass.serialNumber), classId: classID(event: event.id), state: Self.state(of: pass).rawValue)
+        var resource = EventTicketObject(id: objectID(serial: pass.serialNumber), classId: classID(event: event.id), state: Self.state(of: pass, event: event).rawValue)
         // An erased ticket's holder is gone: null at Google too.
         resource.ticketHolderName = pass.attendeeName.isEmpty ? nil : pass.attendeeName
         resource.ticketNumber = pass.serialNumber.rawValue
@@ -57,10 +57,12 @@ struct GoogleTickets: Sendable {
         return resource
     }
 
-    /// Cancelled tickets are inactive, checked-in ones completed.
-    static func state(of pass: StoredPass) -> EventTicketState {
+    /// Cancelled tickets are inactive, checked-in ones completed, the others of an archived event
+    /// expired.
+    static func state(of pass: StoredPass, event: Event?) -> EventTicketState {
         if pass.status == .cancelled { return .inactive }
         if pass.checkedInAt != nil { return .completed }
+        if event?.archivedAt != nil { return .expired }
         return .active
     }
 

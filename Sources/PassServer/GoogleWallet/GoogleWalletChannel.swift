@@ -72,7 +72,7 @@ final class GoogleWalletChannel: OutboxChannel {
             let kind: GoogleResult.Kind
             switch (item.decision.settlement, item.answer) {
             case (.completed, .synced(_, let notified)):
-                let state: String? = if case .object = item.row.target, let pass = item.row.ticket { GoogleTickets.state(of: pass).rawValue } else { nil }
+                let state: String? = if case .object = item.row.target, let pass = item.row.ticket { GoogleTickets.state(of: pass, event: item.row.event).rawValue } else { nil }
                 kind = .synced(state: state, notified: notified)
             case (.failed(let reason), _): kind = .failed(reason: reason)
             default: kind = .pending

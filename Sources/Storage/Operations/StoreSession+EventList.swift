@@ -28,11 +28,20 @@ extension StoreSession {
     /// Archives (`archived: true`) or unarchives an event and returns it. Archiving an archived
     /// event keeps its first `archivedAt`; neither takes a revision or touches a pass.
     /// `.notFound` if it does not exist.
+    ///
+    /// Google Wallet shows an archived event's tickets as expired: archiving or unarchiving
+    /// enqueues its objects (silently).
     public func setArchived(eventID: String, archived: Bool, now: Date) throws -> Event {
-        let value: SQLQuery = archived ? "COALESCE(archived_at, \(now.storageMillis))" : "NULL"
-        guard let row = try first("UPDATE events SET archived_at = \(value) WHERE id = \(eventID) RETURNING \(Self.eventColumns)") else {
-            throw StorageError(.notFound, "no such event")
+        try transaction {
+            let wasArchived = try first("SELECT archived_at FROM events WHERE id = \(eventID)\(unsafeRaw: forUpdate)")
+                .map { try $0.optionalInt64("archived_at") != nil }
+            guard let wasArchived else { throw StorageError(.notFound, "no such event") }
+            let value: SQLQuery = archived ? "COALESCE(archived_at, \(now.storageMillis))" : "NULL"
+            guard let row = try first("UPDATE events SET archived_at = \(value) WHERE id = \(eventID) RETURNING \(Self.eventColumns)") else {
+                throw StorageError(.notFound, "no such event")
+            }
+            if wasArchived != archived { try enqueueGoogleObjects(where: "p.event_id = \(eventID)", notify: false, now: now) }
+            return try Event(row: row)
         }
-        return try Event(row: row)
     }
 }

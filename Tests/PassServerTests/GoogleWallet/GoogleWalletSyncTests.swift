@@ -42,7 +42,7 @@ struct GoogleWalletSyncTests {
         #expect(!stored.contains("@"), "no email address goes to Google")
     }
 
-    @Test("an event edit is one class PATCH; a rename one object PATCH; cancel inactive; check-in completed", arguments: Backend.allCases)
+    @Test("an event edit is one class PATCH; a rename one object PATCH; cancel inactive; check-in completed; archive expired", arguments: Backend.allCases)
     func changes(_ backend: Backend) async throws {
         let fixture = try GoogleFixture(backend)
         defer { fixture.stop() }
@@ -79,6 +79,13 @@ struct GoogleWalletSyncTests {
         #expect(try scanner.scan(try scanner.code(serials[5])).status == 200)
         try await eventually("the checked-in ticket is completed") { fixture.object(serials[5])?["state"] as? String == "COMPLETED" }
         #expect(fixture.object(serials[6])?["state"] as? String == "ACTIVE")
+
+        // Archived: the event's other tickets expire; unarchived they are active again.
+        #expect(try app.admin("POST", "/admin/v1/events/\(event)/archive").status == 200)
+        try await eventually("the archived event's tickets are expired") { fixture.object(serials[6])?["state"] as? String == "EXPIRED" }
+        #expect(fixture.object(serials[4])?["state"] as? String == "INACTIVE" && fixture.object(serials[5])?["state"] as? String == "COMPLETED")
+        #expect(try app.admin("POST", "/admin/v1/events/\(event)/unarchive").status == 200)
+        try await eventually("the unarchived event's tickets are active") { fixture.object(serials[6])?["state"] as? String == "ACTIVE" }
     }
 
     @Test("429, 500 and dropped connections are retried; an expired token is renewed once; a 400 fails one object only", arguments: Backend.allCases)
