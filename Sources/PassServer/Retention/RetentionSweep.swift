@@ -2,7 +2,7 @@ package import Foundation
 package import Logging
 package import Storage
 
-/// Deletes what is past its retention: push log entries and failed push and email outbox rows
+/// Deletes what is past its retention: push log entries and failed push, email and Google Wallet outbox rows
 /// older than `PUSH_LOG_RETENTION` (a ticket's email status keeps its failure), jobs finished
 /// longer than `JOB_RETENTION` ago, registrations of passes whose event ended more than
 /// `REGISTRATION_RETENTION` ago (with the devices left without any), dashboard sessions that
@@ -21,6 +21,7 @@ package struct RetentionSweep: Sendable {
         var pushLog = 0
         var failedPushes = 0
         var failedEmails = 0
+        var failedGoogleUpdates = 0
         var jobs = 0
         var registrations = 0
         var devices = 0
@@ -36,7 +37,8 @@ package struct RetentionSweep: Sendable {
         /// Table (`push_outbox_failed`, `mail_outbox_failed`: failed rows of those outboxes) and
         /// count, in sweep order.
         package var tables: [(name: String, count: Int)] {
-            [("push_log", pushLog), ("push_outbox_failed", failedPushes), ("mail_outbox_failed", failedEmails), ("jobs", jobs),
+            [("push_log", pushLog), ("push_outbox_failed", failedPushes), ("mail_outbox_failed", failedEmails),
+             ("google_outbox_failed", failedGoogleUpdates), ("jobs", jobs),
              ("registrations", registrations), ("devices", devices), ("admin_sessions", sessions),
              ("passes", deletedPasses), ("events", deletedEvents), ("google_wallet_nonces", googleWalletNonces)]
         }
@@ -90,6 +92,7 @@ package struct RetentionSweep: Sendable {
             try drain(shouldStop, into: &removed.pushLog) { try $0.deletePushLog(before: pushLogCutoff, limit: batchSize) }
             try drain(shouldStop, into: &removed.failedPushes) { try $0.deleteFailedOutbox(before: pushLogCutoff, limit: batchSize) }
             try drain(shouldStop, into: &removed.failedEmails) { try $0.deleteFailedMailOutbox(before: pushLogCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.failedGoogleUpdates) { try $0.deleteFailedGoogleOutbox(before: pushLogCutoff, limit: batchSize) }
             try drain(shouldStop, into: &removed.jobs) { try $0.deleteFinishedJobs(before: jobCutoff, limit: batchSize) }
             try drain(shouldStop, into: &removed.registrations) { session in
                 let batch = try session.deleteRegistrations(ofEventsEndedBefore: eventCutoff, limit: batchSize)

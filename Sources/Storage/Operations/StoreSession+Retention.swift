@@ -25,7 +25,13 @@ extension StoreSession {
         try deleteFailedRows(of: "mail_outbox", before: cutoff, limit: limit)
     }
 
-    /// Deletes up to `limit` rows of an outbox table (`push_outbox`, `mail_outbox`) in state
+    /// Deletes up to `limit` failed Google Wallet outbox rows that failed before `cutoff`; returns
+    /// how many. What Google holds of each ticket (`google_objects`) keeps the refusal's reason.
+    public func deleteFailedGoogleOutbox(before cutoff: Date, limit: Int) throws -> Int {
+        try deleteFailedRows(of: "google_outbox", before: cutoff, limit: limit)
+    }
+
+    /// Deletes up to `limit` rows of an outbox table (`push_outbox`, `mail_outbox`, `google_outbox`) in state
     /// `failed` whose `next_attempt_at` (the failure time) is before `cutoff`.
     ///
     /// The outer condition repeats the state: a row that a new change re-armed as pending between

@@ -29,12 +29,14 @@ struct PruneCommandTests {
             push_log: 4 removed
             push_outbox_failed: 1 removed
             mail_outbox_failed: 1 removed
+            google_outbox_failed: 1 removed
             jobs: 1 removed
             registrations: 2 removed
             devices: 1 removed
             admin_sessions: 0 removed
             passes: 0 removed
             events: 0 removed
+            google_wallet_nonces: 0 removed
 
             """)
         #expect(try RetentionRows.remaining(store) == RetentionRows.survivors(exactEdge: false))

@@ -11,7 +11,7 @@ import Storage
 struct RetentionRows {
     /// What a sweep at `now` must remove.
     static func expected(extraPushLog: Int) -> RetentionSweep.Removed {
-        RetentionSweep.Removed(pushLog: 1 + extraPushLog, failedPushes: 1, failedEmails: 1, jobs: 1, registrations: 2, devices: 1)
+        RetentionSweep.Removed(pushLog: 1 + extraPushLog, failedPushes: 1, failedEmails: 1, failedGoogleUpdates: 1, jobs: 1, registrations: 2, devices: 1)
     }
 
     /// What is left afterwards, by table. A sweep at `now` keeps the push log entry exactly as old
@@ -26,6 +26,7 @@ struct RetentionRows {
         "push_log": ["edge", "young"],
         "push_outbox": ["failed-young", "pending-old"].map { PushToken.fixture($0).rawValue },
         "mail_outbox": ["no-event", "young-ended"],
+        "google_outbox": ["o:00000000000000000902", "o:00000000000000000903"],
         "jobs": ["done-young", "running"],
         "registrations": ["dev-mixed/young-no-end", "dev-young/no-event", "dev-young/young-ended"],
         "devices": ["dev-mixed", "dev-young"],
@@ -85,6 +86,14 @@ struct RetentionRows {
                 SELECT id, \(millis(next)), \(millis(time)), \(state) FROM passes WHERE serial_number = \(serial)
                 """)
         }
+        // Google Wallet outbox rows: failed long ago, failed recently, pending since long ago.
+        for (target, state, time) in [("o:00000000000000000901", "failed", ago(retention.pushLog, -margin)), ("o:00000000000000000902", "failed", ago(retention.pushLog, margin)),
+                                      ("o:00000000000000000903", "pending", ago(retention.pushLog, -margin * 2))] {
+            try store.execute("""
+                INSERT INTO google_outbox (target, next_attempt_at, first_enqueued_at, state)
+                VALUES (\(target), \(millis(state == "failed" ? time : tomorrow)), \(millis(time)), \(state))
+                """)
+        }
         for (device, serial) in [("dev-old", "old-ended"), ("dev-mixed", "old-no-end"), ("dev-mixed", "young-no-end"),
                                  ("dev-young", "young-ended"), ("dev-young", "no-event")] {
             _ = try store.withSession(.write) {
@@ -116,6 +125,7 @@ struct RetentionRows {
             "push_log": try column("SELECT token_hash AS v FROM push_log"),
             "push_outbox": try column("SELECT push_token AS v FROM push_outbox"),
             "mail_outbox": try column("SELECT p.serial_number AS v FROM mail_outbox m JOIN passes p ON p.id = m.pass_id"),
+            "google_outbox": try column("SELECT target AS v FROM google_outbox"),
             "jobs": try column("SELECT id AS v FROM jobs"),
             "registrations": try store.execute("SELECT device_library_identifier AS d, serial_number AS s FROM registrations")
                 .map { "\(try $0.string("d"))/\(try $0.string("s"))" }.sorted(),

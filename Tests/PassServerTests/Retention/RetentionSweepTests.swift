@@ -42,7 +42,7 @@ struct RetentionSweepTests {
         #expect(removed == RetentionRows.expected(extraPushLog: 4))
         #expect(try RetentionRows.remaining(store) == RetentionRows.survivors())
         let line = try #require(sink.lines.first { $0.contains("retention sweep removed old rows") })
-        for part in ["push_log=5", "push_outbox_failed=1", "mail_outbox_failed=1", "jobs=1", "registrations=2", "devices=1"] {
+        for part in ["push_log=5", "push_outbox_failed=1", "mail_outbox_failed=1", "google_outbox_failed=1", "jobs=1", "registrations=2", "devices=1"] {
             #expect(line.contains(part), "\(part) in \(line)")
         }
         // A second sweep finds nothing more, and says so too.
