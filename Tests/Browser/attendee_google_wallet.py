@@ -1,8 +1,9 @@
 """The attendee page's "Add to Google Wallet" button in Chromium: first on Android, after the Apple
 button on a desktop, absent on a server without Google Wallet.
 
-Environment: TICKET_PATH (a valid ticket on a server with Google Wallet), PLAIN_URL (the whole
-link of a ticket on a server without it).
+Environment: TICKET_PATH (a valid ticket on a server with Google Wallet), PENDING_PATH (a ticket
+there that Google does not have yet), SAVE_URL (Google's save URL, the local fake's), PLAIN_URL
+(the whole link of a ticket on a server without Google Wallet).
 """
 
 import browser
@@ -47,6 +48,22 @@ def test():
     check(buttons(iphone) == ["Add to Apple Wallet", "Add to Google Wallet"], f"at phone width without Android: {buttons(iphone)}")
     iphone.assert_no_horizontal_scroll()
     iphone.screenshot("phone-not-android")
+
+    # The button leads through our route to Google's save link.
+    android.by_text("Add to Google Wallet", "a").click()
+    landed = android.driver.current_url
+    prefix = env("SAVE_URL") + "/"
+    check(landed.startswith(prefix) and landed[len(prefix):].count(".") == 2, f"the Google button led to {landed}, not a save link")
+
+    # A ticket Google does not have yet: a page that says so, with a way to try again.
+    android.open(env("PENDING_PATH") + "/google-wallet")
+    android.assert_text("Almost ready for Google Wallet", "h1")
+    android.by_text("Try again", "a")
+    android.assert_no_horizontal_scroll()
+    android.screenshot("pending-phone")
+    desktop.open(env("PENDING_PATH") + "/google-wallet")
+    desktop.assert_text("Almost ready for Google Wallet", "h1")
+    desktop.screenshot("pending-desktop")
 
     plain = browser.open_browser("google-off", size=PHONE, arguments=(f"--user-agent={ANDROID}",))
     plain.open(env("PLAIN_URL"))

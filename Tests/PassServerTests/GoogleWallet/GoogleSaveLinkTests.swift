@@ -71,6 +71,8 @@ struct GoogleSaveLinkTests {
         #expect(page.text.contains("Add to Google Wallet"))
         #expect(!page.text.contains(String(parts[1])) && !page.text.contains(fixture.fake.endpoints.save) && !page.text.contains("savetowallet"))
         #expect(page.header("Vary")?.contains("User-Agent") == true)
+        let japanese = try await app.requestOffPool("GET", path, headers: [("Accept", Self.html), ("Accept-Language", "ja")])
+        #expect(japanese.text.contains("Google ウォレットに追加"))
 
         // Hostile and unknown links are answered as at the download link.
         let unknown = try await app.requestOffPool("GET", "/download/\(String(repeating: "A", count: 32))/google-wallet")
@@ -147,9 +149,16 @@ struct GoogleSaveLinkTests {
         let path = try await offPool { try AttendeePageTests.ticket(fixture.app).path }
         let plainPath = try await offPool { try AttendeePageTests.ticket(plain).path }
         try await fixture.settled()
+        for kind in [FakeGoogleWallet.Kind.batch, .eventTicketObject] {
+            fixture.fake.fail(next: 10_000, method: "POST", kind: kind, with: .status(503))
+        }
+        let pendingPath = try await offPool { try AttendeePageTests.ticket(fixture.app, attendee: "Pending Pat").path }
         try await BrowserScript.expectPasses(
             "attendee_google_wallet.py", serverURL: fixture.app.baseURL, name: "attendee-google-wallet",
-            environment: ["TICKET_PATH": path, "PLAIN_URL": plain.baseURL + plainPath], timeLimit: .seconds(240), keepingOutput: true
+            environment: [
+                "TICKET_PATH": path, "PLAIN_URL": plain.baseURL + plainPath, "PENDING_PATH": pendingPath, "SAVE_URL": fixture.fake.endpoints.save,
+            ],
+            timeLimit: .seconds(240), keepingOutput: true
         )
     }
 
