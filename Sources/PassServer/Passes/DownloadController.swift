@@ -112,7 +112,7 @@ struct DownloadController: Sendable {
         do {
             link = try google.link(serial: pass.serialNumber, now: now())
         } catch {
-            throw HTTPError(status: 503, code: "google_wallet_unavailable", message: "The Google Wallet link cannot be made now: \(error)")
+            throw HTTPError(status: 503, code: "google_wallet_unavailable", message: "The Google Wallet link cannot be made now.")
         }
         return Response(status: 302, headers: ["Location": link, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"])
     }
