@@ -109,6 +109,29 @@ struct MailMessageTests {
         #expect(HTMLText.escape("'\u{301}&\u{301}>\u{338}") == "&#39;\u{301}&amp;\u{301}&gt;\u{338}")
     }
 
+    @Test("sections: kept when their value is not empty, left out otherwise; unbalanced or nested ones are refused")
+    func sections() throws {
+        let names: Set<String> = ["attendeeName", "link"]
+        let template = try MailTemplate(
+            subject: "Hi{{#link}} (link){{/link}}", text: "A\n{{#link}}Open {{link}}\n{{/link}}B", html: "{{# link }}<a href=\"{{link}}\">go</a>{{/ link }}<p>{{attendeeName}}</p>",
+            placeholders: names
+        )
+        let with = template.render(["attendeeName": "Ada", "link": "https://x.example/a?b=1&c=2"])
+        #expect(with.subject == "Hi (link)")
+        #expect(with.text == "A\nOpen https://x.example/a?b=1&c=2\nB")
+        #expect(with.html == #"<a href="https://x.example/a?b=1&amp;c=2">go</a><p>Ada</p>"#)
+        for values in [["attendeeName": "Ada"], ["attendeeName": "Ada", "link": ""]] {
+            let without = template.render(values)
+            #expect(without.subject == "Hi" && without.text == "A\nB" && without.html == "<p>Ada</p>")
+        }
+        for (text, why) in [
+            ("{{#link}}open", "unclosed"), ("{{/link}}", "closes nothing"), ("{{#link}}{{#attendeeName}}{{/attendeeName}}{{/link}}", "nested"),
+            ("{{#nope}}{{/nope}}", "unknown"), ("{{#link}}{{/attendeeName}}", "mismatched"),
+        ] {
+            #expect(throws: MailError.self, "\(why)") { try MailTemplate(subject: "", text: text, html: "", placeholders: names) }
+        }
+    }
+
     @Test("a hostile display name stays inside its one To header; every line ends in CRLF and is short")
     func hostileHeaders() throws {
         let bytes = try Self.message(name: Self.hostileName, subject: "Hi " + Self.hostileName).rendered()

@@ -189,7 +189,7 @@ public final class Application: Sendable {
                 store: store, lifetime: configuration.dashboard.sessionTTL, secureCookies: publicURL.scheme?.lowercased() == "https", now: now
             )
         ).register(in: &router)
-        DownloadController(store: store, passes: passes, now: now).register(in: &router)
+        DownloadController(store: store, passes: passes, google: google?.saveLinks(publicURL: publicURL), now: now).register(in: &router)
         PassImageController(store: store).register(in: &router)
         WebAssets().register(in: &router)
         OpenAPIController.register(in: &router)

@@ -25,7 +25,10 @@ extension Application {
             policy: MailPolicy(schedule: RetrySchedule(
                 baseDelay: settings.retryBaseDelay, maxDelay: settings.retryMaxDelay, maxRetryAge: settings.maxRetryAge
             )),
-            mail: TicketMail(from: addresses.from, replyTo: addresses.replyTo, organizationName: passes.organizationName),
+            mail: TicketMail(
+                from: addresses.from, replyTo: addresses.replyTo, organizationName: passes.organizationName,
+                googleWallet: configuration.googleWallet.isEnabled
+            ),
             templates: passes.templates, ticketURL: { try passes.downloadURL(for: $0) }, readiness: readiness, logger: logger, now: now
         )
         logger.notice("email on", ["smtp.url": smtp.url, "mail.from": addresses.from.address, "mail.rate": "\(settings.rate)"])

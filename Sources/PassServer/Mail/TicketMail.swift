@@ -6,6 +6,11 @@ import PassBundle
 /// template (`Passes/<template>/mail/<language>/subject.txt`, `body.txt`, `body.html`) in the
 /// ticket's language, else the event's, else English.
 ///
+/// With Google Wallet on, `{{googleWalletURL}}` is the ticket's "Add to Google Wallet" link
+/// (`<ticketURL>/google-wallet`, which redirects to Google's save link made then: the email holds
+/// no signed token), and `{{#googleWalletURL}}…{{/googleWalletURL}}` sections are kept; with it
+/// off the value is empty and the sections are left out.
+///
 /// Pure: everything a message needs comes in as values (`Ticket`), so the rules are tested
 /// without a database or a server.
 struct TicketMail: Sendable {
@@ -30,6 +35,7 @@ struct TicketMail: Sendable {
     /// The names a text may use as `{{name}}`.
     static let placeholders: Set<String> = [
         "attendeeName", "eventName", "startsAt", "timeZone", "venue", "seat", "ticketURL", "organizationName", "serialNumber",
+        "googleWalletURL",
     ]
 
     /// The parts of one language's texts, below `mail/<language>/`.
@@ -38,6 +44,8 @@ struct TicketMail: Sendable {
     let from: MailAddress
     let replyTo: MailAddress?
     let organizationName: String
+    /// Whether tickets are offered for Google Wallet too (GOOGLE_WALLET_ISSUER_ID is set).
+    var googleWallet = false
 
     /// The message for `ticket`, with the texts of `template`, dated `now`.
     func message(for ticket: Ticket, template: Template, now: Date) throws(MailError) -> MailMessage {
@@ -49,12 +57,18 @@ struct TicketMail: Sendable {
             "attendeeName": ticket.attendeeName, "eventName": ticket.eventName, "venue": ticket.venue, "seat": ticket.seat ?? "—",
             "startsAt": Self.format(ticket.startsAt, timeZone: ticket.timeZone, language: language), "timeZone": ticket.timeZone,
             "ticketURL": ticket.ticketURL, "organizationName": organizationName, "serialNumber": ticket.serialNumber,
+            "googleWalletURL": googleWallet ? Self.googleWalletURL(ticketURL: ticket.ticketURL) : "",
         ]
         let rendered = text.render(values)
         return MailMessage(
             from: from, replyTo: replyTo, to: try MailAddress(ticket.attendeeEmail, displayName: ticket.attendeeName),
             subject: rendered.subject, text: rendered.text, html: rendered.html, date: now
         )
+    }
+
+    /// The ticket's "Add to Google Wallet" link: the route below its download link.
+    static func googleWalletURL(ticketURL: String) -> String {
+        (ticketURL.hasSuffix("/") ? String(ticketURL.dropLast()) : ticketURL) + "/google-wallet"
     }
 
     /// Every language the template has complete texts for, parsed and checked.

@@ -12,10 +12,17 @@ import Storage
 /// Pages are cached like signed passes, by pass and revision (and language, and whether the event
 /// has ended): every change to a ticket or its event bumps the pass's revision, so a cached page is
 /// never served for a changed ticket; a page costs the lookups of the pass and its event. The page holds no token (its button
-/// links `?format=pkpass` relative to itself), so rotating a link leaves it valid.
+/// links `?format=pkpass` relative to itself), so rotating a link leaves it valid; with Google
+/// Wallet on, its "Add to Google Wallet" button links `{token}/google-wallet` (the route below the
+/// link), so those pages are cached per link, and per kind of phone (Android gets that button first).
+///
+/// `GET /download/{downloadToken}/google-wallet` redirects to Google's save link, made then: the
+/// pages and emails carry only this route, never the signed token.
 struct DownloadController: Sendable {
     let store: any Store
     let passes: PassService
+    /// The save links when Google Wallet is on; nil: the route answers 404 and pages have no Google button.
+    var google: GoogleSaveLinks? = nil
     /// Rendered pages; a page is a few kilobytes.
     let pages = BundleCache<HTML.Encoded>(maxBytes: 32 << 20)
     /// Whether an event has ended (the page then says so) is decided at this time.
@@ -48,21 +55,66 @@ struct DownloadController: Sendable {
 
     func register(in router: inout Router) {
         router.get("/download/:downloadToken") { try self.download($0) }
+        router.get("/download/:downloadToken/google-wallet") { try self.googleWallet($0) }
     }
 
     func download(_ request: Request) throws -> Response {
         let format = try Format(request: request)
-        guard let token = request.parameters["downloadToken"], AdminIdentifiers.isPlausible(token, lengths: 20...128),
-            let pass = try store.withSession(.read, { try $0.pass(downloadTokenHash: TokenVault.hash(token)) })
-        else {
-            guard format == .html else { throw HTTPError.notFound("No ticket at this link.") }
-            let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
-            return .html(AttendeePage.notFound(language: language), status: 404, headers: Self.pageHeaders)
+        guard let (token, pass) = try ticket(request, page: format == .html) else {
+            return Self.notFoundPage(request)
         }
         switch format {
         case .pkpass: return try passFile(pass)
-        case .html: return try page(pass, request: request)
+        case .html: return try page(pass, token: token, request: request)
         }
+    }
+
+    /// The link's token and its pass; nil: no ticket there (and the caller answers with a page),
+    /// or a thrown 404 when `page` is false.
+    private func ticket(_ request: Request, page: Bool) throws -> (token: String, pass: StoredPass)? {
+        guard let token = request.parameters["downloadToken"], AdminIdentifiers.isPlausible(token, lengths: 20...128),
+            let pass = try store.withSession(.read, { try $0.pass(downloadTokenHash: TokenVault.hash(token)) })
+        else {
+            guard page else { throw HTTPError.notFound("No ticket at this link.") }
+            return nil
+        }
+        return (token, pass)
+    }
+
+    private static func notFoundPage(_ request: Request) -> Response {
+        let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
+        return .html(AttendeePage.notFound(language: language), status: 404, headers: pageHeaders)
+    }
+
+    /// How long an attendee is asked to wait for a ticket Google does not have yet.
+    static let googleRetryAfter = 30
+
+    /// `GET /download/{downloadToken}/google-wallet`: a 302 to Google's save link for the ticket's
+    /// object once it is at Google (a cancelled ticket's object is inactive there, as its Apple
+    /// pass is voided); before that a 503 with `Retry-After`, as a small page for a browser.
+    func googleWallet(_ request: Request) throws -> Response {
+        guard let google else { throw HTTPError.notFound("Google Wallet is not offered here.") }
+        let wantsPage = ContentNegotiation.prefers("text/html", over: "application/json", accept: request.headers["Accept"])
+        guard let (_, pass) = try ticket(request, page: wantsPage) else { return Self.notFoundPage(request) }
+        let object = try store.withSession(.read) { try $0.googleObjects(passIDs: [pass.id]) }.first
+        guard object?.insertedAt != nil else {
+            let retry: HTTPHeaders = ["Retry-After": String(Self.googleRetryAfter), "Cache-Control": "no-store", "Vary": "Accept, Accept-Language"]
+            guard wantsPage else {
+                throw HTTPError(
+                    status: 503, code: "google_wallet_pending",
+                    message: "This ticket is on its way to Google Wallet: try again in \(Self.googleRetryAfter) seconds.", headers: retry
+                )
+            }
+            let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
+            return .html(AttendeePage.googlePending(language: language), status: 503, headers: Self.pageHeaders.merging(retry))
+        }
+        let link: String
+        do {
+            link = try google.link(serial: pass.serialNumber, now: now())
+        } catch {
+            throw HTTPError(status: 503, code: "google_wallet_unavailable", message: "The Google Wallet link cannot be made now.")
+        }
+        return Response(status: 302, headers: ["Location": link, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"])
     }
 
     private func passFile(_ pass: StoredPass) throws -> Response {
@@ -83,8 +135,9 @@ struct DownloadController: Sendable {
         )
     }
 
-    private func page(_ pass: StoredPass, request: Request) throws -> Response {
+    private func page(_ pass: StoredPass, token: String, request: Request) throws -> Response {
         let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
+        let android = google != nil && AttendeePage.isAndroid(userAgent: request.headers["User-Agent"])
         guard let eventID = pass.eventID, let event = try store.withSession(.read, { try $0.event(id: eventID) }) else {
             throw PassServiceError("pass \(pass.serialNumber) has no event")
         }
@@ -92,7 +145,7 @@ struct DownloadController: Sendable {
         let ended = DoorHours.end(startsAt: event.startsAt, endsAt: event.endsAt) < now()
         let key = BundleKey(
             passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision,
-            variant: language + (ended ? "-ended" : "")
+            variant: language + (ended ? "-ended" : "") + (google == nil ? "" : (android ? "-android-" : "-") + token)
         )
         let page = try pages.bundle(for: key) {
             let barcode = try passes.barcode(for: pass, event: event)
@@ -101,11 +154,11 @@ struct DownloadController: Sendable {
                 timeZone: event.timeZone, attendeeName: PassService.shownName(pass), seat: pass.seat, cancelled: pass.status == .cancelled,
                 cancellationReason: pass.cancellationReason, serialNumber: pass.serialNumber.rawValue,
                 barcode: barcode.map { ($0.messageBytes, $0.altText) }, passURL: "?format=pkpass", look: try? look(pass, event: event),
-                ended: ended
+                ended: ended, googleWalletURL: google == nil ? nil : token + "/google-wallet", android: android
             )
             return AttendeePage.render(ticket, language: language).encoded
         }
-        return .html(page, headers: Self.pageHeaders)
+        return .html(page, headers: google == nil ? Self.pageHeaders : Self.pageHeaders.merging(["Vary": "Accept, Accept-Language, User-Agent"]))
     }
 
     /// The page's band: the colours and logo text of the pass as built now (the event's design
@@ -122,5 +175,14 @@ struct DownloadController: Sendable {
             look.logo = ("data:image/png;base64," + Data(png).base64EncodedString(), size.width / scale, size.height / scale)
         }
         return look
+    }
+}
+
+extension HTTPHeaders {
+    /// These headers with each of `other`'s replacing any of its name.
+    fileprivate func merging(_ other: HTTPHeaders) -> HTTPHeaders {
+        var all = self
+        for header in other { all.replace(name: header.name, value: header.value) }
+        return all
     }
 }

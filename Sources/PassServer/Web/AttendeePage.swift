@@ -30,6 +30,11 @@ enum AttendeePage {
         var look: Look? = nil
         /// The event is over: the page says so and offers no pass to add.
         var ended = false
+        /// Where the "Add to Google Wallet" button leads (`{token}/google-wallet`, relative to the
+        /// page); nil: Google Wallet is off and there is no such button.
+        var googleWalletURL: String? = nil
+        /// The browser is on Android: the Google button comes first.
+        var android = false
     }
 
     /// The colours, logo and logo text of the pass, as the page's band shows them.
@@ -75,6 +80,7 @@ enum AttendeePage {
     struct Texts: Sendable {
         let yourTicket, date, venue, attendee, seat, generalAdmission, status, valid, cancelled: String
         let cancelledNotice, endedNotice, reason, addToWallet, walletHint, ticketCode, showAtEntrance, ticketNumber: String
+        let addToGoogleWallet, googlePendingTitle, googlePendingText, tryAgain: String
         let qrLabel: @Sendable (String) -> String
         let notFoundTitle, notFoundText: String
     }
@@ -85,6 +91,8 @@ enum AttendeePage {
         cancelledNotice: "This ticket has been cancelled.", endedNotice: "This event has ended.", reason: "Reason:",
         addToWallet: "Add to Apple Wallet", walletHint: "On an iPhone, the ticket then updates by itself when anything changes.",
         ticketCode: "Ticket code", showAtEntrance: "Show this code at the entrance.", ticketNumber: "Ticket number",
+        addToGoogleWallet: "Add to Google Wallet", googlePendingTitle: "Almost ready for Google Wallet",
+        googlePendingText: "Your ticket is on its way to Google Wallet. Please try again in a minute.", tryAgain: "Try again",
         qrLabel: { "QR code of ticket \($0)" },
         notFoundTitle: "Ticket not found",
         notFoundText: "This link leads to no ticket. It may have been replaced by a newer one: look for the latest email from the organizer."
@@ -96,6 +104,8 @@ enum AttendeePage {
         cancelledNotice: "このチケットはキャンセルされました。", endedNotice: "このイベントは終了しました。", reason: "理由：",
         addToWallet: "Apple Walletに追加", walletHint: "iPhoneでは、イベントに変更があるとチケットが自動で更新されます。",
         ticketCode: "チケットコード", showAtEntrance: "入場時にこのコードをご提示ください。", ticketNumber: "チケット番号",
+        addToGoogleWallet: "Google ウォレットに追加", googlePendingTitle: "Google ウォレットの準備中です",
+        googlePendingText: "チケットを Google ウォレットに送っています。1分ほどしてからもう一度お試しください。", tryAgain: "もう一度試す",
         qrLabel: { "チケット \($0) のQRコード" },
         notFoundTitle: "チケットが見つかりません",
         notFoundText: "このリンクのチケットはありません。新しいリンクに置き換えられた可能性があります。主催者からの最新のメールをご確認ください。"
@@ -129,8 +139,13 @@ enum AttendeePage {
                 """
         }
         // A cancelled ticket's pass, or an ended event's, is of no more use in Wallet.
+        var buttons: [HTML] = [#"<a class="button" href="\#(url: ticket.passURL)">\#(text.addToWallet)</a>"#]
+        if let google = ticket.googleWalletURL {
+            let button: HTML = #"<a class="button button-google" href="\#(url: google)">\#(text.addToGoogleWallet)</a>"#
+            if ticket.android { buttons.insert(button, at: 0) } else { buttons.append(button) }
+        }
         let wallet: HTML = ticket.ended || ticket.cancelled ? .empty : """
-            <p class="wallet"><a class="button" href="\(url: ticket.passURL)">\(text.addToWallet)</a></p>
+            <p class="wallet">\(HTML(joining: buttons))</p>
             <p class="muted">\(text.walletHint)</p>
 
             """
@@ -171,6 +186,27 @@ enum AttendeePage {
             title: text.notFoundTitle, language: language,
             body: "<main class=\"ticket\">\n<h1>\(text.notFoundTitle)</h1>\n<p>\(text.notFoundText)</p>\n</main>"
         )
+    }
+
+    /// The page for a ticket Google does not have yet (its "Add to Google Wallet" link answers it
+    /// with a 503): retrying is the same link, relative to the page.
+    static func googlePending(language: String) -> HTML {
+        let text = texts(language)
+        return HTML.document(
+            title: text.googlePendingTitle, language: language,
+            body: """
+                <main class="ticket">
+                <h1>\(text.googlePendingTitle)</h1>
+                <p>\(text.googlePendingText)</p>
+                <p class="wallet"><a class="button" href="google-wallet">\(text.tryAgain)</a></p>
+                </main>
+                """
+        )
+    }
+
+    /// Whether a `User-Agent` is an Android browser's.
+    static func isAndroid(userAgent: String?) -> Bool {
+        userAgent?.range(of: "Android", options: .caseInsensitive) != nil
     }
 
     /// The start as `language` writes a date and time (`Monday, March 1, 2027 at 7:00 PM`,
