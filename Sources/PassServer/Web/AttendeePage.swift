@@ -81,6 +81,8 @@ enum AttendeePage {
         let yourTicket, date, venue, attendee, seat, generalAdmission, status, valid, cancelled: String
         let cancelledNotice, endedNotice, reason, addToWallet, walletHint, ticketCode, showAtEntrance, ticketNumber: String
         let addToGoogleWallet, googlePendingTitle, googlePendingText, tryAgain: String
+        /// The hint under the buttons when both wallets are offered.
+        let bothWalletsHint: String
         let qrLabel: @Sendable (String) -> String
         let notFoundTitle, notFoundText: String
     }
@@ -93,6 +95,7 @@ enum AttendeePage {
         ticketCode: "Ticket code", showAtEntrance: "Show this code at the entrance.", ticketNumber: "Ticket number",
         addToGoogleWallet: "Add to Google Wallet", googlePendingTitle: "Almost ready for Google Wallet",
         googlePendingText: "Your ticket is on its way to Google Wallet. Please try again in a minute.", tryAgain: "Try again",
+        bothWalletsHint: "In Apple Wallet or Google Wallet, the ticket then updates by itself when anything changes.",
         qrLabel: { "QR code of ticket \($0)" },
         notFoundTitle: "Ticket not found",
         notFoundText: "This link leads to no ticket. It may have been replaced by a newer one: look for the latest email from the organizer."
@@ -106,6 +109,7 @@ enum AttendeePage {
         ticketCode: "チケットコード", showAtEntrance: "入場時にこのコードをご提示ください。", ticketNumber: "チケット番号",
         addToGoogleWallet: "Google ウォレットに追加", googlePendingTitle: "Google ウォレットの準備中です",
         googlePendingText: "チケットを Google ウォレットに送っています。1分ほどしてからもう一度お試しください。", tryAgain: "もう一度試す",
+        bothWalletsHint: "Apple Wallet でも Google ウォレットでも、イベントに変更があるとチケットが自動で更新されます。",
         qrLabel: { "チケット \($0) のQRコード" },
         notFoundTitle: "チケットが見つかりません",
         notFoundText: "このリンクのチケットはありません。新しいリンクに置き換えられた可能性があります。主催者からの最新のメールをご確認ください。"
@@ -146,7 +150,7 @@ enum AttendeePage {
         }
         let wallet: HTML = ticket.ended || ticket.cancelled ? .empty : """
             <p class="wallet">\(HTML(joining: buttons))</p>
-            <p class="muted">\(text.walletHint)</p>
+            <p class="muted">\(ticket.googleWalletURL == nil ? text.walletHint : text.bothWalletsHint)</p>
 
             """
         let seat = ticket.seat.flatMap { $0.isEmpty ? nil : $0 } ?? text.generalAdmission

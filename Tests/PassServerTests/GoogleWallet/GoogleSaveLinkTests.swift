@@ -69,6 +69,7 @@ struct GoogleSaveLinkTests {
         let token = String(path.dropFirst("/download/".count))
         #expect(page.text.contains(#"href="\#(token)/google-wallet""#), "the page's Google button")
         #expect(page.text.contains("Add to Google Wallet"))
+        #expect(page.text.contains("In Apple Wallet or Google Wallet, the ticket then updates by itself"), "the hint names both wallets")
         #expect(!page.text.contains(String(parts[1])) && !page.text.contains(fixture.fake.endpoints.save) && !page.text.contains("savetowallet"))
         #expect(page.header("Vary")?.contains("User-Agent") == true)
         let japanese = try await app.requestOffPool("GET", path, headers: [("Accept", Self.html), ("Accept-Language", "ja")])
