@@ -20,6 +20,7 @@ TICKETS=${GOOGLE_BENCH_TICKETS:-100000}
 ROWS=${GOOGLE_BENCH_ROWS:-10000}
 [ -x "$BENCH" ] || { echo "missing $BENCH: run swift build -c release first" >&2; exit 1; }
 scratch_bench bench_google
+trap 'echo "bench/google.sh: line $LINENO failed (exit $?)" >&2' ERR
 
 python3 - "$WORK" "$TICKETS" "$ROWS" <<'PY'
 import sys
@@ -44,7 +45,8 @@ rss() { awk '/VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$SERVER_PID/status"; }
 api() { curl -sf -H "Authorization: Bearer $TOKEN" "$@"; }
 json() { python3 -c "import json, sys; print(json.load(sys.stdin)$1)"; }
 
-TOKEN=$(DATABASE_URL="$DATABASE_URL" "$SERVER" token create --name bench-google 2>/dev/null)
+TOKEN=$(DATABASE_URL="$DATABASE_URL" "$SERVER" token create --name bench-google 2>"$WORK/token.log") \
+    || { echo "token create failed: $(cat "$WORK/token.log")" >&2; exit 1; }
 HTTP_PORT=$(free_port)
 # shellcheck disable=SC2086 # GOOGLE_BENCH_SERVER_ENV is a list of NAME=VALUE words
 start_live_server "$SERVER" "$DATABASE_URL" "$HTTP_PORT" log "$WORK/certs" "$WORK/server.log" \
