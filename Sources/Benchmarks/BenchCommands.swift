@@ -140,6 +140,14 @@ public enum BenchmarkCommandLine {
                     }
                     return ExitCode.success
                 },
+                Command(
+                    "google-fake",
+                    summary: "Serve the local fake of Google's Wallet API; write its service account, google.env and its tally into DIR until stopped (bench/google.sh).",
+                    usage: "--dir DIR"
+                ) { arguments, _ in
+                    let options = try OptionParser(arguments, valued: ["dir"])
+                    try GoogleFakeHost.run(directory: try options.required("dir"))
+                },
                 apnsCommand,
             ]
         )

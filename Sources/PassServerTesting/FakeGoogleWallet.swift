@@ -69,7 +69,9 @@ public final class FakeGoogleWallet: Sendable {
         var classes: [String: [UInt8]] = [:]
         var objects: [String: [UInt8]] = [:]
         var grants = 0
+        var tally = Tally()
     }
+
 
     struct Account {
         let keyID: String
@@ -140,6 +142,13 @@ public final class FakeGoogleWallet: Sendable {
     /// Grants answered with a token.
     public var grants: Int { state.withLock { $0.grants } }
 
+    /// How many objects the fake holds.
+    public var storedObjectCount: Int { state.withLock { $0.objects.count } }
+
+    /// Successful object calls and class patches so far, with the times of the first and last
+    /// (for benchmarks, without copying the record).
+    public var tally: Tally { state.withLock { $0.tally } }
+
     /// The stored class `id` as JSON bytes.
     public func storedClass(_ id: String) -> [UInt8]? { state.withLock { $0.classes[id] } }
 
@@ -173,7 +182,23 @@ public final class FakeGoogleWallet: Sendable {
         let entry = RecordedRequest(
             method: request.method.rawValue, path: request.path, kind: kind, status: status, body: request.body, notifying: notifying, dropped: dropped
         )
-        state.withLock { $0.requests.append(entry) }
+        let now = Date()
+        let succeeded = (200..<300).contains(status) && !dropped
+        state.withLock { state in
+            state.requests.append(entry)
+            guard succeeded else { return }
+            switch kind {
+            case .eventTicketObject:
+                state.tally.objectCalls += 1
+                if state.tally.firstObjectCall == nil { state.tally.firstObjectCall = now }
+                state.tally.lastObjectCall = now
+            case .eventTicketClass where entry.method == "PATCH":
+                state.tally.classPatches += 1
+                state.tally.lastClassPatch = now
+            case .batch: state.tally.batches += 1
+            default: break
+            }
+        }
     }
 
     /// A response that sends its head and then breaks the connection before any body: the

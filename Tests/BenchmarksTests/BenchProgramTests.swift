@@ -10,7 +10,7 @@ struct BenchProgramTests {
     func help() throws {
         let help = try run(try Self.program(), ["--help"])
         #expect(help.status == 0, "\(help.error)")
-        for command in ["storage", "bundles", "design-images", "tokens", "apns", "attendance"] {
+        for command in ["storage", "bundles", "design-images", "tokens", "apns", "attendance", "google-fake"] {
             #expect(help.output.contains("\n  \(command) "), "\(command) missing from \(help.output)")
         }
         let apnsHelp = try run(try Self.program(), ["apns", "--help"])
@@ -77,6 +77,28 @@ struct BenchProgramTests {
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.hasPrefix("| attendance page, 400 tickets, 240 check-ins | sqlite | 5 | "), "\(result.output)")
         #expect(result.output.contains(" ms | "))
+    }
+
+    @Test("google-fake writes the server's settings for it and its tally, and serves until stopped", .timeLimit(.minutes(1)))
+    func googleFake() async throws {
+        let directory = try TestCertificates.temporaryDirectory(prefix: "bench-google-fake")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.program())
+        process.arguments = ["google-fake", "--dir", directory]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        let deadline = Date().addingTimeInterval(20)
+        while FileManager.default.contents(atPath: directory + "/tally") == nil, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        let tally = String(decoding: try #require(FileManager.default.contents(atPath: directory + "/tally"), "no tally within 20 s"), as: UTF8.self)
+        #expect(tally == "0 0 0 0 0 0\n")
+        let settings = String(decoding: try #require(FileManager.default.contents(atPath: directory + "/google.env")), as: UTF8.self)
+        let api = try #require(settings.split(separator: "\n").first { $0.hasPrefix("GOOGLE_WALLET_API_URL=http://127.0.0.1:") })
+        let keyFile = try #require(settings.split(separator: "\n").first { $0.hasPrefix("GOOGLE_WALLET_SERVICE_ACCOUNT_FILE=") })
+        #expect(FileManager.default.fileExists(atPath: String(keyFile.dropFirst("GOOGLE_WALLET_SERVICE_ACCOUNT_FILE=".count))))
+        // The fake answers: an unauthenticated call gets Google's 401.
+        let port = try #require(Int(api.dropFirst("GOOGLE_WALLET_API_URL=http://127.0.0.1:".count).prefix { $0.isNumber }))
+        #expect(try TestClient(port: port).request("GET", "/walletobjects/v1/eventTicketClass/x").status == 401)
     }
 
     static func program() throws -> String {

@@ -20,8 +20,13 @@ struct GoogleMessage: Sendable {
 /// the access token once (the client). The classes of a batch are sent before its objects, since
 /// Google refuses an object whose class it does not hold.
 ///
-/// Threading: `send` appends to a queue (a `Mutex`) and wakes the threads; each thread takes one
-/// message at a time; `answered` is called from those threads.
+/// Many objects at once (an import, an event's tickets) go as batch requests: each thread takes
+/// its share of the waiting objects, up to `maxBatch`, as one request of that many parts, and
+/// each part's answer is handled as a single call's (a 400 fails that object only). A few objects
+/// go one call each.
+///
+/// Threading: `send` appends to a queue (a `Mutex`) and wakes the threads; each thread takes a
+/// class, an object or a batch of objects at a time; `answered` is called from those threads.
 final class GoogleSender: OutboxSender {
     typealias Message = Result<GoogleMessage, GoogleMessageProblem>
     typealias Answer = GoogleDelivery
@@ -37,6 +42,11 @@ final class GoogleSender: OutboxSender {
         var objects: [Queued] = []
         var classesInFlight = 0
     }
+
+    /// Objects waiting before a thread sends them as a batch request rather than one by one.
+    static let batchThreshold = 20
+    /// The most objects in one batch request.
+    static let maxBatch = 250
 
     let client: GoogleWalletClient
     private let queue = Mutex(Queue())
@@ -79,37 +89,76 @@ final class GoogleSender: OutboxSender {
         for worker in workers { worker.shutdown() }
     }
 
-    /// The next message a thread may send: a class, or an object once no class is waiting or in flight.
-    private func next() -> Queued? {
+    /// The next messages a thread may send: one class, or objects once no class is waiting or in
+    /// flight. Objects go one at a time while few wait (each its own call, in parallel); once at
+    /// least `batchThreshold` wait, a thread takes its share of them, at most `maxBatch`, as one
+    /// batch request.
+    private func next() -> [Queued] {
         queue.withLock { queue in
             if !queue.classes.isEmpty {
                 queue.classesInFlight += 1
-                return queue.classes.removeFirst()
+                return [queue.classes.removeFirst()]
             }
-            guard queue.classesInFlight == 0, !queue.objects.isEmpty else { return nil }
-            return queue.objects.removeFirst()
+            guard queue.classesInFlight == 0, !queue.objects.isEmpty else { return [] }
+            let waiting = queue.objects.count
+            let take = waiting < Self.batchThreshold ? 1 : min(Self.maxBatch, max(Self.batchThreshold, (waiting + workers.count - 1) / workers.count))
+            let taken = Array(queue.objects.prefix(take))
+            queue.objects.removeFirst(taken.count)
+            return taken
         }
     }
 
-    private func finished(_ item: Queued) {
-        guard item.isClass else { return }
+    private func finished(_ items: [Queued]) {
+        guard items.contains(where: \.isClass) else { return }
         let released = queue.withLock { queue in
-            queue.classesInFlight -= 1
+            queue.classesInFlight -= items.count(where: \.isClass)
             return queue.classesInFlight == 0 && !queue.objects.isEmpty
         }
         if released { for worker in workers { worker.wake() } }
     }
 
-    /// Sends one message, with the patch/insert fallbacks.
-    func deliver(_ item: Message) -> GoogleDelivery {
-        let message: GoogleMessage
-        switch item {
-        case .failure(let problem): return .unwritable(problem.message)
-        case .success(let ready): message = ready
+    /// Sends messages together (one batch request when more than one), each with the fallbacks
+    /// of a single call: an insert answered 409 is sent again as a patch, a patch answered 404 as
+    /// an insert (those again together). Each part's answer counts for its message alone.
+    func deliver(_ items: [Message]) -> [GoogleDelivery] {
+        var deliveries = [GoogleDelivery?](repeating: nil, count: items.count)
+        var ready: [(index: Int, message: GoogleMessage)] = []
+        for (index, item) in items.enumerated() {
+            switch item {
+            case .failure(let problem): deliveries[index] = .unwritable(problem.message)
+            case .success(let message): ready.append((index, message))
+            }
         }
-        // A refused grant is our credentials', whatever status the token endpoint used.
+        if !ready.isEmpty {
+            if let refusal = tokenProblem() {
+                for entry in ready { deliveries[entry.index] = refusal }
+            } else {
+                var answers = call(ready.map { Self.call($0.message, patch: $0.message.inserted) })
+                let fallbacks = ready.indices.filter { answers[$0].status == (ready[$0].message.inserted ? 404 : 409) }
+                if !fallbacks.isEmpty {
+                    let again = call(fallbacks.map { Self.call(ready[$0].message, patch: !ready[$0].message.inserted) })
+                    for (position, answer) in zip(fallbacks, again) { answers[position] = answer }
+                }
+                for (position, entry) in ready.enumerated() { deliveries[entry.index] = Self.delivery(answers[position], notify: entry.message.notify) }
+            }
+        }
+        return deliveries.map { $0 ?? .notSent("no answer") }
+    }
+
+    private static func call(_ message: GoogleMessage, patch: Bool) -> GoogleWalletCall {
+        patch ? .patch(message.resource, id: message.id, body: message.body) : .insert(message.resource, body: message.body)
+    }
+
+    /// Calls alone or, several, as one batch request (the client splits above Google's limit).
+    private func call(_ calls: [GoogleWalletCall]) -> [GoogleWalletAnswer] {
+        calls.count == 1 ? [client.call(calls[0])] : client.batch(calls)
+    }
+
+    /// Why no call can be made: a refused grant is our credentials', whatever status the token endpoint used.
+    private func tokenProblem() -> GoogleDelivery? {
         do {
             _ = try client.tokens.token()
+            return nil
         } catch {
             switch error {
             case .refused(let refusal): return .refused(status: 401, reason: "the token endpoint refused the service account: \(refusal)")
@@ -117,19 +166,14 @@ final class GoogleSender: OutboxSender {
             case .local(let failure): return .refused(status: 401, reason: "the service account cannot sign its grant: \(failure)")
             }
         }
-        var answer: GoogleWalletAnswer
-        if message.inserted {
-            answer = client.patch(message.resource, id: message.id, body: message.body)
-            if answer.status == 404 { answer = client.insert(message.resource, body: message.body) }
-        } else {
-            answer = client.insert(message.resource, body: message.body)
-            if answer.status == 409 { answer = client.patch(message.resource, id: message.id, body: message.body) }
-        }
+    }
+
+    private static func delivery(_ answer: GoogleWalletAnswer, notify: Bool) -> GoogleDelivery {
         switch answer {
-        case .success(let status, _): return .synced(status: status, notified: message.notify)
-        case .googleError(let error): return .refused(status: error.status, reason: error.description)
-        case .transportFailure(let failure): return .unreachable("\(failure)")
-        case .credentialFailure(let failure): return .refused(status: 401, reason: "\(failure)")
+        case .success(let status, _): .synced(status: status, notified: notify)
+        case .googleError(let error): .refused(status: error.status, reason: error.description)
+        case .transportFailure(let failure): .unreachable("\(failure)")
+        case .credentialFailure(let failure): .refused(status: 401, reason: "\(failure)")
         }
     }
 
@@ -141,10 +185,11 @@ final class GoogleSender: OutboxSender {
         }
 
         func step(stopping: Bool) -> Worker.Next {
-            guard let item = sender.next() else { return stopping ? .done : .sleep(until: nil) }
-            let delivery = sender.deliver(item.message)
-            sender.finished(item)
-            item.answered(delivery)
+            let items = sender.next()
+            guard !items.isEmpty else { return stopping ? .done : .sleep(until: nil) }
+            let deliveries = sender.deliver(items.map(\.message))
+            sender.finished(items)
+            for (item, delivery) in zip(items, deliveries) { item.answered(delivery) }
             return .again
         }
     }
