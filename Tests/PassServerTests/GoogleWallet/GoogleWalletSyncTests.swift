@@ -67,6 +67,18 @@ struct GoogleWalletSyncTests {
         #expect(afterEdit.filter { $0.kind == .eventTicketObject }.isEmpty)
         #expect(afterEdit.first { $0.kind == .eventTicketClass }?.notifying == true, "a new place notifies")
 
+        // A design change: one silent class PATCH with the new colour and venue name.
+        let beforeDesign = fixture.fake.requests.count
+        let design = try app.admin("PUT", "/admin/v1/events/\(event)/design", json: ##"{"backgroundColor": "#102030", "details": {"venueName": "Harbour Hall", "venueRegionName": "Lisbon"}}"##)
+        #expect(design.status == 200, "\(design.text)")
+        try await eventually("the class has the design's colour") { fixture.fake.storedClassJSON(fixture.classID(event))?["hexBackgroundColor"] as? String == "#102030" }
+        try await fixture.settled()
+        let afterDesign = Array(fixture.fake.requests.dropFirst(beforeDesign))
+        #expect(afterDesign.filter { $0.kind == .eventTicketClass }.map(\.notifying) == [false], "one silent class PATCH: \(afterDesign.map { "\($0.method) \($0.path)" })")
+        #expect(afterDesign.filter { $0.kind == .eventTicketObject }.isEmpty)
+        #expect(((fixture.fake.storedClassJSON(fixture.classID(event))?["venue"] as? [String: Any])?["name"] as? [String: Any])
+            .flatMap { ($0["defaultValue"] as? [String: Any])?["value"] as? String } == "Harbour Hall")
+
         #expect(try app.admin("PATCH", "/admin/v1/tickets/\(serials[3])", json: #"{"attendeeName":"Grace Hopper"}"#).status == 200)
         try await eventually("the object is renamed") { fixture.object(serials[3])?["ticketHolderName"] as? String == "Grace Hopper" }
         #expect(fixture.answered("PATCH", .eventTicketObject).count == 1)
