@@ -82,12 +82,8 @@ struct BenchProgramTests {
     @Test("google-fake writes the server's settings for it and its tally, and serves until stopped", .timeLimit(.minutes(1)))
     func googleFake() async throws {
         let directory = try TestCertificates.temporaryDirectory(prefix: "bench-google-fake")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.program())
-        process.arguments = ["google-fake", "--dir", directory]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
+        let process = try ChildProcess(try Self.program(), ["google-fake", "--dir", directory], standardOutput: .nullDevice)
+        defer { process.signal(SIGTERM); _ = process.waitUntilExit() }
         let deadline = Date().addingTimeInterval(20)
         while FileManager.default.contents(atPath: directory + "/tally") == nil, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         let tally = String(decoding: try #require(FileManager.default.contents(atPath: directory + "/tally"), "no tally within 20 s"), as: UTF8.self)
