@@ -5,7 +5,7 @@ import re
 
 source = pathlib.Path(__file__).resolve().parent.parent / "Sources/PassServer/Configuration/Configuration+Settings.swift"
 text = source.read_text()
-rows = re.findall(r'(?:Setting|\.[a-z]+)\(\s*"([A-Z_0-9]+)",\s*"((?:[^"\\]|\\.)*)",\s*default:\s*(nil|"((?:[^"\\]|\\.)*)")', text)
+rows = re.findall(r'(?:Setting|\.[a-zA-Z]+)\(\s*"([A-Z_0-9]+)",\s*"((?:[^"\\]|\\.)*)",\s*default:\s*(nil|"((?:[^"\\]|\\.)*)")', text)
 print("| Variable | Flag | Default | Meaning |")
 print("|---|---|---|---|")
 for key, summary, default, value in rows:

@@ -156,29 +156,14 @@ extension Configuration {
             config.googleWallet.issuerID = text
         },
         .text("GOOGLE_WALLET_SERVICE_ACCOUNT_FILE", "The Google Cloud service account's JSON key file, the account added as a user of the issuer", default: nil, at: \.googleWallet.serviceAccountFile),
-        Setting("GOOGLE_WALLET_API_URL", "Base URL of Google's Wallet REST API (classes and objects)", default: "https://walletobjects.googleapis.com/walletobjects/v1") {
-            config, raw throws(SettingProblem) in
-            config.googleWallet.endpoints.api = try Parse.serviceURL(raw)
-        },
-        Setting("GOOGLE_WALLET_TOKEN_URL", "Google's OAuth 2.0 token endpoint", default: "https://oauth2.googleapis.com/token") {
-            config, raw throws(SettingProblem) in
-            config.googleWallet.endpoints.token = try Parse.serviceURL(raw)
-        },
-        Setting("GOOGLE_WALLET_SAVE_URL", "Base of Add to Google Wallet links", default: "https://pay.google.com/gp/v/save") {
-            config, raw throws(SettingProblem) in
-            config.googleWallet.endpoints.save = try Parse.serviceURL(raw)
-        },
-        Setting("GOOGLE_WALLET_KEYS_URL", "Google's root keys that sign save and delete callbacks", default: "https://pay.google.com/gp/m/issuer/keys") {
-            config, raw throws(SettingProblem) in
-            config.googleWallet.endpoints.callbackKeys = try Parse.serviceURL(raw)
-        },
+        .serviceURL("GOOGLE_WALLET_API_URL", "Base URL of Google's Wallet REST API (classes and objects)", default: "https://walletobjects.googleapis.com/walletobjects/v1", at: \.googleWallet.endpoints.api),
+        .serviceURL("GOOGLE_WALLET_TOKEN_URL", "Google's OAuth 2.0 token endpoint", default: "https://oauth2.googleapis.com/token", at: \.googleWallet.endpoints.token),
+        .serviceURL("GOOGLE_WALLET_SAVE_URL", "Base of Add to Google Wallet links", default: "https://pay.google.com/gp/v/save", at: \.googleWallet.endpoints.save),
+        .serviceURL("GOOGLE_WALLET_KEYS_URL", "Google's root keys that sign save and delete callbacks", default: "https://pay.google.com/gp/m/issuer/keys", at: \.googleWallet.endpoints.callbackKeys),
         .text("GOOGLE_WALLET_CA_FILE", "Extra CA certificate (PEM) trusted for Google's servers, besides the system store", default: nil, at: \.googleWallet.caFile),
         .seconds("GOOGLE_WALLET_TIMEOUT", "How long one call to Google's Wallet API may take; one not answered in time is retried", default: "30s", in: 1...600, at: \.googleWallet.timeout),
         .seconds("GOOGLE_WALLET_LEASE", "How long a claimed Google Wallet update belongs to its process; a crashed process's updates are sent again after it", default: "2 × GOOGLE_WALLET_TIMEOUT + 30s", in: 2...3_600, at: \.googleWallet.lease),
-        Setting("ANDROID_PASS_PUSH_URL", "Push relay of Android wallet apps that speak Apple's protocol (WalletPasses: https://walletpasses.appspot.com/api/v1/push); set, their AndroidPass registrations are accepted and pushed through it (docs/device.md); unset: refused (401)", default: nil) {
-            config, raw throws(SettingProblem) in
-            config.androidRelay.url = try Parse.serviceURL(raw)
-        },
+        .serviceURL("ANDROID_PASS_PUSH_URL", "Push relay of Android wallet apps that speak Apple's protocol (WalletPasses: https://walletpasses.appspot.com/api/v1/push); set, their AndroidPass registrations are accepted and pushed through it (docs/device.md); unset: refused (401)", default: nil, at: \.androidRelay.url),
         Setting("ANDROID_PASS_PUSH_KEY", "API key of the Android push relay, sent as its Authorization header; unset sends none (the relay then limits us as an anonymous caller)", default: nil, secret: true) {
             config, raw throws(SettingProblem) in
             config.androidRelay.key = try Parse.nonEmpty(raw)

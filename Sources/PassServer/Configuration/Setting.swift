@@ -46,6 +46,16 @@ public struct Setting: Sendable {
         }
     }
 
+    /// The URL of a service we call (`Parse.serviceURL`: https, or http to a loopback address).
+    static func serviceURL(_ key: String, _ summary: String, default documentedDefault: String?, at field: Field<String>) -> Setting {
+        stored(key, summary, default: documentedDefault, at: field) { raw throws(SettingProblem) in try Parse.serviceURL(raw) }
+    }
+
+    /// The same, for a field that is nil while unset.
+    static func serviceURL(_ key: String, _ summary: String, default documentedDefault: String?, at field: Field<String?>) -> Setting {
+        stored(key, summary, default: documentedDefault, at: field) { raw throws(SettingProblem) in try Parse.serviceURL(raw) }
+    }
+
     /// A whole number within `range` (`Parse.integer`).
     static func integer(
         _ key: String, _ summary: String, default documentedDefault: String?, in range: ClosedRange<Int>, at field: Field<Int>

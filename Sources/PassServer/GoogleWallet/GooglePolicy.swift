@@ -15,11 +15,13 @@ enum GoogleDelivery: Sendable, Equatable {
     /// Not sent (the sender stopped, the claim ran out): tried again at once.
     case notSent(String)
 
-    /// Whether Google answered at all (for reachability).
-    var reachedGoogle: Bool {
+    /// Whether Google answered (for reachability): true when it did, false when it could not be
+    /// reached, nil when the row was never sent.
+    var reachedGoogle: Bool? {
         switch self {
         case .synced, .refused: true
-        case .unreachable, .unwritable, .notSent: false
+        case .unreachable: false
+        case .unwritable, .notSent: nil
         }
     }
 }

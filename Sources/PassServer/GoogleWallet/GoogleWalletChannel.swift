@@ -86,19 +86,10 @@ final class GoogleWalletChannel: OutboxChannel {
     }
 
     func recorded(_ batch: OutboxBatch<GoogleWalletChannel>, receipt: Void?, now: Date) {
-        let changes = reachability.withLock { reachability in
-            batch.items.compactMap { reachability.observe(reached: $0.answer.reachedGoogle, at: now) }
-        }
-        for change in changes {
-            switch change {
-            case .becameUnreachable:
-                logger.warning("Google's Wallet API is unreachable; changes are retried", [
-                    "google.answer": batch.items.first { !$0.answer.reachedGoogle }?.decision.reason ?? "",
-                ])
-            case .recovered(let duration):
-                logger.notice("Google's Wallet API is reachable again", ["unreachable_s": "\(Int(duration))"])
-            }
-        }
+        reachability.observe(
+            batch.items.map { ($0.answer.reachedGoogle, $0.decision.reason) }, at: now,
+            far: FarEnd(name: "Google's Wallet API", messages: "updates", answerKey: "google.answer"), logger: logger
+        )
         guard receipt != nil else { return }
         var added = GoogleStatistics()
         for item in batch.items {

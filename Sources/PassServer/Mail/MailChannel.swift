@@ -92,19 +92,10 @@ final class MailChannel: OutboxChannel {
 
     func recorded(_ batch: OutboxBatch<MailChannel>, receipt: Void?, now: Date) {
         // The far end answered or not whether or not the answers could be recorded.
-        let changes = reachability.withLock { reachability in
-            batch.items.compactMap { reachability.observe(reached: $0.answer.reachedServer, at: now) }
-        }
-        for change in changes {
-            switch change {
-            case .becameUnreachable:
-                logger.warning("the SMTP server is unreachable; emails are retried", [
-                    "smtp.answer": batch.items.first { $0.answer.reachedServer == false }?.decision.reason ?? "",
-                ])
-            case .recovered(let duration):
-                logger.notice("the SMTP server is reachable again", ["unreachable_s": "\(Int(duration))"])
-            }
-        }
+        reachability.observe(
+            batch.items.map { ($0.answer.reachedServer, $0.decision.reason) }, at: now,
+            far: FarEnd(name: "the SMTP server", messages: "emails", answerKey: "smtp.answer"), logger: logger
+        )
         guard receipt != nil else { return }
         var added = MailStatistics()
         for item in batch.items {

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Synchronization
 
 /// Whether an outbox's far end (APNs, the SMTP server) can be reached, from the answers to our own
 /// messages: unreachable from the first connect or TLS failure until the far end answers anything
@@ -42,5 +44,34 @@ struct Reachability: Sendable, Equatable {
         guard let since = unreachableSince else { return nil }
         let length = now.timeIntervalSince(since)
         return length > grace ? length : nil
+    }
+}
+
+/// The far end of an outbox as its log lines name it.
+struct FarEnd: Sendable {
+    /// `the SMTP server`, `Google's Wallet API`.
+    var name: String
+    /// What waits while it is unreachable: `emails`, `updates`.
+    var messages: String
+    /// The metadata key of the answer that showed the outage: `smtp.answer`.
+    var answerKey: String
+}
+
+extension Mutex where Value == Reachability {
+    /// Feeds a batch's outcomes (`reached`, with the recorded reason of each) to the reachability
+    /// and logs each change it makes: the far end became unreachable (with the first failing
+    /// answer), or is reachable again (after how long).
+    func observe(_ outcomes: [(reached: Bool?, reason: String?)], at now: Date, far: FarEnd, logger: Logger) {
+        let changes = withLock { reachability in outcomes.compactMap { reachability.observe(reached: $0.reached, at: now) } }
+        for change in changes {
+            switch change {
+            case .becameUnreachable:
+                logger.warning("\(far.name) is unreachable; \(far.messages) are retried", [
+                    far.answerKey: outcomes.first { $0.reached == false }?.reason ?? "",
+                ])
+            case .recovered(let duration):
+                logger.notice("\(far.name) is reachable again", ["unreachable_s": "\(Int(duration))"])
+            }
+        }
     }
 }

@@ -87,7 +87,7 @@ struct GoogleWalletCrashTests {
         }
         #expect(successfulInserts.count == Self.ticketCount && successfulInserts.values.allSatisfy { $0.count == 1 }, "each object inserted once")
         let conflicts = fake.requests.filter { $0.method == "POST" && $0.kind == .eventTicketObject && $0.status == 409 }.count
-        print("\(backend): \(Self.ticketCount - pendingAtKill) recorded before the kill, \(conflicts) inserts met 409 after the restart")
+        print("\(backend): \(Self.ticketCount + 1 - pendingAtKill) of \(Self.ticketCount + 1) rows recorded before the kill, \(conflicts) inserts met 409 after the restart")
 
         second.signal(SIGTERM)
         let status = await second.waitForExit(timeout: 30)
