@@ -25,12 +25,13 @@ extension StoreSession {
 
     /// Enqueues the objects of the tickets matching `filter` (a condition on `p` passes), and the
     /// class of each of their events that Google does not hold yet, in one statement each;
-    /// `notify` asks for notifying updates. Returns the objects enqueued.
-    @discardableResult
-    func enqueueGoogleObjects(where filter: SQLQuery, notify: Bool, now: Date) throws -> Int {
+    /// `notify` asks for notifying updates. Deferred (`executeDeferred`): inside a transaction on
+    /// PostgreSQL both go with the next statement or the COMMIT, so issuing a ticket costs no round
+    /// trip more, with Google Wallet on or off.
+    func enqueueGoogleObjects(where filter: SQLQuery, notify: Bool, now: Date) throws {
         let millis = now.storageMillis
         let digits = dialect.pick(postgres: "lpad(p.id::text, 20, '0')", sqlite: "substr('00000000000000000000' || p.id, -20)")
-        try execute("""
+        try executeDeferred("""
             INSERT INTO google_outbox (target, notify, generation, attempts, next_attempt_at, first_enqueued_at, state)
             SELECT DISTINCT 'c:' || p.event_id, 0, 1, 0, \(millis), \(millis), 'pending'
             FROM passes p
@@ -38,7 +39,7 @@ extension StoreSession {
                 AND NOT EXISTS (SELECT 1 FROM google_classes g WHERE g.event_id = p.event_id AND g.inserted_at IS NOT NULL)
             ON CONFLICT (target) DO NOTHING
             """)
-        return try execute("""
+        try executeDeferred("""
             INSERT INTO google_outbox (target, notify, generation, attempts, next_attempt_at, first_enqueued_at, state)
             SELECT 'o:' || \(unsafeRaw: digits), \(notify ? 1 : 0), 1, 0, \(millis), \(millis), 'pending'
             FROM passes p
@@ -46,8 +47,7 @@ extension StoreSession {
             -- Pass order is the targets' byte order (20 digits each): the lock order.
             ORDER BY p.id
             ON CONFLICT (target) DO UPDATE SET \(coalesce)
-            RETURNING id
-            """).count
+            """)
     }
 
     /// The statement enqueueing one ticket's object, for a pass change to carry (in its round trip
@@ -62,10 +62,10 @@ extension StoreSession {
             """
     }
 
-    /// Enqueues an event's class; `notify` asks for a notifying update.
+    /// Enqueues an event's class; `notify` asks for a notifying update. Deferred, as objects are.
     func enqueueGoogleClass(eventID: String, notify: Bool, now: Date) throws {
         let millis = now.storageMillis
-        try execute("""
+        try executeDeferred("""
             INSERT INTO google_outbox (target, notify, generation, attempts, next_attempt_at, first_enqueued_at, state)
             SELECT \("c:" + eventID), \(notify ? 1 : 0), 1, 0, \(millis), \(millis), 'pending'
             WHERE \(googleEnabledCondition)
@@ -88,15 +88,8 @@ extension StoreSession {
 
     /// Claims up to `limit` due rows for `lease`, classes first, with what they are written from.
     public func claimGoogle(limit: Int, now: Date, lease: Duration) throws -> [GoogleOutboxRow] {
-        let nowMillis = now.storageMillis
-        var rows = try execute("""
-            UPDATE google_outbox SET claimed_until = \(nowMillis + lease.milliseconds)
-            WHERE id IN (
-                SELECT id FROM google_outbox
-                WHERE state = 'pending' AND next_attempt_at <= \(nowMillis) AND (claimed_until IS NULL OR claimed_until <= \(nowMillis))
-                ORDER BY next_attempt_at, id LIMIT \(limit)\(unsafeRaw: skipLocked))
-            RETURNING \(GoogleOutboxRow.columns)
-            """).map(GoogleOutboxRow.init(row:)).sorted(by: GoogleOutboxRow.locksBefore)
+        var rows = try claimDue(in: .google, returning: GoogleOutboxRow.columns, limit: limit, now: now, lease: lease)
+            .map(GoogleOutboxRow.init(row:)).sorted(by: GoogleOutboxRow.locksBefore)
         guard !rows.isEmpty else { return [] }
         let dayAgo = now.addingTimeInterval(-86_400)
         let passIDs: [Int64] = rows.compactMap { if case .object(let id) = $0.target { id } else { nil } }

@@ -54,15 +54,8 @@ extension StoreSession {
     /// processes sharing the database never claim the same row), each with its ticket and event
     /// read in two more statements.
     public func claimEmails(limit: Int, now: Date, lease: Duration) throws -> [MailOutboxRow] {
-        let nowMillis = now.storageMillis
-        var rows = try execute("""
-            UPDATE mail_outbox SET claimed_until = \(nowMillis + lease.milliseconds)
-            WHERE id IN (
-                SELECT id FROM mail_outbox
-                WHERE state = 'pending' AND next_attempt_at <= \(nowMillis) AND (claimed_until IS NULL OR claimed_until <= \(nowMillis))
-                ORDER BY next_attempt_at, id LIMIT \(limit)\(unsafeRaw: skipLocked))
-            RETURNING \(MailOutboxRow.columns)
-            """).map(MailOutboxRow.init(row:)).sorted { $0.id < $1.id }
+        var rows = try claimDue(in: .mail, returning: MailOutboxRow.columns, limit: limit, now: now, lease: lease)
+            .map(MailOutboxRow.init(row:)).sorted { $0.id < $1.id }
         guard !rows.isEmpty else { return [] }
         let passIDs = column("id", in: rows.map(\.passID))
         var passes: [Int64: StoredPass] = [:]

@@ -9,17 +9,8 @@ extension StoreSession {
     ///
     /// Only rows of `service` are claimed: each push service has its own dispatcher.
     public func claimOutbox(limit: Int, now: Date, lease: Duration, service: PushService = .apns) throws -> [OutboxRow] {
-        let nowMillis = now.storageMillis
-        let until = nowMillis + lease.milliseconds
-        return try execute("""
-            UPDATE push_outbox SET claimed_until = \(until)
-            WHERE id IN (
-                SELECT id FROM push_outbox
-                WHERE push_service = \(service) AND state = 'pending' AND next_attempt_at <= \(nowMillis)
-                  AND (claimed_until IS NULL OR claimed_until <= \(nowMillis))
-                ORDER BY next_attempt_at, id LIMIT \(limit)\(unsafeRaw: skipLocked))
-            RETURNING \(OutboxRow.columns)
-            """).map(OutboxRow.init(row:)).sorted { $0.id < $1.id }
+        try claimDue(in: .pushes, only: "push_service = \(service)", returning: OutboxRow.columns, limit: limit, now: now, lease: lease)
+            .map(OutboxRow.init(row:)).sorted { $0.id < $1.id }
     }
 
     /// Counts of outbox rows by state, in one query.

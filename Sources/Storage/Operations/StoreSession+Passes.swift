@@ -203,7 +203,7 @@ extension StoreSession {
         else { throw StorageError(.notFound, "no such pass") }
         let updated = try StoredPass(row: updatedRow)
         let enqueued = archived ? 0 : try enqueuePushes(where: thisPass, owner: owner, now: now)
-        if let google { try execute(google) }
+        if let google { try executeDeferred(google) }
         // After the outbox rows: the dispatcher locks outbox rows, then registrations.
         let registrations: SQLQuery = """
             UPDATE registrations SET pass_revision = \(updated.revision)

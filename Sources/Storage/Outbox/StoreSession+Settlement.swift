@@ -62,6 +62,24 @@ extension StoreSession {
         }
     }
 
+    /// Claims up to `limit` due rows of `table` for `lease` in one statement: pending, due by `now`,
+    /// not claimed by a live lease, oldest due first (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so
+    /// several processes share the table); `only` narrows the rows further. Returns `columns` of
+    /// each row claimed.
+    func claimDue(in table: OutboxTable, only: SQLQuery? = nil, returning columns: SQLQuery, limit: Int, now: Date, lease: Duration) throws -> [SQLRow] {
+        let nowMillis = now.storageMillis
+        let narrowed: SQLQuery = only.map { "\($0) AND " } ?? ""
+        return try execute("""
+            UPDATE \(unsafeRaw: table.name) SET claimed_until = \(nowMillis + lease.milliseconds)
+            WHERE id IN (
+                SELECT id FROM \(unsafeRaw: table.name)
+                WHERE \(narrowed)state = 'pending' AND next_attempt_at <= \(nowMillis)
+                  AND (claimed_until IS NULL OR claimed_until <= \(nowMillis))
+                ORDER BY next_attempt_at, id LIMIT \(limit)\(unsafeRaw: skipLocked))
+            RETURNING \(columns)
+            """)
+    }
+
     /// Records the outcomes of many pushes with one multi-row insert.
     public func recordPushes(_ entries: [PushLogEntry]) throws {
         guard !entries.isEmpty else { return }
