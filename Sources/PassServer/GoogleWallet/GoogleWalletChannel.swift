@@ -25,6 +25,8 @@ final class GoogleWalletChannel: OutboxChannel {
     let logger: Logger
     let now: @Sendable () -> Date
     let statistics = Mutex(GoogleStatistics())
+    /// Writes every class and object (one encoder for the engine's thread, not one per row).
+    private let encoder = JSONEncoder.googleWallet
     let reachability = Mutex(Reachability())
 
     init(store: any Store, sender: GoogleSender, policy: GooglePolicy, tickets: GoogleTickets, readiness: Readiness, logger: Logger, now: @escaping @Sendable () -> Date) {
@@ -44,7 +46,6 @@ final class GoogleWalletChannel: OutboxChannel {
     func message(for row: GoogleOutboxRow) -> Result<GoogleMessage, GoogleMessageProblem> {
         Result { () throws(GoogleMessageProblem) in
             let notify = row.notify && row.recentNotifications.count < Self.notificationsPerDay
-            let encoder = JSONEncoder.googleWallet
             switch row.target {
             case .eventClass(let eventID):
                 guard let event = row.event else { throw GoogleMessageProblem(message: "event \(eventID) is gone") }
