@@ -162,9 +162,10 @@ struct GoogleWalletSyncTests {
         let gone = try app.createEvent(name: "Gone Gala")
         let goneSerials = try (0..<3).map { try app.issueTicket(event: gone, attendee: "Dora \($0)") }
         let erased = try app.createEvent(name: "Erase Night")
-        let erasedSerial = try app.issueTicket(event: erased, attendee: "Private Pat", seat: "K9")
+        let erasedSerial = try app.issueTicket(event: erased, attendee: "Private Pat", seat: "Box 9, Row K")
         try await fixture.settled()
         #expect(fixture.object(erasedSerial)?["ticketHolderName"] as? String == "Private Pat")
+        #expect(String(decoding: try #require(fixture.fake.storedObject(fixture.objectID(erasedSerial))), as: UTF8.self).contains("Box 9, Row K"), "the seat was at Google")
         #expect(goneSerials.allSatisfy { fixture.object($0)?["state"] as? String == "ACTIVE" })
 
         #expect(try app.admin("DELETE", "/admin/v1/events/\(gone)?confirm=Gone%20Gala").status == 202)
@@ -172,7 +173,7 @@ struct GoogleWalletSyncTests {
         #expect(try app.admin("POST", "/admin/v1/events/\(erased)/erase?confirm=Erase%20Night").status == 200)
         try await eventually("the erased holder is gone at Google") { fixture.object(erasedSerial).map { $0["ticketHolderName"] is NSNull } == true }
         let stored = String(decoding: try #require(fixture.fake.storedObject(fixture.objectID(erasedSerial))), as: UTF8.self)
-        #expect(!stored.contains("Private Pat") && !stored.contains("K9"), "\(stored)")
+        #expect(!stored.contains("Private Pat") && !stored.contains("Box 9, Row K"), "\(stored)")
     }
 
     @Test("without the settings nothing Google runs, nothing is queued and /metrics has no Google Wallet", arguments: [Backend.sqlite])
