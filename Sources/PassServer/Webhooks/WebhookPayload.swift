@@ -1,0 +1,67 @@
+import Foundation
+import Storage
+
+/// The body of a delivery (docs/webhooks.md): the webhook event's id, type and time, and its data,
+/// the ticket and event as the admin API shows them (`TicketBody`, `EventBody`) as they were when
+/// the change was made. Made from the webhook event's row alone, with sorted keys, so every
+/// delivery of one webhook event carries the same bytes.
+struct WebhookPayload: Encodable {
+    var id: String
+    var type: String
+    var createdAt: String
+    var data: Data
+
+    struct Data: Encodable {
+        var ticket: TicketBody?
+        var event: EventBody?
+        /// `ticket.checked_in`: the check-in.
+        var checkIn: CheckIn?
+        /// `email.failed`: the mail server's last reply.
+        var email: Email?
+        /// `googlewallet.saved`, `googlewallet.removed`: whether the ticket is saved in Google Wallet now.
+        var googleWallet: GoogleWallet?
+    }
+
+    struct CheckIn: Encodable {
+        var checkedInAt: String
+        var gate: String?
+        var scanner: String?
+    }
+
+    struct Email: Encodable {
+        var status: String
+        var reply: String?
+    }
+
+    struct GoogleWallet: Encodable {
+        var saved: Bool
+    }
+
+    /// The payload of `event`; `downloadURL` gives a ticket's link (nil: none shown).
+    init(_ event: WebhookEventRecord, downloadURL: (StoredPass) -> String?) {
+        id = event.publicID
+        type = event.type
+        createdAt = ISODate.format(event.createdAt)
+        data = Data(
+            ticket: event.ticket.map { TicketBody($0, downloadURL: downloadURL($0)) },
+            event: event.event.map { EventBody($0) }
+        )
+        switch WebhookEventType(rawValue: event.type) {
+        case .ticketCheckedIn?:
+            if let detail = event.detail, let at = detail.checkedInDate {
+                data.checkIn = CheckIn(checkedInAt: ISODate.format(at), gate: detail.gate, scanner: detail.scanner)
+            }
+        case .emailFailed?:
+            data.email = Email(status: "failed", reply: event.detail?.reply)
+        case .googleWalletSaved?, .googleWalletRemoved?:
+            data.googleWallet = GoogleWallet(saved: event.type == WebhookEventType.googleWalletSaved.rawValue)
+        default:
+            break
+        }
+    }
+
+    /// The body's bytes (the admin API's encoder: sorted keys).
+    func encoded(with encoder: JSONEncoder) throws -> [UInt8] {
+        Array(try encoder.encode(self))
+    }
+}
