@@ -20,8 +20,10 @@ extension AdminController {
         let url = input.string("url", maxLength: WebhookTargets.maxURLLength).value
         let types = input.strings("eventTypes")
         let description = input.string("description", maxLength: WebhookEndpoints.maxDescriptionLength).value
-        try input.validate()
-        let created = try webhooks.create(url: url, description: description, eventTypes: types)
+        // Every problem at once: what the body's shape got wrong and what the endpoint's rules find.
+        let created = try webhooks.create(
+            url: url, description: description, eventTypes: types, unreadable: input.unreadable
+        )
         logger.info("webhook endpoint created", ["webhook.endpoint": created.endpoint.id, "request.id": request.requestID])
         var body = WebhookEndpointBody(created.endpoint)
         body.secret = created.secret
@@ -42,7 +44,9 @@ extension AdminController {
         let description = input.string("description", maxLength: WebhookEndpoints.maxDescriptionLength).value
         let enabled = input.boolean("enabled").value
         try input.validate()
-        let endpoint = try webhooks.update(id: request.parameters["endpointId"], url: url, description: description, eventTypes: types, enabled: enabled)
+        let endpoint = try webhooks.update(
+            id: request.parameters["endpointId"], url: url, description: description, eventTypes: types, enabled: enabled, unreadable: input.unreadable
+        )
         logger.info("webhook endpoint changed", ["webhook.endpoint": endpoint.id, "enabled": "\(endpoint.enabled)", "request.id": request.requestID])
         return .json(WebhookEndpointBody(endpoint), encoder: .api)
     }

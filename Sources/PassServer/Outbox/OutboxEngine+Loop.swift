@@ -49,7 +49,7 @@ extension OutboxEngine {
                     if inFlight > 0 { logger.warning("stopping with messages in flight; they are sent again after their lease", ["count": "\(inFlight)"]) }
                     return .done
                 }
-                return .sleep(until: min(databaseRetryAt ?? .distantFuture, time.addingTimeInterval(0.05)))
+                return sleep(until: min(databaseRetryAt ?? .distantFuture, time.addingTimeInterval(0.05)), now: time)
             }
             var wakeAt = time.addingTimeInterval(settings.pollInterval)
             if !waitingForDatabase {
@@ -59,7 +59,13 @@ extension OutboxEngine {
                 case .heldBack(let until): wakeAt = min(wakeAt, until)
                 }
             }
-            return .sleep(until: min(wakeAt, databaseRetryAt ?? .distantFuture))
+            return sleep(until: min(wakeAt, databaseRetryAt ?? .distantFuture), now: time)
+        }
+
+        /// Sleeps until `date` of the engine's clock, which may run apart from the thread's own
+        /// (a test's clock moved ahead): the worker waits the same length of its own time.
+        private func sleep(until date: Date, now time: Date) -> Worker.Next {
+            .sleep(until: Date().addingTimeInterval(min(date.timeIntervalSince(time), 86_400)))
         }
 
         private enum Claimed { case sent, none, heldBack(until: Date) }

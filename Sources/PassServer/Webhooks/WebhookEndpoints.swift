@@ -40,11 +40,12 @@ struct WebhookEndpoints: Sendable {
     }
 
     /// Registers an endpoint; its secret is in the answer.
-    func create(url: String?, description: String?, eventTypes: [String]?) throws -> WithSecret {
-        var issues: [OrganizerError.Issue] = []
-        let url = check(url: url, required: true, &issues)
+    func create(url: String?, description: String?, eventTypes: [String]?, unreadable: [OrganizerError.Issue] = []) throws -> WithSecret {
+        var issues = unreadable
+        let reported = Set(unreadable.map(\.field))
+        let url = reported.contains("url") ? nil : check(url: url, required: true, &issues)
         let description = check(description: description, &issues) ?? ""
-        let types = check(types: eventTypes, required: true, &issues)
+        let types = reported.contains("eventTypes") ? nil : check(types: eventTypes, required: true, &issues)
         guard let url, let types, issues.isEmpty else { throw OrganizerError.invalid(issues) }
         let nonce = Self.newNonce()
         let endpoint = try store.withSession(.write) { session -> WebhookEndpoint? in
@@ -72,9 +73,11 @@ struct WebhookEndpoints: Sendable {
 
     /// Changes what is given (nil leaves it); `enabled` false disables it (its waiting deliveries
     /// are held), true enables it again (its URL is checked again, its held deliveries go).
-    func update(id: String?, url: String?, description: String?, eventTypes: [String]?, enabled: Bool?) throws -> WebhookEndpoint {
+    func update(
+        id: String?, url: String?, description: String?, eventTypes: [String]?, enabled: Bool?, unreadable: [OrganizerError.Issue] = []
+    ) throws -> WebhookEndpoint {
         let current = try endpoint(id: id)
-        var issues: [OrganizerError.Issue] = []
+        var issues = unreadable
         let newURL = check(url: url, required: false, &issues)
         let newDescription = check(description: description, &issues)
         let types = check(types: eventTypes, required: false, &issues)

@@ -28,7 +28,7 @@ struct WebhookLanes<Item: Sendable>: Sendable {
 
     /// Deliveries in flight to one endpoint at once, at most.
     let concurrency: Int
-    /// Seconds a lane rests after its endpoint could not be reached.
+    /// Seconds a lane rests after its endpoint could not be reached; 0: lanes never rest.
     let rest: TimeInterval
     private(set) var lanes: [String: Lane] = [:]
     /// The endpoints in the order lanes are served; `turn` is where the next search starts.
@@ -93,7 +93,7 @@ struct WebhookLanes<Item: Sendable>: Sendable {
         lane.inFlight = max(0, lane.inFlight - 1)
         var deferred: [Item] = []
         let opened = lane.probing && unreachable == nil && lane.waitingCount > 0
-        if let why = unreachable {
+        if let why = unreachable, rest > 0 {
             lane.restingUntil = now.addingTimeInterval(rest)
             lane.restReason = "not sent: the endpoint could not be reached moments ago (\(why))"
             lane.probing = false

@@ -47,10 +47,10 @@ struct WebhookTargets: Sendable {
         guard !target.hasCredentials else {
             throw Refusal(message: "must not contain a user name or password (receivers verify the signature instead)")
         }
+        if let literal = target.literalAddress { try check(literal) }
         guard target.scheme == "https" || allowPrivate else {
             throw Refusal(message: "must be https (http only with WEBHOOK_ALLOW_PRIVATE_TARGETS, for a receiver on this host or network)")
         }
-        if let literal = target.literalAddress { try check(literal) }
         return target
     }
 
@@ -101,7 +101,7 @@ struct WebhookTargets: Sendable {
         if b[0] == 0x20 && b[1] == 0x01 {
             if b[2] == 0 && b[3] == 0 { return .reserved }
             if b[2] == 0x0D && b[3] == 0xB8 { return .reserved }
-            if b[2] == 0 && (b[3] & 0xE0) == 0 && (b[3] & 0xF0) != 0 { return .reserved }
+            if b[2] == 0 && (b[3] >> 4 == 1 || b[3] >> 4 == 2) { return .reserved }
         }
         // 3fff::/20, documentation (RFC 9637).
         if b[0] == 0x3F && b[1] == 0xFF && (b[2] & 0xF0) == 0 { return .reserved }
