@@ -43,10 +43,11 @@ struct WebhookEndpoints: Sendable {
     func create(url: String?, description: String?, eventTypes: [String]?, unreadable: [OrganizerError.Issue] = []) throws -> WithSecret {
         var issues = unreadable
         let reported = Set(unreadable.map(\.field))
-        let url = reported.contains("url") ? nil : check(url: url, required: true, &issues)
+        let target = reported.contains("url") ? nil : check(url: url, required: true, &issues)
         let description = check(description: description, &issues) ?? ""
         let types = reported.contains("eventTypes") ? nil : check(types: eventTypes, required: true, &issues)
-        guard let url, let types, issues.isEmpty else { throw OrganizerError.invalid(issues) }
+        guard let target, let types, issues.isEmpty else { throw OrganizerError.invalid(issues) }
+        let url = try resolved(target)
         let nonce = Self.newNonce()
         let endpoint = try store.withSession(.write) { session -> WebhookEndpoint? in
             guard try session.webhookEndpoints().count < Self.maxEndpoints else { return nil }
@@ -78,14 +79,16 @@ struct WebhookEndpoints: Sendable {
     ) throws -> WebhookEndpoint {
         let current = try endpoint(id: id)
         var issues = unreadable
-        let newURL = check(url: url, required: false, &issues)
+        var target = check(url: url, required: false, &issues)
         let newDescription = check(description: description, &issues)
         let types = check(types: eventTypes, required: false, &issues)
-        if enabled == true && !current.enabled && newURL == nil {
+        if enabled == true && !current.enabled && target == nil && url == nil {
             // Enabled again: the URL must pass the checks of today.
-            _ = check(url: current.url, required: true, &issues)
+            target = check(url: current.url, required: true, &issues)
         }
         guard issues.isEmpty else { throw OrganizerError.invalid(issues) }
+        let checked = try target.map(resolved)
+        let newURL = url == nil ? nil : checked
         let time = now()
         let updated = try store.transaction { session -> WebhookEndpoint? in
             var endpoint = try session.updateWebhookEndpoint(
@@ -149,20 +152,30 @@ struct WebhookEndpoints: Sendable {
 
     // MARK: Checks
 
-    private func check(url: String?, required: Bool, _ issues: inout [OrganizerError.Issue]) -> String? {
+    /// The URL read and checked without resolving its host (the cheap checks, done with the others).
+    private func check(url: String?, required: Bool, _ issues: inout [OrganizerError.Issue]) -> (url: String, target: URLTarget)? {
         guard let raw = url else {
             if required { issues.append(.init("url", "is required")) }
             return nil
         }
         let text = raw.trimmingCharacters(in: .whitespaces)
         do {
-            let target = try targets.target(text)
-            _ = try targets.addresses(of: target, resolve: resolve)
-            return text
+            return (text, try targets.target(text))
         } catch {
             issues.append(.init("url", error.message))
             return nil
         }
+    }
+
+    /// The URL once its host resolved to allowed addresses only (resolved last: nothing is looked
+    /// up for a request refused otherwise).
+    private func resolved(_ checked: (url: String, target: URLTarget)) throws -> String {
+        do {
+            _ = try targets.addresses(of: checked.target, resolve: resolve)
+        } catch {
+            throw OrganizerError.invalid("url", error.message)
+        }
+        return checked.url
     }
 
     private func check(description: String?, _ issues: inout [OrganizerError.Issue]) -> String? {

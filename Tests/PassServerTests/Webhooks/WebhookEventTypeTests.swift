@@ -79,6 +79,8 @@ struct WebhookEventTypeTests {
             }
         }
         #expect(ids.count == deliveries.count, "every webhook event has an id of its own")
+        // The Python verifier printed in the docs, run as it is there, agrees.
+        #expect(try WebhookTest.documentedVerifier(deliveries[0], secrets: [endpoint.secret, endpoint.secret + "x"]) == [true, false])
 
         func ticket(_ type: String) -> [String: Any]? { byType[type]?["ticket"] as? [String: Any] }
         // As the admin API showed the ticket when it was issued, the later rename not yet in it.

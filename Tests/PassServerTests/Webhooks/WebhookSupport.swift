@@ -78,3 +78,26 @@ enum WebhookTest {
         verifies(body: delivery.body, header: delivery.signature, secret: secret, now: now)
     }
 }
+
+extension WebhookTest {
+    /// Runs the Python verifier printed in docs/webhooks.md, as it is there, on `delivery` with
+    /// each of `secrets`; its verdicts, in order.
+    static func documentedVerifier(_ delivery: FakeWebhookReceiver.Delivery, secrets: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> [Bool] {
+        let docs = try String(contentsOf: PassServerExecutable.packageRoot.appendingPathComponent("docs/webhooks.md"), encoding: .utf8)
+        let start = try #require(docs.range(of: "```python\n"), "docs/webhooks.md has a Python verifier", sourceLocation: sourceLocation)
+        let end = try #require(docs.range(of: "```", range: start.upperBound..<docs.endIndex), sourceLocation: sourceLocation)
+        let script = String(docs[start.upperBound..<end.lowerBound]) + """
+
+            import json, sys
+            request = json.load(open(sys.argv[1]))
+            print(json.dumps([verify(secret, request["header"], bytes.fromhex(request["body"])) for secret in request["secrets"]]))
+            """
+        let directory = try TestCertificates.temporaryDirectory(prefix: "webhook-verifier")
+        let request = try JSONSerialization.data(withJSONObject: ["header": delivery.signature ?? "", "body": Hex.encode(delivery.body), "secrets": secrets])
+        try request.write(to: URL(fileURLWithPath: directory + "/request.json"))
+        let process = try ChildProcess("/usr/bin/python3", ["-c", script, directory + "/request.json"], standardOutput: .pipe, standardError: .pipe)
+        let (output, errors) = try process.readToEnd()
+        try #require(process.terminationStatus == 0, "the documented verifier failed: \(String(decoding: errors, as: UTF8.self))", sourceLocation: sourceLocation)
+        return try #require(try JSONSerialization.jsonObject(with: Data(output)) as? [Bool], sourceLocation: sourceLocation)
+    }
+}
