@@ -61,7 +61,7 @@ public struct TokenVault: Sendable {
     /// The signing secret of a webhook endpoint: `whsec_` and the base64url of an HMAC of its id
     /// and its secret nonce under the `webhook` label. Nothing that could sign is stored: a new
     /// nonce (rotation) gives a new secret, and the database alone gives none.
-    func webhookSecret(endpointID: String, nonce: String) throws -> String {
+    package func webhookSecret(endpointID: String, nonce: String) throws -> String {
         let mac = try Digest.sha256().authenticationCode(key: secret, message: Array("webhook\u{0}\(endpointID)\u{0}\(nonce)".utf8))
         return "whsec_" + Base64URL.encode(mac)
     }
