@@ -56,15 +56,7 @@ public final class CountingWebhookReceiver: Sendable {
             }
             return Response(status: 200, headers: ["Content-Type": "application/json"], body: Array("{}".utf8))
         }
-        var configuration = ServerConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = port
-        configuration.threads = threads
-        configuration.maxConnectionsPerClient = 10_000
-        configuration.maxConnections = 10_000
-        configuration.drainTimeout = .seconds(1)
-        server = HTTPServer(configuration: configuration, router: router, logger: Logger(label: "webhook-receiver", level: .critical, sink: MemorySink()))
-        try server.start()
+        server = try HTTPServer.webhookReceiver(router: router, port: port, threads: threads, label: "webhook-receiver")
     }
 
     public var port: Int { server.port }

@@ -86,15 +86,7 @@ public final class FakeWebhookReceiver: Sendable {
                 return .streamed(headers: ["Content-Type": "application/json"], BodyStream { throw Dropped() })
             }
         }
-        var configuration = ServerConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.threads = threads
-        configuration.maxConnectionsPerClient = 10_000
-        configuration.maxConnections = 10_000
-        configuration.drainTimeout = .seconds(1)
-        server = HTTPServer(configuration: configuration, router: router, logger: Logger(label: "fake-webhooks", level: .critical, sink: MemorySink()))
-        try server.start()
+        server = try HTTPServer.webhookReceiver(router: router, port: 0, threads: threads, label: "fake-webhooks")
     }
 
     public var port: Int { server.port }
@@ -121,5 +113,22 @@ public final class FakeWebhookReceiver: Sendable {
     public func shutdown() {
         server.shutdown()
         server.waitUntilStopped()
+    }
+}
+
+extension HTTPServer {
+    /// A started server for a webhook receiver under test: on 127.0.0.1, taking as many connections
+    /// from one client as a sender opens, quick to stop, logging nothing.
+    static func webhookReceiver(router: Router, port: Int, threads: Int, label: String) throws -> HTTPServer {
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = port
+        configuration.threads = threads
+        configuration.maxConnectionsPerClient = 10_000
+        configuration.maxConnections = 10_000
+        configuration.drainTimeout = .seconds(1)
+        let server = HTTPServer(configuration: configuration, router: router, logger: Logger(label: label, level: .critical, sink: MemorySink()))
+        try server.start()
+        return server
     }
 }

@@ -22,6 +22,15 @@ def rows(page):
     ]
 
 
+def both_widths(page, name):
+    """Screenshots at desktop and phone width, neither scrolling sideways; back to desktop after."""
+    for size, width in ((browser.DESKTOP, "desktop"), (browser.PHONE, "phone")):
+        page.resize(size)
+        page.assert_no_horizontal_scroll()
+        page.screenshot(f"{name}-{width}")
+    page.resize(browser.DESKTOP)
+
+
 def wait_for_log(page, path, condition, what):
     def ready():
         page.open(path)
@@ -52,12 +61,7 @@ def test():
     admin.assert_text("Box office CRM")
     with open(os.path.join(env("OUTPUT_DIR"), "secret.txt"), "w", encoding="utf-8") as file:
         file.write(secret)
-    admin.assert_no_horizontal_scroll()
-    admin.screenshot("webhooks-secret-desktop")
-    admin.resize(browser.PHONE)
-    admin.assert_no_horizontal_scroll()
-    admin.screenshot("webhooks-secret-phone")
-    admin.resize(browser.DESKTOP)
+    both_widths(admin, "webhooks-secret")
 
     # The secret is shown once: not on the list, not on the endpoint's page.
     admin.open("/admin/webhooks")
@@ -71,12 +75,7 @@ def test():
     browser.ask_test("issue")
     wait_for_log(admin, path, lambda r: ("delivered", "200") in r and ("pending", "500") in r, "one delivered (200) and one refused (500)")
     admin.assert_text("answered 500")
-    admin.assert_no_horizontal_scroll()
-    admin.screenshot("webhook-log-desktop")
-    admin.resize(browser.PHONE)
-    admin.assert_no_horizontal_scroll()
-    admin.screenshot("webhook-log-phone")
-    admin.resize(browser.DESKTOP)
+    both_widths(admin, "webhook-log")
 
     # Redeliver the delivered one: the only row with the button (the pending one is on its way).
     buttons = [b for b in admin.find_all("#webhook-deliveries button") if b.text.strip() == "Redeliver"]
