@@ -213,9 +213,9 @@ public struct Configuration: Sendable, Equatable {
         /// How long a delivery is retried before it is failed (as long as an endpoint may fail).
         public var maxRetryAge: Double = 3 * 86_400
         /// Threads sending deliveries (each one request at a time, keep-alive connections).
-        public var senderThreads = 32
+        public var senderThreads = 16
         /// Deliveries in flight to one endpoint at once, at most.
-        public var perEndpointConcurrency = 16
+        public var perEndpointConcurrency = 8
         /// Deliveries claimed and not yet answered, per endpoint and over all of them.
         public var perEndpointInFlight = 500
         public var maxInFlight = 2_000
@@ -224,6 +224,8 @@ public struct Configuration: Sendable, Equatable {
         /// How often the outbox is polled for deliveries queued by other processes (or by device
         /// registrations, which wake nothing).
         public var pollInterval: TimeInterval = 1
+        /// How long an answer waits for others to be recorded with it (`OutboxSettings.recordWindow`).
+        public var recordWindow: TimeInterval = 0.02
         public init() {}
     }
 

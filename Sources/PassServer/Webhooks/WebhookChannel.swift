@@ -5,8 +5,8 @@ import Synchronization
 
 /// Webhooks as an outbox channel: `webhook_deliveries` rows, the endpoints' servers as the far
 /// end (`WebhookSender`), `WebhookPolicy` as the reply policy. Each row's body is made from its
-/// webhook event as recorded with the change (`WebhookPayload`), so every delivery of one event
-/// carries the same id and body. Each batch of answers is recorded in one transaction: the rows'
+/// webhook event as recorded with the change (`WebhookPayload`, by the sender's threads), so every
+/// delivery of one event carries the same id and body. Each batch of answers is recorded in one transaction: the rows'
 /// settlement (a delivered row stays, in its endpoint's log), each attempt's time, status and
 /// latency, and the endpoints' health.
 ///
@@ -33,8 +33,6 @@ final class WebhookChannel: OutboxChannel {
     private let turn = Atomic<Int>(0)
     /// Signing secrets by endpoint and nonce (derived once; an HMAC each).
     private let secrets = Mutex<[String: String]>([:])
-    /// Writes every body (one encoder for the engine's thread).
-    private let encoder = JSONEncoder.api
 
     init(
         store: any Store, sender: WebhookSender, policy: WebhookPolicy, vault: TokenVault, passes: PassService, logger: Logger,
@@ -77,16 +75,9 @@ final class WebhookChannel: OutboxChannel {
     func message(for row: WebhookDeliveryRow) -> WebhookOutgoing {
         guard let endpoint = row.endpoint else { return .answer(.unsendable("the endpoint is gone")) }
         guard endpoint.enabled else { return .answer(.held) }
-        guard let event = row.event else { return .answer(.unsendable("the webhook event cannot be read")) }
-        let passes = self.passes
-        guard let body = try? WebhookPayload(event, downloadURL: { try? passes.downloadURL(for: $0) }).encoded(with: encoder) else {
-            return .answer(.unsendable("the body cannot be encoded"))
-        }
+        guard let event = row.event else { return .answer(.unsendable("the webhook event is gone")) }
         guard let secret = secret(of: endpoint) else { return .answer(.unsendable("the signing secret cannot be derived")) }
-        return .send(WebhookMessage(
-            endpointID: endpoint.id, url: endpoint.url, secret: secret, eventID: event.publicID, type: event.type, body: body,
-            claimedUntil: row.claimedUntil
-        ))
+        return .send(WebhookMessage(endpointID: endpoint.id, url: endpoint.url, secret: secret, event: event, claimedUntil: row.claimedUntil))
     }
 
     private func secret(of endpoint: WebhookEndpoint) -> String? {

@@ -40,7 +40,8 @@ extension Application {
         let settings = configuration.webhooks
         let sender = WebhookSender(
             targets: WebhookTargets(allowPrivate: settings.allowPrivateTargets), timeout: .seconds(settings.timeout),
-            threads: settings.senderThreads, perEndpoint: settings.perEndpointConcurrency, rest: settings.restAfterUnreachable, now: now
+            threads: settings.senderThreads, perEndpoint: settings.perEndpointConcurrency, rest: settings.restAfterUnreachable, now: now,
+            render: { event in try WebhookPayload(event, downloadURL: { try? passes.downloadURL(for: $0) }).encoded() }
         )
         let channel = WebhookChannel(
             store: store, sender: sender,
@@ -55,6 +56,7 @@ extension Application {
         engine.maxInFlight = settings.maxInFlight
         engine.lease = .seconds(settings.lease ?? 2 * settings.timeout + 30)
         engine.pollInterval = settings.pollInterval
+        engine.recordWindow = settings.recordWindow
         engine.drainTimeout = TimeInterval(configuration.http.drainTimeout)
         return WebhookDispatcher(channel: channel, settings: engine, logger: logger, now: now)
     }

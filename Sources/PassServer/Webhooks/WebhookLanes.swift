@@ -42,45 +42,52 @@ struct WebhookLanes<Item: Sendable>: Sendable {
 
     /// Queues `item` for `endpoint`; returns why it must be deferred at once instead (its lane rests).
     mutating func add(_ item: Item, endpoint: String, now: Date) -> String? {
-        var lane = lanes[endpoint] ?? Lane()
         if lanes[endpoint] == nil { order.append(endpoint) }
-        Self.wake(&lane, now: now)
-        if lane.restingUntil != nil {
-            lanes[endpoint] = lane
-            return lane.restReason
+        return withLane(endpoint) { lane in
+            Self.wake(&lane, now: now)
+            if lane.restingUntil != nil { return lane.restReason }
+            lane.waiting.append(item)
+            return nil
         }
-        lane.waiting.append(item)
-        lanes[endpoint] = lane
-        return nil
+    }
+
+    /// Runs `body` on the lane of `endpoint` (a new one if there is none), taken out of the table
+    /// meanwhile so that its queue is changed in place, never copied.
+    private mutating func withLane<T>(_ endpoint: String, _ body: (inout Lane) -> T) -> T {
+        var lane = lanes.removeValue(forKey: endpoint) ?? Lane()
+        defer { lanes[endpoint] = lane }
+        return body(&lane)
     }
 
     /// The next delivery a free thread may send: lanes in turn, each with room (below
     /// `concurrency`, or no probe in flight after a rest).
     mutating func next(now: Date) -> (endpoint: String, item: Item)? {
         guard !order.isEmpty else { return nil }
+        let concurrency = self.concurrency
         for step in 0..<order.count {
             let index = (turn + step) % order.count
             let endpoint = order[index]
-            guard var lane = lanes[endpoint] else { continue }
-            Self.wake(&lane, now: now)
-            let room = lane.probing ? (lane.inFlight == 0 ? 1 : 0) : concurrency - lane.inFlight
-            guard lane.restingUntil == nil, room > 0, lane.waitingCount > 0 else {
-                lanes[endpoint] = lane
-                continue
+            guard lanes[endpoint] != nil else { continue }
+            let item = withLane(endpoint) { lane -> Item? in
+                Self.wake(&lane, now: now)
+                let room = lane.probing ? (lane.inFlight == 0 ? 1 : 0) : concurrency - lane.inFlight
+                guard lane.restingUntil == nil, room > 0, lane.waitingCount > 0 else { return nil }
+                let item = lane.waiting[lane.head]
+                lane.head += 1
+                if lane.head == lane.waiting.count {
+                    lane.waiting.removeAll(keepingCapacity: true)
+                    lane.head = 0
+                } else if lane.head >= 256 && lane.head * 2 >= lane.waiting.count {
+                    lane.waiting.removeFirst(lane.head)
+                    lane.head = 0
+                }
+                lane.inFlight += 1
+                return item
             }
-            let item = lane.waiting[lane.head]
-            lane.head += 1
-            if lane.head == lane.waiting.count {
-                lane.waiting.removeAll(keepingCapacity: true)
-                lane.head = 0
-            } else if lane.head >= 256 && lane.head * 2 >= lane.waiting.count {
-                lane.waiting.removeFirst(lane.head)
-                lane.head = 0
+            if let item {
+                turn = (index + 1) % order.count
+                return (endpoint, item)
             }
-            lane.inFlight += 1
-            lanes[endpoint] = lane
-            turn = (index + 1) % order.count
-            return (endpoint, item)
         }
         return nil
     }
@@ -89,7 +96,7 @@ struct WebhookLanes<Item: Sendable>: Sendable {
     /// then rests and its waiting deliveries are returned, to be deferred), nil when one did.
     /// `opened`: the delivery was a probe that was answered, so the lane has room for more.
     mutating func finished(endpoint: String, unreachable: String?, now: Date) -> (deferred: [Item], opened: Bool) {
-        guard var lane = lanes[endpoint] else { return ([], false) }
+        guard var lane = lanes.removeValue(forKey: endpoint) else { return ([], false) }
         lane.inFlight = max(0, lane.inFlight - 1)
         var deferred: [Item] = []
         let opened = lane.probing && unreachable == nil && lane.waitingCount > 0
@@ -120,12 +127,12 @@ struct WebhookLanes<Item: Sendable>: Sendable {
     /// Every waiting delivery, taken out (the sender is stopping).
     mutating func drain() -> [Item] {
         var all: [Item] = []
-        for endpoint in order {
-            guard var lane = lanes[endpoint] else { continue }
-            all += lane.waiting[lane.head...]
-            lane.waiting.removeAll()
-            lane.head = 0
-            lanes[endpoint] = lane
+        for endpoint in order where lanes[endpoint] != nil {
+            withLane(endpoint) { lane in
+                all += lane.waiting[lane.head...]
+                lane.waiting.removeAll()
+                lane.head = 0
+            }
         }
         return all
     }

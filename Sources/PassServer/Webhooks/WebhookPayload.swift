@@ -37,22 +37,24 @@ struct WebhookPayload: Encodable {
         var saved: Bool
     }
 
-    /// The payload of `event`; `downloadURL` gives a ticket's link (nil: none shown).
-    init(_ event: WebhookEventRecord, downloadURL: (StoredPass) -> String?) {
+    /// The payload of `event`; `downloadURL` gives a ticket's link (nil: none shown). Throws when
+    /// the recorded ticket, event or detail cannot be read.
+    init(_ event: WebhookEventRecord, downloadURL: (StoredPass) -> String?) throws {
+        let contents = try event.contents()
         id = event.publicID
         type = event.type
         createdAt = ISODate.format(event.createdAt)
         data = Data(
-            ticket: event.ticket.map { TicketBody($0, downloadURL: downloadURL($0)) },
-            event: event.event.map { EventBody($0) }
+            ticket: contents.ticket.map { TicketBody($0, downloadURL: downloadURL($0)) },
+            event: contents.event.map { EventBody($0) }
         )
         switch WebhookEventType(rawValue: event.type) {
         case .ticketCheckedIn?:
-            if let detail = event.detail, let at = detail.checkedInDate {
+            if let detail = contents.detail, let at = detail.checkedInDate {
                 data.checkIn = CheckIn(checkedInAt: ISODate.format(at), gate: detail.gate, scanner: detail.scanner)
             }
         case .emailFailed?:
-            data.email = Email(status: "failed", reply: event.detail?.reply)
+            data.email = Email(status: "failed", reply: contents.detail?.reply)
         case .googleWalletSaved?, .googleWalletRemoved?:
             data.googleWallet = GoogleWallet(saved: event.type == WebhookEventType.googleWalletSaved.rawValue)
         default:
@@ -60,8 +62,8 @@ struct WebhookPayload: Encodable {
         }
     }
 
-    /// The body's bytes (the admin API's encoder: sorted keys).
-    func encoded(with encoder: JSONEncoder) throws -> [UInt8] {
-        Array(try encoder.encode(self))
+    /// The body's bytes: what the admin API's encoder writes (sorted keys), written by `SortedJSON`.
+    func encoded() throws -> [UInt8] {
+        try SortedJSON.encode(self)
     }
 }

@@ -10,16 +10,14 @@ enum WebhookOutgoing: Sendable {
     case answer(WebhookAnswer)
 }
 
-/// One delivery: where, the body made when its webhook event was recorded, and the secret to sign it with.
+/// One delivery: where, the webhook event as recorded (its body is made from it by the sending
+/// thread), and the secret to sign it with.
 struct WebhookMessage: Sendable {
     var endpointID: String
     var url: String
     /// `whsec_…`: the HMAC key, as the organizer was shown it.
     var secret: String
-    /// The webhook event's public id and type (also in the body).
-    var eventID: String
-    var type: String
-    var body: [UInt8]
+    var event: WebhookEventRecord
     /// When the claim on its row runs out: a delivery that could not finish before is not started.
     var claimedUntil: Date?
 }
@@ -28,7 +26,8 @@ struct WebhookMessage: Sendable {
 /// over libcurl: keep-alive connections, one pooled handle per thread), and reports each answer
 /// once.
 ///
-/// Per delivery: the URL is checked again (`WebhookTargets`), its host resolved once and every
+/// Per delivery: the body is made from the webhook event (`render`, on the sending thread, so the
+/// outbox's own thread only claims and records), the URL is checked again (`WebhookTargets`), its host resolved once and every
 /// address checked, and the request connects to those addresses only (`pinnedAddresses`), follows
 /// no redirect and is signed at the moment it goes (`WebhookSignature`: the send time and the
 /// body). Deliveries wait in one lane per endpoint (`WebhookLanes`: a few in flight per endpoint,
@@ -51,9 +50,15 @@ final class WebhookSender: OutboxSender {
     let timeout: Duration
     let resolve: @Sendable (String) throws(HTTPClientError) -> [IPAddress]
     let now: @Sendable () -> Date
+    /// Makes a delivery's body from its webhook event.
+    let render: @Sendable (WebhookEventRecord) throws -> [UInt8]
+    /// Deliveries in flight to one endpoint at once, at most.
+    let perEndpoint: Int
     private let lanes: Mutex<WebhookLanes<Queued>>
     private let stopping = Atomic<Bool>(false)
     private let workers: [Worker]
+    /// Where the next wake starts, so wakes go round the threads.
+    private let nextWake = Atomic<Int>(0)
 
     /// The `User-Agent` of every delivery.
     static let userAgent = "PassServer-Webhooks/1"
@@ -61,7 +66,7 @@ final class WebhookSender: OutboxSender {
     init(
         targets: WebhookTargets, timeout: Duration, threads: Int, perEndpoint: Int, rest: TimeInterval = 30,
         resolve: @escaping @Sendable (String) throws(HTTPClientError) -> [IPAddress] = { host throws(HTTPClientError) in try HTTPClient.resolve(host) },
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date = Date.init, render: @escaping @Sendable (WebhookEventRecord) throws -> [UInt8]
     ) {
         let threads = max(1, threads)
         client = HTTPClient(configuration: HTTPClientConfiguration(
@@ -71,6 +76,8 @@ final class WebhookSender: OutboxSender {
         self.timeout = timeout
         self.resolve = resolve
         self.now = now
+        self.render = render
+        self.perEndpoint = max(1, perEndpoint)
         lanes = Mutex(WebhookLanes(concurrency: perEndpoint, rest: rest))
         workers = (0..<threads).map { Worker(name: "webhook-sender-\($0)") }
     }
@@ -98,7 +105,11 @@ final class WebhookSender: OutboxSender {
             }
         }
         for (index, answer) in immediate { answered(index, answer) }
-        for worker in workers { worker.wake() }
+        // As many threads as can take a delivery now: each endpoint's lane takes `perEndpoint` at once.
+        let endpoints = Set(messages.compactMap { if case .send(let message) = $0 { message.endpointID } else { nil } }).count
+        let count = min(workers.count, messages.count - immediate.count, endpoints * perEndpoint)
+        let first = nextWake.add(count, ordering: .relaxed).oldValue
+        for offset in 0..<count { workers[(first + offset) % workers.count].wake() }
     }
 
     func shutdown() {
@@ -114,6 +125,12 @@ final class WebhookSender: OutboxSender {
         if let until = message.claimedUntil, until.timeIntervalSince(start) < Double(timeout.components.seconds) + 2 {
             return .notSent("its claim would run out before the timeout")
         }
+        let body: [UInt8]
+        do {
+            body = try render(message.event)
+        } catch {
+            return .unsendable("the webhook event cannot be read: \(error)")
+        }
         let addresses: [IPAddress]
         do {
             let target = try targets.target(message.url)
@@ -126,17 +143,17 @@ final class WebhookSender: OutboxSender {
         let timestamp = Int64(start.timeIntervalSince1970)
         let signature: String
         do {
-            signature = try WebhookSignature.header(secret: message.secret, timestamp: timestamp, body: message.body)
+            signature = try WebhookSignature.header(secret: message.secret, timestamp: timestamp, body: body)
         } catch {
             return .unsendable("the signature cannot be computed")
         }
         var request = HTTPRequest(
             method: "POST", url: message.url,
             headers: [
-                ("Content-Type", "application/json"), ("User-Agent", Self.userAgent), (WebhookSignature.idHeader, message.eventID),
-                (WebhookSignature.typeHeader, message.type), (WebhookSignature.signatureHeader, signature),
+                ("Content-Type", "application/json"), ("User-Agent", Self.userAgent), (WebhookSignature.idHeader, message.event.publicID),
+                (WebhookSignature.typeHeader, message.event.type), (WebhookSignature.signatureHeader, signature),
             ],
-            body: message.body, timeout: timeout
+            body: body, timeout: timeout
         )
         request.pinnedAddresses = addresses
         do {

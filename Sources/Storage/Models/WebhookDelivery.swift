@@ -2,19 +2,28 @@ public import Foundation
 import ByteEncoding
 
 /// A webhook event as it was recorded when its change was made: its public id, type and time, and
-/// the ticket and event as they were then (decoded from the JSON the enqueueing statement wrote).
+/// the ticket and event as they were then (the JSON the enqueueing statement wrote, decoded by
+/// `contents()` where it is needed: the sender's threads, not the claim's).
 public struct WebhookEventRecord: Sendable, Equatable {
+    /// The stored ticket and event as values, and the detail.
+    public struct Contents: Sendable, Equatable {
+        /// The ticket as it was, for ticket and pass events; nil for event events.
+        public var ticket: StoredPass?
+        /// The ticket's event (or the event itself) as it was.
+        public var event: Event?
+        public var detail: WebhookDetail?
+    }
+
     public var id: Int64
     /// `evt_` and 32 hex digits: the id receivers de-duplicate by.
     public var publicID: String
     /// The type's raw value (a type this version does not know stays readable).
     public var type: String
     public var createdAt: Date
-    /// The ticket as it was, for ticket and pass events; nil for event events.
-    public var ticket: StoredPass?
-    /// The ticket's event (or the event itself) as it was.
-    public var event: Event?
-    public var detail: WebhookDetail?
+    /// The stored JSON of the ticket, the event and the detail.
+    public var ticketJSON: String?
+    public var eventJSON: String?
+    public var detailJSON: String?
 
     static let columns = SQLQuery(unsafeRaw: "id, public_id, event_type, created_at, ticket, event, detail")
 
@@ -23,15 +32,29 @@ public struct WebhookEventRecord: Sendable, Equatable {
         publicID = try row.string("public_id")
         type = try row.string("event_type")
         createdAt = try row.date("created_at")
-        ticket = try row.optionalString("ticket").map(WebhookSnapshot.ticket(from:))
-        event = try row.optionalString("event").map(WebhookSnapshot.event(from:))
-        detail = try row.optionalString("detail").map(WebhookDetail.init(json:))
+        ticketJSON = try row.optionalString("ticket")
+        eventJSON = try row.optionalString("event")
+        detailJSON = try row.optionalString("detail")
     }
+
+    /// The ticket, event and detail decoded; throws when one cannot be read.
+    public func contents() throws -> Contents {
+        Contents(
+            ticket: try ticketJSON.map(WebhookSnapshot.ticket(from:)), event: try eventJSON.map(WebhookSnapshot.event(from:)),
+            detail: try detailJSON.map(WebhookDetail.init(json:))
+        )
+    }
+
+    /// The ticket as it was (nil when there is none or it cannot be read).
+    public var ticket: StoredPass? { try? contents().ticket }
+    /// The event as it was (nil when there is none or it cannot be read).
+    public var event: Event? { try? contents().event }
+    public var detail: WebhookDetail? { try? contents().detail }
 }
 
 /// What a webhook event says beyond the ticket and event: a check-in's time, gate and scanner, an
 /// email's last reply. Stored as a small JSON object (`checked_in_at` in milliseconds).
-public struct WebhookDetail: Sendable, Equatable, Codable {
+public struct WebhookDetail: Sendable, Equatable {
     public var checkedInAt: Int64?
     public var gate: String?
     public var scanner: String?
@@ -47,17 +70,18 @@ public struct WebhookDetail: Sendable, Equatable, Codable {
     /// `checkedInAt` as a date.
     public var checkedInDate: Date? { checkedInAt.map(Date.init(storageMillis:)) }
 
-    enum CodingKeys: String, CodingKey {
-        case checkedInAt = "checked_in_at"
-        case gate, scanner, reply
-    }
-
     init(json: String) throws {
-        do {
-            self = try JSONDecoder().decode(WebhookDetail.self, from: Data(json.utf8))
-        } catch {
-            throw StorageError(.backend, "webhook_events.detail is not a detail object", underlying: error)
+        var detail = WebhookDetail()
+        for (key, value) in try FlatJSON.object(json, what: "detail") {
+            switch (key, value) {
+            case ("checked_in_at", .integer(let millis)): detail.checkedInAt = millis
+            case ("gate", .text(let text)): detail.gate = text
+            case ("scanner", .text(let text)): detail.scanner = text
+            case ("reply", .text(let text)): detail.reply = text
+            default: break
+            }
         }
+        self = detail
     }
 
     /// The JSON text stored (written by hand: a check-in writes one whether or not anyone wants it).

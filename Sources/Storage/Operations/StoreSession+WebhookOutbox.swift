@@ -11,8 +11,7 @@ extension StoreSession {
     /// Claims due deliveries for `lease`, at most `limit` of each endpoint in `budgets` (in that
     /// order; each endpoint's oldest due first, one indexed statement per endpoint), each with its
     /// webhook event and endpoint (two statements more whatever the number). So one endpoint's
-    /// backlog never takes every row in flight. A webhook event whose stored ticket or event cannot
-    /// be read is left out of its row (`event` nil), as a missing one is.
+    /// backlog never takes every row in flight.
     public func claimWebhooks(budgets: [(endpointID: String, limit: Int)], now: Date, lease: Duration) throws -> [WebhookDeliveryRow] {
         var rows: [WebhookDeliveryRow] = []
         for budget in budgets where budget.limit > 0 {
@@ -26,7 +25,8 @@ extension StoreSession {
         for row in try execute("""
             SELECT \(WebhookEventRecord.columns) FROM webhook_events WHERE \(column("id", in: Set(rows.map(\.webhookEventID)).sorted()))
             """) {
-            if let record = try? WebhookEventRecord(row: row) { events[record.id] = record }
+            let record = try WebhookEventRecord(row: row)
+            events[record.id] = record
         }
         var endpoints: [String: WebhookEndpoint] = [:]
         for row in try execute("""
@@ -46,7 +46,8 @@ extension StoreSession {
     /// rows locked): its time, latency and, when answered 2xx, its status; holds the rows still
     /// pending whose endpoint was disabled meanwhile; and keeps each endpoint's health (the last
     /// 2xx, or since when every attempt failed). Returns the enabled endpoints failing since
-    /// `failingBefore` or earlier. Four statements whatever the number of attempts.
+    /// `failingBefore` or earlier. Two statements (three for several endpoints on PostgreSQL)
+    /// whatever the number of attempts.
     public func recordWebhookAttempts(_ attempts: [WebhookAttempt], failingBefore: Date, now: Date) throws -> [FailingWebhookEndpoint] {
         guard !attempts.isEmpty else { return [] }
         let millis = now.storageMillis
@@ -71,24 +72,23 @@ extension StoreSession {
                 ])
             }
             let values = recordSet(records, alias: "x", columns: [("id", "bigint"), ("a", "integer"), ("ok", "integer"), ("s", "integer"), ("l", "integer")])
+            // A row still pending whose endpoint was disabled meanwhile is held.
+            let disabled: SQLQuery = "webhook_deliveries.state = 'pending' AND webhook_deliveries.endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled = 0)"
             try execute("""
                 UPDATE webhook_deliveries SET
                     last_attempt_at = CASE WHEN x.a = 1 THEN \(millis) ELSE webhook_deliveries.last_attempt_at END,
                     latency_ms = CASE WHEN x.a = 1 THEN x.l ELSE webhook_deliveries.latency_ms END,
                     last_status = CASE WHEN x.ok = 1 THEN x.s ELSE webhook_deliveries.last_status END,
-                    last_reason = CASE WHEN x.ok = 1 THEN NULL ELSE webhook_deliveries.last_reason END
+                    last_reason = CASE WHEN x.ok = 1 THEN NULL ELSE webhook_deliveries.last_reason END,
+                    claimed_until = CASE WHEN \(disabled) THEN NULL ELSE webhook_deliveries.claimed_until END,
+                    state = CASE WHEN \(disabled) THEN 'held' ELSE webhook_deliveries.state END
                 FROM \(values)
                 WHERE webhook_deliveries.id = x.id
                 """)
-            let ids = attempts.map(\.deliveryID).sorted()
-            try execute("""
-                UPDATE webhook_deliveries SET state = 'held', claimed_until = NULL
-                WHERE \(column("id", in: ids)) AND state = 'pending'
-                  AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled = 0)
-                """)
             guard !health.isEmpty else { return [] }
             let endpointIDs = health.keys.sorted()
-            if dialect == .postgres {
+            // Two settlers updating the same endpoints lock them in one order (one row needs no order).
+            if dialect == .postgres && endpointIDs.count > 1 {
                 try execute("SELECT id FROM webhook_endpoints WHERE \(textColumn("id", in: endpointIDs)) ORDER BY id FOR NO KEY UPDATE")
             }
             var states = JSONRecords()
