@@ -41,7 +41,7 @@ extension Application {
         let sender = WebhookSender(
             targets: WebhookTargets(allowPrivate: settings.allowPrivateTargets), timeout: .seconds(settings.timeout),
             threads: settings.senderThreads, perEndpoint: settings.perEndpointConcurrency, rest: settings.restAfterUnreachable, now: now,
-            render: { event in try WebhookPayload(event, downloadURL: { try? passes.downloadURL(for: $0) }).encoded() }
+            render: { event, events in try WebhookPayload(event, downloadURL: { try? passes.downloadURL(for: $0) }, events: &events).encoded() }
         )
         let channel = WebhookChannel(
             store: store, sender: sender,

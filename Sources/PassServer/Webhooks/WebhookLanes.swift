@@ -42,11 +42,16 @@ struct WebhookLanes<Item: Sendable>: Sendable {
 
     /// Queues `item` for `endpoint`; returns why it must be deferred at once instead (its lane rests).
     mutating func add(_ item: Item, endpoint: String, now: Date) -> String? {
+        add([item], endpoint: endpoint, now: now)
+    }
+
+    /// Queues `items` for `endpoint`, in order; returns why they must be deferred at once instead.
+    mutating func add(_ items: [Item], endpoint: String, now: Date) -> String? {
         if lanes[endpoint] == nil { order.append(endpoint) }
         return withLane(endpoint) { lane in
             Self.wake(&lane, now: now)
             if lane.restingUntil != nil { return lane.restReason }
-            lane.waiting.append(item)
+            lane.waiting += items
             return nil
         }
     }

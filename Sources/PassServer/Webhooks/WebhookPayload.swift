@@ -37,16 +37,17 @@ struct WebhookPayload: Encodable {
         var saved: Bool
     }
 
-    /// The payload of `event`; `downloadURL` gives a ticket's link (nil: none shown). Throws when
-    /// the recorded ticket, event or detail cannot be read.
-    init(_ event: WebhookEventRecord, downloadURL: (StoredPass) -> String?) throws {
-        let contents = try event.contents()
+    /// The payload of `event`; `downloadURL` gives a ticket's link (nil: none shown); `events`
+    /// keeps the events already read, by their stored JSON (a large event's tickets share one).
+    /// Throws when the recorded ticket, event or detail cannot be read.
+    init(_ event: WebhookEventRecord, downloadURL: (StoredPass) -> String?, events: inout EventBodies) throws {
+        let contents = try event.contents(readingEvent: false)
         id = event.publicID
         type = event.type
         createdAt = ISODate.format(event.createdAt)
         data = Data(
             ticket: contents.ticket.map { TicketBody($0, downloadURL: downloadURL($0)) },
-            event: contents.event.map { EventBody($0) }
+            event: try event.eventJSON.map { try events.body(of: $0) }
         )
         switch WebhookEventType(rawValue: event.type) {
         case .ticketCheckedIn?:
@@ -65,5 +66,20 @@ struct WebhookPayload: Encodable {
     /// The body's bytes: what the admin API's encoder writes (sorted keys), written by `SortedJSON`.
     func encoded() throws -> [UInt8] {
         try SortedJSON.encode(self)
+    }
+}
+
+/// The events of webhook bodies already read, by their stored JSON: the same text is the same
+/// event as it was, so its `EventBody` is made once. Bounded; one per sending thread.
+struct EventBodies {
+    static let capacity = 64
+    private var bodies: [String: EventBody] = [:]
+
+    mutating func body(of json: String) throws -> EventBody {
+        if let known = bodies[json] { return known }
+        let body = EventBody(try WebhookEventRecord.event(from: json))
+        if bodies.count >= Self.capacity { bodies.removeAll(keepingCapacity: true) }
+        bodies[json] = body
+        return body
     }
 }

@@ -23,8 +23,8 @@ struct WebhookMessage: Sendable {
 }
 
 /// Sends webhook deliveries with a pool of threads making blocking HTTP requests (`HTTPClient`
-/// over libcurl: keep-alive connections, one pooled handle per thread), and reports each answer
-/// once.
+/// over libcurl: each thread its own client and handle, with its keep-alive connections), and
+/// reports each answer once.
 ///
 /// Per delivery: the body is made from the webhook event (`render`, on the sending thread, so the
 /// outbox's own thread only claims and records), the URL is checked again (`WebhookTargets`), its host resolved once and every
@@ -45,13 +45,14 @@ final class WebhookSender: OutboxSender {
         var answered: @Sendable (WebhookAnswer) -> Void
     }
 
-    let client: HTTPClient
+    /// Each thread's client (one pooled handle, its keep-alive connections its own).
+    let clientConfiguration: HTTPClientConfiguration
     let targets: WebhookTargets
     let timeout: Duration
     let resolve: @Sendable (String) throws(HTTPClientError) -> [IPAddress]
     let now: @Sendable () -> Date
-    /// Makes a delivery's body from its webhook event.
-    let render: @Sendable (WebhookEventRecord) throws -> [UInt8]
+    /// Makes a delivery's body from its webhook event (with the calling thread's events read so far).
+    let render: @Sendable (WebhookEventRecord, inout EventBodies) throws -> [UInt8]
     /// Deliveries in flight to one endpoint at once, at most.
     let perEndpoint: Int
     private let lanes: Mutex<WebhookLanes<Queued>>
@@ -66,12 +67,10 @@ final class WebhookSender: OutboxSender {
     init(
         targets: WebhookTargets, timeout: Duration, threads: Int, perEndpoint: Int, rest: TimeInterval = 30,
         resolve: @escaping @Sendable (String) throws(HTTPClientError) -> [IPAddress] = { host throws(HTTPClientError) in try HTTPClient.resolve(host) },
-        now: @escaping @Sendable () -> Date = Date.init, render: @escaping @Sendable (WebhookEventRecord) throws -> [UInt8]
+        now: @escaping @Sendable () -> Date = Date.init, render: @escaping @Sendable (WebhookEventRecord, inout EventBodies) throws -> [UInt8]
     ) {
         let threads = max(1, threads)
-        client = HTTPClient(configuration: HTTPClientConfiguration(
-            connectTimeout: min(timeout, .seconds(10)), maxResponseBody: 64 << 10, pooledHandles: threads
-        ))
+        clientConfiguration = HTTPClientConfiguration(connectTimeout: min(timeout, .seconds(10)), maxResponseBody: 64 << 10, pooledHandles: 1)
         self.targets = targets
         self.timeout = timeout
         self.resolve = resolve
@@ -93,20 +92,26 @@ final class WebhookSender: OutboxSender {
             for index in messages.indices { answered(index, .notSent("the webhook sender is stopping")) }
             return
         }
+        // Grouped by endpoint outside the lock, each group queued at once under it.
+        var groups: [String: [(index: Int, item: Queued)]] = [:]
+        for (index, outgoing) in messages.enumerated() {
+            switch outgoing {
+            case .answer(let answer):
+                immediate.append((index, answer))
+            case .send(let message):
+                groups[message.endpointID, default: []].append((index, Queued(message: message, answered: { answered(index, $0) })))
+            }
+        }
         lanes.withLock { lanes in
-            for (index, outgoing) in messages.enumerated() {
-                switch outgoing {
-                case .answer(let answer):
-                    immediate.append((index, answer))
-                case .send(let message):
-                    let queued = Queued(message: message, answered: { answered(index, $0) })
-                    if let why = lanes.add(queued, endpoint: message.endpointID, now: time) { immediate.append((index, .deferred(why))) }
+            for (endpoint, group) in groups {
+                if let why = lanes.add(group.map(\.item), endpoint: endpoint, now: time) {
+                    immediate += group.map { ($0.index, .deferred(why)) }
                 }
             }
         }
         for (index, answer) in immediate { answered(index, answer) }
         // As many threads as can take a delivery now: each endpoint's lane takes `perEndpoint` at once.
-        let endpoints = Set(messages.compactMap { if case .send(let message) = $0 { message.endpointID } else { nil } }).count
+        let endpoints = groups.count
         let count = min(workers.count, messages.count - immediate.count, endpoints * perEndpoint)
         let first = nextWake.add(count, ordering: .relaxed).oldValue
         for offset in 0..<count { workers[(first + offset) % workers.count].wake() }
@@ -119,15 +124,15 @@ final class WebhookSender: OutboxSender {
         for worker in workers { worker.shutdown() }
     }
 
-    /// Sends one delivery and returns its answer.
-    func deliver(_ message: WebhookMessage) -> WebhookAnswer {
+    /// Sends one delivery with `client` and returns its answer.
+    func deliver(_ message: WebhookMessage, client: HTTPClient, events: inout EventBodies) -> WebhookAnswer {
         let start = now()
         if let until = message.claimedUntil, until.timeIntervalSince(start) < Double(timeout.components.seconds) + 2 {
             return .notSent("its claim would run out before the timeout")
         }
         let body: [UInt8]
         do {
-            body = try render(message.event)
+            body = try render(message.event, &events)
         } catch {
             return .unsendable("the webhook event cannot be read: \(error)")
         }
@@ -167,34 +172,42 @@ final class WebhookSender: OutboxSender {
         }
     }
 
-    private func next() -> Queued? {
+    /// Ends `done` (its lane learns how it went) and takes the next delivery, under one lock: a
+    /// thread that finished one delivery usually starts the next.
+    private func next(after done: (item: Queued, answer: WebhookAnswer)? = nil) -> Queued? {
         let time = now()
-        return lanes.withLock { $0.next(now: time)?.item }
-    }
-
-    /// The delivery's answer, and the lane's: an unreachable endpoint's waiting deliveries are deferred.
-    private func finished(_ item: Queued, answer: WebhookAnswer) {
-        let unreachable: String? = if case .unreachable(let why) = answer { why } else { nil }
-        let time = now()
-        let (deferred, opened) = lanes.withLock { $0.finished(endpoint: item.message.endpointID, unreachable: unreachable, now: time) }
-        item.answered(answer)
+        let unreachable: String? = if case .unreachable(let why)? = done?.answer { why } else { nil }
+        let (deferred, opened, next) = lanes.withLock { lanes -> ([Queued], Bool, Queued?) in
+            var finished: (deferred: [Queued], opened: Bool) = ([], false)
+            if let done { finished = lanes.finished(endpoint: done.item.message.endpointID, unreachable: unreachable, now: time) }
+            return (finished.deferred, finished.opened, lanes.next(now: time)?.item)
+        }
+        if let done { done.item.answered(done.answer) }
         for other in deferred {
             other.answered(.deferred("not sent: the endpoint could not be reached moments ago (\(unreachable ?? ""))"))
         }
-        // A probe answered: its lane has room for more than this thread takes next.
+        // A probe answered: its lane has room for more than this thread takes.
         if opened { for worker in workers { worker.wake() } }
+        return next
     }
 
     private final class Loop: WorkerLoop {
         let sender: WebhookSender
+        let client: HTTPClient
+        /// The events of this thread's bodies so far.
+        var events = EventBodies()
 
         init(sender: WebhookSender) {
             self.sender = sender
+            client = HTTPClient(configuration: sender.clientConfiguration)
         }
 
+        /// The delivery this thread took when it finished its last one.
+        var taken: Queued?
+
         func step(stopping: Bool) -> Worker.Next {
-            guard let item = sender.next() else { return stopping ? .done : .sleep(until: Date().addingTimeInterval(1)) }
-            sender.finished(item, answer: sender.deliver(item.message))
+            guard let item = taken ?? sender.next() else { return stopping ? .done : .sleep(until: Date().addingTimeInterval(1)) }
+            taken = sender.next(after: (item, sender.deliver(item.message, client: client, events: &events)))
             return .again
         }
     }

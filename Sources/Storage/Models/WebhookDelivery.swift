@@ -37,12 +37,18 @@ public struct WebhookEventRecord: Sendable, Equatable {
         detailJSON = try row.optionalString("detail")
     }
 
-    /// The ticket, event and detail decoded; throws when one cannot be read.
-    public func contents() throws -> Contents {
+    /// The ticket, event (unless `readingEvent` is false) and detail decoded; throws when one
+    /// cannot be read.
+    public func contents(readingEvent: Bool = true) throws -> Contents {
         Contents(
-            ticket: try ticketJSON.map(WebhookSnapshot.ticket(from:)), event: try eventJSON.map(WebhookSnapshot.event(from:)),
+            ticket: try ticketJSON.map(WebhookSnapshot.ticket(from:)), event: readingEvent ? try eventJSON.map(WebhookSnapshot.event(from:)) : nil,
             detail: try detailJSON.map(WebhookDetail.init(json:))
         )
+    }
+
+    /// An event as a webhook event stores it (`eventJSON`), read.
+    public static func event(from json: String) throws -> Event {
+        try WebhookSnapshot.event(from: json)
     }
 
     /// The ticket as it was (nil when there is none or it cannot be read).
