@@ -36,7 +36,7 @@ extension AdminController {
         AdminRoute(.GET, "/admin/v1/jobs/:jobId", role: .viewer, AdminController.showJob(_:)),
         AdminRoute(.GET, "/admin/v1/events/:eventId/design", role: .viewer, AdminController.showDesign(_:)),
         AdminRoute(.PUT, "/admin/v1/events/:eventId/design", role: .admin, maxBodySize: designBodyLimit, AdminController.updateDesign(_:)),
-        AdminRoute(.POST, "/admin/v1/images", role: .admin, query: ["kind"], maxBodySize: imageBodyLimit, AdminController.uploadImage(_:)),
+        AdminRoute(.POST, "/admin/v1/images", role: .admin, query: ["kind", "colors"], maxBodySize: imageBodyLimit, AdminController.uploadImage(_:)),
         AdminRoute(.GET, "/admin/v1/images/:imageId", role: .viewer, AdminController.showImage(_:)),
         AdminRoute(.GET, "/admin/v1/templates", role: .viewer, AdminController.listTemplates(_:)),
         AdminRoute(.POST, "/admin/v1/templates", role: .admin, query: ["name"], maxBodySize: templateBodyLimit, AdminController.uploadTemplate(_:)),

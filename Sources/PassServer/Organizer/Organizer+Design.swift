@@ -12,8 +12,9 @@ extension Organizer {
     /// Checks an uploaded image for `kind`, scales it to @1x, @2x and @3x and stores it once (an
     /// image uploaded twice is the same row). Refuses with the problem under `image` (a wrong
     /// format, too large, the wrong proportions, too small, not an image); nothing is stored then.
-    func uploadImage(_ bytes: [UInt8], kind name: String?, requestID: String) throws -> PassImageRecord {
-        let record = try checkImage(bytes, kind: name)
+    /// `colors` is `palette` (the default) or `full` (`PassImageColors`).
+    func uploadImage(_ bytes: [UInt8], kind name: String?, colors: String? = nil, requestID: String) throws -> PassImageRecord {
+        let record = try checkImage(bytes, kind: name, colors: colors)
         let stored = try store.withSession(.write) { try $0.insertPassImage(record) }
         logger.info("pass image stored", ["image.id": stored.id, "image.kind": stored.kind, "request.id": requestID])
         return stored
@@ -22,11 +23,14 @@ extension Organizer {
     /// An uploaded image for `kind` checked and scaled as `uploadImage` does, but not stored: a
     /// form that uploads images with other fields stores them with the design
     /// (`updateDesign(_:_:uploads:requestID:)`), or not at all when anything is refused.
-    func checkImage(_ bytes: [UInt8], kind name: String?) throws -> PassImageRecord {
+    func checkImage(_ bytes: [UInt8], kind name: String?, colors: String? = nil) throws -> PassImageRecord {
         guard let name, let kind = PassImageKind(rawValue: name) else {
             throw OrganizerError.invalid("kind", "must be one of \(PassImageKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let set = try Self.scale(bytes, as: kind)
+        guard let colors = colors.map(PassImageColors.init(rawValue:)) ?? .palette else {
+            throw OrganizerError.invalid("colors", "must be one of \(PassImageColors.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let set = try Self.scale(bytes, as: kind, colors)
         guard let one = set.file(at: 1), let two = set.file(at: 2), let three = set.file(at: 3) else {
             throw PassServiceError("scaling produced no file at some scale")
         }
@@ -37,15 +41,20 @@ extension Organizer {
     }
 
     /// The upload checked and scaled; a problem of the upload is `invalid` under `image`.
-    private static func scale(_ bytes: [UInt8], as kind: PassImageKind) throws -> PassImageSet {
+    private static func scale(_ bytes: [UInt8], as kind: PassImageKind, _ colors: PassImageColors) throws -> PassImageSet {
         let result: Result<PassImageSet, PassImageError> = Result { () throws(PassImageError) -> PassImageSet in
-            try PassImageCheck.check(bytes, as: kind).scaled()
+            try PassImageCheck.check(bytes, as: kind).scaled(colors)
         }
         switch result {
         case .success(let set): return set
         case .failure(let problem) where problem.isUploadProblem: throw OrganizerError.invalid("image", problem.description)
         case .failure(let problem): throw problem
         }
+    }
+
+    /// The bytes each stored image of `design` adds to every pass, by image id.
+    func imageByteCounts(of design: PassDesign) throws -> [String: Int] {
+        try store.withSession(.read) { try $0.passImageByteCounts(ids: Array(design.images.values)) }
     }
 
     /// The image with `id`; `notFound` when there is none.

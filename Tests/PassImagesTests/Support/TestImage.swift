@@ -82,6 +82,73 @@ enum TestImage {
         return Array(UnsafeRawBufferPointer(start: buffer, count: length))
     }
 
+    /// Interleaved 8-bit sRGB `samples` (3 bands, or 4 with alpha) of `width`×`height` encoded as
+    /// `encoding` by libvips.
+    static func encode(rgb samples: [UInt8], _ width: Int, _ height: Int, bands: Int = 3, as encoding: Encoding = .png) throws -> [UInt8] {
+        try Vips.start()
+        let image = try #require(TestVipsImage(samples.withUnsafeBytes {
+            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(bands), VIPS_FORMAT_UCHAR)
+        }))
+        image.pointer.pointee.Type = VIPS_INTERPRETATION_sRGB
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let status: Int32 = switch encoding {
+        case .png: shim_vips_pngsave_buffer(image.pointer, &buffer, &length)
+        case .jpeg: shim_vips_jpegsave_buffer(image.pointer, &buffer, &length)
+        case .gif: shim_vips_gifsave_buffer(image.pointer, &buffer, &length)
+        case .webp: shim_vips_webpsave_buffer(image.pointer, &buffer, &length)
+        }
+        try #require(status == 0 && buffer != nil, "libvips could not encode \(encoding): \(errorText())")
+        defer { g_free(buffer) }
+        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+
+    /// `count` deterministic pseudo-random bytes.
+    static func noise(_ count: Int) -> [UInt8] {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        return (0..<count).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state)
+        }
+    }
+
+    /// A gradient with fine noise of `width`×`height`: it compresses about as badly as a
+    /// photograph, deterministic.
+    static func photographLike(_ width: Int, _ height: Int) throws -> [UInt8] {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var samples = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                let noise = Int(state & 0x1F)
+                let offset = (y * width + x) * 3
+                samples[offset] = UInt8(min(255, x * 200 / width + noise))
+                samples[offset + 1] = UInt8(min(255, y * 200 / height + noise))
+                samples[offset + 2] = UInt8(min(255, 120 + noise))
+            }
+        }
+        return try encode(rgb: samples, width, height)
+    }
+
+    /// Every pixel of a PNG decoded by libvips, as 8-bit samples of its bands (a palette PNG
+    /// decodes to RGB, or RGBA with transparency).
+    static func pixels(_ png: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws -> (bands: Int, samples: [UInt8]) {
+        try Vips.start()
+        return try png.withUnsafeBytes { raw in
+            let image = try #require(TestVipsImage(shim_vips_image_new_from_buffer(raw.baseAddress, raw.count)),
+                "libvips cannot open the PNG: \(errorText())", sourceLocation: sourceLocation)
+            var size = 0
+            let pixels = try #require(vips_image_write_to_memory(image.pointer, &size), "libvips cannot decode the PNG: \(errorText())",
+                sourceLocation: sourceLocation)
+            defer { g_free(pixels) }
+            return (Int(vips_image_get_bands(image.pointer)), Array(UnsafeRawBufferPointer(start: pixels, count: size)))
+        }
+    }
+
     /// What a PNG output decodes to, every pixel read.
     struct Decoded {
         let width: Int
