@@ -7,7 +7,8 @@
 # runs of 10,000 (median quoted), each on a fresh database and server. With FLEET_BENCH_DESIGN=1
 # (the default) every 10,000-phone run is paired with one whose event has a design: colours, Wallet
 # details and images uploaded at their largest size (`pass-server-bench design-images`;
-# FLEET_BENCH_DESIGN_KINDS, icon, logo and strip by default), so the designed storm is measured
+# FLEET_BENCH_DESIGN_KINDS, icon, logo and strip by default; stored as the server stores uploads by
+# default, palette PNGs, or in full colour with FLEET_BENCH_DESIGN_COLORS=full), so the designed storm is measured
 # against the plain one in the same hour; the fleet checks the images are in every
 # signature-checked pass.
 #
@@ -17,7 +18,8 @@
 #
 # Assumes `swift build -c release` and PASS_SERVER_TEST_DATABASE_URL (scripts/with-postgres.sh).
 # Knobs: FLEET_BENCH_LARGE (100000), FLEET_BENCH_SMALL (10000), FLEET_BENCH_REPEAT (3),
-#        FLEET_CONNECTIONS (64), FLEET_DEADLINE (900 s), FLEET_BENCH_DESIGN (1).
+#        FLEET_CONNECTIONS (64), FLEET_DEADLINE (900 s), FLEET_BENCH_DESIGN (1),
+#        FLEET_BENCH_DESIGN_KINDS (icon logo strip), FLEET_BENCH_DESIGN_COLORS (palette).
 # Prints Markdown; raw JSON lines go to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +31,8 @@ DESIGN=${FLEET_BENCH_DESIGN:-1}
 # The design's images: an event ticket with a strip shows no background or thumbnail, so a design
 # sets these three; FLEET_BENCH_DESIGN_KINDS="icon logo strip background thumbnail" sends all five.
 DESIGN_KINDS=${FLEET_BENCH_DESIGN_KINDS:-icon logo strip}
+# How the uploads are stored (`colors` of POST /admin/v1/images): palette (the server's default) or full.
+DESIGN_COLORS=${FLEET_BENCH_DESIGN_COLORS:-palette}
 LARGE=${FLEET_BENCH_LARGE:-100000}
 SMALL=${FLEET_BENCH_SMALL:-10000}
 REPEAT=${FLEET_BENCH_REPEAT:-3}
@@ -64,7 +68,7 @@ signs_per_second() { openssl speed -elapsed -multi 2 rsa2048 2>/dev/null | awk '
 design_body() {
     local port="$1" token="$2" file="$3" kind ids=()
     for kind in $DESIGN_KINDS; do
-        ids+=("$kind=$(curl -fsS -X POST "http://127.0.0.1:$port/admin/v1/images?kind=$kind" -H "Authorization: Bearer $token" \
+        ids+=("$kind=$(curl -fsS -X POST "http://127.0.0.1:$port/admin/v1/images?kind=$kind&colors=$DESIGN_COLORS" -H "Authorization: Bearer $token" \
             -H 'Content-Type: image/png' --data-binary "@$WORK/images/$kind.png" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')")
     done
     python3 - "$file" "${ids[@]}" <<'PY'
