@@ -47,17 +47,7 @@ enum TestImage {
         if let exifArtist { vips_image_set_string(image.pointer, "exif-ifd0-Artist", exifArtist) }
         if let pngComment { vips_image_set_string(image.pointer, "png-comment-0-Comment", pngComment) }
         if let orientation { vips_image_set_int(image.pointer, "orientation", Int32(orientation)) }
-        var buffer: UnsafeMutableRawPointer?
-        var length = 0
-        let status: Int32 = switch encoding {
-        case .png: shim_vips_pngsave_buffer(image.pointer, &buffer, &length)
-        case .jpeg: shim_vips_jpegsave_buffer(image.pointer, &buffer, &length)
-        case .gif: shim_vips_gifsave_buffer(image.pointer, &buffer, &length)
-        case .webp: shim_vips_webpsave_buffer(image.pointer, &buffer, &length)
-        }
-        try #require(status == 0 && buffer != nil, "libvips could not encode \(encoding): \(errorText())")
-        defer { g_free(buffer) }
-        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+        return try save(image, as: encoding)
     }
 
     /// Greyscale `pixels` (a `QRFrame`'s) encoded as `encoding` by libvips: one band, or the grey
@@ -69,17 +59,7 @@ enum TestImage {
             vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), colour ? 3 : 1, VIPS_FORMAT_UCHAR)
         }))
         image.pointer.pointee.Type = colour ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W
-        var buffer: UnsafeMutableRawPointer?
-        var length = 0
-        let status: Int32 = switch encoding {
-        case .png: shim_vips_pngsave_buffer(image.pointer, &buffer, &length)
-        case .jpeg: shim_vips_jpegsave_buffer(image.pointer, &buffer, &length)
-        case .gif: shim_vips_gifsave_buffer(image.pointer, &buffer, &length)
-        case .webp: shim_vips_webpsave_buffer(image.pointer, &buffer, &length)
-        }
-        try #require(status == 0 && buffer != nil, "libvips could not encode \(encoding): \(errorText())")
-        defer { g_free(buffer) }
-        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+        return try save(image, as: encoding)
     }
 
     /// Interleaved 8-bit sRGB `samples` (3 bands, or 4 with alpha) of `width`×`height` encoded as
@@ -90,17 +70,7 @@ enum TestImage {
             vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(bands), VIPS_FORMAT_UCHAR)
         }))
         image.pointer.pointee.Type = VIPS_INTERPRETATION_sRGB
-        var buffer: UnsafeMutableRawPointer?
-        var length = 0
-        let status: Int32 = switch encoding {
-        case .png: shim_vips_pngsave_buffer(image.pointer, &buffer, &length)
-        case .jpeg: shim_vips_jpegsave_buffer(image.pointer, &buffer, &length)
-        case .gif: shim_vips_gifsave_buffer(image.pointer, &buffer, &length)
-        case .webp: shim_vips_webpsave_buffer(image.pointer, &buffer, &length)
-        }
-        try #require(status == 0 && buffer != nil, "libvips could not encode \(encoding): \(errorText())")
-        defer { g_free(buffer) }
-        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+        return try save(image, as: encoding)
     }
 
     /// `count` deterministic pseudo-random bytes.
@@ -117,18 +87,15 @@ enum TestImage {
     /// A gradient with fine noise of `width`×`height`: it compresses about as badly as a
     /// photograph, deterministic.
     static func photographLike(_ width: Int, _ height: Int) throws -> [UInt8] {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let noise = noise(width * height)
         var samples = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<height {
             for x in 0..<width {
-                state ^= state << 13
-                state ^= state >> 7
-                state ^= state << 17
-                let noise = Int(state & 0x1F)
+                let grain = Int(noise[y * width + x] & 0x1F)
                 let offset = (y * width + x) * 3
-                samples[offset] = UInt8(min(255, x * 200 / width + noise))
-                samples[offset + 1] = UInt8(min(255, y * 200 / height + noise))
-                samples[offset + 2] = UInt8(min(255, 120 + noise))
+                samples[offset] = UInt8(min(255, x * 200 / width + grain))
+                samples[offset + 1] = UInt8(min(255, y * 200 / height + grain))
+                samples[offset + 2] = UInt8(min(255, 120 + grain))
             }
         }
         return try encode(rgb: samples, width, height)
@@ -147,6 +114,21 @@ enum TestImage {
             defer { g_free(pixels) }
             return (Int(vips_image_get_bands(image.pointer)), Array(UnsafeRawBufferPointer(start: pixels, count: size)))
         }
+    }
+
+    /// `image` written as `encoding` by libvips, with the encoder's defaults.
+    private static func save(_ image: TestVipsImage, as encoding: Encoding) throws -> [UInt8] {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let status: Int32 = switch encoding {
+        case .png: shim_vips_pngsave_buffer(image.pointer, &buffer, &length)
+        case .jpeg: shim_vips_jpegsave_buffer(image.pointer, &buffer, &length)
+        case .gif: shim_vips_gifsave_buffer(image.pointer, &buffer, &length)
+        case .webp: shim_vips_webpsave_buffer(image.pointer, &buffer, &length)
+        }
+        try #require(status == 0 && buffer != nil, "libvips could not encode \(encoding): \(errorText())")
+        defer { g_free(buffer) }
+        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
     }
 
     /// What a PNG output decodes to, every pixel read.
