@@ -21,6 +21,8 @@ struct TicketPage {
     var holder: FormState?
     var cancelling: FormState?
     var notice: DashboardLayout.Notice?
+    /// The order the ticket was issued in, with how many tickets it holds; nil for a ticket issued on its own.
+    var order: (order: StoredOrder, tickets: Int)? = nil
 
     /// The pass definition and the localized strings its fields use.
     struct PassPreview {
@@ -58,6 +60,14 @@ struct TicketPage {
             body += """
                 <h2>Event</h2>
                 <p>\(event.name)<br><span class="muted">\(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone)) · \(event.venue)</span></p>
+                """
+        }
+        if let order {
+            body += """
+                <h2>Order</h2>
+                <p id="ticket-order"><a href="/admin/orders/\(order.order.id)">Order \(OrderPage.name(order.order))</a> \
+                <span class="muted">· \(DashboardLayout.count(order.tickets)) \(order.tickets == 1 ? "ticket" : "tickets")\
+                \(order.order.buyerEmail.map { " · bought by \($0)" as HTML })</span></p>
                 """
         }
         body += checkInSection
@@ -265,6 +275,19 @@ struct TicketPage {
         var html: HTML = "<h2>Email</h2>"
         guard mailEnabled else {
             return html + #"<p class="muted" id="email-off">Email is off: the server has no SMTP_URL.</p>"#
+        }
+        if let order {
+            html += #"<p class="muted" id="email-order">Sent with the order's one email, to its buyer.</p>"#
+            if let status = ticket.email {
+                html += #"<p id="email-state">\#(status.state.rawValue)\#(status.sentAt.map { " · sent \(ISODate.format($0))" } ?? "")</p>"#
+            }
+            if visitor.canWrite, order.order.buyerEmail != nil, ticket.isActive {
+                html += """
+                    <form method="post" action="/admin/orders/\(order.order.id)/email">\(DashboardLayout.csrf(visitor))
+                    <button type="submit">\(order.order.email == nil ? "Send the order's email" : "Resend the order's email")</button></form>
+                    """
+            }
+            return html
         }
         if let status = ticket.email {
             html += """
