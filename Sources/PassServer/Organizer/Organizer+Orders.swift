@@ -41,11 +41,14 @@ extension Organizer {
             let declared = templateFields(of: event)
             var rowOfExternalID: [String: Int] = [:]
             for (index, ticket) in drafts.enumerated() {
+                // Not an object at all: that alone is said of it.
+                if let unreadable = ticket.unreadable.first(where: { $0.field.isEmpty }) {
+                    check.problem("tickets[\(index)]", unreadable.message)
+                    continue
+                }
                 var own = FieldCheck(reported: ticket.unreadable, fields: TicketDraft.fields)
                 let checked = self.check(ticket, declared: declared, &own)
-                for issue in own.allIssues {
-                    check.problem("tickets[\(index)]" + (issue.field.isEmpty ? "" : "." + issue.field), issue.message)
-                }
+                for issue in own.allIssues { check.problem("tickets[\(index)].\(issue.field)", issue.message) }
                 guard let checked else { continue }
                 if let id = checked.externalID {
                     if let first = rowOfExternalID[id] {
