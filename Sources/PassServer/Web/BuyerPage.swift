@@ -44,6 +44,8 @@ enum BuyerPage {
     /// The page's texts in one language (with the ticket page's, `AttendeePage.Texts`).
     struct Texts: Sendable {
         let yourOrder, order, buyer, tickets, ticketsHeading, addAll, allCancelled, openTicket: String
+        /// Under the Add all buttons: Apple's wallet alone, or both wallets.
+        let walletHint, bothWalletsHint: String
         let addPart: @Sendable (_ first: Int, _ last: Int) -> String
         let ticketsCount: @Sendable (Int) -> String
         let forAttendee: @Sendable (String) -> String
@@ -53,6 +55,8 @@ enum BuyerPage {
     static let english = Texts(
         yourOrder: "Your order", order: "Order", buyer: "Buyer", tickets: "Tickets", ticketsHeading: "Your tickets",
         addAll: "Add all to Apple Wallet", allCancelled: "Every ticket of this order has been cancelled.", openTicket: "Ticket page",
+        walletHint: "On an iPhone, the tickets then update by themselves when anything changes.",
+        bothWalletsHint: "In Apple Wallet or Google Wallet, the tickets then update by themselves when anything changes.",
         addPart: { "Add tickets \($0)–\($1) to Apple Wallet" }, ticketsCount: { $0 == 1 ? "1 ticket" : "\($0) tickets" },
         forAttendee: { "for \($0)" },
         notFoundTitle: "Order not found",
@@ -62,6 +66,8 @@ enum BuyerPage {
     static let japanese = Texts(
         yourOrder: "ご注文", order: "注文番号", buyer: "ご購入者", tickets: "チケット", ticketsHeading: "チケット一覧",
         addAll: "すべて Apple Wallet に追加", allCancelled: "このご注文のチケットはすべてキャンセルされました。", openTicket: "チケットのページ",
+        walletHint: "iPhoneでは、イベントに変更があるとチケットが自動で更新されます。",
+        bothWalletsHint: "Apple Wallet でも Google ウォレットでも、イベントに変更があるとチケットが自動で更新されます。",
         addPart: { "チケット \($0)–\($1) を Apple Wallet に追加" }, ticketsCount: { "\($0)枚" },
         forAttendee: { "(\($0))" },
         notFoundTitle: "ご注文が見つかりません",
@@ -91,7 +97,7 @@ enum BuyerPage {
             addAll = """
                 <section class="order-add-all" aria-label="\(text.addAll)">
                 <p class="wallet">\(HTML(joining: buttons))</p>
-                <p class="muted">\(ticketText.walletHint)</p>
+                <p class="muted">\(order.tickets.contains { $0.googleWalletURL != nil } ? text.bothWalletsHint : text.walletHint)</p>
                 </section>
 
                 """
