@@ -132,7 +132,9 @@ extension AdminInput {
         default: break
         }
         query.search = string("q").value
-        query.orderID = string("orderId").value
+        query.orderID = checked("orderId") { id in
+            AdminIdentifiers.isPlausible(id) ? .success(id) : .failure(FieldRules.Problem(message: "must be an order id (orderId)"))
+        }.value
         query.updatedSince = instant("updatedSince")
         query.cursor = decimal("cursor", maxDigits: 18, problem: "must be a cursor from a previous page")
         query.limit = integer("limit", in: 1...500, default: 50)

@@ -36,6 +36,10 @@ struct OrderBundleTests {
         let html = try app.request("GET", try OrderSupport.target(page), headers: [Self.browser])
         #expect(html.status == 200 && html.header("Content-Type")?.hasPrefix("text/html") == true)
         #expect(try app.request("GET", try OrderSupport.target(page) + "?format=zip").status == 400)
+        // The access log keeps the link's first characters only, as it does for download links.
+        let token = String(try OrderSupport.target(page).dropFirst("/orders/".count))
+        #expect(app.logs.lines.contains { $0.contains("path=/orders/\(token.prefix(4))…") }, "the order page's requests are logged")
+        #expect(!app.logs.lines.contains { $0.contains(token) }, "the order's token is in the log")
     }
 
     @Test("twelve tickets come as two files of six, each a valid .pkpasses; ten tickets as one file", arguments: Backend.allCases)
