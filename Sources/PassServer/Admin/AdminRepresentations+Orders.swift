@@ -48,17 +48,6 @@ struct OrderBody: Encodable {
     }
 }
 
-extension EmailStatusBody {
-    init(_ email: OrderEmail) {
-        state = email.state.rawValue
-        queuedAt = ISODate.format(email.queuedAt)
-        sentAt = email.sentAt.map { ISODate.format($0) }
-        failedAt = email.failedAt.map { ISODate.format($0) }
-        reply = email.reply
-        sentCount = email.sentCount
-    }
-}
-
 /// One page of an event's orders.
 struct OrderListBody: Encodable {
     var orders: [OrderBody]

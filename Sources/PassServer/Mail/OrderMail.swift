@@ -73,28 +73,6 @@ struct OrderMail: Sendable {
 
     /// Every language the template has complete order texts for, parsed and checked.
     static func texts(of template: Template) throws(MailError) -> [String: MailTemplate] {
-        var languages = Set<String>()
-        for path in template.mailFiles.keys {
-            guard let slash = path.firstIndex(of: "/"), path[path.index(after: slash)...].hasPrefix("order-") else { continue }
-            languages.insert(String(path[..<slash]))
-        }
-        var texts: [String: MailTemplate] = [:]
-        for language in languages.sorted() {
-            let file = { (part: String) throws(MailError) -> String in
-                guard let bytes = template.mailFiles["\(language)/\(part)"], let text = String(validating: bytes, as: UTF8.self) else {
-                    throw MailError(.invalidText, "template \(template.name): mail/\(language)/\(part) is missing or not UTF-8")
-                }
-                return text
-            }
-            do {
-                texts[language] = try MailTemplate(
-                    subject: try file(parts.subject), text: try file(parts.text), html: try file(parts.html), placeholders: placeholders,
-                    lists: lists
-                )
-            } catch {
-                throw MailError(.invalidText, "template \(template.name): mail/\(language): \(error.message)")
-            }
-        }
-        return texts
+        try TicketMail.texts(of: template, parts: parts, placeholders: placeholders, lists: lists)
     }
 }

@@ -38,9 +38,7 @@ extension StoreSession {
                 FROM passes p LEFT JOIN ticket_emails t ON t.pass_id = p.id
                 WHERE \(filter) AND p.attendee_email IS NOT NULL AND p.status = 'active' AND p.order_id IS NULL AND \(eligible)
                 ORDER BY p.id
-                ON CONFLICT (pass_id) DO UPDATE SET generation = mail_outbox.generation + 1, attempts = 0,
-                    next_attempt_at = excluded.next_attempt_at, first_enqueued_at = excluded.first_enqueued_at, state = 'pending',
-                    last_status = NULL, last_reason = NULL
+                \(Self.rearmEmail)
                 RETURNING pass_id
                 """).map { try $0.int64("pass_id") }.sorted()
             guard !ids.isEmpty else { return [] }
@@ -55,6 +53,15 @@ extension StoreSession {
             return ids
         }
     }
+
+    /// What queueing does to an existing outbox row of the ticket (a failed one: a queued email is
+    /// not queued again): re-armed with a new generation, as new and due now, its last answer
+    /// forgotten; it sends the ticket's email or the order's, as the new row would.
+    static let rearmEmail: SQLQuery = """
+        ON CONFLICT (pass_id) DO UPDATE SET generation = mail_outbox.generation + 1, attempts = 0,
+            next_attempt_at = excluded.next_attempt_at, first_enqueued_at = excluded.first_enqueued_at, state = 'pending',
+            last_status = NULL, last_reason = NULL, order_id = excluded.order_id
+        """
 
     /// Queues the email of each of these orders (the order's own send, or the email of the
     /// tickets an import added to it). An order whose email is already queued stays as it is (one
@@ -86,9 +93,7 @@ extension StoreSession {
                     HAVING sum(CASE WHEN p.status = 'active' THEN 1 ELSE 0 END) > 0) lead
                 WHERE true
                 ORDER BY lead.pass_id
-                ON CONFLICT (pass_id) DO UPDATE SET generation = mail_outbox.generation + 1, attempts = 0,
-                    next_attempt_at = excluded.next_attempt_at, first_enqueued_at = excluded.first_enqueued_at, state = 'pending',
-                    last_status = NULL, last_reason = NULL, order_id = excluded.order_id
+                \(Self.rearmEmail)
                 RETURNING order_id
                 """).map { try $0.string("order_id") }.sorted()
             guard !orderIDs.isEmpty else { return [] }

@@ -69,21 +69,17 @@ struct OrderPage {
         guard mailEnabled else {
             return html + #"<p class="muted" id="email-off">Email is off: the server has no SMTP_URL.</p>"#
         }
-        let stored = order.order
-        if let status = stored.email {
-            html += """
-                <p id="email-state">\(status.state.rawValue)\(status.sentAt.map { " · sent \(ISODate.format($0))" } ?? "")\
-                \(status.reply.map { " · <span class=\"muted\">\($0)</span>" as HTML })</p>
-                """
-        } else {
-            html += #"<p id="email-state">\#(stored.buyerEmail == nil ? "No email address." : "Not sent yet.")</p>"#
-        }
-        if visitor.canWrite, stored.buyerEmail != nil, !order.activeTickets.isEmpty {
-            html += """
-                <form method="post" action="/admin/orders/\(stored.id)/email">\(DashboardLayout.csrf(visitor))
-                <button type="submit">\(stored.email == nil ? "Send the order's email" : "Resend the order's email")</button></form>
-                """
-        }
+        html += TicketPage.emailState(order.order.email, address: order.order.buyerEmail)
+        if !order.activeTickets.isEmpty { html += Self.emailForm(order.order, visitor: visitor) }
         return html
+    }
+
+    /// The form that sends the order's email (again), for an admin, while it has a buyer's address.
+    static func emailForm(_ order: StoredOrder, visitor: DashboardSessions.Visitor) -> HTML {
+        guard visitor.canWrite, order.buyerEmail != nil else { return .empty }
+        return """
+            <form method="post" action="/admin/orders/\(order.id)/email">\(DashboardLayout.csrf(visitor))
+            <button type="submit">\(order.email == nil ? "Send the order's email" : "Resend the order's email")</button></form>
+            """
     }
 }

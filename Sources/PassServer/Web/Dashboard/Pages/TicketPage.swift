@@ -278,25 +278,11 @@ struct TicketPage {
         }
         if let order {
             html += #"<p class="muted" id="email-order">Sent with the order's one email, to its buyer.</p>"#
-            if let status = ticket.email {
-                html += #"<p id="email-state">\#(status.state.rawValue)\#(status.sentAt.map { " · sent \(ISODate.format($0))" } ?? "")</p>"#
-            }
-            if visitor.canWrite, order.order.buyerEmail != nil, ticket.isActive {
-                html += """
-                    <form method="post" action="/admin/orders/\(order.order.id)/email">\(DashboardLayout.csrf(visitor))
-                    <button type="submit">\(order.order.email == nil ? "Send the order's email" : "Resend the order's email")</button></form>
-                    """
-            }
+            html += Self.emailState(ticket.email, address: order.order.buyerEmail)
+            if ticket.isActive { html += OrderPage.emailForm(order.order, visitor: visitor) }
             return html
         }
-        if let status = ticket.email {
-            html += """
-                <p id="email-state">\(status.state.rawValue)\(status.sentAt.map { " · sent \(ISODate.format($0))" } ?? "")\
-                \(status.reply.map { " · <span class=\"muted\">\($0)</span>" as HTML })</p>
-                """
-        } else {
-            html += #"<p id="email-state">\#(pass.attendeeEmail == nil ? "No email address." : "Not sent yet.")</p>"#
-        }
+        html += Self.emailState(ticket.email, address: pass.attendeeEmail)
         if visitor.canWrite, pass.attendeeEmail != nil, ticket.isActive {
             html += """
                 <form method="post" action="/admin/tickets/\(pass.serialNumber.rawValue)/email">\(DashboardLayout.csrf(visitor))
@@ -304,5 +290,15 @@ struct TicketPage {
                 """
         }
         return html
+    }
+
+    /// An email's state as the ticket and order pages show it (the state, when it was last sent,
+    /// the server's reply), or what stands in for it before one was queued.
+    static func emailState(_ email: (some EmailRecord)?, address: String?) -> HTML {
+        guard let email else { return #"<p id="email-state">\#(address == nil ? "No email address." : "Not sent yet.")</p>"# }
+        return """
+            <p id="email-state">\(email.state.rawValue)\(email.sentAt.map { " · sent \(ISODate.format($0))" } ?? "")\
+            \(email.reply.map { " · <span class=\"muted\">\($0)</span>" as HTML })</p>
+            """
     }
 }
