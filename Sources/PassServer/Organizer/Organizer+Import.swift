@@ -88,14 +88,11 @@ extension Organizer {
         do {
             imported = try store.transaction { session in
                 let imported = try session.importPasses(newPasses, orders: orders.map(\.1), eventID: event.id, now: now())
-                // A new order needs its buyer's address (an order of the event has its own).
-                let buyerless = orders.filter { imported.createdOrders.contains($0.1.id) && $0.1.buyerEmail == nil }.map { order, _ in
-                    RowIssue(row: order.row, field: "buyerEmail", message: "order \(order.key) is new: one of its rows must give its buyerEmail")
-                }
                 let unbuildable = try unbuildableRows(imported.passes, rows: tickets.map(\.row), event: event)
                 // Thrown to roll the import back.
-                guard buyerless.isEmpty && unbuildable.isEmpty else { throw UnbuildableRows(problems: buyerless + unbuildable) }
-                // Queued with the tickets: only new ones, and the orders new tickets were issued in.
+                guard unbuildable.isEmpty else { throw UnbuildableRows(problems: unbuildable) }
+                // Queued with the tickets: only new ones, and the orders new tickets were issued in
+                // (those with a buyer's address; like a ticket without one, an order without is not emailed).
                 if notify {
                     let created = imported.passes.filter(\.created).map(\.pass)
                     queued = try session.enqueueEmails(passIDs: created.filter { $0.orderID == nil }.map(\.id), now: now()).count

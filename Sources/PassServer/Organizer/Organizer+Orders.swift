@@ -18,21 +18,18 @@ extension Organizer {
     }
 
     /// Issues an order of `event`: its buyer and its tickets, all or none; `notify` queues the
-    /// order's one email with it. With an external id the event's order has, that order is
+    /// order's one email with it (it needs the buyer's address: an order without one is never
+    /// emailed, like a ticket without one). With an external id the event's order has, that order is
     /// returned (`created` false) and nothing is issued, so a retried request never issues twice.
     func issueOrder(_ draft: OrderDraft, of event: Event, notify: Bool, requestID: String) throws -> IssuedOrder {
         try requireNotErased(event)
         var check = FieldCheck(reported: draft.unreadable, fields: OrderDraft.fields + ["notify"])
         let externalID = check.text("externalId", draft.externalID, maxLength: TicketDraft.externalIDMaxLength)
-        var buyerEmail: String?
-        if draft.buyerEmail == nil {
-            if !check.wasReported("buyerEmail") { check.problem("buyerEmail", "is required") }
-        } else {
-            buyerEmail = check.apply("buyerEmail", draft.buyerEmail, FieldRules.email)
-        }
+        let buyerEmail = check.apply("buyerEmail", draft.buyerEmail, FieldRules.email)
         let buyerName = check.text("buyerName", draft.buyerName)
         let language = check.apply("language", draft.language, FieldRules.language)
         let notify = check.value("notify", notify) ?? false
+        if notify && draft.buyerEmail == nil { check.problem("notify", "needs buyerEmail") }
         var tickets: [NewTicket] = []
         if let drafts = check.required("tickets", draft.tickets) {
             if drafts.isEmpty || drafts.count > TicketImport.maxRows {
@@ -60,7 +57,6 @@ extension Organizer {
             }
         }
         try check.validate()
-        guard let buyerEmail else { throw OrganizerError.invalid("buyerEmail", "is required") }
         if notify { try emailCheck(event.template, true) }
         let order = try newOrder(externalID: externalID, buyerEmail: buyerEmail, buyerName: buyerName, language: language)
         let passType = try passType()

@@ -55,7 +55,7 @@ struct OrderAdminTests {
         defer { app.stop() }
         let event = try app.createEvent()
         let cases: [(body: String, named: [String])] = [
-            (#"{"tickets":[{"attendeeName":"A"}]}"#, ["buyerEmail: is required"]),
+            (#"{"notify":true,"tickets":[{"attendeeName":"A"}]}"#, ["notify: needs buyerEmail"]),
             (#"{"buyerEmail":"b@example.com"}"#, ["tickets: is required"]),
             (#"{"buyerEmail":"b@example.com","tickets":[]}"#, ["tickets: must hold 1 to 10000 tickets"]),
             (#"{"buyerEmail":"nope","tickets":[{"attendeeName":"A"},{"seat":"B"},7]}"#,
