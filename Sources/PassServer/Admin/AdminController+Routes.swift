@@ -24,9 +24,13 @@ extension AdminController {
             AdminController.importTickets(_:)
         ),
         AdminRoute(
-            .GET, "/admin/v1/events/:eventId/tickets", role: .viewer, query: ["status", "checkedIn", "q", "updatedSince", "cursor", "limit"],
+            .GET, "/admin/v1/events/:eventId/tickets", role: .viewer, query: ["status", "checkedIn", "orderId", "q", "updatedSince", "cursor", "limit"],
             AdminController.listTickets(_:)
         ),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/orders", role: .admin, AdminController.createOrder(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/orders", role: .viewer, query: ["cursor", "limit"], AdminController.listOrders(_:)),
+        AdminRoute(.GET, "/admin/v1/orders/:orderId", role: .viewer, AdminController.showOrder(_:)),
+        AdminRoute(.POST, "/admin/v1/orders/:orderId/email", role: .admin, AdminController.emailOrder(_:)),
         AdminRoute(.GET, "/admin/v1/events/:eventId/tickets.csv", role: .viewer, AdminController.exportTickets(_:)),
         AdminRoute(.GET, "/admin/v1/tickets/:serialNumber", role: .viewer, AdminController.showTicket(_:)),
         AdminRoute(.PATCH, "/admin/v1/tickets/:serialNumber", role: .admin, AdminController.updateTicket(_:)),

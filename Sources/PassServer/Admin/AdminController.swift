@@ -63,7 +63,7 @@ struct AdminController: Sendable {
         let mailing = mailing
         return Organizer(
             store: store, passes: passes, logger: logger, pushesEnqueued: pushesEnqueued, jobCreated: jobCreated, mail: mail, googleWallet: googleWallet, now: now,
-            emailCheck: { template in try mailing.require(template: template) }
+            emailCheck: { template, orders in try mailing.require(template: template, orders: orders) }
         )
     }
 

@@ -190,6 +190,7 @@ public final class Application: Sendable {
             )
         ).register(in: &router)
         DownloadController(store: store, passes: passes, google: google?.saveLinks(publicURL: publicURL), now: now).register(in: &router)
+        OrderController(store: store, passes: passes, googleWallet: configuration.googleWallet.isEnabled, now: now).register(in: &router)
         PassImageController(store: store).register(in: &router)
         WebAssets().register(in: &router)
         OpenAPIController.register(in: &router)

@@ -52,6 +52,11 @@ final class PassService: Sendable {
         return webServiceURL + "/download/" + token
     }
 
+    /// `PUBLIC_URL/orders/{token}`: the buyer's page of an order.
+    func orderURL(for order: StoredOrder) throws -> String {
+        webServiceURL + "/orders/" + (try vault.orderToken(orderID: order.id))
+    }
+
     /// The signed bundle of `pass` at its current revision. `event` is looked up by the caller only
     /// on a cache miss (`loadEvent`). Signing happens on demand, once however many threads ask
     /// (`BundleCache`), under one of the meter's permits.
