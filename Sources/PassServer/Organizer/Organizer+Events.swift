@@ -37,6 +37,11 @@ extension Organizer {
     /// Changes the fields the edit names; a change that the passes show starts a re-push job.
     /// `existing` as looked up (`event(id:)`); the change applies to the event as it is then.
     func updateEvent(_ existing: Event, _ edit: EventEdit, requestID: String) throws -> EventUpdate {
+        try apply(try checkedChange(existing, edit), to: existing, requestID: requestID)
+    }
+
+    /// The change `edit` makes to `existing`, every field checked; `invalid` naming every problem.
+    func checkedChange(_ existing: Event, _ edit: EventEdit) throws -> EventChange {
         var check = FieldCheck(reported: edit.unreadable, fields: EventDraft.fields)
         var change = EventChange()
         change.name = check.text("name", edit.name)
@@ -51,6 +56,12 @@ extension Organizer {
         // cannot together leave the end before the start.
         if Self.endsBeforeStart(change, existing) { check.problem("endsAt", Self.endsBeforeStartProblem) }
         try check.validate()
+        return change
+    }
+
+    /// Applies a checked change to the event as it is under its row lock, with the pass checked
+    /// to build when the passes show the change; starts the re-push job that follows.
+    func apply(_ change: EventChange, to existing: Event, requestID: String) throws -> EventUpdate {
         let (event, job) = try store.transaction { session in
             let (event, job) = try session.updateEvent(id: existing.id, now: now()) { current in
                 if Self.endsBeforeStart(change, current) { throw OrganizerError.invalid("endsAt", Self.endsBeforeStartProblem) }
