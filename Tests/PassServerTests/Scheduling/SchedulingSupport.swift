@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PassServerTesting
 import Storage
 import Testing
@@ -76,4 +77,17 @@ enum SchedulingSupport {
     static func pushes(_ fake: FakeAPNs) -> [String: Int] {
         Dictionary(grouping: fake.pushes.filter { $0.status == 200 }, by: \.token).mapValues(\.count)
     }
+}
+
+/// A value shared between a test and a thread it started.
+final class SendableBox<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+
+    init(_ value: Value) {
+        self.value = Mutex(value)
+    }
+
+    func get() -> Value { value.withLock { $0 } }
+
+    func set(_ newValue: Value) { value.withLock { $0 = newValue } }
 }
