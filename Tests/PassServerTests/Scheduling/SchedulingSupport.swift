@@ -60,10 +60,14 @@ enum SchedulingSupport {
         }
     }
 
-    /// Whether no push of the app waits in the outbox.
-    static func outboxDrained(_ app: TestApp) throws -> Bool {
-        let outbox = try app.store.withSession(.read) { try $0.outboxCounts(now: Date()) }
+    /// Whether no push waits in the outbox.
+    static func outboxDrained(_ store: any Store) throws -> Bool {
+        let outbox = try store.withSession(.read) { try $0.outboxCounts(now: Date()) }
         return outbox.pending == 0 && outbox.inFlight == 0
+    }
+
+    static func outboxDrained(_ app: TestApp) throws -> Bool {
+        try outboxDrained(app.store)
     }
 
     /// Waits until the job is done and no push of the app waits in the outbox.
