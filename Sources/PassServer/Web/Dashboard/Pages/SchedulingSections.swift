@@ -16,9 +16,13 @@ struct SchedulingSections {
 
     var render: HTML { announcementSection + changesSection }
 
+    /// `date` in the event's zone as text (`2027-03-01 18:00`).
+    private func text(_ date: Date) -> String {
+        DashboardLayout.localInput(date, timeZone: event.timeZone).replacingOccurrences(of: "T", with: " ")
+    }
+
     private func time(_ date: Date) -> HTML {
-        let text = DashboardLayout.localInput(date, timeZone: event.timeZone).replacingOccurrences(of: "T", with: " ")
-        return #"<time datetime="\#(ISODate.format(date))">\#(text)</time>"#
+        #"<time datetime="\#(ISODate.format(date))">\#(text(date))</time>"#
     }
 
     // MARK: Announcements
@@ -33,7 +37,8 @@ struct SchedulingSections {
             case .failed: ("failed", "status-bad")
             case .cancelled: ("cancelled", "")
             }
-            let reach: HTML = item.reach.map {
+            // Only a sent one is on passes; a withdrawn one's reach is history.
+            let reach: HTML = item.reach.flatMap { item.state == .sent ? $0 : nil }.map {
                 #"<span class="reach">\#(DashboardLayout.count($0.devicesUpToDate)) of \#(DashboardLayout.count($0.devices))</span>"#
             } ?? #"<span class="muted">—</span>"#
             var withdraw: HTML = ""
@@ -41,7 +46,7 @@ struct SchedulingSections {
                 let label = item.state == .scheduled ? "Cancel" : "Withdraw"
                 withdraw = """
                     <form method="post" action="/admin/events/\(event.id)/announcements/\(item.id)/withdraw" class="inline">\(DashboardLayout.csrf(visitor))\
-                    <button type="submit" class="small secondary" aria-label="\(label) the announcement of \(time(item.sendAt))">\(label)</button></form>
+                    <button type="submit" class="small secondary" aria-label="\(label) the announcement of \(text(item.sendAt))">\(label)</button></form>
                     """
             }
             let reason: HTML = item.reason.map { #"<br><small class="status-bad">\#($0)</small>"# } ?? ""
@@ -113,9 +118,9 @@ struct SchedulingSections {
             var controls: HTML = ""
             if visitor.canWrite && action.state == .pending {
                 controls = """
-                    <a href="/admin/events/\(event.id)/scheduled/\(change.id)" aria-label="Edit the change scheduled for \(time(action.dueAt))">Edit</a> \
+                    <a href="/admin/events/\(event.id)/scheduled/\(change.id)" aria-label="Edit the change scheduled for \(text(action.dueAt))">Edit</a> \
                     <form method="post" action="/admin/events/\(event.id)/scheduled/\(change.id)/cancel" class="inline">\(DashboardLayout.csrf(visitor))\
-                    <button type="submit" class="small secondary" aria-label="Cancel the change scheduled for \(time(action.dueAt))">Cancel</button></form>
+                    <button type="submit" class="small secondary" aria-label="Cancel the change scheduled for \(text(action.dueAt))">Cancel</button></form>
                     """
             }
             rows += """
