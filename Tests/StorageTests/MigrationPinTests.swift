@@ -34,6 +34,7 @@ struct MigrationPinTests {
         20: (postgres: "a9134405cae2c9f094ab36e69efc2aecab0516346b54720109b4f460fb9bd9b0", sqlite: "bbaefcf38ef531ecfa9105ddd2a186af4ce8b028ada7cd4a941f64cfd3b353e8"),
         21: (postgres: "caf4ae479493c47fb3d22cff059eb3ac27b9160a02e456f9d7343a8c14a4b630", sqlite: "caf4ae479493c47fb3d22cff059eb3ac27b9160a02e456f9d7343a8c14a4b630"),
         22: (postgres: "f722ba36209bb264eaad01b06a2fe54a6133284497c80b20808776aa5652550e", sqlite: "7fe7888ec0cfa893df03b2b46223229b7c4b4e632633eead142c46416e7ed674"),
+        24: (postgres: "c9d2ca2e9408b270c5f633d6647b0cbf216f9959161d64a16a8bc5ea25e41a4b", sqlite: "011f4f061d22380ac899e388b0580075fa74549960beb6c52fc6dcc6f6de59a9"),
     ]
 
     @Test("every applied migration's SQL is the SQL it shipped with", arguments: Backend.allCases)

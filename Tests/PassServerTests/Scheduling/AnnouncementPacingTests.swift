@@ -41,4 +41,15 @@ struct AnnouncementPacingTests {
         )
         #expect(absent.edit.endsAt == nil, "an end left as it is stays absent, not removed")
     }
+
+    @Test("ANNOUNCEMENT_INTERVAL: 10 minutes unless set, a duration from 0 (no limit) to a day")
+    func setting() throws {
+        #expect(try Configuration.load(environment: [:]).announcements.interval == 600)
+        #expect(try Configuration.load(environment: ["ANNOUNCEMENT_INTERVAL": "0"]).announcements.interval == 0)
+        #expect(try Configuration.load(environment: ["ANNOUNCEMENT_INTERVAL": "90s"]).announcements.interval == 90)
+        #expect(try Configuration.load(environment: [:], arguments: ["--announcement-interval", "1h"]).announcements.interval == 3_600)
+        for refused in ["-1", "2d", "soon"] {
+            #expect(throws: ConfigurationError.self, "\(refused)") { _ = try Configuration.load(environment: ["ANNOUNCEMENT_INTERVAL": refused]) }
+        }
+    }
 }
