@@ -68,17 +68,9 @@ extension Organizer {
     func updateDesign(_ existing: Event, _ given: PassDesign, uploads: [PassImageRecord] = [], requestID: String) throws -> EventUpdate {
         let (design, text) = try checkedDesign(existing, given, uploads: uploads)
         let named = Set(design.images.values)
-        let (event, job) = try store.transaction { session in
+        return try apply(EventChange(design: .some(text)), to: existing, requestID: requestID, logged: "event design changed; re-push job created") { session in
             for upload in uploads where named.contains(upload.id) { _ = try session.insertPassImage(upload) }
-            let (event, job) = try session.updateEvent(id: existing.id, change: EventChange(design: .some(text)), now: now())
-            if job != nil { try requireBuildable { try passes.validate(event: event) } }
-            return (event, job)
         }
-        if let job {
-            logger.info("event design changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": requestID])
-            jobCreated()
-        }
-        return EventUpdate(event: event, job: job)
     }
 
     /// `given` checked for `existing` (every field; each image stored, or among `uploads`, and of

@@ -60,9 +60,14 @@ extension Organizer {
     }
 
     /// Applies a checked change to the event as it is under its row lock, with the pass checked
-    /// to build when the passes show the change; starts the re-push job that follows.
-    func apply(_ change: EventChange, to existing: Event, requestID: String) throws -> EventUpdate {
+    /// to build when the passes show the change; starts the re-push job that follows. `alongside`
+    /// runs first in the same transaction (a design's new images are stored with it).
+    func apply(
+        _ change: EventChange, to existing: Event, requestID: String, logged message: String = "event changed; re-push job created",
+        alongside: (StoreSession) throws -> Void = { _ in }
+    ) throws -> EventUpdate {
         let (event, job) = try store.transaction { session in
+            try alongside(session)
             let (event, job) = try session.updateEvent(id: existing.id, now: now()) { current in
                 if Self.endsBeforeStart(change, current) { throw OrganizerError.invalid("endsAt", Self.endsBeforeStartProblem) }
                 return change
@@ -71,7 +76,7 @@ extension Organizer {
             return (event, job)
         }
         if let job {
-            logger.info("event changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": requestID])
+            logger.info(message, ["event.id": event.id, "job.id": job.id, "request.id": requestID])
             jobCreated()
         }
         return EventUpdate(event: event, job: job)
