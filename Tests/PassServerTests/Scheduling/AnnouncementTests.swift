@@ -158,9 +158,16 @@ struct AnnouncementTests {
         let sent = try #require(try await offPool { try SchedulingSupport.announce(app, event: event, message: "Bring a coat") }.jsonObject)
         let id = try #require(sent["id"] as? String)
         try await SchedulingSupport.settled(app, job: try #require(sent["jobId"] as? String))
+        let announced = try PassArchive.passJSON(try await offPool { try phone.fetch(serial) }.body)
+        #expect(AdminSupport.field("announcement", in: announced)?["value"] as? String == "Bring a coat")
+        // A design change re-pushes the pass; the announcement stays and alerts nobody again.
+        let design = try await offPool { try app.admin("PUT", "/admin/v1/events/\(event)/design", json: ##"{"backgroundColor":"#203040"}"##) }
+        try await SchedulingSupport.settled(app, job: try #require((design.jsonObject?["job"] as? [String: Any])?["id"] as? String))
         let carrying = try await offPool { try phone.fetch(serial) }
         let carried = try PassArchive.passJSON(carrying.body)
+        #expect(carried["backgroundColor"] as? String == "rgb(32, 48, 64)")
         #expect(AdminSupport.field("announcement", in: carried)?["value"] as? String == "Bring a coat")
+        #expect(SchedulingSupport.alerts(from: announced, to: carried).isEmpty, "a design change alerts nobody")
         let tag = try phone.changedSerials().lastUpdated
         let pushesBefore = SchedulingSupport.pushes(setup.fake)[phone.pushToken, default: 0]
 
@@ -177,7 +184,7 @@ struct AnnouncementTests {
         #expect(AdminSupport.field("announcement", in: pass) == nil, "the back field is gone")
         #expect(SchedulingSupport.alerts(from: carried, to: pass).isEmpty, "and nothing alerts the lock screen")
         // The same model of Wallet alerted for the announcement's arrival.
-        #expect(SchedulingSupport.alerts(from: try setup.heldPass(serial), to: carried) == ["Bring a coat"])
+        #expect(SchedulingSupport.alerts(from: try setup.heldPass(serial), to: announced) == ["Bring a coat"])
         // Withdrawing again changes nothing.
         let again = try await offPool { try app.admin("POST", "/admin/v1/events/\(event)/announcements/\(id)/withdraw") }
         #expect(again.status == 200 && again.jsonObject?["state"] as? String == "withdrawn")

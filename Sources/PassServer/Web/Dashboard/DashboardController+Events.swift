@@ -63,7 +63,7 @@ extension DashboardController {
     func updateEvent(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
         let event = try organizer.event(id: request.parameters["eventId"])
         do {
-            // Schedule saves the change to apply at its time; Save now applies it.
+            // Schedule saves the change to apply at its time; Save applies it.
             if form["when"] == "schedule" {
                 _ = try organizer.scheduleChange(event, Self.scheduledEditDraft(form, of: event), requestID: request.requestID)
                 return Self.redirect("/admin/events/\(event.id)?notice=change-scheduled")

@@ -88,7 +88,7 @@ struct EventFormPage {
                 <form method="post" action="/admin/events/\(event.id)/edit" class="stack">\(DashboardLayout.csrf(visitor))
                 \(fields)
                 \(applyAtField(event, required: false))
-                <p class="actions"><button type="submit" name="when" value="now">Save now</button>
+                <p class="actions"><button type="submit" name="when" value="now">Save</button>
                 <button type="submit" name="when" value="schedule" class="secondary">Schedule</button> <a href="/admin/events/\(event.id)">Cancel</a></p>
                 </form>
                 """
@@ -112,7 +112,7 @@ struct EventFormPage {
         DashboardLayout.field(
             "applyAt", label: required ? "Applies at (in \(event.timeZone))" : "Apply at (for Schedule, in \(event.timeZone))", value: form.value("applyAt"),
             type: "datetime-local", attributes: required ? "required" : "",
-            hint: required ? nil : "Schedule saves the change to apply then; Save now applies it at once.", issues: form.issues("applyAt")
+            hint: required ? nil : "Schedule saves the change to apply then; Save applies it at once.", issues: form.issues("applyAt")
         )
     }
 
