@@ -1,12 +1,13 @@
 import Foundation
 import PassBundle
+import PassServerTesting
 import Storage
 import Testing
 
 @testable import PassServer
 
 /// The pacing rule of alerting announcements, and the scheduled edit's stored form, as pure values.
-@Suite("Announcement pacing and scheduled payloads")
+@Suite("Announcement pacing and scheduled payloads", .offCooperativePool)
 struct AnnouncementPacingTests {
     let t0 = Date(timeIntervalSince1970: 1_900_000_000)
 
