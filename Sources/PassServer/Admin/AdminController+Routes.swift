@@ -54,6 +54,18 @@ extension AdminController {
         AdminRoute(.POST, "/admin/v1/checkins:batch", role: .scanner) { admin in { try admin.checkInBatch($0) } },
         AdminRoute(.GET, "/admin/v1/events/:eventId/checkins", role: .scanner, AdminController.checkInCount(_:)),
         AdminRoute(.DELETE, "/admin/v1/tickets/:serialNumber/checkin", role: .admin, AdminController.undoCheckIn(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/announcements", role: .viewer, AdminController.listAnnouncements(_:)),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/announcements", role: .admin, AdminController.createAnnouncement(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/announcements/:announcementId", role: .viewer, AdminController.showAnnouncement(_:)),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/announcements/:announcementId/withdraw", role: .admin, AdminController.withdrawAnnouncement(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/scheduled-changes", role: .viewer, AdminController.listScheduledChanges(_:)),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/scheduled-changes", role: .admin, maxBodySize: designBodyLimit, AdminController.createScheduledChange(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/scheduled-changes/:changeId", role: .viewer, AdminController.showScheduledChange(_:)),
+        AdminRoute(
+            .PUT, "/admin/v1/events/:eventId/scheduled-changes/:changeId", role: .admin, maxBodySize: designBodyLimit,
+            AdminController.replaceScheduledChange(_:)
+        ),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/scheduled-changes/:changeId/cancel", role: .admin, AdminController.cancelScheduledChange(_:)),
         AdminRoute(.GET, "/admin/v1/events/:eventId/scanner-access", role: .viewer, AdminController.listScannerAccess(_:)),
         AdminRoute(.POST, "/admin/v1/events/:eventId/scanner-access", role: .admin, AdminController.createScannerAccess(_:)),
         AdminRoute(.DELETE, "/admin/v1/events/:eventId/scanner-access/:accessId", role: .admin, AdminController.revokeScannerAccess(_:)),

@@ -32,6 +32,8 @@ struct AdminController: Sendable {
     let scanWarnings = ScanWarnings()
     /// Until when an event's tickets check in (`CHECKIN_GRACE`).
     var doorHours = DoorHours()
+    /// Announcements' pacing, the scheduler to wake, the counters.
+    var scheduling = SchedulingAccess()
 
     /// Whether the caller of a read route may see the tickets' download links: an admin token's
     /// caller may, a viewer's may not. A link is the attendee's pass, barcode included: whoever
@@ -62,8 +64,8 @@ struct AdminController: Sendable {
     var organizer: Organizer {
         let mailing = mailing
         return Organizer(
-            store: store, passes: passes, logger: logger, pushesEnqueued: pushesEnqueued, jobCreated: jobCreated, mail: mail, googleWallet: googleWallet, now: now,
-            emailCheck: { template, orders in try mailing.require(template: template, orders: orders) }
+            store: store, passes: passes, logger: logger, pushesEnqueued: pushesEnqueued, jobCreated: jobCreated, mail: mail, googleWallet: googleWallet,
+            scheduling: scheduling, now: now, emailCheck: { template, orders in try mailing.require(template: template, orders: orders) }
         )
     }
 

@@ -29,6 +29,10 @@ public final class Application: Sendable {
     /// Google Wallet updates; nil while Google Wallet is off (no GOOGLE_WALLET_ISSUER_ID).
     let googleWallet: GoogleWalletDispatcher?
     let jobRunner: JobRunner
+    /// Applies announcements and event edits when they are due.
+    let scheduler: Scheduler
+    /// The operations the scheduler applies them with.
+    let scheduledOperations: Organizer
     let certificates: CertificateMonitor
     let retentionWorker: Worker.Periodic
     let certificateWorker: Worker.Periodic
@@ -175,6 +179,9 @@ public final class Application: Sendable {
             maxDevicesPerPass: configuration.maxDevicesPerPass, acceptsAndroid: relayDispatcher != nil
         ).register(in: &router)
         let checkIns = CheckInMetrics()
+        let schedulingMetrics = SchedulingMetrics()
+        let scheduler = Scheduler(store: store, logger: logger.named("scheduler"), metrics: schedulingMetrics)
+        self.scheduler = scheduler
         var admin = AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
             pushesEnqueued: wakeDispatchers, jobCreated: { jobRunner.wake(); google?.wake() },
@@ -182,6 +189,10 @@ public final class Application: Sendable {
             doorHours: DoorHours(grace: TimeInterval(configuration.checkIn.grace))
         )
         admin.googleWallet = configuration.googleWallet.isEnabled
+        admin.scheduling = SchedulingAccess(
+            announcementInterval: TimeInterval(configuration.announcements.interval), scheduled: { scheduler.wake() }, metrics: schedulingMetrics
+        )
+        scheduledOperations = admin.organizer
         admin.register(in: &router)
         DashboardController(
             admin: admin,
@@ -204,7 +215,8 @@ public final class Application: Sendable {
         }
         let httpMetrics = HTTPMetrics()
         var metrics = MetricsController(
-            store: store, dispatcher: dispatcher, relay: relayDispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns, certificates: certificates,
+            store: store, dispatcher: dispatcher, relay: relayDispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns,
+            scheduling: schedulingMetrics, certificates: certificates,
             googleWallet: configuration.googleWallet.isEnabled ? googleCallbacks : nil,
             logger: logger.named("metrics"), startedAt: startedAt, startedInstant: startedInstant, now: now
         )
@@ -253,6 +265,7 @@ public final class Application: Sendable {
         mail?.start()
         googleWallet?.start()
         jobRunner.start()
+        scheduler.start(organizer: scheduledOperations)
         certificates.check()
         certificateWorker.start()
         retentionWorker.start()
@@ -274,6 +287,7 @@ public final class Application: Sendable {
         server.shutdown()
         server.waitUntilStopped()
         reach.shutdown()
+        scheduler.shutdown()
         jobRunner.shutdown()
         retentionWorker.shutdown()
         certificateWorker.shutdown()

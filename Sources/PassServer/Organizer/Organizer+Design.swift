@@ -75,6 +75,17 @@ extension Organizer {
     /// `uploads` are images checked by `checkImage` and not stored yet, which the design may name:
     /// they are stored in the transaction that saves the design, so a refused design stores none.
     func updateDesign(_ existing: Event, _ given: PassDesign, uploads: [PassImageRecord] = [], requestID: String) throws -> EventUpdate {
+        let (design, text) = try checkedDesign(existing, given, uploads: uploads)
+        let named = Set(design.images.values)
+        return try apply(EventChange(design: .some(text)), to: existing, requestID: requestID, logged: "event design changed; re-push job created") { session in
+            for upload in uploads where named.contains(upload.id) { _ = try session.insertPassImage(upload) }
+        }
+    }
+
+    /// `given` checked for `existing` (every field; each image stored, or among `uploads`, and of
+    /// its kind; NFC and the poster's rules), normalized, with the text the event stores (nil: the
+    /// template as it is); `invalid` naming every problem.
+    func checkedDesign(_ existing: Event, _ given: PassDesign, uploads: [PassImageRecord] = []) throws -> (design: PassDesign, text: String?) {
         var issues = given.validate().map { OrganizerError.Issue($0.field, $0.message) }
         let design = given.normalized
         var stored = try store.withSession(.read) { try $0.passImages(ids: Array(design.images.values)) }
@@ -103,19 +114,7 @@ extension Organizer {
         guard issues.isEmpty else { throw OrganizerError.invalid(issues) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let empty = design == PassDesign()
-        let text = empty ? nil : String(decoding: try encoder.encode(design), as: UTF8.self)
-        let named = Set(design.images.values)
-        let (event, job) = try store.transaction { session in
-            for upload in uploads where named.contains(upload.id) { _ = try session.insertPassImage(upload) }
-            let (event, job) = try session.updateEvent(id: existing.id, change: EventChange(design: .some(text)), now: now())
-            if job != nil { try requireBuildable { try passes.validate(event: event) } }
-            return (event, job)
-        }
-        if let job {
-            logger.info("event design changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": requestID])
-            jobCreated()
-        }
-        return EventUpdate(event: event, job: job)
+        let text = design == PassDesign() ? nil : String(decoding: try encoder.encode(design), as: UTF8.self)
+        return (design, text)
     }
 }

@@ -20,6 +20,8 @@ struct Organizer: Sendable {
     var mail: MailAccess = .off
     /// Whether Google Wallet is on (its reach is shown beside Apple's).
     var googleWallet = false
+    /// Announcements' pacing, the scheduler to wake, the counters.
+    var scheduling = SchedulingAccess()
     var now: @Sendable () -> Date = Date.init
     /// Refuses (`conflict`) while tickets of a template cannot be emailed: email is off, or the
     /// template has no valid email texts (`orders`: nor order email texts). Checked before

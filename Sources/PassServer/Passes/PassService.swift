@@ -119,7 +119,9 @@ final class PassService: Sendable {
             extra: extra.mapValues(\.text).merging(["voidReason": cancellationReason ?? ""]) { _, fixed in fixed },
             // The signed code scanned at the door, and its check code as the text under it.
             barcodeMessage: barcode.message,
-            barcodeAltText: barcode.checkCode
+            barcodeAltText: barcode.checkCode,
+            // The event's announcement, on the tickets still valid (an announcement job bumps those).
+            announcement: cancelled ? nil : event.announcement.map { TicketData.Announcement(message: $0.message, notify: $0.notify) }
         )
     }
 }
