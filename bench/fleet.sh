@@ -7,7 +7,8 @@
 # runs of 10,000 (median quoted), each on a fresh database and server. With FLEET_BENCH_DESIGN=1
 # (the default) every 10,000-phone run is paired with one whose event has a design: colours, Wallet
 # details and images uploaded at their largest size (`pass-server-bench design-images`;
-# FLEET_BENCH_DESIGN_KINDS, icon, logo and strip by default), so the designed storm is measured
+# FLEET_BENCH_DESIGN_KINDS, icon, logo and strip by default; stored as the server stores uploads by
+# default, palette PNGs, or in full colour with FLEET_BENCH_DESIGN_COLORS=full), so the designed storm is measured
 # against the plain one in the same hour; the fleet checks the images are in every
 # signature-checked pass.
 #
@@ -17,7 +18,8 @@
 #
 # Assumes `swift build -c release` and PASS_SERVER_TEST_DATABASE_URL (scripts/with-postgres.sh).
 # Knobs: FLEET_BENCH_LARGE (100000), FLEET_BENCH_SMALL (10000), FLEET_BENCH_REPEAT (3),
-#        FLEET_CONNECTIONS (64), FLEET_DEADLINE (900 s), FLEET_BENCH_DESIGN (1).
+#        FLEET_CONNECTIONS (64), FLEET_DEADLINE (900 s), FLEET_BENCH_DESIGN (1),
+#        FLEET_BENCH_DESIGN_KINDS (icon logo strip), FLEET_BENCH_DESIGN_COLORS (palette).
 # Prints Markdown; raw JSON lines go to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +31,9 @@ DESIGN=${FLEET_BENCH_DESIGN:-1}
 # The design's images: an event ticket with a strip shows no background or thumbnail, so a design
 # sets these three; FLEET_BENCH_DESIGN_KINDS="icon logo strip background thumbnail" sends all five.
 DESIGN_KINDS=${FLEET_BENCH_DESIGN_KINDS:-icon logo strip}
+# How the uploads are stored (`colors` of POST /admin/v1/images): palette (the server's default) or
+# full; "palette full" pairs every plain run with one designed run of each.
+DESIGN_COLORS=${FLEET_BENCH_DESIGN_COLORS:-palette}
 LARGE=${FLEET_BENCH_LARGE:-100000}
 SMALL=${FLEET_BENCH_SMALL:-10000}
 REPEAT=${FLEET_BENCH_REPEAT:-3}
@@ -59,12 +64,12 @@ POSTMASTER_PID=$(head -n 1 "${PASS_SERVER_TEST_PG_DATA:-/nonexistent}/postmaster
 "$BENCH" design-images --dir "$WORK/images" >/dev/null
 signs_per_second() { openssl speed -elapsed -multi 2 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ { rate = $6 } END { print rate }'; }
 
-# design_body PORT TOKEN FILE: uploads the design images to the server on PORT and writes a
-# design naming them (with colours and Wallet details) to FILE.
+# design_body PORT TOKEN FILE COLORS: uploads the design images to the server on PORT, stored as
+# COLORS, and writes a design naming them (with colours and Wallet details) to FILE.
 design_body() {
-    local port="$1" token="$2" file="$3" kind ids=()
+    local port="$1" token="$2" file="$3" colors="$4" kind ids=()
     for kind in $DESIGN_KINDS; do
-        ids+=("$kind=$(curl -fsS -X POST "http://127.0.0.1:$port/admin/v1/images?kind=$kind" -H "Authorization: Bearer $token" \
+        ids+=("$kind=$(curl -fsS -X POST "http://127.0.0.1:$port/admin/v1/images?kind=$kind&colors=$colors" -H "Authorization: Bearer $token" \
             -H 'Content-Type: image/png' --data-binary "@$WORK/images/$kind.png" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')")
     done
     python3 - "$file" "${ids[@]}" <<'PY'
@@ -86,10 +91,11 @@ with open(sys.argv[1], "w") as handle:
 PY
 }
 
-# run N OUTPUT [design]: one fleet run of N phones on a fresh database and server; the JSON line
-# goes to OUTPUT. With "design" the event gets the whole design before its tickets are issued.
+# run N OUTPUT [design COLORS]: one fleet run of N phones on a fresh database and server; the JSON
+# line goes to OUTPUT. With "design" the event gets the whole design, its images stored as COLORS,
+# before its tickets are issued.
 run() {
-    local phones="$1" output="$2" look="${3:-}" database_url http_port apns_port token design_options=()
+    local phones="$1" output="$2" look="${3:-}" colors="${4:-palette}" database_url http_port apns_port token design_options=()
     # A size of 0 skips that part (FLEET_BENCH_LARGE=0 for the 10,000-phone runs alone).
     if [ "$phones" -le 0 ]; then echo '{"skipped": true}' > "$output"; return; fi
     DB="bench_fleet_$$_${phones}_$RANDOM"
@@ -102,7 +108,8 @@ run() {
     apns_port=$(free_port)
     start_live_server "$SERVER" "$database_url" "$http_port" "$apns_port" "$WORK/certs" "$WORK/server.log"
     if [ "$look" = design ]; then
-        design_body "$http_port" "$token" "$WORK/design.json"
+        design_body "$http_port" "$token" "$WORK/design.json" "$colors"
+        look="design-$colors"
         design_options=(--design "$WORK/design.json" --expect-files "$(printf '%s@3x.png,' $DESIGN_KINDS | sed 's/,$//')")
     fi
     echo "bench/fleet.sh: $phones phones${look:+ ($look)} (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
@@ -128,8 +135,12 @@ echo "bench/fleet.sh: measuring the signing floor" >&2
 floor_before=$(signs_per_second)
 run "$LARGE" "$WORK/large.json"
 for index in $(seq 1 "$REPEAT"); do
-    run "$SMALL" "$WORK/small-$index.json"
-    if [ "$DESIGN" = 1 ]; then run "$SMALL" "$WORK/small-$index-design.json" design; fi
+    # Named so that the shell's sorting lists the runs in the order they ran.
+    run "$SMALL" "$WORK/small-$index-0.json"
+    if [ "$DESIGN" = 1 ]; then
+        turn=1
+        for colors in $DESIGN_COLORS; do run "$SMALL" "$WORK/small-$index-$turn-design-$colors.json" design "$colors"; turn=$((turn + 1)); done
+    fi
 done
 floor_after=$(signs_per_second)
 
@@ -166,7 +177,8 @@ def row(report, label=None):
     setup = report.get("setup") or {}
     rss = report.get("serverPeakRSSKiB")
     server_cpu = report.get("serverCPUSeconds")
-    print(f"| {label or format(report['phones'], ',')}{' (design)' if report.get('look') == 'design' else ''} | {cell(setup.get('ticketSeconds'))} / {cell(setup.get('registrationSeconds'))} "
+    look = report.get('look', 'template')
+    print(f"| {label or format(report['phones'], ',')}{'' if look == 'template' else f' ({look})'} | {cell(setup.get('ticketSeconds'))} / {cell(setup.get('registrationSeconds'))} "
           f"| {cell(report.get('secondsTo50Percent'))} | {cell(report.get('secondsTo90Percent'))} | {cell(report.get('secondsTo99Percent'))} "
           f"| {cell(total)} | {cell(floor)} | {cell(ratio, '×', 2)} | {cell(report.get('fetchP50Milliseconds'), 'ms', 0)} "
           f"| {cell(report.get('fetchP99Milliseconds'), 'ms', 0)} | {report.get('serverErrors')} | {report.get('phonesLeftBehind')} "
@@ -190,7 +202,8 @@ for report in runs:
           f"phone requests waited for a fleet connection p99 {cell(report.get('queueWaitP99Milliseconds'), 'ms', 0)}; "
           f"server CPU by thread: {threads or '—'}")
 medians = {}
-for look in ("template", "design"):
+looks = ["template"] + sorted({r.get("look") for r in small if r and r.get("look", "template") != "template"})
+for look in looks:
     done = [r for r in small if r and r.get("secondsTo100Percent") is not None and r.get("look", "template") == look]
     if not done:
         continue
@@ -200,11 +213,13 @@ for look in ("template", "design"):
     phones = done[0]["phones"]
     floor = phones / rate if rate else None
     print()
-    print(f"{phones:,} phones{' with the design' if look == 'design' else ''}, median of {len(done)} runs: 100 % in {median:.1f} s, "
+    print(f"{phones:,} phones{'' if look == 'template' else f' ({look})'}, median of {len(done)} runs: 100 % in {median:.1f} s, "
           f"floor {cell(floor)}, ratio {cell(median / floor if floor else None, '×', 2)}, server CPU {cell(medians[look][1])}.")
-if len(medians) == 2:
-    (plain, plain_cpu), (designed, designed_cpu) = medians["template"], medians["design"]
+for look in looks[1:]:
+    if "template" not in medians or look not in medians:
+        continue
+    (plain, plain_cpu), (designed, designed_cpu) = medians["template"], medians[look]
     cpu_ratio = f"; server CPU {designed_cpu / plain_cpu:.2f} ×" if plain_cpu and designed_cpu else ""
     print()
-    print(f"Designed ÷ plain, medians: 100 % in {designed / plain:.2f} ×{cpu_ratio} (goal: within 10 %).")
+    print(f"{look} ÷ plain, medians: 100 % in {designed / plain:.2f} ×{cpu_ratio} (goal: within 10 %).")
 PY

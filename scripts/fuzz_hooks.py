@@ -32,7 +32,12 @@ cases that would break them are not generated. Negative cases are left alone.
 - A design's `images` must name images uploaded before, each of its own kind, and its `details`
   follow Wallet's rules (docs/poster-event-tickets.md), which the schema describes but cannot
   state: positive designs are generated with colours and a logo text only (EventDesignTests
-  covers images and details).
+  covers images and details). The same holds for a scheduled change's `design`.
+- An announcement's `sendAt` and a scheduled change's `applyAt` must be in the future: positive
+  cases give none (announcements) or a future one (docs/scheduling.md; AnnouncementTests and
+  ScheduledChangeTests cover the bounds).
+- A scheduled change must change something (a field of the event or a design), and its dates
+  follow an event edit's rule above (the event's stored dates are unknown here).
 """
 
 import re
@@ -82,21 +87,42 @@ def filter_case(context, case):
         return True
     if operation == "updateDesign":
         return not case.body.get("images") and not case.body.get("details")
+    if operation == "createAnnouncement":
+        return "sendAt" not in case.body or in_future(case.body.get("sendAt"))
+    if operation in ("createScheduledChange", "replaceScheduledChange"):
+        design = case.body.get("design")
+        if isinstance(design, dict) and (design.get("images") or design.get("details")):
+            return False
+        if not in_future(case.body.get("applyAt")):
+            return False
+        # `design: null` is no design; any other field named is a change (`endsAt: null` removes the end).
+        if not any(key != "applyAt" and (key != "design" or value is not None) for key, value in case.body.items()):
+            return False
+        return dates_fit(case.body.get("startsAt"), case.body.get("endsAt"))
     if operation == "createScannerAccess":
         if "expiresAt" not in case.body:
             return True
-        expires = instant(case.body.get("expiresAt"))
-        # A minute of margin: the request reaches the server a little later.
-        return expires is not None and expires > datetime.now(timezone.utc) + timedelta(minutes=1)
+        return in_future(case.body.get("expiresAt"))
     starts, ends = case.body.get("startsAt"), case.body.get("endsAt")
     if operation == "createEvent":
         if case.body.get("confirmPastStart") is not True and instant(starts) is not None and instant(starts) < datetime.now(timezone.utc):
             return False
         return ends is None or instant(ends) >= instant(starts)
     if operation == "updateEvent":
-        if starts is None and ends is None:
-            return True
-        if starts is None or ends is None:
-            return False
-        return instant(ends) >= instant(starts)
+        return dates_fit(starts, ends)
     return True
+
+
+def in_future(text):
+    """Whether `text` is a time more than a minute ahead (the request reaches the server a little later)."""
+    moment = instant(text)
+    return moment is not None and moment > datetime.now(timezone.utc) + timedelta(minutes=1)
+
+
+def dates_fit(starts, ends):
+    """An edit's dates: neither, or both with the end not before the start."""
+    if starts is None and ends is None:
+        return True
+    if starts is None or ends is None:
+        return False
+    return instant(ends) >= instant(starts)

@@ -36,7 +36,15 @@ static inline int shim_vips_colourspace_srgb(VipsImage *in, VipsImage **out) {
 /// `vips_pngsave_buffer` is variadic: this writes 8-bit PNG without metadata (EXIF, XMP, ICC, text).
 /// Free `*buf` with g_free.
 static inline int shim_vips_pngsave_buffer_stripped(VipsImage *in, void **buf, size_t *len) {
-    return vips_pngsave_buffer(in, buf, len, "strip", TRUE, "bitdepth", 8, NULL);
+    return vips_pngsave_buffer(in, buf, len, "strip", TRUE, "bitdepth", 8, "compression", 9, NULL);
+}
+
+/// `vips_pngsave_buffer` is variadic: this writes an 8-bit palette PNG (at most 256 colours, chosen
+/// by libimagequant, Floyd-Steinberg dithered, alpha kept through the palette) without metadata.
+/// Free `*buf` with g_free.
+static inline int shim_vips_pngsave_buffer_palette(VipsImage *in, void **buf, size_t *len) {
+    return vips_pngsave_buffer(in, buf, len, "strip", TRUE, "bitdepth", 8, "compression", 9,
+        "palette", TRUE, "Q", 100, "dither", 1.0, NULL);
 }
 
 /// `vips_colourspace`, `vips_extract_band` and `vips_cast` are variadic: this makes one 8-bit band of

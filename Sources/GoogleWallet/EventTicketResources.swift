@@ -20,6 +20,8 @@ public struct EventTicketClass: Codable, Sendable, Equatable {
     public var callbackOptions: CallbackOptions?
     /// `NOTIFY_ON_UPDATE` asks Google to tell holders about this update (within its limits).
     public var notifyPreference: String?
+    /// The messages shown on every ticket of the class; a patch with them replaces Google's list.
+    public var messages: [GoogleMessageItem]?
 
     public init(id: String, issuerName: String, eventName: GoogleText) {
         self.id = id
@@ -49,6 +51,23 @@ public struct EventTicketClass: Codable, Sendable, Equatable {
     public struct CallbackOptions: Codable, Sendable, Equatable {
         public var url: String
         public init(url: String) { self.url = url }
+    }
+}
+
+/// A message on a class or object (Google's `Message`): shown on the ticket's details; added with
+/// `addMessage` as `TEXT_AND_NOTIFY` it also notifies the holders (within Google's limits).
+public struct GoogleMessageItem: Codable, Sendable, Equatable {
+    public var id: String
+    public var header: String
+    public var body: String
+    /// `TEXT` or `TEXT_AND_NOTIFY`.
+    public var messageType: String
+
+    public init(id: String, header: String, body: String, messageType: String) {
+        self.id = id
+        self.header = header
+        self.body = body
+        self.messageType = messageType
     }
 }
 

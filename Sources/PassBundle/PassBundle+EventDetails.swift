@@ -61,6 +61,7 @@ extension PassBundle {
     ) throws(PassBundleError) -> (tree: JSONValue, definition: PassDefinition) {
         let values = try data.templateValues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier)
         var tree = try template.render(values)
+        data.applyAnnouncement(to: &tree, label: template.announcementLabel)
         design.applyLook(to: &tree)
         try design.details.apply(to: &tree, ticket: data)
         let definition = try PassDefinition.decode(tree)

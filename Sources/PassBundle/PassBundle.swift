@@ -43,7 +43,9 @@ public enum PassBundle {
         options: ValidationOptions = ValidationOptions()
     ) throws(PassBundleError) -> PassDefinition {
         let values = try data.templateValues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier)
-        let definition = try PassDefinition.decode(try template.render(values))
+        var tree = try template.render(values)
+        data.applyAnnouncement(to: &tree, label: template.announcementLabel)
+        let definition = try PassDefinition.decode(tree)
         let issues = definition.validationIssues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier, options: options)
         guard issues.isEmpty else { throw .invalidPass(issues) }
         return definition
@@ -57,7 +59,11 @@ public enum PassBundle {
         options: ValidationOptions = ValidationOptions()
     ) throws(PassBundleError) -> [UInt8] {
         let values = try data.templateValues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier)
-        let (tree, bytes) = try template.renderWithBytes(values)
+        var (tree, bytes) = try template.renderWithBytes(values)
+        if data.announcement != nil {
+            data.applyAnnouncement(to: &tree, label: template.announcementLabel)
+            bytes = tree.serialized
+        }
         let definition = try PassDefinition.decode(tree)
         let issues = definition.validationIssues(passTypeIdentifier: signer.passTypeIdentifier, teamIdentifier: signer.teamIdentifier, options: options)
         guard issues.isEmpty else { throw .invalidPass(issues) }

@@ -50,6 +50,12 @@ public struct Template: Sendable {
         file(at: "\(language).lproj/pass.strings").flatMap(PassStrings.decode)
     }
 
+    /// The label of an announcement's back field on this template's passes
+    /// (`TicketData.announcementLabel`).
+    public var announcementLabel: String {
+        TicketData.announcementLabel(localizedStrings: localizations.compactMap { passStrings(language: $0) })
+    }
+
     /// Languages with an `.lproj` folder, sorted (`["en", "ja"]`).
     public var localizations: [String] {
         Array(Set(files.compactMap { file in

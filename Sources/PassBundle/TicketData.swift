@@ -40,6 +40,20 @@ public struct TicketData: Sendable, Equatable {
     public var barcodeMessage: String?
     /// The text under the barcode; nil: the serial number.
     public var barcodeAltText: String?
+    /// The organizer's announcement, shown first on the back of the pass; nil: none.
+    public var announcement: Announcement?
+
+    /// An announcement on the back of a pass. With `notify` its field carries `changeMessage`
+    /// `%@`, so Wallet shows the text on the lock screen when it appears or changes.
+    public struct Announcement: Sendable, Equatable {
+        public var message: String
+        public var notify: Bool
+
+        public init(message: String, notify: Bool) {
+            self.message = message
+            self.notify = notify
+        }
+    }
 
     public init(
         serialNumber: String,
@@ -61,8 +75,10 @@ public struct TicketData: Sendable, Equatable {
         changeMessage: String? = nil,
         extra: [String: String] = [:],
         barcodeMessage: String? = nil,
-        barcodeAltText: String? = nil
+        barcodeAltText: String? = nil,
+        announcement: Announcement? = nil
     ) {
+        self.announcement = announcement
         self.serialNumber = serialNumber
         self.authenticationToken = authenticationToken
         self.webServiceURL = webServiceURL

@@ -23,21 +23,22 @@ public struct CheckedImage: Sendable, Equatable {
     /// decode), turned upright, scaled to `kind.shape.pixelSize(at:from:)` (an `exact` kind filling
     /// its box with a centred crop, a `fitting` kind keeping its proportions), converted to 8-bit
     /// sRGB, and written without metadata: no EXIF, XMP, ICC profile or text chunks survive.
+    /// `colors` says whether the files may be palette PNGs (`PassImageColors`).
     ///
     /// Throws `.undecodable` when the pixel data turns out damaged, `.processingFailed` when the
     /// digest cannot be computed. Deterministic: the same upload gives the same bytes.
-    public func scaled() throws(PassImageError) -> PassImageSet {
+    public func scaled(_ colors: PassImageColors = .palette) throws(PassImageError) -> PassImageSet {
         try Vips.start()
         var files: [PassImageFile] = []
         for scale in PassImageShape.scales {
             let target = kind.shape.pixelSize(at: scale, from: size)
-            files.append(PassImageFile(kind: kind, scale: scale, size: target, png: try png(of: target)))
+            files.append(PassImageFile(kind: kind, scale: scale, size: target, png: try png(of: target, colors)))
         }
         return try PassImageSet(kind: kind, files: files)
     }
 
     /// One PNG of exactly `target` pixels.
-    private func png(of target: ImageSize) throws(PassImageError) -> [UInt8] {
+    private func png(of target: ImageSize, _ colors: PassImageColors) throws(PassImageError) -> [UInt8] {
         let crop: Int32
         switch kind.shape {
         case .exact: crop = 1
@@ -53,7 +54,7 @@ public struct CheckedImage: Sendable, Equatable {
             guard image.width == target.width, image.height == target.height else {
                 return .failure(.processingFailed(reason: "libvips made \(image.width)×\(image.height) instead of \(target)"))
             }
-            guard let png = image.pngBytes() else { return .failure(.undecodable(format, reason: Vips.lastError())) }
+            guard let png = image.pngBytes(colors) else { return .failure(.undecodable(format, reason: Vips.lastError())) }
             return .success(png)
         }
         return try result.get()

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PassServer
 
 extension CommandLineInterface {
@@ -18,7 +19,11 @@ extension CommandLineInterface {
             } catch {
                 throw StartupError(error)
             }
-            let application = try Application(configuration: configuration)
+            // Request threads hand their lines to a writer thread rather than taking one lock and
+            // making one write(2) each; everything logged is written before serve returns.
+            let sink = BufferedSink()
+            defer { sink.shutdown() }
+            let application = try Application(configuration: configuration, logSink: sink)
             switch try application.developmentAdminToken() {
             case .minted(let token):
                 context.standardOutput("Development admin token (shown once; create more with `pass-server token create`):\n  \(token)")

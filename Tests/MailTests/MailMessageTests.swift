@@ -132,6 +132,36 @@ struct MailMessageTests {
         }
     }
 
+    @Test("lists: a list's section is written once per item, its names known only inside it, each value escaped")
+    func lists() throws {
+        let names: Set<String> = ["buyer", "link"]
+        let lists: [String: Set<String>] = ["tickets": ["attendee", "seat"]]
+        let template = try MailTemplate(
+            subject: "{{buyer}}: {{#tickets}}[{{attendee}}]{{/tickets}}", text: "Hi {{buyer}}\n{{#tickets}}- {{attendee}} ({{seat}}) {{link}}\n{{/tickets}}end",
+            html: "<ul>{{#tickets}}<li>{{attendee}}</li>{{/tickets}}</ul>{{#link}}<a href=\"{{link}}\">go</a>{{/link}}", placeholders: names, lists: lists
+        )
+        let rendered = template.render(
+            ["buyer": "Bea", "link": "https://x.example/o?a=1&b=2"],
+            lists: ["tickets": [["attendee": Self.hostileName, "seat": "A1"], ["attendee": "Bo\r\nBcc: x@example.com", "seat": "A2"]]]
+        )
+        #expect(rendered.subject == #"Bea: [Eve Bcc: victim@example.com <script>alert(1)</script> & "friends"][Bo Bcc: x@example.com]"#)
+        #expect(rendered.text == """
+            Hi Bea
+            - Eve Bcc: victim@example.com <script>alert(1)</script> & "friends" (A1) https://x.example/o?a=1&b=2
+            - Bo Bcc: x@example.com (A2) https://x.example/o?a=1&b=2
+            end
+            """)
+        #expect(rendered.html == #"<ul><li>Eve Bcc: victim@example.com &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;friends&quot;</li><li>Bo Bcc: x@example.com</li></ul><a href="https://x.example/o?a=1&amp;b=2">go</a>"#)
+        #expect(template.render(["buyer": "Bea"], lists: ["tickets": []]).text == "Hi Bea\nend", "an empty list writes nothing")
+        #expect(template.render(["buyer": "Bea"]).text == "Hi Bea\nend", "a list not given is empty")
+        for (text, why) in [
+            ("{{attendee}}", "an item's name outside its list"), ("{{tickets}}", "a list as a value"),
+            ("{{#tickets}}{{#link}}{{/link}}{{/tickets}}", "nested"), ("{{#tickets}}{{nope}}{{/tickets}}", "unknown inside"),
+        ] {
+            #expect(throws: MailError.self, "\(why)") { try MailTemplate(subject: "", text: text, html: "", placeholders: names, lists: lists) }
+        }
+    }
+
     @Test("a hostile display name stays inside its one To header; every line ends in CRLF and is short")
     func hostileHeaders() throws {
         let bytes = try Self.message(name: Self.hostileName, subject: "Hi " + Self.hostileName).rendered()

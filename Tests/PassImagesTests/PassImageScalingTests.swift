@@ -1,3 +1,4 @@
+import Foundation
 import PassBundle
 import ByteEncoding
 import Certificates
@@ -92,16 +93,101 @@ struct PassImageScalingTests {
         }
     }
 
-    @Test("grey, RGBA and 16-bit uploads come out as 8-bit RGB or RGBA PNGs", arguments: [
+    @Test("in full colour, grey, RGBA and 16-bit uploads come out as 8-bit RGB or RGBA PNGs", arguments: [
         (1, false, UInt8(2)), (4, false, 6), (3, true, 2), (1, true, 2), (4, true, 6),
     ])
     func outputIsEightBitSRGB(bands: Int, sixteenBit: Bool, colourType: UInt8) throws {
         let upload = try TestImage.make(300, 300, bands: bands, sixteenBit: sixteenBit)
         // IHDR's bit depth and colour type bytes, for the upload and then each output.
         #expect(upload[24] == (sixteenBit ? 16 : 8))
-        for file in try PassImageCheck.check(upload, as: .thumbnail).scaled().files {
+        for file in try PassImageCheck.check(upload, as: .thumbnail).scaled(.full).files {
             #expect(file.png[24] == 8, "\(file.name) has \(file.png[24]) bits per sample")
             #expect(file.png[25] == colourType, "\(file.name) has colour type \(file.png[25])")
+        }
+    }
+
+    /// IHDR's colour type: 2 RGB, 3 palette, 6 RGBA.
+    private static func colourType(_ png: [UInt8]) -> UInt8 { png[25] }
+
+    @Test("by default an image of at most 256 colours becomes palette PNGs with exactly the full-colour pixels")
+    func paletteIsExactForFewColours() throws {
+        // Grey noise in three bands: however it is scaled, at most 256 colours (every one a grey),
+        // and noise, so a palette's byte a pixel beats full colour's three.
+        let upload = try TestImage.encode(grey: TestImage.noise(600 * 600), 600, 600, as: .png, colour: true)
+        let palette = try PassImageCheck.check(upload, as: .icon).scaled()
+        let full = try PassImageCheck.check(upload, as: .icon).scaled(.full)
+        for (small, large) in zip(palette.files, full.files) {
+            #expect(Self.colourType(large.png) == 2, "\(large.name) in full colour is RGB")
+            #expect(Self.colourType(small.png) == 3, "\(small.name) is a palette PNG by default")
+            #expect(PNGFile.chunkTypes(small.png).contains("PLTE"))
+            let (smallBands, smallPixels) = try TestImage.pixels(small.png)
+            let (largeBands, largePixels) = try TestImage.pixels(large.png)
+            #expect(smallBands == 3 && largeBands == 3)
+            #expect(smallPixels == largePixels, "\(small.name): the palette holds every colour, so no pixel changes")
+        }
+        #expect(palette.contentAddress != full.contentAddress, "two encodings are two stored images")
+    }
+
+    @Test("a photograph-like strip in a palette is under a third of its full-colour bytes and within a few levels of it")
+    func paletteShrinksPhotographs() throws {
+        let upload = try TestImage.photographLike(1125, 294)
+        let palette = try PassImageCheck.check(upload, as: .strip).scaled()
+        let full = try PassImageCheck.check(upload, as: .strip).scaled(.full)
+        let paletteBytes = palette.files.reduce(0) { $0 + $1.png.count }
+        let fullBytes = full.files.reduce(0) { $0 + $1.png.count }
+        #expect(palette.files.allSatisfy { Self.colourType($0.png) == 3 }, "every scale is a palette PNG")
+        #expect(full.files.allSatisfy { Self.colourType($0.png) == 2 })
+        #expect(paletteBytes * 3 < fullBytes, "\(paletteBytes) bytes in a palette against \(fullBytes) in full colour")
+        for (small, large) in zip(palette.files, full.files) {
+            let (_, smallPixels) = try TestImage.pixels(small.png)
+            let (_, largePixels) = try TestImage.pixels(large.png)
+            try #require(smallPixels.count == largePixels.count)
+            var squares = 0.0
+            for (a, b) in zip(smallPixels, largePixels) {
+                let difference = Double(Int(a) - Int(b))
+                squares += difference * difference
+            }
+            let meanSquare = squares / Double(largePixels.count)
+            let psnr = 10 * log10(255 * 255 / max(meanSquare, 1e-9))
+            #expect(psnr > 30, "\(small.name): \(psnr) dB against the full-colour file")
+        }
+    }
+
+    @Test("a file smaller in full colour than in a palette (a smooth gradient) stays in full colour")
+    func smallerEncodingWins() throws {
+        var grey = [UInt8](repeating: 0, count: 600 * 600)
+        for index in grey.indices { grey[index] = UInt8(index % 600 * 255 / 599) }
+        let upload = try TestImage.encode(grey: grey, 600, 600, as: .png, colour: true)
+        let byDefault = try PassImageCheck.check(upload, as: .icon).scaled()
+        let full = try PassImageCheck.check(upload, as: .icon).scaled(.full)
+        #expect(byDefault == full, "each file is the smaller of the two encodings: here full colour")
+        #expect(byDefault.files.allSatisfy { Self.colourType($0.png) == 2 })
+    }
+
+    @Test("a palette keeps an upload's transparency")
+    func paletteKeepsAlpha() throws {
+        // Grey noise, transparent on the left and opaque on the right, at the icon's @3x size, so
+        // the @3x file is the noise itself (where a palette is far smaller than full colour).
+        let side = 87
+        let grey = TestImage.noise(side * side)
+        var samples = [UInt8](repeating: 0, count: side * side * 4)
+        for pixel in grey.indices {
+            samples[pixel * 4] = grey[pixel]
+            samples[pixel * 4 + 1] = grey[pixel]
+            samples[pixel * 4 + 2] = grey[pixel]
+            samples[pixel * 4 + 3] = UInt8(pixel % side * 255 / (side - 1))
+        }
+        let upload = try TestImage.encode(rgb: samples, side, side, bands: 4)
+        let set = try PassImageCheck.check(upload, as: .icon).scaled()
+        let largest = try #require(set.file(at: 3))
+        #expect(Self.colourType(largest.png) == 3, "the @3x file is a palette PNG")
+        #expect(PNGFile.chunkTypes(largest.png).contains("tRNS"), "carrying its alpha in the palette")
+        let (bands, pixels) = try TestImage.pixels(largest.png)
+        try #require(bands == 4 && pixels.count == samples.count)
+        let alphaError = stride(from: 3, to: pixels.count, by: 4).map { abs(Int(pixels[$0]) - Int(samples[$0])) }.max() ?? 255
+        #expect(alphaError <= 16, "the alpha is kept within \(alphaError) levels")
+        for file in set.files {
+            #expect(try TestImage.pixels(file.png).bands == 4, "\(file.name) decodes with an alpha band")
         }
     }
 

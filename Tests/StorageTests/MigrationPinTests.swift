@@ -35,6 +35,8 @@ struct MigrationPinTests {
         21: (postgres: "caf4ae479493c47fb3d22cff059eb3ac27b9160a02e456f9d7343a8c14a4b630", sqlite: "caf4ae479493c47fb3d22cff059eb3ac27b9160a02e456f9d7343a8c14a4b630"),
         22: (postgres: "f722ba36209bb264eaad01b06a2fe54a6133284497c80b20808776aa5652550e", sqlite: "7fe7888ec0cfa893df03b2b46223229b7c4b4e632633eead142c46416e7ed674"),
         23: (postgres: "6fa8fadfc1fec5f5d08ca9e7dca1383237bdc738f92ae7e0e519e1bac36008ae", sqlite: "15967f322feec608e3322efbfbd3076f9829608f01af7ec54390e4172110d10d"),
+        24: (postgres: "c9d2ca2e9408b270c5f633d6647b0cbf216f9959161d64a16a8bc5ea25e41a4b", sqlite: "011f4f061d22380ac899e388b0580075fa74549960beb6c52fc6dcc6f6de59a9"),
+        25: (postgres: "53ba60aff81fb72b6b73eba0098e3c5d9329aa84760c44e1ed5cb46c1a8fd4bf", sqlite: "e5d1332fdf849bb04988b7f5b2b7e424d4182c682b6e1674c9cd55b82d91a881"),
     ]
 
     @Test("every applied migration's SQL is the SQL it shipped with", arguments: Backend.allCases)

@@ -94,13 +94,32 @@ final class VipsImageReference {
     }
 
     /// The image as a stripped 8-bit sRGB PNG, computing every pixel; nil on failure (the reason is
-    /// in `Vips.lastError()`).
-    func pngBytes() -> [UInt8]? {
+    /// in `Vips.lastError()`). With `.palette`, the pixels are computed once into memory and written
+    /// both ways, and the smaller file is kept: a palette PNG (exact for an image of at most 256
+    /// colours, dithered otherwise) or, where the palette's own bytes make it no smaller (a tiny
+    /// icon of many colours), the full-colour one.
+    func pngBytes(_ colors: PassImageColors) -> [UInt8]? {
         var converted: UnsafeMutablePointer<VipsImage>?
         guard shim_vips_colourspace_srgb(pointer, &converted) == 0, let srgb = VipsImageReference(converted) else { return nil }
+        switch colors {
+        case .full:
+            return srgb.encoded(shim_vips_pngsave_buffer_stripped)
+        case .palette:
+            guard let pixels = VipsImageReference(vips_image_copy_memory(srgb.pointer)),
+                let palette = pixels.encoded(shim_vips_pngsave_buffer_palette),
+                let full = pixels.encoded(shim_vips_pngsave_buffer_stripped)
+            else { return nil }
+            return palette.count < full.count ? palette : full
+        }
+    }
+
+    /// The bytes one of the PNG savers writes, copied out of libvips' buffer; nil on failure.
+    private func encoded(
+        _ save: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32
+    ) -> [UInt8]? {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
-        guard shim_vips_pngsave_buffer_stripped(srgb.pointer, &buffer, &length) == 0, let buffer else { return nil }
+        guard save(pointer, &buffer, &length) == 0, let buffer else { return nil }
         defer { g_free(buffer) }
         return Array(UnsafeRawBufferPointer(start: buffer, count: length))
     }

@@ -29,7 +29,7 @@ extension AdminController {
         case .csv: try TicketImport.rows(csv: body, declared: templateFields(of: event))
         }
         return organizer.checkImport(event, rows: rows, byColumn: format == .csv) { row in
-            var input = AdminInput(object: row.object, allowed: TicketInput.fields)
+            var input = AdminInput(object: row.object, allowed: TicketInput.rowFields)
             return input.ticketDraft()
         }
     }

@@ -9,10 +9,11 @@ extension AdminController {
     /// The largest image upload (`PassImageCheck` refuses larger files with its own message).
     static let imageBodyLimit = 6 << 20
 
-    /// `POST /admin/v1/images?kind=logo`: the body is a PNG or JPEG at the largest size; 201 with
-    /// the stored image's id and @1x size; 400 naming what is wrong with the upload.
+    /// `POST /admin/v1/images?kind=logo[&colors=full]`: the body is a PNG or JPEG at the largest
+    /// size; 201 with the stored image's id, @1x size and bytes; 400 naming what is wrong with the
+    /// upload.
     func uploadImage(_ request: Request) throws -> Response {
-        let image = try organizer.uploadImage(request.body, kind: request.query["kind"], requestID: request.requestID)
+        let image = try organizer.uploadImage(request.body, kind: request.query["kind"], colors: request.query["colors"], requestID: request.requestID)
         return .json(PassImageBody(image), status: 201, encoder: .api)
     }
 
@@ -107,11 +108,14 @@ struct PassImageBody: Encodable {
     /// The @1x size in points (the @2x and @3x files are twice and three times as large).
     var width: Int
     var height: Int
+    /// The bytes of its three PNGs: what the image adds to every pass that carries it.
+    var bytes: Int
 
     init(_ image: PassImageRecord) {
         id = image.id
         kind = image.kind
         width = image.width
         height = image.height
+        bytes = image.byteCount
     }
 }

@@ -24,9 +24,13 @@ extension AdminController {
             AdminController.importTickets(_:)
         ),
         AdminRoute(
-            .GET, "/admin/v1/events/:eventId/tickets", role: .viewer, query: ["status", "checkedIn", "q", "updatedSince", "cursor", "limit"],
+            .GET, "/admin/v1/events/:eventId/tickets", role: .viewer, query: ["status", "checkedIn", "orderId", "q", "updatedSince", "cursor", "limit"],
             AdminController.listTickets(_:)
         ),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/orders", role: .admin, AdminController.createOrder(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/orders", role: .viewer, query: ["cursor", "limit"], AdminController.listOrders(_:)),
+        AdminRoute(.GET, "/admin/v1/orders/:orderId", role: .viewer, AdminController.showOrder(_:)),
+        AdminRoute(.POST, "/admin/v1/orders/:orderId/email", role: .admin, AdminController.emailOrder(_:)),
         AdminRoute(.GET, "/admin/v1/events/:eventId/tickets.csv", role: .viewer, AdminController.exportTickets(_:)),
         AdminRoute(.GET, "/admin/v1/tickets/:serialNumber", role: .viewer, AdminController.showTicket(_:)),
         AdminRoute(.PATCH, "/admin/v1/tickets/:serialNumber", role: .admin, AdminController.updateTicket(_:)),
@@ -36,7 +40,7 @@ extension AdminController {
         AdminRoute(.GET, "/admin/v1/jobs/:jobId", role: .viewer, AdminController.showJob(_:)),
         AdminRoute(.GET, "/admin/v1/events/:eventId/design", role: .viewer, AdminController.showDesign(_:)),
         AdminRoute(.PUT, "/admin/v1/events/:eventId/design", role: .admin, maxBodySize: designBodyLimit, AdminController.updateDesign(_:)),
-        AdminRoute(.POST, "/admin/v1/images", role: .admin, query: ["kind"], maxBodySize: imageBodyLimit, AdminController.uploadImage(_:)),
+        AdminRoute(.POST, "/admin/v1/images", role: .admin, query: ["kind", "colors"], maxBodySize: imageBodyLimit, AdminController.uploadImage(_:)),
         AdminRoute(.GET, "/admin/v1/images/:imageId", role: .viewer, AdminController.showImage(_:)),
         AdminRoute(.GET, "/admin/v1/templates", role: .viewer, AdminController.listTemplates(_:)),
         AdminRoute(.POST, "/admin/v1/templates", role: .admin, query: ["name"], maxBodySize: templateBodyLimit, AdminController.uploadTemplate(_:)),
@@ -50,6 +54,18 @@ extension AdminController {
         AdminRoute(.POST, "/admin/v1/checkins:batch", role: .scanner) { admin in { try admin.checkInBatch($0) } },
         AdminRoute(.GET, "/admin/v1/events/:eventId/checkins", role: .scanner, AdminController.checkInCount(_:)),
         AdminRoute(.DELETE, "/admin/v1/tickets/:serialNumber/checkin", role: .admin, AdminController.undoCheckIn(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/announcements", role: .viewer, AdminController.listAnnouncements(_:)),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/announcements", role: .admin, AdminController.createAnnouncement(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/announcements/:announcementId", role: .viewer, AdminController.showAnnouncement(_:)),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/announcements/:announcementId/withdraw", role: .admin, AdminController.withdrawAnnouncement(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/scheduled-changes", role: .viewer, AdminController.listScheduledChanges(_:)),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/scheduled-changes", role: .admin, maxBodySize: designBodyLimit, AdminController.createScheduledChange(_:)),
+        AdminRoute(.GET, "/admin/v1/events/:eventId/scheduled-changes/:changeId", role: .viewer, AdminController.showScheduledChange(_:)),
+        AdminRoute(
+            .PUT, "/admin/v1/events/:eventId/scheduled-changes/:changeId", role: .admin, maxBodySize: designBodyLimit,
+            AdminController.replaceScheduledChange(_:)
+        ),
+        AdminRoute(.POST, "/admin/v1/events/:eventId/scheduled-changes/:changeId/cancel", role: .admin, AdminController.cancelScheduledChange(_:)),
         AdminRoute(.GET, "/admin/v1/events/:eventId/scanner-access", role: .viewer, AdminController.listScannerAccess(_:)),
         AdminRoute(.POST, "/admin/v1/events/:eventId/scanner-access", role: .admin, AdminController.createScannerAccess(_:)),
         AdminRoute(.DELETE, "/admin/v1/events/:eventId/scanner-access/:accessId", role: .admin, AdminController.revokeScannerAccess(_:)),

@@ -35,6 +35,8 @@ struct AdminController: Sendable {
     /// Where webhooks may go (WEBHOOK_ALLOW_PRIVATE_TARGETS), and whom to tell that deliveries were queued.
     var webhookTargets = WebhookTargets(allowPrivate: false)
     var webhooksQueued: @Sendable () -> Void = {}
+    /// Announcements' pacing, the scheduler to wake, the counters.
+    var scheduling = SchedulingAccess()
 
     /// Whether the caller of a read route may see the tickets' download links: an admin token's
     /// caller may, a viewer's may not. A link is the attendee's pass, barcode included: whoever
@@ -70,8 +72,8 @@ struct AdminController: Sendable {
     var organizer: Organizer {
         let mailing = mailing
         return Organizer(
-            store: store, passes: passes, logger: logger, pushesEnqueued: pushesEnqueued, jobCreated: jobCreated, mail: mail, googleWallet: googleWallet, now: now,
-            emailCheck: { template in try mailing.require(template: template) }
+            store: store, passes: passes, logger: logger, pushesEnqueued: pushesEnqueued, jobCreated: jobCreated, mail: mail, googleWallet: googleWallet,
+            scheduling: scheduling, now: now, emailCheck: { template, orders in try mailing.require(template: template, orders: orders) }
         )
     }
 

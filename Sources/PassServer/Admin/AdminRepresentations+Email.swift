@@ -14,7 +14,8 @@ struct EmailStatusBody: Encodable {
     /// How many times the server accepted the ticket's email.
     var sentCount: Int
 
-    init(_ email: TicketEmail) {
+    /// A ticket's email, or an order's (the same states and fields).
+    init(_ email: some EmailRecord) {
         state = email.state.rawValue
         queuedAt = ISODate.format(email.queuedAt)
         sentAt = email.sentAt.map { ISODate.format($0) }
@@ -36,3 +37,16 @@ struct EmailCountsBody: Encodable {
         failed = counts.failed
     }
 }
+
+/// What the API shows of an email: a ticket's (`TicketEmail`) or an order's (`OrderEmail`).
+protocol EmailRecord {
+    var state: TicketEmail.State { get }
+    var queuedAt: Date { get }
+    var sentAt: Date? { get }
+    var failedAt: Date? { get }
+    var reply: String? { get }
+    var sentCount: Int { get }
+}
+
+extension TicketEmail: EmailRecord {}
+extension OrderEmail: EmailRecord {}

@@ -27,6 +27,8 @@ struct TicketBatchBody: Encodable {
         var attendeeName: String
         var status: String
         var downloadURL: String?
+        /// The order the ticket was issued in (`GET /admin/v1/orders/{orderId}`).
+        var orderId: String?
 
         init(row: Int, outcome: String, pass: StoredPass, downloadURL: String?) {
             self.row = row
@@ -36,6 +38,7 @@ struct TicketBatchBody: Encodable {
             attendeeName = pass.attendeeName
             status = TicketBody.status(of: pass)
             self.downloadURL = downloadURL
+            orderId = pass.orderID
         }
     }
 }

@@ -136,8 +136,10 @@ struct TicketBody: Encodable {
     var undoneCheckIns: [UndoneCheckInBody]?
     /// The ticket in Google Wallet (on the ticket's own read, while Google Wallet is on).
     var googleWallet: GoogleWalletTicketBody?
-    /// What became of the ticket's email; absent until one was queued.
+    /// What became of the ticket's email (of a ticket of an order, the order's); absent until one was queued.
     var emailStatus: EmailStatusBody?
+    /// The order the ticket was issued in (`GET /admin/v1/orders/{orderId}`); absent for a ticket issued on its own.
+    var orderId: String?
 
     init(_ pass: StoredPass, downloadURL: String? = nil) {
         serialNumber = pass.serialNumber.rawValue
@@ -156,6 +158,7 @@ struct TicketBody: Encodable {
         lastModified = ISODate.format(pass.modifiedDate)
         createdAt = ISODate.format(pass.createdAt)
         self.downloadURL = downloadURL
+        orderId = pass.orderID
     }
 }
 

@@ -68,15 +68,16 @@ final class TicketExport: Sendable {
         }
         let after = cursor.after
         typealias Page = (
-            passes: [StoredPass], devices: [Int64: (devices: Int, upToDate: Int)], emails: [Int64: TicketEmail], checkIns: [Int64: CheckIn]
+            passes: [StoredPass], devices: [Int64: (devices: Int, upToDate: Int)], emails: [Int64: TicketEmail], checkIns: [Int64: CheckIn],
+            orders: [String: StoredOrder]
         )
-        let (page, devices, emails, checkIns) = try admin.store.withSession(.read) { session -> Page in
+        let (page, devices, emails, checkIns, orders) = try admin.store.withSession(.read) { session -> Page in
             let page = try session.passes(eventID: eventID, after: after, limit: Self.pageSize)
-            guard let first = page.first?.id, let last = page.last?.id else { return (page, [:], [:], [:]) }
+            guard let first = page.first?.id, let last = page.last?.id else { return (page, [:], [:], [:], [:]) }
             let checkedIn = page.filter { $0.checkedInAt != nil }.map(\.id)
             return (
                 page, try session.deviceCounts(eventID: eventID, passIDs: first...last), try session.ticketEmails(passIDs: page.map(\.id)),
-                try session.checkIns(passIDs: checkedIn)
+                try session.checkIns(passIDs: checkedIn), try session.orders(ids: Array(Set(page.compactMap(\.orderID))))
             )
         }
         guard let last = page.last else {
@@ -87,14 +88,21 @@ final class TicketExport: Sendable {
         cursor.finished = page.count < Self.pageSize
         var bytes: [UInt8] = []
         for pass in page {
-            bytes += CSV.record(try row(pass, devices: devices[pass.id] ?? (0, 0), email: emails[pass.id], checkIn: checkIns[pass.id]))
+            let order = pass.orderID.flatMap { orders[$0] }
+            bytes += CSV.record(try row(pass, order: order, devices: devices[pass.id] ?? (0, 0), email: emails[pass.id], checkIn: checkIns[pass.id]))
         }
         return bytes
     }
 
-    /// One ticket's cells, in `columns` order.
-    private func row(_ pass: StoredPass, devices: (devices: Int, upToDate: Int), email: TicketEmail?, checkIn: CheckIn?) throws -> [String] {
-        let imported = [pass.attendeeName, pass.attendeeEmail ?? "", pass.seat ?? "", pass.externalID ?? "", pass.language ?? ""]
+    /// One ticket's cells, in `columns` order. The order is named as an upload names it: by the
+    /// organizer's id for it, else by its id, so its rows form the same order when imported again.
+    private func row(
+        _ pass: StoredPass, order: StoredOrder?, devices: (devices: Int, upToDate: Int), email: TicketEmail?, checkIn: CheckIn?
+    ) throws -> [String] {
+        let imported = [
+            pass.attendeeName, pass.attendeeEmail ?? "", pass.seat ?? "", pass.externalID ?? "", pass.language ?? "",
+            order.map { $0.externalID ?? $0.id } ?? "", order?.buyerEmail ?? "", order?.buyerName ?? "",
+        ]
         let link = downloadURLs ? [try admin.downloadURL(for: pass)] : []
         let reported = [pass.serialNumber.rawValue, TicketBody.status(of: pass), pass.cancellationReason ?? ""] + link
             + [String(devices.devices), String(devices.upToDate), email?.state.rawValue ?? ""]

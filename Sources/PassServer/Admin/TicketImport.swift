@@ -49,8 +49,9 @@ enum TicketImport {
     /// The largest upload in bytes: room for 10,000 rows of about 1.6 KB each, far more than
     /// attendee lists hold.
     static let maxBodySize = 16 << 20
-    /// The CSV columns of every template; its declared extra fields add theirs.
-    static let columns = ["attendeeName", "attendeeEmail", "seat", "externalId", "language"]
+    /// The CSV columns of every template; its declared extra fields add theirs. Rows sharing an
+    /// `orderId` are one order, whose buyer `buyerEmail` and `buyerName` name.
+    static let columns = ["attendeeName", "attendeeEmail", "seat", "externalId", "language", "orderId", "buyerEmail", "buyerName"]
 
     /// Why an upload cannot be read at all: answered 400 with its code, shown by the dashboard
     /// above the upload.

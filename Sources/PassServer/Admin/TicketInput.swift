@@ -7,6 +7,9 @@ enum TicketInput {
     /// The body fields of a ticket; `extra` holds the template's declared fields.
     static let fields = Set(TicketDraft.fields)
 
+    /// The fields of a batch row: a ticket's, and the order it is issued in with its buyer.
+    static let rowFields = fields.union(TicketDraft.orderFields)
+
     /// The longest external id, in characters.
     static let externalIDMaxLength = TicketDraft.externalIDMaxLength
 }
@@ -50,6 +53,37 @@ extension AdminInput {
         draft.externalID = string("externalId").value
         draft.language = string("language").value
         draft.extra = extraValues()
+        draft.orderID = string("orderId").value
+        draft.buyerEmail = string("buyerEmail").value
+        draft.buyerName = string("buyerName").value
+        draft.unreadable = unreadable
+        return draft
+    }
+
+    /// A new order (read with `allowed: OrderDraft.fields` and `notify`): its buyer, and each of
+    /// `tickets` read as a new ticket whose problems are named `tickets[<index>].<field>`.
+    mutating func orderDraft() -> OrderDraft {
+        var draft = OrderDraft()
+        draft.externalID = string("externalId").value
+        draft.buyerEmail = string("buyerEmail").value
+        draft.buyerName = string("buyerName").value
+        draft.language = string("language").value
+        switch value("tickets") {
+        case nil:
+            break
+        case .array(let elements)?:
+            draft.tickets = elements.enumerated().map { index, element in
+                guard case .object(let object) = element else {
+                    var ticket = TicketDraft()
+                    ticket.unreadable = [OrganizerError.Issue("", "must be an object")]
+                    return ticket
+                }
+                var input = AdminInput(object: object, allowed: TicketInput.fields)
+                return input.ticketDraft()
+            }
+        default:
+            problem("tickets", "must be an array of ticket objects")
+        }
         draft.unreadable = unreadable
         return draft
     }
@@ -98,8 +132,22 @@ extension AdminInput {
         default: break
         }
         query.search = string("q").value
+        query.orderID = checked("orderId") { id in
+            AdminIdentifiers.isPlausible(id) ? .success(id) : .failure(FieldRules.Problem(message: "must be an order id (orderId)"))
+        }.value
         query.updatedSince = instant("updatedSince")
         query.cursor = decimal("cursor", maxDigits: 18, problem: "must be a cursor from a previous page")
+        query.limit = integer("limit", in: 1...500, default: 50)
+        query.unreadable = unreadable
+        return query
+    }
+}
+
+extension AdminInput {
+    /// An event's orders list's query parameters.
+    mutating func orderQuery() -> OrderQuery {
+        var query = OrderQuery()
+        query.cursor = string("cursor").value
         query.limit = integer("limit", in: 1...500, default: 50)
         query.unreadable = unreadable
         return query

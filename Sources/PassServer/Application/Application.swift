@@ -31,6 +31,10 @@ public final class Application: Sendable {
     /// Webhook deliveries to the organizers' endpoints.
     let webhooks: WebhookDispatcher
     let jobRunner: JobRunner
+    /// Applies announcements and event edits when they are due.
+    let scheduler: Scheduler
+    /// The operations the scheduler applies them with.
+    let scheduledOperations: Organizer
     let certificates: CertificateMonitor
     let retentionWorker: Worker.Periodic
     let certificateWorker: Worker.Periodic
@@ -180,6 +184,9 @@ public final class Application: Sendable {
             maxDevicesPerPass: configuration.maxDevicesPerPass, acceptsAndroid: relayDispatcher != nil
         ).register(in: &router)
         let checkIns = CheckInMetrics()
+        let schedulingMetrics = SchedulingMetrics()
+        let scheduler = Scheduler(store: store, logger: logger.named("scheduler"), metrics: schedulingMetrics)
+        self.scheduler = scheduler
         var admin = AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
             pushesEnqueued: wakeDispatchers, jobCreated: { jobRunner.wake(); google?.wake(); webhooks.wake() },
@@ -189,6 +196,10 @@ public final class Application: Sendable {
         admin.googleWallet = configuration.googleWallet.isEnabled
         admin.webhookTargets = WebhookTargets(allowPrivate: configuration.webhooks.allowPrivateTargets)
         admin.webhooksQueued = { webhooks.wake() }
+        admin.scheduling = SchedulingAccess(
+            announcementInterval: TimeInterval(configuration.announcements.interval), scheduled: { scheduler.wake() }, metrics: schedulingMetrics
+        )
+        scheduledOperations = admin.organizer
         admin.register(in: &router)
         DashboardController(
             admin: admin,
@@ -197,6 +208,7 @@ public final class Application: Sendable {
             )
         ).register(in: &router)
         DownloadController(store: store, passes: passes, google: google?.saveLinks(publicURL: publicURL), now: now).register(in: &router)
+        OrderController(store: store, passes: passes, googleWallet: configuration.googleWallet.isEnabled, now: now).register(in: &router)
         PassImageController(store: store).register(in: &router)
         WebAssets().register(in: &router)
         OpenAPIController.register(in: &router)
@@ -210,7 +222,8 @@ public final class Application: Sendable {
         }
         let httpMetrics = HTTPMetrics()
         var metrics = MetricsController(
-            store: store, dispatcher: dispatcher, relay: relayDispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns, certificates: certificates,
+            store: store, dispatcher: dispatcher, relay: relayDispatcher, mail: mail, passes: passes, http: httpMetrics, checkIns: checkIns,
+            scheduling: schedulingMetrics, certificates: certificates,
             googleWallet: configuration.googleWallet.isEnabled ? googleCallbacks : nil,
             logger: logger.named("metrics"), startedAt: startedAt, startedInstant: startedInstant, now: now
         )
@@ -261,6 +274,7 @@ public final class Application: Sendable {
         googleWallet?.start()
         webhooks.start()
         jobRunner.start()
+        scheduler.start(organizer: scheduledOperations)
         certificates.check()
         certificateWorker.start()
         retentionWorker.start()
@@ -282,6 +296,7 @@ public final class Application: Sendable {
         server.shutdown()
         server.waitUntilStopped()
         reach.shutdown()
+        scheduler.shutdown()
         jobRunner.shutdown()
         retentionWorker.shutdown()
         certificateWorker.shutdown()

@@ -20,6 +20,8 @@ struct MetricsController: Sendable {
     let passes: PassService
     let http: HTTPMetrics
     let checkIns: CheckInMetrics
+    /// Announcements sent and scheduled actions applied by this process.
+    let scheduling: SchedulingMetrics
     let certificates: CertificateMonitor
     /// Google Wallet's callbacks; nil while Google Wallet is off.
     let googleWallet: CallbackMetrics?
@@ -55,6 +57,7 @@ struct MetricsController: Sendable {
         requests(&text)
         text.counter("passserver_checkins_total", "Scans answered by the check-in API, by result (forged: a valid serial with a wrong signature)",
                      checkIns.snapshot.map { ("result=\"\($0.result.rawValue)\"", $0.count) })
+        scheduled(&text)
         if let googleUpdates, let google { googleWalletUpdates(google, dispatcher: googleUpdates, &text) }
         if let hooks { webhookDeliveries(hooks, &text) }
         if let googleWallet {
@@ -136,6 +139,27 @@ struct MetricsController: Sendable {
             ])
         }
         text.gauge("passserver_google_wallet_halted", "1 while Google refuses our service account or issuer and updates are paused", [("", dispatcher.isHalted ? 1 : 0)])
+    }
+
+    /// Scheduled actions by kind and state (from the database, every scrape: a few rows), and what
+    /// this process sent and applied.
+    private func scheduled(_ text: inout MetricsText) {
+        if let counts = try? store.withSession(.read, { try $0.scheduledActionCounts() }) {
+            var samples: [(String, Int)] = []
+            for kind in ScheduledAction.Kind.allCases {
+                for state in ScheduledAction.State.allCases {
+                    samples.append((MetricsText.labels(["kind": kind.rawValue, "state": state.rawValue]), counts.count(kind, state)))
+                }
+            }
+            text.gauge("passserver_scheduled_actions", "Scheduled announcements and event edits by state (pending, applied, failed, cancelled)", samples)
+        }
+        let counts = scheduling.snapshot
+        text.counter("passserver_announcements_sent_total", "Announcements this process sent to an event's passes, by whether they alert the lock screen", [
+            ("notify=\"true\"", counts.notifyingSent), ("notify=\"false\"", counts.silentSent),
+        ])
+        text.counter("passserver_scheduled_actions_finished_total", "Scheduled actions this process applied, or found unable to apply (failed)", [
+            ("outcome=\"applied\"", counts.applied), ("outcome=\"failed\"", counts.failed),
+        ])
     }
 
     /// The relay's counters, while it is configured.

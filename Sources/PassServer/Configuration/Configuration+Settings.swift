@@ -130,6 +130,7 @@ extension Configuration {
         },
         .seconds("ADMIN_SESSION_TTL", "How long a dashboard sign-in (/admin/) lasts; expired sessions are deleted by the retention sweep", default: "12h", in: 60...(30 * 86_400), at: \.dashboard.sessionTTL),
         .seconds("CHECKIN_GRACE", "How long after an event's end (its start + 4 h when it has none) its tickets still check in; later scans are refused (event_ended)", default: "12h", in: 0...(30 * 86_400), at: \.checkIn.grace),
+        .seconds("ANNOUNCEMENT_INTERVAL", "Least time between two announcements of one event that alert the lock screen; a second one sooner is refused, naming when it is allowed (0: no limit)", default: "10m", in: 0...86_400, at: \.announcements.interval),
         .integer("DEVICE_LOG_CAPACITY", "Messages from phones (/v1/log) kept; older ones are dropped", default: "10000", in: 1...10_000_000, at: \.deviceLogCapacity),
         .integer("MAX_DEVICES_PER_PASS", "Devices registered per pass; registering one more replaces the one updated least recently", default: "10", in: 1...10_000, at: \.maxDevicesPerPass),
         .integer("BUNDLE_CACHE_SIZE", "Bytes of signed passes cached in memory; size it to hold the passes phones fetch repeatedly", default: "67108864", in: 0...(64 << 30), at: \.bundleCacheSize),

@@ -24,6 +24,7 @@ public struct Configuration: Sendable, Equatable {
     public var webhooks = Webhooks()
     public var dashboard = Dashboard()
     public var checkIn = CheckIn()
+    public var announcements = Announcements()
     /// Secret from which pass authentication and download tokens are derived (HMAC-SHA256), so the
     /// database only ever holds their hashes. Never rotate it once passes are issued.
     public var tokenSecret: [UInt8]? = nil
@@ -174,6 +175,13 @@ public struct Configuration: Sendable, Equatable {
         /// Seconds after an event's end (its start + 4 hours without an end) during which its
         /// tickets still check in; later scans are refused as `event_ended`.
         public var grace = 12 * 3_600
+        public init() {}
+    }
+
+    /// Announcements to the holders of an event's passes (docs/scheduling.md).
+    public struct Announcements: Sendable, Equatable {
+        /// Seconds between two notifying announcements of one event, at least; 0: no limit.
+        public var interval = 600
         public init() {}
     }
 

@@ -10,6 +10,9 @@ struct GoogleMessage: Sendable {
     var body: [UInt8]
     var inserted: Bool
     var notify: Bool
+    /// A class's announcement to add with Google's message call once the class is written
+    /// (`{"message":{…}}`); nil: none.
+    var addMessage: [UInt8]? = nil
 }
 
 /// Sends classes and objects to Google's Wallet API with a few threads of blocking calls
@@ -138,6 +141,14 @@ final class GoogleSender: OutboxSender {
                 if !fallbacks.isEmpty {
                     let again = call(fallbacks.map { Self.call(ready[$0].message, patch: !ready[$0].message.inserted) })
                     for (position, answer) in zip(fallbacks, again) { answers[position] = answer }
+                }
+                // A class written with an announcement to add: the message call follows, and its
+                // answer is the message's (retried as a whole: the class is written again first,
+                // without the announcement, so it is never added twice).
+                for (position, entry) in ready.enumerated() {
+                    if let body = entry.message.addMessage, case .success = answers[position] {
+                        answers[position] = client.addMessage(entry.message.resource, id: entry.message.id, body: body)
+                    }
                 }
                 for (position, entry) in ready.enumerated() { deliveries[entry.index] = Self.delivery(answers[position], notify: entry.message.notify) }
             }

@@ -44,6 +44,12 @@ struct GoogleTickets: Sendable {
         return resource
     }
 
+    /// The event's announcement as a message of its class; `notifying` asks Google to notify the
+    /// holders (`TEXT_AND_NOTIFY`, sent with `addMessage`).
+    func message(_ announcement: EventAnnouncement, notifying: Bool) -> GoogleMessageItem {
+        GoogleMessageItem(id: announcement.id, header: "Announcement", body: announcement.message, messageType: notifying ? "TEXT_AND_NOTIFY" : "TEXT")
+    }
+
     /// The ticket's object; `notify` asks Google to tell its holder (a cancellation, a new seat).
     func object(_ pass: StoredPass, event: Event, notify: Bool) throws -> EventTicketObject {
         var resource = EventTicketObject(id: objectID(serial: pass.serialNumber), classId: classID(event: event.id), state: Self.state(of: pass, event: event).rawValue)

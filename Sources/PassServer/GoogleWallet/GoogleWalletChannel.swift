@@ -53,9 +53,22 @@ final class GoogleWalletChannel: OutboxChannel {
                 do { design = try PassService.design(of: event) } catch {
                     throw GoogleMessageProblem(message: "event \(eventID) has a design that cannot be read")
                 }
-                let resource = tickets.eventClass(event, design: design, notify: notify)
+                var resource = tickets.eventClass(event, design: design, notify: notify)
+                // The class carries the event's announcement; one Google does not have yet is
+                // added after the class is written, with Google's message call (which notifies).
+                let fresh = Self.freshAnnouncement(row)
+                resource.messages = fresh != nil ? [] : event.announcement.map { [tickets.message($0, notifying: false)] } ?? []
                 guard let body = try? encoder.encode(resource) else { throw GoogleMessageProblem(message: "the class of \(eventID) cannot be encoded") }
-                return GoogleMessage(resource: .eventTicketClass, id: resource.id, body: Array(body), inserted: row.inserted, notify: notify)
+                var message = GoogleMessage(resource: .eventTicketClass, id: resource.id, body: Array(body), inserted: row.inserted, notify: notify)
+                if let fresh {
+                    let notifying = fresh.notify && row.recentNotifications.count + (notify ? 1 : 0) < Self.notificationsPerDay
+                    guard let added = try? encoder.encode(AddMessage(message: tickets.message(fresh, notifying: notifying))) else {
+                        throw GoogleMessageProblem(message: "the announcement of \(eventID) cannot be encoded")
+                    }
+                    message.addMessage = Array(added)
+                    message.notify = notify || notifying
+                }
+                return message
             case .object(let passID):
                 guard let pass = row.ticket, let event = row.event else { throw GoogleMessageProblem(message: "ticket \(passID) or its event is gone") }
                 let resource: EventTicketObject
@@ -74,7 +87,7 @@ final class GoogleWalletChannel: OutboxChannel {
             switch (item.decision.settlement, item.answer) {
             case (.completed, .synced(_, let notified)):
                 let state: String? = if case .object = item.row.target, let pass = item.row.ticket { GoogleTickets.state(of: pass, event: item.row.event).rawValue } else { nil }
-                kind = .synced(state: state, notified: notified)
+                kind = .synced(state: state, notified: notified, announced: Self.freshAnnouncement(item.row)?.id)
             case (.failed(let reason), _): kind = .failed(reason: reason)
             default: kind = .pending
             }
@@ -123,6 +136,19 @@ final class GoogleWalletChannel: OutboxChannel {
     func resumed() {
         logger.notice("Google accepts our updates again; Google Wallet resumed")
         readiness.warn("google_wallet", warning: nil)
+    }
+}
+
+extension GoogleWalletChannel {
+    /// The body of Google's message call.
+    struct AddMessage: Encodable {
+        var message: GoogleMessageItem
+    }
+
+    /// A class row's announcement that Google was not given yet (none for objects).
+    static func freshAnnouncement(_ row: GoogleOutboxRow) -> EventAnnouncement? {
+        guard case .eventClass = row.target, let announcement = row.event?.announcement, announcement.id != row.announced else { return nil }
+        return announcement
     }
 }
 

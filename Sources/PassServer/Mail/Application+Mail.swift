@@ -29,7 +29,9 @@ extension Application {
                 from: addresses.from, replyTo: addresses.replyTo, organizationName: passes.organizationName,
                 googleWallet: configuration.googleWallet.isEnabled
             ),
-            templates: passes.templates, ticketURL: { try passes.downloadURL(for: $0) }, readiness: readiness, logger: logger, now: now
+            orderMail: OrderMail(from: addresses.from, replyTo: addresses.replyTo, organizationName: passes.organizationName),
+            templates: passes.templates, ticketURL: { try passes.downloadURL(for: $0) }, orderURL: { try passes.orderURL(for: $0) },
+            readiness: readiness, logger: logger, now: now
         )
         logger.notice("email on", ["smtp.url": smtp.url, "mail.from": addresses.from.address, "mail.rate": "\(settings.rate)"])
         return MailDispatcher(

@@ -5,18 +5,22 @@ import PassBundle
 import Storage
 import Synchronization
 
-/// Ticket emails as an outbox channel: `mail_outbox` rows, the SMTP server as the sender,
-/// `MailPolicy` as the reply policy. Each message is written when its row is claimed, from the
-/// ticket and event as they are then (`TicketMail`); each batch of answers is recorded in one
-/// transaction: the rows' settlement, then the answers on the tickets (`ticket_emails`).
+/// Ticket and order emails as an outbox channel: `mail_outbox` rows, the SMTP server as the
+/// sender, `MailPolicy` as the reply policy. Each message is written when its row is claimed, from
+/// the ticket (or the order and its tickets) and event as they are then (`TicketMail`,
+/// `OrderMail`); each batch of answers is recorded in one transaction: the rows' settlement, then
+/// the answers on the orders and tickets (`orders`, `ticket_emails`).
 final class MailChannel: OutboxChannel {
     let store: any Store
     let sender: MailSender
     let policy: MailPolicy
     let mail: TicketMail
+    let orderMail: OrderMail
     let templates: TemplateLibrary
     /// The attendee page of a ticket: its download link.
     let ticketURL: @Sendable (StoredPass) throws -> String
+    /// The buyer's page of an order.
+    let orderURL: @Sendable (StoredOrder) throws -> String
     let readiness: Readiness
     let logger: Logger
     let now: @Sendable () -> Date
@@ -27,16 +31,18 @@ final class MailChannel: OutboxChannel {
     let reachability = Mutex(Reachability())
 
     init(
-        store: any Store, sender: MailSender, policy: MailPolicy, mail: TicketMail, templates: TemplateLibrary,
-        ticketURL: @escaping @Sendable (StoredPass) throws -> String, readiness: Readiness, logger: Logger,
-        now: @escaping @Sendable () -> Date
+        store: any Store, sender: MailSender, policy: MailPolicy, mail: TicketMail, orderMail: OrderMail, templates: TemplateLibrary,
+        ticketURL: @escaping @Sendable (StoredPass) throws -> String, orderURL: @escaping @Sendable (StoredOrder) throws -> String,
+        readiness: Readiness, logger: Logger, now: @escaping @Sendable () -> Date
     ) {
         self.store = store
         self.sender = sender
         self.policy = policy
         self.mail = mail
+        self.orderMail = orderMail
         self.templates = templates
         self.ticketURL = ticketURL
+        self.orderURL = orderURL
         self.readiness = readiness
         self.logger = logger
         self.now = now
@@ -49,15 +55,9 @@ final class MailChannel: OutboxChannel {
     func message(for row: MailOutboxRow) -> Result<OutgoingMail, MailError> {
         Result { () throws(MailError) in
             guard let pass = row.ticket, let event = row.event else { throw MailError(.invalidText, "the ticket or its event is gone") }
+            if row.orderID != nil { return try orderMessage(for: row, event: event) }
             guard let email = pass.attendeeEmail else { throw MailError(.invalidAddress, "the ticket has no email address any more") }
-            let template: Template
-            do {
-                template = try templates.template(named: event.template)
-            } catch let error as PassBundleError {
-                throw MailError(.invalidText, "template \(event.template) cannot be loaded: \(error.message)")
-            } catch {
-                throw MailError(.invalidText, "template \(event.template) cannot be read: \(error)")
-            }
+            let template = try self.template(of: event)
             let url: String
             do {
                 url = try ticketURL(pass)
@@ -74,6 +74,47 @@ final class MailChannel: OutboxChannel {
         }
     }
 
+    /// The message of an order's row: the order's active tickets, to its buyer.
+    private func orderMessage(for row: MailOutboxRow, event: Event) throws(MailError) -> OutgoingMail {
+        guard let order = row.order else { throw MailError(.invalidText, "the order is gone") }
+        guard let email = order.buyerEmail else { throw MailError(.invalidAddress, "the order has no buyer's email address any more") }
+        let active = row.orderTickets.filter { $0.status == .active }
+        guard !active.isEmpty else { throw MailError(.invalidText, "the order has no active ticket any more") }
+        let template = try self.template(of: event)
+        let page: String
+        let tickets: [OrderMail.Ticket]
+        do {
+            page = try orderURL(order)
+            tickets = try active.map { pass in
+                OrderMail.Ticket(
+                    serialNumber: pass.serialNumber.rawValue, attendeeName: PassService.shownName(pass), seat: pass.seat, ticketURL: try ticketURL(pass)
+                )
+            }
+        } catch {
+            throw MailError(.invalidText, "the order's links cannot be made")
+        }
+        let message = try orderMail.message(
+            for: OrderMail.Order(
+                buyerName: order.buyerName, buyerEmail: email, language: order.language ?? row.orderTickets.first?.language,
+                eventName: event.name, venue: event.venue, startsAt: event.startsAt, timeZone: event.timeZone, eventLanguage: event.language,
+                orderURL: page, tickets: tickets
+            ),
+            template: template, now: now()
+        )
+        return OutgoingMail(from: message.from.address, to: message.to.address, bytes: message.rendered(), claimedUntil: row.claimedUntil)
+    }
+
+    /// The event's pass template, whose texts the message is written from.
+    private func template(of event: Event) throws(MailError) -> Template {
+        do {
+            return try templates.template(named: event.template)
+        } catch let error as PassBundleError {
+            throw MailError(.invalidText, "template \(event.template) cannot be loaded: \(error.message)")
+        } catch {
+            throw MailError(.invalidText, "template \(event.template) cannot be read: \(error)")
+        }
+    }
+
     func record(_ batch: OutboxBatch<MailChannel>, now: Date) throws {
         let results = batch.items.map { item in
             let kind: EmailResult.Kind = switch item.decision.settlement {
@@ -81,7 +122,7 @@ final class MailChannel: OutboxChannel {
             case .failed: .failed
             case .retry, .halt: .retrying
             }
-            return EmailResult(passID: item.row.passID, kind: kind, reply: item.decision.reason)
+            return EmailResult(passID: item.row.passID, orderID: item.row.orderID, kind: kind, reply: item.decision.reason)
         }
         try store.transaction { session in
             // Lock order: the outbox rows first (settling locks them by ticket), then the tickets' rows.
@@ -107,7 +148,8 @@ final class MailChannel: OutboxChannel {
             case "failed":
                 added.failedByReason[item.decision.label ?? "unknown", default: 0] += 1
                 logger.warning("email failed", [
-                    "pass.id": "\(item.row.passID)", "mail.reason": item.decision.label ?? "unknown", "smtp.reply": item.decision.reason ?? "",
+                    "pass.id": "\(item.row.passID)", "order.id": item.row.orderID ?? "", "mail.reason": item.decision.label ?? "unknown",
+                    "smtp.reply": item.decision.reason ?? "",
                 ])
             default: break
             }

@@ -73,9 +73,20 @@ struct TicketMail: Sendable {
 
     /// Every language the template has complete texts for, parsed and checked.
     static func texts(of template: Template) throws(MailError) -> [String: MailTemplate] {
+        try texts(of: template, parts: parts, placeholders: placeholders)
+    }
+
+    /// Every language with any of the files `parts` names (below `mail/<language>/`), each with
+    /// all three parsed and checked (a missing or invalid one is an error naming it).
+    static func texts(
+        of template: Template, parts: (subject: String, text: String, html: String), placeholders: Set<String>,
+        lists: [String: Set<String>] = [:]
+    ) throws(MailError) -> [String: MailTemplate] {
+        let names: Set<String> = [parts.subject, parts.text, parts.html]
         var languages = Set<String>()
         for path in template.mailFiles.keys {
-            if let slash = path.firstIndex(of: "/") { languages.insert(String(path[..<slash])) }
+            guard let slash = path.firstIndex(of: "/"), names.contains(String(path[path.index(after: slash)...])) else { continue }
+            languages.insert(String(path[..<slash]))
         }
         var texts: [String: MailTemplate] = [:]
         for language in languages.sorted() {
@@ -87,7 +98,8 @@ struct TicketMail: Sendable {
             }
             do {
                 texts[language] = try MailTemplate(
-                    subject: try file(parts.subject), text: try file(parts.text), html: try file(parts.html), placeholders: placeholders
+                    subject: try file(parts.subject), text: try file(parts.text), html: try file(parts.html), placeholders: placeholders,
+                    lists: lists
                 )
             } catch {
                 throw MailError(.invalidText, "template \(template.name): mail/\(language): \(error.message)")

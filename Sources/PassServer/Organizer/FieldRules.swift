@@ -24,6 +24,33 @@ enum FieldRules {
         }
     }
 
+    /// The longest announcement, in Unicode scalars (a back field shows it whole; the lock screen
+    /// shows its start).
+    static let maxAnnouncement = 500
+
+    /// An announcement's text: plain text of at most `maxAnnouncement` Unicode scalars as given,
+    /// line breaks allowed (CR LF and CR become LF) and no other control character, not blank;
+    /// stored without surrounding spaces and line breaks.
+    static func announcement(_ raw: String) -> Result<String, Problem> {
+        length(raw, maxLength: maxAnnouncement).flatMap { raw in
+            var scalars = String.UnicodeScalarView()
+            var previous: Unicode.Scalar?
+            for scalar in raw.unicodeScalars {
+                if scalar == "\n" && previous == "\r" { previous = scalar; continue }
+                scalars.append(scalar == "\r" ? "\n" : scalar)
+                previous = scalar
+            }
+            if scalars.contains(where: { $0 != "\n" && AdminText.isControl($0) }) {
+                return .failure(Problem(message: "must not contain control characters other than line breaks"))
+            }
+            let blank: (Unicode.Scalar) -> Bool = { $0 == "\n" || AdminText.isSpace($0) }
+            guard let first = scalars.firstIndex(where: { !blank($0) }), let last = scalars.lastIndex(where: { !blank($0) }) else {
+                return .failure(Problem(message: "must not be empty"))
+            }
+            return .success(String(scalars[first...last]))
+        }
+    }
+
     /// `local@domain.tld`: one `@`, no spaces or control characters, and a dot inside the domain;
     /// at most 254 Unicode scalars. Stored as given.
     static func email(_ email: String) -> Result<String, Problem> {

@@ -12,8 +12,9 @@ extension Organizer {
     /// Checks an uploaded image for `kind`, scales it to @1x, @2x and @3x and stores it once (an
     /// image uploaded twice is the same row). Refuses with the problem under `image` (a wrong
     /// format, too large, the wrong proportions, too small, not an image); nothing is stored then.
-    func uploadImage(_ bytes: [UInt8], kind name: String?, requestID: String) throws -> PassImageRecord {
-        let record = try checkImage(bytes, kind: name)
+    /// `colors` is `palette` (the default) or `full` (`PassImageColors`).
+    func uploadImage(_ bytes: [UInt8], kind name: String?, colors: String? = nil, requestID: String) throws -> PassImageRecord {
+        let record = try checkImage(bytes, kind: name, colors: colors)
         let stored = try store.withSession(.write) { try $0.insertPassImage(record) }
         logger.info("pass image stored", ["image.id": stored.id, "image.kind": stored.kind, "request.id": requestID])
         return stored
@@ -22,11 +23,14 @@ extension Organizer {
     /// An uploaded image for `kind` checked and scaled as `uploadImage` does, but not stored: a
     /// form that uploads images with other fields stores them with the design
     /// (`updateDesign(_:_:uploads:requestID:)`), or not at all when anything is refused.
-    func checkImage(_ bytes: [UInt8], kind name: String?) throws -> PassImageRecord {
+    func checkImage(_ bytes: [UInt8], kind name: String?, colors: String? = nil) throws -> PassImageRecord {
         guard let name, let kind = PassImageKind(rawValue: name) else {
             throw OrganizerError.invalid("kind", "must be one of \(PassImageKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let set = try Self.scale(bytes, as: kind)
+        guard let colors = colors.map(PassImageColors.init(rawValue:)) ?? .palette else {
+            throw OrganizerError.invalid("colors", "must be one of \(PassImageColors.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let set = try Self.scale(bytes, as: kind, colors)
         guard let one = set.file(at: 1), let two = set.file(at: 2), let three = set.file(at: 3) else {
             throw PassServiceError("scaling produced no file at some scale")
         }
@@ -37,15 +41,20 @@ extension Organizer {
     }
 
     /// The upload checked and scaled; a problem of the upload is `invalid` under `image`.
-    private static func scale(_ bytes: [UInt8], as kind: PassImageKind) throws -> PassImageSet {
+    private static func scale(_ bytes: [UInt8], as kind: PassImageKind, _ colors: PassImageColors) throws -> PassImageSet {
         let result: Result<PassImageSet, PassImageError> = Result { () throws(PassImageError) -> PassImageSet in
-            try PassImageCheck.check(bytes, as: kind).scaled()
+            try PassImageCheck.check(bytes, as: kind).scaled(colors)
         }
         switch result {
         case .success(let set): return set
         case .failure(let problem) where problem.isUploadProblem: throw OrganizerError.invalid("image", problem.description)
         case .failure(let problem): throw problem
         }
+    }
+
+    /// The bytes each stored image of `design` adds to every pass, by image id.
+    func imageByteCounts(of design: PassDesign) throws -> [String: Int] {
+        try store.withSession(.read) { try $0.passImageByteCounts(ids: Array(design.images.values)) }
     }
 
     /// The image with `id`; `notFound` when there is none.
@@ -66,6 +75,17 @@ extension Organizer {
     /// `uploads` are images checked by `checkImage` and not stored yet, which the design may name:
     /// they are stored in the transaction that saves the design, so a refused design stores none.
     func updateDesign(_ existing: Event, _ given: PassDesign, uploads: [PassImageRecord] = [], requestID: String) throws -> EventUpdate {
+        let (design, text) = try checkedDesign(existing, given, uploads: uploads)
+        let named = Set(design.images.values)
+        return try apply(EventChange(design: .some(text)), to: existing, requestID: requestID, logged: "event design changed; re-push job created") { session in
+            for upload in uploads where named.contains(upload.id) { _ = try session.insertPassImage(upload) }
+        }
+    }
+
+    /// `given` checked for `existing` (every field; each image stored, or among `uploads`, and of
+    /// its kind; NFC and the poster's rules), normalized, with the text the event stores (nil: the
+    /// template as it is); `invalid` naming every problem.
+    func checkedDesign(_ existing: Event, _ given: PassDesign, uploads: [PassImageRecord] = []) throws -> (design: PassDesign, text: String?) {
         var issues = given.validate().map { OrganizerError.Issue($0.field, $0.message) }
         let design = given.normalized
         var stored = try store.withSession(.read) { try $0.passImages(ids: Array(design.images.values)) }
@@ -94,19 +114,7 @@ extension Organizer {
         guard issues.isEmpty else { throw OrganizerError.invalid(issues) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let empty = design == PassDesign()
-        let text = empty ? nil : String(decoding: try encoder.encode(design), as: UTF8.self)
-        let named = Set(design.images.values)
-        let (event, job) = try store.transaction { session in
-            for upload in uploads where named.contains(upload.id) { _ = try session.insertPassImage(upload) }
-            let (event, job) = try session.updateEvent(id: existing.id, change: EventChange(design: .some(text)), now: now())
-            if job != nil { try requireBuildable { try passes.validate(event: event) } }
-            return (event, job)
-        }
-        if let job {
-            logger.info("event design changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": requestID])
-            jobCreated()
-        }
-        return EventUpdate(event: event, job: job)
+        let text = design == PassDesign() ? nil : String(decoding: try encoder.encode(design), as: UTF8.self)
+        return (design, text)
     }
 }

@@ -37,6 +37,11 @@ extension Organizer {
     /// Changes the fields the edit names; a change that the passes show starts a re-push job.
     /// `existing` as looked up (`event(id:)`); the change applies to the event as it is then.
     func updateEvent(_ existing: Event, _ edit: EventEdit, requestID: String) throws -> EventUpdate {
+        try apply(try checkedChange(existing, edit), to: existing, requestID: requestID)
+    }
+
+    /// The change `edit` makes to `existing`, every field checked; `invalid` naming every problem.
+    func checkedChange(_ existing: Event, _ edit: EventEdit) throws -> EventChange {
         var check = FieldCheck(reported: edit.unreadable, fields: EventDraft.fields)
         var change = EventChange()
         change.name = check.text("name", edit.name)
@@ -51,7 +56,18 @@ extension Organizer {
         // cannot together leave the end before the start.
         if Self.endsBeforeStart(change, existing) { check.problem("endsAt", Self.endsBeforeStartProblem) }
         try check.validate()
+        return change
+    }
+
+    /// Applies a checked change to the event as it is under its row lock, with the pass checked
+    /// to build when the passes show the change; starts the re-push job that follows. `alongside`
+    /// runs first in the same transaction (a design's new images are stored with it).
+    func apply(
+        _ change: EventChange, to existing: Event, requestID: String, logged message: String = "event changed; re-push job created",
+        alongside: (StoreSession) throws -> Void = { _ in }
+    ) throws -> EventUpdate {
         let (event, job) = try store.transaction { session in
+            try alongside(session)
             let (event, job) = try session.updateEvent(id: existing.id, now: now()) { current in
                 if Self.endsBeforeStart(change, current) { throw OrganizerError.invalid("endsAt", Self.endsBeforeStartProblem) }
                 return change
@@ -60,7 +76,7 @@ extension Organizer {
             return (event, job)
         }
         if let job {
-            logger.info("event changed; re-push job created", ["event.id": event.id, "job.id": job.id, "request.id": requestID])
+            logger.info(message, ["event.id": event.id, "job.id": job.id, "request.id": requestID])
             jobCreated()
         }
         return EventUpdate(event: event, job: job)

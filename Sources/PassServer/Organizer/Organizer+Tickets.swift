@@ -28,7 +28,7 @@ extension Organizer {
         if notify, let ticket, ticket.attendeeEmail == nil { check.problem("notify", "needs attendeeEmail") }
         try check.validate()
         guard let ticket else { throw OrganizerError.invalid(check.allIssues) }
-        if notify { try emailCheck(event.template) }
+        if notify { try emailCheck(event.template, false) }
         let new = try newPass(ticket, event: event, passType: try passType())
         let imported = try store.transaction { session in
             // The import path locks the event, so two requests with one external id issue one ticket.
@@ -106,6 +106,7 @@ extension Organizer {
         filter.search = check.text("q", query.search)
         filter.modifiedSince = check.value("updatedSince", query.updatedSince)
         filter.checkedIn = check.value("checkedIn", query.checkedIn)
+        filter.orderID = check.value("orderId", query.orderID)
         let cursor = check.value("cursor", query.cursor) ?? 0
         if cursor < 0 { check.problem("cursor", "must be a cursor from a previous page") }
         let limit = check.integer("limit", query.limit, in: 1...500) ?? 50

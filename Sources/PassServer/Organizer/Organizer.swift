@@ -20,10 +20,13 @@ struct Organizer: Sendable {
     var mail: MailAccess = .off
     /// Whether Google Wallet is on (its reach is shown beside Apple's).
     var googleWallet = false
+    /// Announcements' pacing, the scheduler to wake, the counters.
+    var scheduling = SchedulingAccess()
     var now: @Sendable () -> Date = Date.init
     /// Refuses (`conflict`) while tickets of a template cannot be emailed: email is off, or the
-    /// template has no valid email texts. Checked before anything is issued with `notify`.
-    let emailCheck: @Sendable (_ template: String?) throws -> Void
+    /// template has no valid email texts (`orders`: nor order email texts). Checked before
+    /// anything is issued with `notify`.
+    let emailCheck: @Sendable (_ template: String?, _ orders: Bool) throws -> Void
 
     // MARK: Lookups
 
@@ -116,7 +119,7 @@ struct Organizer: Sendable {
         )
     }
 
-    /// Tickets with their email states, read in one statement.
+    /// Tickets with their email states and check-ins, read in two statements.
     func tickets(_ passes: [StoredPass]) throws -> [Ticket] {
         let ids = passes.map(\.id)
         let (emails, checkIns) = try store.withSession(.read) { (try $0.ticketEmails(passIDs: ids), try $0.checkIns(passIDs: ids)) }

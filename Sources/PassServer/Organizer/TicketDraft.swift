@@ -12,6 +12,10 @@ struct TicketDraft: Sendable, Equatable {
     var language: String?
     /// Values for the template's extra fields; nil when none were given.
     var extra: [String: ExtraInput]?
+    /// A row of an upload: the order it is issued in (`orderFields`), nil for none.
+    var orderID: String?
+    var buyerEmail: String?
+    var buyerName: String?
     /// What the transport could not read into the fields above; reported with the draft's own problems.
     var unreadable: [OrganizerError.Issue] = []
 
@@ -42,9 +46,11 @@ struct NewTicket: Sendable, Equatable {
     var externalID: String?
     var language: String?
     var extra: [String: ExtraValue]
+    /// The `orderId` of its upload row (`ImportOrder.key`); nil: issued on its own.
+    var orderKey: String? = nil
 }
 
-/// A ticket with what became of its email.
+/// A ticket with what became of its email (for a ticket of an order: the order's email).
 struct Ticket: Sendable, Equatable {
     var pass: StoredPass
     /// nil until an email was queued.
@@ -78,13 +84,15 @@ struct TicketQuery: Sendable, Equatable {
     var updatedSince: Date?
     /// Checked in (true) or not (false).
     var checkedIn: Bool?
+    /// Of this order (its id).
+    var orderID: String?
     /// The `nextCursor` of the previous page.
     var cursor: Int64?
     /// 1 to 500.
     var limit = 50
     var unreadable: [OrganizerError.Issue] = []
 
-    static let fields = ["status", "checkedIn", "q", "updatedSince", "cursor", "limit"]
+    static let fields = ["status", "checkedIn", "orderId", "q", "updatedSince", "cursor", "limit"]
 }
 
 /// One page of an event's tickets.
@@ -107,6 +115,8 @@ struct TicketImportCheck {
     var tickets: [(row: Int, ticket: NewTicket)]
     /// What is wrong, per row and field; empty when every row is valid.
     var problems: [RowIssue]
+    /// The orders the rows name, by `orderId`.
+    var orders: [String: ImportOrder] = [:]
 }
 
 /// A problem of one row of an upload.
@@ -127,8 +137,11 @@ enum TicketImportOutcome {
 struct TicketImportResult: Sendable, Equatable {
     /// Every row's ticket, in the order uploaded, and whether it is new.
     var entries: [Entry]
-    /// With `notify`: the new tickets whose email was queued; nil without.
+    /// With `notify`: the new tickets whose email was queued (a ticket of an order counts once
+    /// its order's email is queued); nil without.
     var emailsQueued: Int?
+    /// The orders the upload's rows were issued in, by `orderId`.
+    var orders: [String: StoredOrder] = [:]
 
     struct Entry: Sendable, Equatable {
         var row: Int

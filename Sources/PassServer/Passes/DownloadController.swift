@@ -164,6 +164,11 @@ struct DownloadController: Sendable {
     /// The page's band: the colours and logo text of the pass as built now (the event's design
     /// over its template), and the design's logo (served by `/images/{id}`) or the template's.
     private func look(_ pass: StoredPass, event: Event) throws -> AttendeePage.Look {
+        try Self.look(pass, event: event, passes: passes)
+    }
+
+    /// The band of a page showing `pass` (the ticket page's, the order page's).
+    static func look(_ pass: StoredPass, event: Event, passes: PassService) throws -> AttendeePage.Look {
         let definition = try passes.preview(pass, event: event).pass
         let foreground = definition.foregroundColor ?? "rgb(0, 0, 0)"
         var look = AttendeePage.Look(background: definition.backgroundColor ?? "rgb(255, 255, 255)", foreground: foreground, logoText: definition.logoText)
@@ -180,7 +185,7 @@ struct DownloadController: Sendable {
 
 extension HTTPHeaders {
     /// These headers with each of `other`'s replacing any of its name.
-    fileprivate func merging(_ other: HTTPHeaders) -> HTTPHeaders {
+    func merging(_ other: HTTPHeaders) -> HTTPHeaders {
         var all = self
         for header in other { all.replace(name: header.name, value: header.value) }
         return all

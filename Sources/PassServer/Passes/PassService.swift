@@ -52,6 +52,11 @@ final class PassService: Sendable {
         return webServiceURL + "/download/" + token
     }
 
+    /// `PUBLIC_URL/orders/{token}`: the buyer's page of an order.
+    func orderURL(for order: StoredOrder) throws -> String {
+        webServiceURL + "/orders/" + (try vault.orderToken(orderID: order.id))
+    }
+
     /// The signed bundle of `pass` at its current revision. `event` is looked up by the caller only
     /// on a cache miss (`loadEvent`). Signing happens on demand, once however many threads ask
     /// (`BundleCache`), under one of the meter's permits.
@@ -114,7 +119,9 @@ final class PassService: Sendable {
             extra: extra.mapValues(\.text).merging(["voidReason": cancellationReason ?? ""]) { _, fixed in fixed },
             // The signed code scanned at the door, and its check code as the text under it.
             barcodeMessage: barcode.message,
-            barcodeAltText: barcode.checkCode
+            barcodeAltText: barcode.checkCode,
+            // The event's announcement, on the tickets still valid (an announcement job bumps those).
+            announcement: cancelled ? nil : event.announcement.map { TicketData.Announcement(message: $0.message, notify: $0.notify) }
         )
     }
 }

@@ -32,6 +32,12 @@ public struct TokenVault: Sendable {
         return Base64URL.encode(try Digest.sha256().authenticationCode(key: secret, message: Array(message.utf8)))
     }
 
+    /// The secret of an order's page link, `/orders/{token}`, under its own label: it reveals
+    /// neither the order's key nor any ticket's tokens (though the page links every ticket's).
+    public func orderToken(orderID: String) throws -> String {
+        Base64URL.encode(try Digest.sha256().authenticationCode(key: secret, message: Array("order\u{0}\(orderID)".utf8)))
+    }
+
     /// The barcode of a pass: `serial~mac`, where `mac` is the first 12 bytes (16 base64url
     /// characters) of an HMAC under the `barcode` label, and a short check code from the same
     /// HMAC for the text under the barcode. The serial is random, so the code says nothing about

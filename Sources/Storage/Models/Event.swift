@@ -27,6 +27,22 @@ public struct Event: Sendable, Equatable {
     public var deletingAt: Date? = nil
     /// When its attendees' data was erased; nil while it is not.
     public var erasedAt: Date? = nil
+    /// The announcement its passes carry now; nil: none.
+    public var announcement: EventAnnouncement? = nil
+}
+
+/// The announcement an event's passes carry: its id, its text, and whether its back field alerts
+/// the lock screen when it appears.
+public struct EventAnnouncement: Sendable, Equatable {
+    public var id: String
+    public var message: String
+    public var notify: Bool
+
+    public init(id: String, message: String, notify: Bool) {
+        self.id = id
+        self.message = message
+        self.notify = notify
+    }
 }
 
 // Read from the store in an extension, so the type keeps its memberwise initializer.
@@ -47,6 +63,9 @@ extension Event {
         design = try row.optionalString("design")
         deletingAt = try row.optionalDate("deleting_at")
         erasedAt = try row.optionalDate("erased_at")
+        if let id = try row.optionalString("announcement_id") {
+            announcement = EventAnnouncement(id: id, message: try row.string("announcement"), notify: try row.int("announcement_notify") != 0)
+        }
     }
 }
 
@@ -85,11 +104,16 @@ public struct EventChange: Sendable, Equatable {
     public var language: String?
     /// The pass design (`.some(nil)` goes back to the template as it is).
     public var design: String??
+    /// The announcement the passes carry (`.some(nil)` takes it off). A change of nothing else
+    /// starts an announcement job, which bumps the active passes only.
+    public var announcement: EventAnnouncement??
 
     public init(
         name: String? = nil, venue: String? = nil, startsAt: Date? = nil, endsAt: Date?? = nil,
-        timeZone: String? = nil, template: String? = nil, language: String? = nil, design: String?? = nil
+        timeZone: String? = nil, template: String? = nil, language: String? = nil, design: String?? = nil,
+        announcement: EventAnnouncement?? = nil
     ) {
+        self.announcement = announcement
         self.name = name
         self.venue = venue
         self.startsAt = startsAt
@@ -98,6 +122,23 @@ public struct EventChange: Sendable, Equatable {
         self.template = template
         self.language = language
         self.design = design
+    }
+}
+
+extension Event {
+    /// The event with `change` made (the row as `updateEvent` writes it, revision aside).
+    public func applying(_ change: EventChange) -> Event {
+        var target = self
+        if let name = change.name { target.name = name }
+        if let venue = change.venue { target.venue = venue }
+        if let startsAt = change.startsAt { target.startsAt = startsAt }
+        if let endsAt = change.endsAt { target.endsAt = endsAt }
+        if let timeZone = change.timeZone { target.timeZone = timeZone }
+        if let template = change.template { target.template = template }
+        if let language = change.language { target.language = language }
+        if let design = change.design { target.design = design }
+        if let announcement = change.announcement { target.announcement = announcement }
+        return target
     }
 }
 

@@ -25,6 +25,8 @@ public struct GoogleOutboxRow: Sendable, Equatable {
     public var inserted = false
     /// Notifying updates of the last 24 hours before this claim.
     public var recentNotifications: [Date] = []
+    /// A class: the id of the announcement last added to it with Google's message call.
+    public var announced: String?
 
     static let columns = SQLQuery(unsafeRaw: "id, target, notify, generation, attempts, first_enqueued_at, claimed_until")
 
@@ -69,8 +71,9 @@ public struct GoogleOutboxRow: Sendable, Equatable {
 /// What one answered Google row left at Google, recorded beside the settlement.
 public struct GoogleResult: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
-        /// Google holds the class or object as we last wrote it (with `state` for an object).
-        case synced(state: String?, notified: Bool)
+        /// Google holds the class or object as we last wrote it (with `state` for an object, and
+        /// for a class the announcement just added to it, if any).
+        case synced(state: String?, notified: Bool, announced: String? = nil)
         /// Google refused it for good (the reason kept).
         case failed(reason: String)
         /// Still on its way (retried); nothing to record.

@@ -23,6 +23,9 @@ public struct Job: Sendable, Equatable {
 
     /// The kind of job `updateEvent` creates.
     public static let repushKind = "repush"
+    /// A re-push of the event's active passes only: what `updateEvent` creates when only the
+    /// announcement changed (cancelled tickets do not show one).
+    public static let announcementKind = "announcement"
     /// An event send: queues the email of every ticket not sent yet (`createEmailJob`).
     public static let emailKind = "email"
     /// An event send that queues every ticket's email again, sent or not.
@@ -30,6 +33,9 @@ public struct Job: Sendable, Equatable {
 
     /// Whether the job queues emails (rather than re-pushing passes).
     public var isEmail: Bool { kind == Self.emailKind || kind == Self.emailResendKind }
+
+    /// Whether the job bumps only the event's active passes.
+    public var isActiveOnly: Bool { kind == Self.announcementKind }
 }
 
 // Read from the store in an extension, so the type keeps its memberwise initializer.

@@ -13,11 +13,17 @@ public struct MailOutboxRow: Sendable, Equatable {
     /// Until when the row is ours: a message still waiting to leave after this is not sent (another
     /// process may have claimed the row since).
     public var claimedUntil: Date?
-    /// The ticket and its event; nil when the ticket is gone, or belongs to no event.
+    /// The ticket and its event; nil when the ticket is gone, or belongs to no event. For an
+    /// order's email, the order's first ticket.
     public var ticket: StoredPass?
     public var event: Event?
+    /// The order whose email the row sends (nil: the ticket's own), and the order as it is at
+    /// the claim, with its tickets in issue order.
+    public var orderID: String?
+    public var order: StoredOrder?
+    public var orderTickets: [StoredPass] = []
 
-    static let columns = SQLQuery(unsafeRaw: "id, pass_id, generation, attempts, first_enqueued_at, claimed_until")
+    static let columns = SQLQuery(unsafeRaw: "id, pass_id, generation, attempts, first_enqueued_at, claimed_until, order_id")
 
     /// Whether `a` is locked before `b` by a transaction that changes several rows: by ticket, the
     /// order in which enqueueing locks existing rows.
@@ -32,5 +38,6 @@ public struct MailOutboxRow: Sendable, Equatable {
         attempts = try row.int("attempts")
         firstEnqueuedAt = try row.date("first_enqueued_at")
         claimedUntil = try row.optionalDate("claimed_until")
+        orderID = try row.optionalString("order_id")
     }
 }

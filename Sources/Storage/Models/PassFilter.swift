@@ -10,11 +10,14 @@ public struct PassFilter: Sendable, Equatable {
     public var modifiedSince: Date?
     /// Passes checked in (true) or not (false).
     public var checkedIn: Bool?
+    /// Passes of this order (its key).
+    public var orderID: String?
 
-    public init(status: PassStatus? = nil, search: String? = nil, modifiedSince: Date? = nil, checkedIn: Bool? = nil) {
+    public init(status: PassStatus? = nil, search: String? = nil, modifiedSince: Date? = nil, checkedIn: Bool? = nil, orderID: String? = nil) {
         self.status = status
         self.search = search
         self.modifiedSince = modifiedSince
         self.checkedIn = checkedIn
+        self.orderID = orderID
     }
 }

@@ -28,6 +28,9 @@ public struct PassImageRecord: Sendable, Equatable {
 }
 
 extension PassImageRecord {
+    /// The bytes of the three PNGs together: what the image adds to each pass carrying it.
+    public var byteCount: Int { image1x.count + image2x.count + image3x.count }
+
     static let columns = SQLQuery(unsafeRaw: "id, kind, width, height, image_1x, image_2x, image_3x, created_at")
 
     init(row: SQLRow) throws {

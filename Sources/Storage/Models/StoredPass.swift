@@ -41,6 +41,8 @@ public struct StoredPass: Sendable, Equatable {
     public var language: String?
     /// When the holder was let in at the door (the first scan's time); nil before.
     public var checkedInAt: Date?
+    /// The order the ticket was issued in (`StoredOrder.id`); nil for a ticket issued on its own.
+    public var orderID: String? = nil
 
     /// The stored `search_text` of this pass.
     var searchText: String {
@@ -53,7 +55,7 @@ public struct StoredPass: Sendable, Equatable {
     static let columnNames = [
         "id", "pass_type_identifier", "serial_number", "authentication_token_hash", "download_token_hash", "download_nonce", "event_id",
         "attendee_name", "attendee_email", "seat", "external_id", "extra", "status", "void_reason", "revision", "modified_at", "created_at",
-        "served_revision", "served_at", "language", "checked_in_at",
+        "served_revision", "served_at", "language", "checked_in_at", "order_id",
     ]
 
     static let columns = SQLQuery(unsafeRaw: columnNames.joined(separator: ", "))
@@ -89,6 +91,7 @@ extension StoredPass {
         servedAt = nil
         language = pass.language
         checkedInAt = nil
+        orderID = pass.orderID
     }
 
     init(row: SQLRow) throws {
@@ -113,6 +116,7 @@ extension StoredPass {
         servedAt = try row.optionalDate("served_at")
         language = try row.optionalString("language")
         checkedInAt = try row.optionalDate("checked_in_at")
+        orderID = try row.optionalString("order_id")
     }
 }
 
@@ -130,11 +134,13 @@ public struct NewPass: Sendable, Equatable {
     public var extra: [String: ExtraValue]
     /// The language of the ticket's email; nil: the event's.
     public var language: String?
+    /// The order it is issued in: the `id` of one of the import's `NewOrder`s (or of a stored order).
+    public var orderID: String?
 
     public init(
         passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, authenticationTokenHash: [UInt8], downloadTokenHash: [UInt8],
         eventID: String? = nil, attendeeName: String, attendeeEmail: String? = nil, seat: String? = nil,
-        externalID: String? = nil, extra: [String: ExtraValue] = [:], language: String? = nil
+        externalID: String? = nil, extra: [String: ExtraValue] = [:], language: String? = nil, orderID: String? = nil
     ) {
         self.passTypeIdentifier = passTypeIdentifier
         self.serialNumber = serialNumber
@@ -147,6 +153,7 @@ public struct NewPass: Sendable, Equatable {
         self.externalID = externalID
         self.extra = extra
         self.language = language
+        self.orderID = orderID
     }
 
     /// The stored `search_text` of this pass.

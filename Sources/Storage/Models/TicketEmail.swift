@@ -67,13 +67,17 @@ public struct EmailResult: Sendable, Equatable {
         case failed
     }
 
+    /// The outbox row's ticket: for an order's email, the order's first ticket.
     public var passID: Int64
+    /// The order whose email it was; nil for a ticket's own.
+    public var orderID: String?
     public var kind: Kind
     /// The server's reply (or what went wrong without one), at most 500 characters kept.
     public var reply: String?
 
-    public init(passID: Int64, kind: Kind, reply: String?) {
+    public init(passID: Int64, orderID: String? = nil, kind: Kind, reply: String?) {
         self.passID = passID
+        self.orderID = orderID
         self.kind = kind
         self.reply = reply
     }

@@ -2,16 +2,15 @@
 /// The ticket and event a webhook event keeps as they were: their columns as a JSON object,
 /// written in SQL by the statement that made the change (`json_build_object`, `json_object`), and
 /// read back into the same `StoredPass` and `Event` a query returns. Token hashes, served
-/// revisions and the event's design are not kept (no webhook shows them).
+/// revisions and the event's design are not kept (no webhook shows them). A column added to the
+/// tables later is missing from the webhook events recorded before: it reads as NULL.
 enum WebhookSnapshot {
-    static let ticketColumns = [
-        "id", "pass_type_identifier", "serial_number", "download_nonce", "event_id", "attendee_name", "attendee_email", "seat",
-        "external_id", "extra", "status", "void_reason", "revision", "modified_at", "created_at", "language", "checked_in_at",
-    ]
-    static let eventColumns = [
-        "id", "name", "venue", "starts_at", "ends_at", "time_zone", "template", "revision", "created_at", "updated_at", "archived_at",
-        "language", "deleting_at", "erased_at",
-    ]
+    /// Columns a ticket's webhook does not keep.
+    static let ticketLeftOut: Set<String> = ["authentication_token_hash", "download_token_hash", "served_revision", "served_at"]
+    static let eventLeftOut: Set<String> = ["design"]
+
+    static var ticketColumns: [String] { StoredPass.columnNames.filter { !ticketLeftOut.contains($0) } }
+    static var eventColumns: [String] { StoreSession.eventColumnNames.filter { !eventLeftOut.contains($0) } }
 
     /// The JSON text of `columns` of the row `alias` (NULL when the row is missing, as in a left join).
     static func expression(_ alias: String, columns: [String], dialect: SQLDialect) -> SQLQuery {
@@ -21,20 +20,23 @@ enum WebhookSnapshot {
     }
 
     static func ticket(from json: String) throws -> StoredPass {
-        var row = try Self.row(json, what: "ticket")
-        row += [("authentication_token_hash", .bytes([])), ("download_token_hash", .bytes([])), ("served_revision", .null), ("served_at", .null)]
-        return try StoredPass(row: SQLRow(columns: row.map(\.0), values: row.map(\.1)))
+        let row = try Self.row(json, what: "ticket", columns: StoredPass.columnNames, filled: [
+            "authentication_token_hash": .bytes([]), "download_token_hash": .bytes([]),
+        ])
+        return try StoredPass(row: row)
     }
 
     static func event(from json: String) throws -> Event {
-        var row = try Self.row(json, what: "event")
-        row += [("design", .null)]
-        return try Event(row: SQLRow(columns: row.map(\.0), values: row.map(\.1)))
+        try Event(row: try Self.row(json, what: "event", columns: StoreSession.eventColumnNames, filled: [:]))
     }
 
-    /// A flat JSON object of integers, strings and nulls, as a row's columns.
-    private static func row(_ json: String, what: String) throws -> [(String, SQLValue)] {
-        try FlatJSON.object(json, what: what)
+    /// A flat JSON object of integers, strings and nulls as a row of `columns`: a column the object
+    /// lacks is `filled`'s value, or NULL.
+    private static func row(_ json: String, what: String, columns: [String], filled: [String: SQLValue]) throws -> SQLRow {
+        var fields = try FlatJSON.object(json, what: what)
+        let present = Set(fields.map(\.0))
+        for column in columns where !present.contains(column) { fields.append((column, filled[column] ?? .null)) }
+        return SQLRow(columns: fields.map(\.0), values: fields.map(\.1))
     }
 }
 

@@ -11,13 +11,15 @@ public import Foundation
 // attendee's name, email, seat, external id and extra fields, the search text built from them,
 // cancellation reasons (the organizer's words, which may name the attendee), the mail server's
 // replies (which may quote the address), emails still waiting to go out, and the webhook events of
-// its tickets (which keep the tickets as they were) with their deliveries.
+// its tickets (which keep the tickets as they were) with their deliveries; of orders, the buyer's
+// email and name, the mail server's reply and the organizer's id for the order.
 //
 // Lock order, as the other writers take them (so that on PostgreSQL none of these waits for one of
 // them in a cycle): the event, its jobs, its passes in id order, push outbox rows (by push token and
-// pass type), mail outbox rows and ticket email states (by pass id), then registrations (by primary
-// key); a deleted pass's mail outbox row, email state and check-in go with it (the foreign keys'
-// cascade), which no writer locks registrations after. SQLite has one writer and no such waits.
+// pass type), mail outbox rows (by pass id), orders (by id), ticket email states (by pass id), then
+// registrations (by primary key); a deleted pass's mail outbox row, email state and check-in go
+// with it (the foreign keys' cascade), which no writer locks registrations after. An event's
+// orders go after its last passes. SQLite has one writer and no such waits.
 extension StoreSession {
     /// Locks the event's passes in id order until the end of the transaction (PostgreSQL; a no-op
     /// statement on SQLite, whose writer lock covers them), `limit` of them at most; returns their ids.
@@ -56,7 +58,8 @@ extension StoreSession {
     /// Erases the attendees' data of every ticket of the event and marks it erased; a re-push job
     /// gives each ticket a new revision so phones fetch the pass without it. Counts (tickets,
     /// cancellations, check-ins and their times, registrations, email states) stay; emails still
-    /// queued for these tickets are dropped and counted as failed. One transaction. `.notFound`
+    /// queued for these tickets and their orders are dropped and counted as failed; the orders
+    /// keep their tickets, their key and their page's token, and lose their buyer. One transaction. `.notFound`
     /// when there is no such event (or it is deleting).
     public func eraseAttendees(eventID: String, now: Date) throws -> (event: Event, job: Job) {
         try transaction {
@@ -71,6 +74,13 @@ extension StoreSession {
             try execute("""
                 DELETE FROM mail_outbox WHERE pass_id IN (
                     SELECT pass_id FROM mail_outbox WHERE pass_id IN (\(passes)) ORDER BY pass_id\(unsafeRaw: forUpdate))
+                """)
+            try execute("SELECT id FROM orders WHERE event_id = \(eventID) ORDER BY id\(unsafeRaw: forUpdate)")
+            try execute("""
+                UPDATE orders SET buyer_email = NULL, buyer_name = NULL, external_id = NULL, email_reply = NULL,
+                    email_state = CASE WHEN email_state = 'queued' THEN 'failed' ELSE email_state END,
+                    email_failed_at = CASE WHEN email_state = 'queued' THEN \(now.storageMillis) ELSE email_failed_at END
+                WHERE event_id = \(eventID)
                 """)
             try execute("SELECT pass_id FROM ticket_emails WHERE pass_id IN (\(passes)) ORDER BY pass_id\(unsafeRaw: forUpdate)")
             try execute("""
@@ -139,7 +149,7 @@ extension StoreSession {
 
     /// Removes up to `limit` tickets of a deleting event (with their registrations, check-ins,
     /// email states and prunes) and the devices left without a registration, in one transaction;
-    /// when none is left, the event itself with its jobs and tallies, and its pushes still waiting
+    /// when none is left, the event itself with its orders, jobs and tallies, and its pushes still waiting
     /// are kept for their phones but no longer counted for it. Returns how many tickets went and
     /// whether the event did.
     public func removeDeletedEvent(id: String, limit: Int) throws -> DeletedEventRemoval {
@@ -171,6 +181,7 @@ extension StoreSession {
                 try execute("DELETE FROM passes WHERE event_id = \(id) AND id >= \(first) AND id <= \(final)")
             }
             guard last else { return DeletedEventRemoval(passes: ids.count, devices: removedDevices, eventRemoved: false) }
+            try execute("DELETE FROM orders WHERE event_id = \(id)")
             try execute("DELETE FROM jobs WHERE event_id = \(id)")
             try execute("DELETE FROM event_devices WHERE event_id = \(id)")
             try execute("DELETE FROM event_tally_changes WHERE event_id = \(id)")

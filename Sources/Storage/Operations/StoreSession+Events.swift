@@ -3,7 +3,7 @@ public import Foundation
 extension StoreSession {
     static let eventColumnNames = [
         "id", "name", "venue", "starts_at", "ends_at", "time_zone", "template", "revision", "created_at", "updated_at", "archived_at", "language", "design",
-        "deleting_at", "erased_at",
+        "deleting_at", "erased_at", "announcement_id", "announcement", "announcement_notify",
     ]
     static let eventColumns = SQLQuery(unsafeRaw: eventColumnNames.joined(separator: ", "))
 
@@ -28,6 +28,11 @@ extension StoreSession {
         try first("SELECT \(Self.eventColumns) FROM events WHERE id = \(id)").map(Event.init(row:))
     }
 
+    /// The event locked for the caller's transaction (`FOR UPDATE`; SQLite's writer), or nil.
+    public func lockedEvent(id: String) throws -> Event? {
+        try first("SELECT \(Self.eventColumns) FROM events WHERE id = \(id)\(unsafeRaw: forUpdate)").map(Event.init(row:))
+    }
+
     /// Updates an event and, in the same transaction, creates the re-push job for its passes.
     /// A change that alters nothing returns the event and no job. `.notFound` if it does not exist.
     public func updateEvent(id: String, change: EventChange, now: Date) throws -> (event: Event, job: Job?) {
@@ -43,20 +48,13 @@ extension StoreSession {
                 .map(Event.init(row:))
             else { throw StorageError(.notFound, "no such event") }
             let change = try decide(current)
-            var target = current
-            if let name = change.name { target.name = name }
-            if let venue = change.venue { target.venue = venue }
-            if let startsAt = change.startsAt { target.startsAt = startsAt }
-            if let endsAt = change.endsAt { target.endsAt = endsAt }
-            if let timeZone = change.timeZone { target.timeZone = timeZone }
-            if let template = change.template { target.template = template }
-            if let language = change.language { target.language = language }
-            if let design = change.design { target.design = design }
+            let target = current.applying(change)
             // Compare what is stored (milliseconds), not sub-millisecond Date differences.
-            let same = target.name == current.name && target.venue == current.venue
+            let sameLook = target.name == current.name && target.venue == current.venue
                 && target.startsAt.storageMillis == current.startsAt.storageMillis
                 && target.endsAt?.storageMillis == current.endsAt?.storageMillis
                 && target.timeZone == current.timeZone && target.template == current.template && target.design == current.design
+            let same = sameLook && target.announcement == current.announcement
             if same && target.language == current.language { return (current, nil) }
             if same {
                 // The email's language is no part of the passes: no new revision, no re-push.
@@ -74,7 +72,8 @@ extension StoreSession {
                     ends_at = \(target.endsAt?.storageMillis), time_zone = \(target.timeZone), template = \(target.template),
                     revision = \(revision), updated_at = \(now.storageMillis),
                     search_text = \(SearchText.event(name: target.name, venue: target.venue)), language = \(target.language),
-                    design = \(target.design)
+                    design = \(target.design), announcement_id = \(target.announcement?.id), announcement = \(target.announcement?.message),
+                    announcement_notify = \(target.announcement?.notify == true ? 1 : 0)
                 WHERE id = \(id)
                 RETURNING \(Self.eventColumns)
                 """)
@@ -86,7 +85,8 @@ extension StoreSession {
             try enqueueGoogleClass(eventID: id, notify: moved, now: now)
             // One webhook for the event; its tickets' new revisions are no change of theirs.
             try enqueueEventWebhook(.eventUpdated, eventID: id, now: now)
-            let job = try createJob(kind: Job.repushKind, eventID: id, now: now)
+            // Only active passes show an announcement: a change of it alone bumps those.
+            let job = try createJob(kind: sameLook ? Job.announcementKind : Job.repushKind, eventID: id, now: now)
             return (try Event(row: row), job)
         }
     }

@@ -105,15 +105,19 @@ extension StoreSession {
         var eventIDs = Set(passes.values.compactMap(\.eventID))
         for row in rows { if case .eventClass(let id) = row.target { eventIDs.insert(id) } }
         var events: [String: Event] = [:]
-        var classes: [String: (inserted: Bool, notified: [Date])] = [:]
+        var classes: [String: (inserted: Bool, notified: [Date], announced: String?)] = [:]
         if !eventIDs.isEmpty {
             let list = textColumn("id", in: eventIDs.sorted())
             for row in try execute("SELECT \(Self.eventColumns) FROM events WHERE \(list)") {
                 let event = try Event(row: row)
                 events[event.id] = event
             }
-            for row in try execute("SELECT event_id, inserted_at, notified_at FROM google_classes WHERE \(textColumn("event_id", in: eventIDs.sorted()))") {
-                classes[try row.string("event_id")] = (try row.optionalInt64("inserted_at") != nil, Self.times(try row.string("notified_at")))
+            for row in try execute("""
+                SELECT event_id, inserted_at, notified_at, announcement_id FROM google_classes WHERE \(textColumn("event_id", in: eventIDs.sorted()))
+                """) {
+                classes[try row.string("event_id")] = (
+                    try row.optionalInt64("inserted_at") != nil, Self.times(try row.string("notified_at")), try row.optionalString("announcement_id")
+                )
             }
         }
         for index in rows.indices {
@@ -127,6 +131,7 @@ extension StoreSession {
                 rows[index].event = events[eventID]
                 rows[index].inserted = classes[eventID]?.inserted ?? false
                 rows[index].recentNotifications = (classes[eventID]?.notified ?? []).filter { $0 > dayAgo }
+                rows[index].announced = classes[eventID]?.announced ?? nil
             }
         }
         return rows
@@ -153,11 +158,11 @@ extension StoreSession {
             }
         }
         for result in results {
-            let synced: Bool, state: String?, reason: String?, didNotify: Bool
+            let synced: Bool, state: String?, reason: String?, didNotify: Bool, announced: String?
             switch result.kind {
             case .pending: continue
-            case .synced(let newState, let notifiedNow): (synced, state, reason, didNotify) = (true, newState, nil, notifiedNow)
-            case .failed(let why): (synced, state, reason, didNotify) = (false, nil, why, false)
+            case .synced(let newState, let notifiedNow, let added): (synced, state, reason, didNotify, announced) = (true, newState, nil, notifiedNow, added)
+            case .failed(let why): (synced, state, reason, didNotify, announced) = (false, nil, why, false, nil)
             }
             switch result.target {
             case .object(let passID):
@@ -172,6 +177,7 @@ extension StoreSession {
                 if didNotify { times.append(now) }
                 classRecords.append([
                     "e": .text(eventID), "s": .integer(synced ? 1 : 0), "r": reason.map { .text($0) } ?? .null, "n": .text(Self.text(times)),
+                    "a": announced.map { .text($0) } ?? .null,
                 ])
             }
         }
@@ -190,16 +196,17 @@ extension StoreSession {
                 """)
         }
         if classRecords.count > 0 {
-            let values = recordSet(classRecords, alias: "x", columns: [("e", "text"), ("s", "integer"), ("r", "text"), ("n", "text")])
+            let values = recordSet(classRecords, alias: "x", columns: [("e", "text"), ("s", "integer"), ("r", "text"), ("n", "text"), ("a", "text")])
             try execute("""
-                INSERT INTO google_classes (event_id, inserted_at, synced_at, failed_reason, notified_at)
-                SELECT x.e, CASE WHEN x.s = 1 THEN \(millis) END, CASE WHEN x.s = 1 THEN \(millis) END, x.r, x.n
+                INSERT INTO google_classes (event_id, inserted_at, synced_at, failed_reason, notified_at, announcement_id)
+                SELECT x.e, CASE WHEN x.s = 1 THEN \(millis) END, CASE WHEN x.s = 1 THEN \(millis) END, x.r, x.n, x.a
                 FROM \(values) JOIN events ON events.id = x.e
                 WHERE true
                 ON CONFLICT (event_id) DO UPDATE SET
                     inserted_at = COALESCE(google_classes.inserted_at, excluded.inserted_at),
                     synced_at = COALESCE(excluded.synced_at, google_classes.synced_at),
-                    failed_reason = excluded.failed_reason, notified_at = excluded.notified_at
+                    failed_reason = excluded.failed_reason, notified_at = excluded.notified_at,
+                    announcement_id = COALESCE(excluded.announcement_id, google_classes.announcement_id)
                 """)
         }
     }

@@ -5,9 +5,11 @@ extension StoreSession {
         id, kind, event_id, state, total, done, failed, cursor, claimed_until, started_at, finished_at, error, created_at
         """)
 
-    /// Creates a pending job; for a re-push, `total` is the event's pass count at creation.
+    /// Creates a pending job; for a re-push, `total` is the event's pass count at creation (its
+    /// active passes', for an announcement job).
     public func createJob(kind: String, eventID: String?, now: Date) throws -> Job {
-        let total: SQLQuery = eventID.map { "(SELECT count(*) FROM passes WHERE event_id = \($0))" } ?? "0"
+        let active: SQLQuery = kind == Job.announcementKind ? " AND status = 'active'" : ""
+        let total: SQLQuery = eventID.map { "(SELECT count(*) FROM passes WHERE event_id = \($0)\(active))" } ?? "0"
         guard let row = try first("""
             INSERT INTO jobs (id, kind, event_id, state, total, created_at)
             VALUES (\(RandomIdentifier.make()), \(kind), \(eventID), 'pending', \(total), \(now.storageMillis))
@@ -19,6 +21,17 @@ extension StoreSession {
 
     public func job(id: String) throws -> Job? {
         try first("SELECT \(Self.jobColumns) FROM jobs WHERE id = \(id)").map(Job.init(row:))
+    }
+
+    /// The jobs with these ids, in one statement.
+    public func jobs(ids: [String]) throws -> [String: Job] {
+        guard !ids.isEmpty else { return [:] }
+        var jobs: [String: Job] = [:]
+        for row in try execute("SELECT \(Self.jobColumns) FROM jobs WHERE \(textColumn("id", in: Array(Set(ids)).sorted()))") {
+            let job = try Job(row: row)
+            jobs[job.id] = job
+        }
+        return jobs
     }
 
     /// Jobs newest first (optionally of one event).
@@ -55,21 +68,24 @@ extension StoreSession {
             guard let (job, eventID) = try lockRunnableJob(jobID) else {
                 return RepushBatch(job: try lockedJob(jobID), passesBumped: 0, pushTokensEnqueued: 0, revision: nil)
             }
+            // An announcement job bumps the active passes only (the others do not show it).
+            let active: SQLQuery = job.isActiveOnly ? " AND status = 'active'" : ""
             // Lock the batch's passes before taking the revision, the same order as `updatePass`
             // (pass, then counter): the opposite order could deadlock against a single-pass edit.
             let ids = try execute("""
-                SELECT id FROM passes WHERE event_id = \(eventID) AND id > \(job.cursor) ORDER BY id LIMIT \(batchSize)\(unsafeRaw: forUpdate)
+                SELECT id FROM passes WHERE event_id = \(eventID) AND id > \(job.cursor)\(active) ORDER BY id LIMIT \(batchSize)\(unsafeRaw: forUpdate)
                 """).map { try $0.int64("id") }
             guard let last = ids.last else {
                 let finished = try advanceJob(jobID, cursor: job.cursor, done: 0, finished: true, now: now, lease: lease)
                 return RepushBatch(job: finished, passesBumped: 0, pushTokensEnqueued: 0, revision: nil)
             }
             let revision = try nextRevision()
-            let range: SQLQuery = "p.event_id = \(eventID) AND p.id > \(job.cursor) AND p.id <= \(last)"
+            let activePass: SQLQuery = job.isActiveOnly ? " AND p.status = 'active'" : ""
+            let range: SQLQuery = "p.event_id = \(eventID) AND p.id > \(job.cursor) AND p.id <= \(last)\(activePass)"
             try executeDeferred("""
                 UPDATE passes SET revision = \(revision), modified_at = \(unsafeRaw: greatest)(\(now.storageSeconds), modified_at + 1),
                     job_id = \(jobID)
-                WHERE event_id = \(eventID) AND id > \(job.cursor) AND id <= \(last)
+                WHERE event_id = \(eventID) AND id > \(job.cursor) AND id <= \(last)\(active)
                 """)
             // An archived event's passes still move to the new revision (a phone that asks gets
             // the new pass), but no push is enqueued for them: the enqueue's own condition, so the
@@ -78,7 +94,7 @@ extension StoreSession {
             let enqueued = try enqueuePushes(
                 where: "\(range) AND \(unarchived)", joinPasses: true, owner: PushOwner(eventID: eventID, jobID: jobID), now: now
             )
-            try copyRevision(revision, jobID: jobID, eventID: eventID, passIDs: job.cursor, last)
+            try copyRevision(revision, jobID: jobID, eventID: eventID, passIDs: job.cursor, last, activeOnly: job.isActiveOnly)
             // Fewer passes than asked means the event is exhausted: finish now, saving a round.
             let updated = try advanceJob(jobID, cursor: last, done: ids.count, finished: ids.count < batchSize, now: now, lease: lease)
             return RepushBatch(job: updated, passesBumped: ids.count, pushTokensEnqueued: enqueued, revision: revision)
@@ -123,8 +139,10 @@ extension StoreSession {
     /// their passes just took and the job that bumped them. On PostgreSQL the rows are locked in
     /// primary-key order first, the order in which the dispatcher locks the registrations it
     /// prunes, so the two never wait for each other in a cycle.
-    private func copyRevision(_ revision: Int64, jobID: String, eventID: String, passIDs after: Int64, _ last: Int64) throws {
-        let batch: SQLQuery = "event_id = \(eventID) AND pass_id > \(after) AND pass_id <= \(last)"
+    private func copyRevision(_ revision: Int64, jobID: String, eventID: String, passIDs after: Int64, _ last: Int64, activeOnly: Bool) throws {
+        let active: SQLQuery = activeOnly
+            ? " AND pass_id IN (SELECT id FROM passes WHERE event_id = \(eventID) AND id > \(after) AND id <= \(last) AND status = 'active')" : ""
+        let batch: SQLQuery = "event_id = \(eventID) AND pass_id > \(after) AND pass_id <= \(last)\(active)"
         if dialect == .postgres {
             try executeDeferred("""
                 UPDATE registrations SET pass_revision = \(revision), job_id = \(jobID)

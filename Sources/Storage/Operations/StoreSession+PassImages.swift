@@ -29,6 +29,19 @@ extension StoreSession {
         }
         return images
     }
+
+    /// The bytes of each image of `ids` that exists (its three PNGs together), by id, without
+    /// reading the images.
+    public func passImageByteCounts(ids: [String]) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for id in Set(ids) {
+            let row = try first("""
+                SELECT length(image_1x) + length(image_2x) + length(image_3x) AS bytes FROM pass_images WHERE id = \(id)
+                """)
+            if let row { counts[id] = try row.int("bytes") }
+        }
+        return counts
+    }
 }
 
 extension StoreSession {

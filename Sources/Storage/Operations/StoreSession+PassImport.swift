@@ -2,7 +2,7 @@ public import Foundation
 import PassIdentifiers
 
 extension StoreSession {
-    /// Rows per multi-row `INSERT` (16 bind parameters each; PostgreSQL allows 65,535 per statement,
+    /// Rows per multi-row `INSERT` (17 bind parameters each; PostgreSQL allows 65,535 per statement,
     /// SQLite 32,766).
     static let importChunk = 1_000
 
@@ -16,20 +16,51 @@ extension StoreSession {
     /// The event row is locked first, so imports into one event run one after the other. `.notFound` if the event does not exist; `.invalidValue` if
     /// two of `passes` have the same external id.
     public func importPasses(_ passes: [NewPass], eventID: String, now: Date) throws -> [ImportedPass] {
+        try importPasses(passes, orders: [], eventID: eventID, now: now).passes
+    }
+
+    /// `importPasses(_:eventID:now:)` with orders: a pass whose `orderID` names one of `orders`
+    /// is issued in that order. An order is looked up, and created when missing, only for new
+    /// passes: the event's order whose external id or key is the `NewOrder`'s `externalID` is that
+    /// order (the new passes join it; the `NewOrder`'s buyer is not used), so a re-upload makes no
+    /// second order; otherwise the `NewOrder` is created with its id. The orders are read in one
+    /// query and created with one multi-row `INSERT`, in the transaction of the passes.
+    /// `.invalidValue` if two of `orders` have one id or one external id, or a pass names an order
+    /// not given.
+    public func importPasses(_ passes: [NewPass], orders: [NewOrder], eventID: String, now: Date) throws -> OrderedImport {
         var seen = Set<String>()
         for externalID in passes.compactMap(\.externalID) where !seen.insert(externalID).inserted {
             throw StorageError(.invalidValue, "two passes of one import have the same external id")
+        }
+        let given = Dictionary(orders.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let keys = orders.compactMap(\.externalID)
+        guard given.count == orders.count, Set(keys).count == keys.count else {
+            throw StorageError(.invalidValue, "two orders of one import have the same id or external id")
+        }
+        guard passes.allSatisfy({ $0.orderID.map { given[$0] != nil } ?? true }) else {
+            throw StorageError(.invalidValue, "a pass names an order the import does not give")
         }
         return try transaction {
             guard try first("SELECT id FROM events WHERE id = \(eventID)\(unsafeRaw: forUpdate)") != nil else {
                 throw StorageError(.notFound, "no such event")
             }
-            guard !passes.isEmpty else { return [] }
+            guard !passes.isEmpty else { return OrderedImport(passes: [], orders: [:], createdOrders: []) }
             let revision = try nextRevision()
             // The passes the event has already, first: a re-upload finds every row here and writes
             // nothing, holding the write lock (SQLite's only one) for one lookup per row.
             var existing = try existingPasses(eventID: eventID, externalIDs: passes.compactMap(\.externalID))
-            let new = passes.filter { pass in pass.externalID.map { existing[$0] == nil } ?? true }
+            var new = passes.filter { pass in pass.externalID.map { existing[$0] == nil } ?? true }
+            // The orders the new passes are issued in: the event's own of that id, or new.
+            let wanted = Set(new.compactMap(\.orderID)).compactMap { given[$0] }.sorted { $0.id < $1.id }
+            let found = try ordersNamed(eventID: eventID, keys: wanted.compactMap(\.externalID))
+            var stored: [String: StoredOrder] = [:]
+            for order in wanted { stored[order.id] = order.externalID.flatMap { found[$0] } }
+            let created = wanted.filter { stored[$0.id] == nil }
+            for order in try insertOrders(created, eventID: eventID, now: now) { stored[order.id] = order }
+            for index in new.indices {
+                guard let id = new[index].orderID, let order = stored[id] else { continue }
+                new[index].orderID = order.id
+            }
             var inserted: [SerialNumber: StoredPass] = [:]
             for start in stride(from: 0, to: new.count, by: Self.importChunk) {
                 let chunk = new[start..<min(start + Self.importChunk, new.count)].map { pass in
@@ -46,13 +77,14 @@ extension StoreSession {
             if !taken.isEmpty {
                 existing.merge(try existingPasses(eventID: eventID, externalIDs: taken)) { _, found in found }
             }
-            return try passes.map { pass in
+            let imported = try passes.map { pass in
                 if let stored = inserted[pass.serialNumber] { return ImportedPass(pass: stored, created: true) }
                 guard let externalID = pass.externalID, let found = existing[externalID] else {
                     throw StorageError(.backend, "an imported pass was neither inserted nor found")
                 }
                 return ImportedPass(pass: found, created: false)
             }
+            return OrderedImport(passes: imported, orders: stored, createdOrders: Set(created.map(\.id)))
         }
     }
 
@@ -101,13 +133,14 @@ extension StoreSession {
             rows.append("""
                 (\(pass.passTypeIdentifier), \(pass.serialNumber), \(pass.authenticationTokenHash), \(pass.downloadTokenHash),
                 \(pass.eventID), \(pass.attendeeName), \(pass.attendeeEmail), \(pass.seat), \(pass.externalID),
-                \(ExtraColumn.encode(pass.extra)), \(pass.searchText), \(pass.language), 'active', \(revision), \(seconds), \(millis))
+                \(ExtraColumn.encode(pass.extra)), \(pass.searchText), \(pass.language), 'active', \(revision), \(seconds), \(millis),
+                \(pass.orderID))
                 """)
         }
         let ids = try execute("""
             INSERT INTO passes (pass_type_identifier, serial_number, authentication_token_hash, download_token_hash,
                 event_id, attendee_name, attendee_email, seat, external_id, extra, search_text, language, status, revision, modified_at,
-                created_at)
+                created_at, order_id)
             VALUES \(SQLQuery.joined(rows, separator: ", "))
             ON CONFLICT (event_id, external_id) DO NOTHING
             RETURNING id, serial_number

@@ -23,6 +23,7 @@ extension StoreSession {
         if let checkedIn = filter.checkedIn {
             conditions.append(checkedIn ? "checked_in_at IS NOT NULL" : "checked_in_at IS NULL")
         }
+        if let order = filter.orderID { conditions.append("order_id = \(order)") }
         if let since = filter.modifiedSince {
             // `modified_at` is whole seconds: the first whole second at or after the instant.
             conditions.append("modified_at >= \(Int64(since.timeIntervalSince1970.rounded(.up)))")

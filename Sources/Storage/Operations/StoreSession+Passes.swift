@@ -10,11 +10,11 @@ extension StoreSession {
             let rows = try execute("""
                 INSERT INTO passes (pass_type_identifier, serial_number, authentication_token_hash, download_token_hash,
                     event_id, attendee_name, attendee_email, seat, external_id, extra, search_text, language, status, revision, modified_at,
-                    created_at)
+                    created_at, order_id)
                 VALUES (\(pass.passTypeIdentifier), \(pass.serialNumber), \(pass.authenticationTokenHash), \(pass.downloadTokenHash),
                     \(pass.eventID), \(pass.attendeeName), \(pass.attendeeEmail), \(pass.seat), \(pass.externalID),
                     \(ExtraColumn.encode(pass.extra)), \(pass.searchText), \(pass.language), 'active', \(revision),
-                    \(now.storageSeconds), \(now.storageMillis))
+                    \(now.storageSeconds), \(now.storageMillis), \(pass.orderID))
                 RETURNING \(StoredPass.columns)
                 """)
             guard let row = rows.first else { throw StorageError(.backend, "insert returned no row") }

@@ -47,17 +47,7 @@ enum TestImage {
         if let exifArtist { vips_image_set_string(image.pointer, "exif-ifd0-Artist", exifArtist) }
         if let pngComment { vips_image_set_string(image.pointer, "png-comment-0-Comment", pngComment) }
         if let orientation { vips_image_set_int(image.pointer, "orientation", Int32(orientation)) }
-        var buffer: UnsafeMutableRawPointer?
-        var length = 0
-        let status: Int32 = switch encoding {
-        case .png: shim_vips_pngsave_buffer(image.pointer, &buffer, &length)
-        case .jpeg: shim_vips_jpegsave_buffer(image.pointer, &buffer, &length)
-        case .gif: shim_vips_gifsave_buffer(image.pointer, &buffer, &length)
-        case .webp: shim_vips_webpsave_buffer(image.pointer, &buffer, &length)
-        }
-        try #require(status == 0 && buffer != nil, "libvips could not encode \(encoding): \(errorText())")
-        defer { g_free(buffer) }
-        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+        return try save(image, as: encoding)
     }
 
     /// Greyscale `pixels` (a `QRFrame`'s) encoded as `encoding` by libvips: one band, or the grey
@@ -69,6 +59,65 @@ enum TestImage {
             vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), colour ? 3 : 1, VIPS_FORMAT_UCHAR)
         }))
         image.pointer.pointee.Type = colour ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W
+        return try save(image, as: encoding)
+    }
+
+    /// Interleaved 8-bit sRGB `samples` (3 bands, or 4 with alpha) of `width`×`height` encoded as
+    /// `encoding` by libvips.
+    static func encode(rgb samples: [UInt8], _ width: Int, _ height: Int, bands: Int = 3, as encoding: Encoding = .png) throws -> [UInt8] {
+        try Vips.start()
+        let image = try #require(TestVipsImage(samples.withUnsafeBytes {
+            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(bands), VIPS_FORMAT_UCHAR)
+        }))
+        image.pointer.pointee.Type = VIPS_INTERPRETATION_sRGB
+        return try save(image, as: encoding)
+    }
+
+    /// `count` deterministic pseudo-random bytes.
+    static func noise(_ count: Int) -> [UInt8] {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        return (0..<count).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state)
+        }
+    }
+
+    /// A gradient with fine noise of `width`×`height`: it compresses about as badly as a
+    /// photograph, deterministic.
+    static func photographLike(_ width: Int, _ height: Int) throws -> [UInt8] {
+        let noise = noise(width * height)
+        var samples = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let grain = Int(noise[y * width + x] & 0x1F)
+                let offset = (y * width + x) * 3
+                samples[offset] = UInt8(min(255, x * 200 / width + grain))
+                samples[offset + 1] = UInt8(min(255, y * 200 / height + grain))
+                samples[offset + 2] = UInt8(min(255, 120 + grain))
+            }
+        }
+        return try encode(rgb: samples, width, height)
+    }
+
+    /// Every pixel of a PNG decoded by libvips, as 8-bit samples of its bands (a palette PNG
+    /// decodes to RGB, or RGBA with transparency).
+    static func pixels(_ png: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws -> (bands: Int, samples: [UInt8]) {
+        try Vips.start()
+        return try png.withUnsafeBytes { raw in
+            let image = try #require(TestVipsImage(shim_vips_image_new_from_buffer(raw.baseAddress, raw.count)),
+                "libvips cannot open the PNG: \(errorText())", sourceLocation: sourceLocation)
+            var size = 0
+            let pixels = try #require(vips_image_write_to_memory(image.pointer, &size), "libvips cannot decode the PNG: \(errorText())",
+                sourceLocation: sourceLocation)
+            defer { g_free(pixels) }
+            return (Int(vips_image_get_bands(image.pointer)), Array(UnsafeRawBufferPointer(start: pixels, count: size)))
+        }
+    }
+
+    /// `image` written as `encoding` by libvips, with the encoder's defaults.
+    private static func save(_ image: TestVipsImage, as encoding: Encoding) throws -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status: Int32 = switch encoding {

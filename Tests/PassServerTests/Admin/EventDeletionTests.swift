@@ -81,12 +81,17 @@ struct EventDeletionTests {
         let event = try app.createEvent(name: "Lost Phones")
         let serials = try (1...5).map { try app.issueTicket(event: event, attendee: "Holder \($0)") }
         for serial in serials { #expect(try Phone(app: app).register(serial).status == 201) }
+        // And an order of three tickets, whose row goes with the event.
+        let order = try OrderSupport.createOrder(app, event: event, count: 3)
+        let orderRows = try app.store.execute("SELECT count(*) AS n FROM orders WHERE event_id = \(event)")
+        #expect(try orderRows.first?.int64("n") == 1)
         #expect(try app.admin("DELETE", "/admin/v1/events/\(event)?confirm=Lost%20Phones").status == 202)
+        #expect(try app.admin("GET", "/admin/v1/orders/\(try #require(order["orderId"] as? String))").status == 404, "a deleted event's order is gone from the API")
         #expect(try Self.sweep(app, now: Date().addingTimeInterval(3_000), grace: 3_600)?.deletedEvents == 0)
         let removed = try #require(try Self.sweep(app, now: Date().addingTimeInterval(3_700), grace: 3_600, batchSize: 2))
-        #expect(removed.deletedEvents == 1 && removed.deletedPasses == 5 && removed.devices == 5, "\(removed)")
+        #expect(removed.deletedEvents == 1 && removed.deletedPasses == 8 && removed.devices == 5, "\(removed)")
         #expect(try app.store.withSession(.read) { try $0.event(id: event) } == nil)
-        for table in ["event_tallies", "event_tally_changes", "event_devices", "jobs", "registrations"] {
+        for table in ["event_tallies", "event_tally_changes", "event_devices", "jobs", "registrations", "orders"] {
             let rows = try app.store.execute("SELECT count(*) AS n FROM \(unsafeRaw: table) WHERE event_id = \(event)")
             #expect(try rows.first?.int64("n") == 0, "\(table)")
         }

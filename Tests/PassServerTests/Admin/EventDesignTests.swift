@@ -93,6 +93,30 @@ struct EventDesignTests {
         #expect(shown.status == 200 && shown.jsonObject?["id"] as? String == id)
     }
 
+    @Test("uploads are palette PNGs unless colors=full; the answer gives their bytes; another colors value is a 400", arguments: Backend.allCases)
+    func uploadColors(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let bytes = try Self.png(1125, 294)
+        func upload(_ query: String) throws -> TestResponse {
+            try app.request(
+                "POST", "/admin/v1/images?kind=strip\(query)", headers: [("Authorization", "Bearer \(app.adminToken)"), ("Content-Type", "image/png")],
+                body: bytes)
+        }
+        let refused = try upload("&colors=sepia")
+        #expect(refused.status == 400 && refused.text.contains("colors"), "\(refused.status) \(refused.text)")
+        #expect(try Self.imageCount(app) == 0)
+        for (query, colourType) in [("", UInt8(3)), ("&colors=palette", 3), ("&colors=full", 2)] {
+            let response = try upload(query)
+            try #require(response.status == 201, "\(query): \(response.text)")
+            let id = try #require(response.jsonObject?["id"] as? String)
+            let stored = try #require(try app.store.withSession(.read) { try $0.passImage(id: id) })
+            #expect([stored.image1x, stored.image2x, stored.image3x].allSatisfy { $0[25] == colourType }, "\(query): PNG colour type \(colourType)")
+            #expect(response.jsonObject?["bytes"] as? Int == stored.image1x.count + stored.image2x.count + stored.image3x.count)
+        }
+        #expect(try Self.imageCount(app) == 2, "the default and colors=palette are the same image; full colour another")
+    }
+
     static func design(logo: String, strip: String) -> String {
         """
         {"backgroundColor": "#102030", "foregroundColor": "rgb(250, 250, 250)", "labelColor": "#ffcc00", "logoText": "Harbour {{attendeeName}}",

@@ -20,7 +20,10 @@ struct EventErasureTests {
     /// The reason the third ticket was cancelled with, naming its attendee.
     static let reason = "Refunded at Quaxworth3's request"
 
-    static var secrets: [String] { attendees.flatMap { [$0.name, $0.email, $0.seat, $0.externalID] } + [reason] }
+    /// An order's buyer and the organizer's id for it, found nowhere else either.
+    static let buyer = (name: "Quirinius Buyerworth", email: "qbuyer@erasure.example", orderID: "ORD-QUAX-77", reply: "250 ok: <qbuyer@erasure.example>")
+
+    static var secrets: [String] { attendees.flatMap { [$0.name, $0.email, $0.seat, $0.externalID] } + [reason, buyer.name, buyer.email, buyer.orderID] }
 
     static func counts(_ app: TestApp, _ event: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Int] {
         let body = try #require(try app.admin("GET", "/admin/v1/events/\(event)").jsonObject, sourceLocation: sourceLocation)
@@ -41,6 +44,15 @@ struct EventErasureTests {
             try #require(response.status == 201, "\(response.text)")
             serials.append(try #require(response.jsonObject?["serialNumber"] as? String))
         }
+        // An order of two more tickets, with its buyer, the organizer's id for it and what the mail
+        // server said about its email (a reply quoting the buyer's address).
+        let order = try app.admin("POST", "/admin/v1/events/\(event)/orders", json: """
+            {"externalId":"\(Self.buyer.orderID)","buyerEmail":"\(Self.buyer.email)","buyerName":"\(Self.buyer.name)",
+             "tickets":[{"attendeeName":"Order Guest One"},{"attendeeName":"Order Guest Two"}]}
+            """)
+        try #require(order.status == 201, "\(order.text)")
+        let orderID = try #require(order.jsonObject?["orderId"] as? String)
+        _ = try app.store.execute("UPDATE orders SET email_state = 'sent', email_queued_at = 1, email_reply = \(Self.buyer.reply) WHERE id = \(orderID)")
         // One ticket checked in, one phone holding another, and what the mail server said about an
         // email (a reply quoting the address) and an email waiting with a temporary refusal.
         #expect(try app.admin("POST", "/admin/v1/tickets/\(serials[2])/cancel", json: #"{"reason":"\#(Self.reason)"}"#).status == 200)
@@ -63,7 +75,7 @@ struct EventErasureTests {
         }
         let checkedInAt = try #require(try app.admin("GET", "/admin/v1/tickets/\(serials[0])").jsonObject?["checkedInAt"] as? String)
         let before = try Self.counts(app, event)
-        #expect(before["tickets"] == 3 && before["cancelled"] == 1 && before["checkedIn"] == 1 && before["registeredDevices"] == 1, "\(before)")
+        #expect(before["tickets"] == 5 && before["cancelled"] == 1 && before["checkedIn"] == 1 && before["registeredDevices"] == 1, "\(before)")
 
         // Before: the dump holds every attendee's texts (so the check below can see them).
         #expect(DatabaseDump.found(Self.secrets, in: try DatabaseDump.bytes(app, backend)) == Self.secrets)
@@ -86,6 +98,10 @@ struct EventErasureTests {
         #expect(left.isEmpty, "still in the \(backend) database: \(left)")
         #expect(try Self.counts(app, event) == before)
         #expect(try app.admin("GET", "/admin/v1/tickets/\(serials[0])").jsonObject?["checkedInAt"] as? String == checkedInAt)
+        // The order keeps its tickets and its buyer's page; its buyer and the organizer's id for it are gone.
+        let erasedOrder = try #require(try app.admin("GET", "/admin/v1/orders/\(orderID)").jsonObject)
+        #expect(erasedOrder["ticketCount"] as? Int == 2 && erasedOrder["buyerEmail"] == nil && erasedOrder["externalId"] == nil)
+        #expect(try app.request("GET", try OrderSupport.target(erasedOrder["orderURL"] as? String), headers: [OrderBundleTests.browser]).status == 200)
 
         // The phone's pass keeps working without the name; the event takes no new ticket.
         let pass = try PassArchive.passJSON(try phone.fetch(serials[1]).body)

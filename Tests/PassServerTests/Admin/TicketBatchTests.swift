@@ -142,7 +142,7 @@ struct TicketBatchTests {
         for (attendee, record) in zip(attendees, records.dropFirst()) {
             let cells = record.prefix(imported.count).map(CSV.removingFormulaGuard)
             let expected = [
-                attendee.name, attendee.email, attendee.seat, attendee.externalID, nil, attendee.ticketType, attendee.gate,
+                attendee.name, attendee.email, attendee.seat, attendee.externalID, nil, nil, nil, nil, attendee.ticketType, attendee.gate,
                 attendee.note?.replacingOccurrences(of: "\r\n", with: "\n"), attendee.table,
             ].map { $0 ?? "" }
             #expect(cells == expected, sourceLocation: sourceLocation)

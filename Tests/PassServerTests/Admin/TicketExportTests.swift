@@ -46,7 +46,7 @@ struct TicketExportTests {
         #expect(response.body.suffix(2) == [13, 10], "the last record ends with CRLF")
         let records = try CSV.records(Array(response.body.dropFirst(3))).map(\.fields)
         let columns = [
-            "attendeeName", "attendeeEmail", "seat", "externalId", "language", "ticketType", "gate",
+            "attendeeName", "attendeeEmail", "seat", "externalId", "language", "orderId", "buyerEmail", "buyerName", "ticketType", "gate",
             "serialNumber", "status", "voidReason", "downloadURL", "devices", "devicesUpToDate", "emailStatus", "checkedInAt", "checkInGate", "checkInScanner",
         ]
         #expect(records.first == columns, "the import's columns, the default template's extra fields, what the server reports")

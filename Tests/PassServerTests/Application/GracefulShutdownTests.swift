@@ -44,4 +44,27 @@ struct GracefulShutdownTests {
         #expect(server.standardError.contains("stopped"))
         #expect(throws: (any Error).self) { _ = try TestClient(port: port, timeout: 2) }
     }
+
+    @Test("the access log loses no line: requests answered just before SIGTERM are all in standard error", arguments: Backend.allCases)
+    func accessLogAtSigterm(backend: Backend) async throws {
+        let fixture = try ProcessFixture(backend)
+        fixture.store.close()
+        let server = try fixture.launch(extra: ["SHUTDOWN_DRAIN_TIMEOUT": "10s"])
+        defer { server.forceKill() }
+        let port = try await server.port()
+        let client = try TestClient(port: port)
+        let count = 300
+        // Paths of their own (each a 404), so each request's line can be told apart.
+        for index in 0..<count {
+            #expect(try client.request("GET", "/no-such-page-\(index)").status == 404)
+        }
+        // The lines wait in the writing threads' buffers for a moment; SIGTERM comes first.
+        server.signal(SIGTERM)
+        let status = await server.waitForExit(timeout: 20)
+        #expect(status == 0, "\(server.standardError.suffix(2_000))")
+        let lines = server.standardError.split(separator: "\n").filter { $0.contains(": request ") }
+        let answered = Set(lines.compactMap { line in line.firstMatch(of: /path=\/no-such-page-(\d+)/).flatMap { Int($0.1) } })
+        #expect(answered == Set(0..<count), "missing: \(Set(0..<count).subtracting(answered).sorted().prefix(20))")
+        #expect(server.standardError.contains("stopped"), "the lines logged at shutdown are written too")
+    }
 }

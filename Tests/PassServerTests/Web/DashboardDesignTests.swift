@@ -240,6 +240,39 @@ struct DashboardDesignTests {
         #expect(again.status == 303 && again.header("Location")?.contains("job=") == false, "\(again.header("Location") ?? "")")
     }
 
+    @Test("uploads are palette PNGs unless full colour is ticked; the page gives each image's bytes and the design's total", arguments: Backend.allCases)
+    func imageColorsAndWeight(backend: Backend) throws {
+        let app = try TestApp.start(backend)
+        defer { app.stop() }
+        let event = try app.createEvent()
+        let (admin, _) = try DashboardClient.signIn(app, token: app.adminToken)
+        let page = try admin.get("/admin/events/\(event)/design")
+        let csrf = try #require(DashboardClient.csrf(in: page.text))
+        #expect(page.text.contains(#"name="imagesFullColor""#) && page.text.contains("Keep new uploads in full colour"))
+        #expect(DashboardPagesTests.element("images-weight", in: page.text) == "This design adds no images of its own to the pass.")
+
+        let strip = (name: "images.strip", fileName: "strip.png", bytes: try EventDesignTests.png(1125, 294))
+        let logo = (name: "images.logo", fileName: "logo.png", bytes: try EventDesignTests.png(480, 150))
+        #expect(try Self.save(admin, event: event, Self.unchangedFields(page.text), files: [strip], csrf: csrf).status == 303)
+        let paletteStrip = try #require((try Self.design(app, event)["images"] as? [String: String])?["strip"])
+        let storedStrip = try #require(try app.store.withSession(.read) { try $0.passImage(id: paletteStrip) })
+        #expect(storedStrip.image3x[25] == 3, "without the box ticked the strip is a palette PNG")
+
+        let shown = try admin.get("/admin/events/\(event)/design")
+        let fullColour = Self.unchangedFields(shown.text) + [("imagesFullColor", "true")]
+        #expect(try Self.save(admin, event: event, fullColour, files: [logo], csrf: csrf).status == 303)
+        let images = try #require(try Self.design(app, event)["images"] as? [String: String])
+        let storedLogo = try #require(try app.store.withSession(.read) { try $0.passImage(id: images["logo"] ?? "") })
+        #expect(storedLogo.image3x[25] == 2, "with the box ticked the logo is in full colour")
+        #expect(images["strip"] == paletteStrip, "the strip stored before is kept as it was")
+
+        let weighed = try admin.get("/admin/events/\(event)/design").text
+        let total = storedStrip.byteCount + storedLogo.byteCount
+        #expect(DashboardPagesTests.element("images-weight", in: weighed) == "This design&#39;s images add \(DesignPage.kilobytes(total)) to every pass.")
+        #expect(weighed.contains("This event's image, \(DesignPage.kilobytes(storedLogo.byteCount)) in every pass."))
+        #expect(DesignPage.kilobytes(1_499) == "1 KB" && DesignPage.kilobytes(312_400) == "312 KB" && DesignPage.kilobytes(1_640_000) == "1.6 MB")
+    }
+
     @Test("the images are served: publicly by id and scale, cacheable for good; unknown and malformed ids a JSON 404; the dashboard's copy needs a session", arguments: Backend.allCases)
     func imageRoutes(backend: Backend) throws {
         let app = try TestApp.start(backend)

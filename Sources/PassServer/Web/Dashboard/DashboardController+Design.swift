@@ -57,7 +57,8 @@ extension DashboardController {
             if let kind = PassImageKind(rawValue: name) { storedImages[kind] = id }
         }
         let page = DesignPage(
-            event: event, visitor: visitor, form: form, storedImages: storedImages, preview: designPreview(event, stored),
+            event: event, visitor: visitor, form: form, storedImages: storedImages, imageBytes: try organizer.imageByteCounts(of: stored),
+            preview: designPreview(event, stored),
             job: request?.query["job"].flatMap { AdminIdentifiers.isPlausible($0, lengths: 1...64) ? $0 : nil },
             notice: request.flatMap(Self.notice)
         )
@@ -102,7 +103,7 @@ extension DashboardController {
         var uploads: [PassImageRecord] = []
         for (kind, bytes) in reading.files {
             do {
-                let image = try organizer.checkImage(bytes, kind: kind.rawValue)
+                let image = try organizer.checkImage(bytes, kind: kind.rawValue, colors: reading.colors.rawValue)
                 uploads.append(image)
                 reading.design.images[kind.rawValue] = image.id
             } catch let refusal as OrganizerError {

@@ -7,7 +7,8 @@ extension DashboardController {
     /// `GET /admin/events/{id}`: the event's counts, the job it follows and a page of its tickets
     /// (search, status filter, cursor from the query), rendered by `EventPage`.
     func eventPage(
-        _ request: Request, _ visitor: DashboardSessions.Visitor, issuing form: FormState? = nil, refusal: OrganizerError? = nil
+        _ request: Request, _ visitor: DashboardSessions.Visitor, issuing form: FormState? = nil, announcing: FormState? = nil,
+        refusal: OrganizerError? = nil
     ) throws -> Response {
         let event = try organizer.event(id: request.parameters["eventId"])
         let details = try organizer.details(of: event)
@@ -24,12 +25,16 @@ extension DashboardController {
             if query.cursor == nil { query.unreadable.append(OrganizerError.Issue("cursor", "must be a cursor from a previous page")) }
         }
         let page = try organizer.tickets(of: event, query)
+        let scheduling = SchedulingSections(
+            event: event, announcements: try organizer.announcements(of: event), changes: try organizer.scheduledChanges(of: event), visitor: visitor,
+            announcing: announcing ?? FormState()
+        )
         let rendered = EventPage(
             details: details, tickets: page, search: search, status: statusFilter, checkedIn: checkedInFilter, job: try followedJob(event, request), visitor: visitor,
             templateFields: organizer.templateFields(of: event), mailEnabled: admin.mail.isEnabled, issuing: form ?? FormState(),
-            notice: refusal.map { DashboardLayout.Notice(text: $0.errorMessage, isError: true) } ?? Self.notice(request)
+            notice: refusal.map { DashboardLayout.Notice(text: $0.errorMessage, isError: true) } ?? Self.notice(request), scheduling: scheduling
         )
-        return .html(rendered.render(), status: refusal?.status ?? form?.status ?? 200)
+        return .html(rendered.render(), status: refusal?.status ?? form?.status ?? announcing?.status ?? 200)
     }
 
     /// The job named by `?job=`, or the event's latest job while it runs.

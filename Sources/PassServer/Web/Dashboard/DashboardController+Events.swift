@@ -44,7 +44,7 @@ extension DashboardController {
     }
 
     /// The values of an event's form as stored.
-    private static func values(of event: Event) -> [String: String] {
+    static func values(of event: Event) -> [String: String] {
         [
             "name": event.name, "venue": event.venue, "startsAt": DashboardLayout.localInput(event.startsAt, timeZone: event.timeZone),
             "endsAt": event.endsAt.map { DashboardLayout.localInput($0, timeZone: event.timeZone) } ?? "", "timeZone": event.timeZone,
@@ -63,6 +63,11 @@ extension DashboardController {
     func updateEvent(_ visitor: DashboardSessions.Visitor, _ form: FormFields, _ request: Request) throws -> Response {
         let event = try organizer.event(id: request.parameters["eventId"])
         do {
+            // Schedule saves the change to apply at its time; Save applies it.
+            if form["when"] == "schedule" {
+                _ = try organizer.scheduleChange(event, Self.scheduledEditDraft(form, of: event), requestID: request.requestID)
+                return Self.redirect("/admin/events/\(event.id)?notice=change-scheduled")
+            }
             let update = try organizer.updateEvent(event, Self.eventEdit(form, of: event), requestID: request.requestID)
             return Self.redirect("/admin/events/\(event.id)?notice=saved").with(job: update.job?.id)
         } catch let refusal as OrganizerError {
@@ -118,7 +123,7 @@ extension DashboardController {
 
     /// A `datetime-local` field read in `timeZone`; nil when empty, and after naming the problem
     /// when it is not a date and time.
-    private static func localDate(_ form: FormFields, _ name: String, timeZone: String, _ unreadable: inout [OrganizerError.Issue]) -> Date? {
+    static func localDate(_ form: FormFields, _ name: String, timeZone: String, _ unreadable: inout [OrganizerError.Issue]) -> Date? {
         let text = AdminText.trimmed(form[name] ?? "")
         guard !text.isEmpty else { return nil }
         guard let date = DashboardLayout.date(local: text, timeZone: timeZone) else {

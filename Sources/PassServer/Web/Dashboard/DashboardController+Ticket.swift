@@ -12,6 +12,9 @@ extension DashboardController {
     ) throws -> Response {
         let pass = try organizer.ticket(serialNumber: request.parameters["serialNumber"])
         let event = try organizer.event(of: pass)
+        let order = try pass.orderID.flatMap { id in
+            try store.withSession(.read) { session in try session.order(id: id).map { ($0, try session.passes(orderID: id).count) } }
+        }
         let preview = event.flatMap { event in
             (try? admin.passes.preview(pass, event: event)).map { TicketPage.PassPreview(definition: $0.pass, strings: $0.strings) }
         }
@@ -20,7 +23,7 @@ extension DashboardController {
             // A viewer sees no download link: it is the attendee's pass, barcode included.
             downloadURL: visitor.canWrite ? try admin.downloadURL(for: pass) : nil, visitor: visitor,
             templateFields: event.map { organizer.templateFields(of: $0) } ?? [], mailEnabled: admin.mail.isEnabled, holder: form,
-            cancelling: cancelling, notice: notice ?? (form == nil && cancelling == nil ? Self.notice(request) : nil)
+            cancelling: cancelling, notice: notice ?? (form == nil && cancelling == nil ? Self.notice(request) : nil), order: order
         )
         return .html(page.render(), status: form?.status ?? cancelling?.status ?? status)
     }

@@ -38,6 +38,10 @@ struct DashboardController: Sendable {
         "checkin-undone": "Check-in undone: the ticket can be checked in again.",
         "template-uploaded": "Template uploaded. Check which ticket data each field shows, then save the mapping.",
         "template-replaced": "Template replaced; fields it still has keep their mapping.", "mapping-saved": "Mapping saved.",
+        "announced": "Announcement sent: every valid pass is being updated.", "announcement-scheduled": "Announcement scheduled.",
+        "withdrawn": "Announcement withdrawn: the passes are being updated, without an alert.",
+        "announcement-cancelled": "Scheduled announcement cancelled.", "change-scheduled": "Change scheduled.",
+        "change-saved": "Scheduled change saved.", "change-cancelled": "Scheduled change cancelled.",
     ]
 
     func register(in router: inout Router) {
@@ -93,9 +97,11 @@ struct DashboardController: Sendable {
             read(request) { visitor in try attendancePage(request, visitor) }
         }
         registerDesign(in: &router)
+        registerScheduling(in: &router)
         registerScanner(in: &router)
         registerDoorStaff(in: &router)
         registerTemplates(in: &router)
+        registerOrders(in: &router)
         registerWebhooks(in: &router)
         router.get("/admin/jobs/:jobId/progress", maxBodySize: Self.pageBodyLimit) { request in
             guard try sessions.visitor(request) != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }

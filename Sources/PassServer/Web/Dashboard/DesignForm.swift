@@ -34,6 +34,8 @@ enum DesignForm {
     struct Reading {
         var design: PassDesign
         var files: [(kind: PassImageKind, bytes: [UInt8])] = []
+        /// How the uploaded files keep their colours (`imagesFullColor` ticked: in full colour).
+        var colors: PassImageColors = .palette
         var issues: [OrganizerError.Issue] = []
     }
 
@@ -103,6 +105,7 @@ enum DesignForm {
         reading.design.labelColor = text("labelColor")
         reading.design.logoText = text("logoText")
 
+        if checked("imagesFullColor") { reading.colors = .full }
         for kind in images {
             if let file = form.file("images." + kind.rawValue) {
                 reading.files.append((kind, file.bytes))
@@ -233,7 +236,7 @@ enum DesignForm {
     /// The names of every input the form shows (issues of other fields go above the form).
     static var shownFields: [String] {
         var names = ["backgroundColor", "foregroundColor", "labelColor", "logoText"]
-        names += images.map { "images." + $0.rawValue }
+        names += images.map { "images." + $0.rawValue } + ["imagesFullColor"]
         names += ["venueName", "venueRegionName", "venueRoom", "entranceDescription", "admissionLevel"].map { "details." + $0 }
         names += ["details.venueLocation.latitude", "details.venueLocation.longitude", "details.kind.type", "details.kind.performerNames"]
         names += sportsKeys.map { "details.kind." + $0 } + guideKeys.map { "details.guide." + $0 }

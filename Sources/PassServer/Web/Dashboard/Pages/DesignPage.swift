@@ -14,6 +14,8 @@ struct DesignPage {
     var form: FormState
     /// The stored design's image id of each kind, for the images the form lists.
     var storedImages: [PassImageKind: String] = [:]
+    /// The bytes of each stored image (its three files), by image id.
+    var imageBytes: [String: Int] = [:]
     /// nil when the pass cannot be built as stored (the page says so instead of a preview).
     var preview: DesignPreview?
     /// The re-push job the last save started, for a link to its progress.
@@ -128,7 +130,8 @@ struct DesignPage {
         let current: HTML
         if let stored = storedImages[kind] {
             current = """
-                <span class="image-current"><img src="/admin/images/\(stored)?scale=1" alt="" class="image-thumb" id="\(id)-current"> This event's image.</span>
+                <span class="image-current"><img src="/admin/images/\(stored)?scale=1" alt="" class="image-thumb" id="\(id)-current"> This event's image\(
+                    imageBytes[stored].map { ", \(Self.kilobytes($0)) in every pass" } ?? "").</span>
                 \(checkbox("remove." + kind.rawValue, "Remove it (\(preview?.templateImages[kind] == nil ? "no \(Self.title(kind).lowercased())" : "use the template's"))"))
                 """
         } else if let template = preview?.templateImages[kind] {
@@ -166,8 +169,24 @@ struct DesignPage {
         Wallet ignores the background and the thumbnail when the pass has a strip. No file keeps the current image; \
         one save takes at most \(DashboardController.designBodyLimit >> 20) MiB of files.</p>
         \(HTML(joining: DesignForm.classicImages.map(imageField)))
+        \(checkbox("imagesFullColor", "Keep new uploads in full colour"))
+        <small class="muted" id="images-colors-hint">Uploads are stored as 256-colour PNGs unless this is ticked: the same on a \
+        phone's screen, and for a photograph about a fifth of the bytes. Every phone downloads all of a pass's images on every \
+        update, often on a venue's busy network.</small>
+        <p id="images-weight">\(weight)</p>
         </fieldset>
         """
+    }
+
+    /// What the stored images add to each pass, in a sentence.
+    private var weight: String {
+        let total = storedImages.values.reduce(0) { $0 + (imageBytes[$1] ?? 0) }
+        return total == 0 ? "This design adds no images of its own to the pass." : "This design's images add \(Self.kilobytes(total)) to every pass."
+    }
+
+    /// Bytes as kilobytes (or megabytes from 1 MB), as an organizer reads them.
+    static func kilobytes(_ bytes: Int) -> String {
+        bytes >= 1_000_000 ? String(format: "%.1f MB", Double(bytes) / 1_000_000) : "\(max(1, (bytes + 500) / 1000)) KB"
     }
 
     private var venueFields: HTML {

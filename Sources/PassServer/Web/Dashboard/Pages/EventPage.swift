@@ -24,6 +24,8 @@ struct EventPage {
     /// The issue form as submitted and refused, or empty.
     var issuing = FormState()
     var notice: DashboardLayout.Notice?
+    /// The announcements and scheduled changes, with their forms.
+    var scheduling: SchedulingSections?
 
     var event: Event { details.event }
 
@@ -53,6 +55,7 @@ struct EventPage {
             """
         body += counts
         body += jobPanel
+        body += scheduling?.render ?? ""
         body += ticketTable
         body += #"<p><a href="/admin/events/\#(id)/tickets.csv" download>Export tickets as CSV</a></p>"#
         if visitor.canWrite {
@@ -62,7 +65,10 @@ struct EventPage {
             body += dangerSection
         }
         return DashboardLayout.page(
-            title: event.name, visitor: visitor, notice: issuing.notice(shown: TicketForm.shownFields(templateFields)) ?? notice, body: body,
+            title: event.name, visitor: visitor,
+            notice: issuing.notice(shown: TicketForm.shownFields(templateFields))
+                ?? scheduling?.announcing.notice(shown: SchedulingSections.announcingFields) ?? notice,
+            body: body,
             scripts: ["dashboard.js"]
         )
     }

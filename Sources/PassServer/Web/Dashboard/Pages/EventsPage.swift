@@ -58,12 +58,27 @@ struct EventFormPage {
     var visitor: DashboardSessions.Visitor
     /// The new event starts in the past: the form asks whether to create it anyway.
     var confirmingPastStart = false
+    /// The scheduled change being edited (the form then saves it, not the event).
+    var scheduled: ScheduledChange?
 
     static let pastStartQuestion = "This event started in the past — create anyway?"
 
     func render() -> HTML {
         let body: HTML
-        if let (event, phones) = editing {
+        if let (event, phones) = editing, let scheduled {
+            body = """
+                <h1>Scheduled change of \(event.name)</h1>
+                <p class="notice" id="scheduled-notice">This change applies at the time below, to the event as it is then;                 the fields hold the event's values with the change's own.</p>
+                <form method="post" action="/admin/events/\(event.id)/scheduled/\(scheduled.id)" class="stack">\(DashboardLayout.csrf(visitor))
+                \(applyAtField(event, required: true))
+                \(fields)
+                <p class="actions"><button type="submit">Save scheduled change</button> <a href="/admin/events/\(event.id)">Back</a></p>
+                </form>
+                <form method="post" action="/admin/events/\(event.id)/scheduled/\(scheduled.id)/cancel" class="inline">\(DashboardLayout.csrf(visitor))
+                <button type="submit" class="secondary">Cancel this scheduled change</button></form>
+                <p class="muted" data-phones="\(phones)">When it applies, every pass of this event is updated.</p>
+                """
+        } else if let (event, phones) = editing {
             let reach = event.archivedAt != nil
                 ? "This event is archived: saving changes its passes, but no phone is pushed."
                 : "Saving a change of the name, venue, times or template updates every pass of this event: \(DashboardLayout.count(phones)) \(phones == 1 ? "phone" : "phones") will be updated."
@@ -72,7 +87,9 @@ struct EventFormPage {
                 <p class="notice" id="reach-preview" data-phones="\(phones)">\(reach)</p>
                 <form method="post" action="/admin/events/\(event.id)/edit" class="stack">\(DashboardLayout.csrf(visitor))
                 \(fields)
-                <p><button type="submit">Save</button> <a href="/admin/events/\(event.id)">Cancel</a></p>
+                \(applyAtField(event, required: false))
+                <p class="actions"><button type="submit" name="when" value="now">Save</button>
+                <button type="submit" name="when" value="schedule" class="secondary">Schedule</button> <a href="/admin/events/\(event.id)">Cancel</a></p>
                 </form>
                 """
         } else {
@@ -85,7 +102,17 @@ struct EventFormPage {
                 """
         }
         return DashboardLayout.page(
-            title: editing == nil ? "New event" : "Edit event", visitor: visitor, notice: form.notice(shown: EventDraft.fields), body: body
+            title: editing == nil ? "New event" : scheduled == nil ? "Edit event" : "Scheduled change", visitor: visitor,
+            notice: form.notice(shown: EventDraft.fields + ["applyAt"]), body: body
+        )
+    }
+
+    /// When a scheduled change applies, in the event's zone.
+    private func applyAtField(_ event: Event, required: Bool) -> HTML {
+        DashboardLayout.field(
+            "applyAt", label: required ? "Applies at (in \(event.timeZone))" : "Apply at (for Schedule, in \(event.timeZone))", value: form.value("applyAt"),
+            type: "datetime-local", attributes: required ? "required" : "",
+            hint: required ? nil : "Schedule saves the change to apply then; Save applies it at once.", issues: form.issues("applyAt")
         )
     }
 

@@ -21,6 +21,8 @@ struct TicketPage {
     var holder: FormState?
     var cancelling: FormState?
     var notice: DashboardLayout.Notice?
+    /// The order the ticket was issued in, with how many tickets it holds; nil for a ticket issued on its own.
+    var order: (order: StoredOrder, tickets: Int)? = nil
 
     /// The pass definition and the localized strings its fields use.
     struct PassPreview {
@@ -58,6 +60,14 @@ struct TicketPage {
             body += """
                 <h2>Event</h2>
                 <p>\(event.name)<br><span class="muted">\(DashboardLayout.dateText(event.startsAt, timeZone: event.timeZone)) · \(event.venue)</span></p>
+                """
+        }
+        if let order {
+            body += """
+                <h2>Order</h2>
+                <p id="ticket-order"><a href="/admin/orders/\(order.order.id)">Order \(OrderPage.name(order.order))</a> \
+                <span class="muted">· \(DashboardLayout.count(order.tickets)) \(order.tickets == 1 ? "ticket" : "tickets")\
+                \(order.order.buyerEmail.map { " · bought by \($0)" as HTML })</span></p>
                 """
         }
         body += checkInSection
@@ -266,14 +276,13 @@ struct TicketPage {
         guard mailEnabled else {
             return html + #"<p class="muted" id="email-off">Email is off: the server has no SMTP_URL.</p>"#
         }
-        if let status = ticket.email {
-            html += """
-                <p id="email-state">\(status.state.rawValue)\(status.sentAt.map { " · sent \(ISODate.format($0))" } ?? "")\
-                \(status.reply.map { " · <span class=\"muted\">\($0)</span>" as HTML })</p>
-                """
-        } else {
-            html += #"<p id="email-state">\#(pass.attendeeEmail == nil ? "No email address." : "Not sent yet.")</p>"#
+        if let order {
+            html += #"<p class="muted" id="email-order">Sent with the order's one email, to its buyer.</p>"#
+            html += Self.emailState(ticket.email, address: order.order.buyerEmail)
+            if ticket.isActive { html += OrderPage.emailForm(order.order, visitor: visitor) }
+            return html
         }
+        html += Self.emailState(ticket.email, address: pass.attendeeEmail)
         if visitor.canWrite, pass.attendeeEmail != nil, ticket.isActive {
             html += """
                 <form method="post" action="/admin/tickets/\(pass.serialNumber.rawValue)/email">\(DashboardLayout.csrf(visitor))
@@ -281,5 +290,15 @@ struct TicketPage {
                 """
         }
         return html
+    }
+
+    /// An email's state as the ticket and order pages show it (the state, when it was last sent,
+    /// the server's reply), or what stands in for it before one was queued.
+    static func emailState(_ email: (some EmailRecord)?, address: String?) -> HTML {
+        guard let email else { return #"<p id="email-state">\#(address == nil ? "No email address." : "Not sent yet.")</p>"# }
+        return """
+            <p id="email-state">\(email.state.rawValue)\(email.sentAt.map { " · sent \(ISODate.format($0))" } ?? "")\
+            \(email.reply.map { " · <span class=\"muted\">\($0)</span>" as HTML })</p>
+            """
     }
 }
