@@ -80,22 +80,29 @@ struct WebhookCrashTests {
         #expect(recorded.count == Self.ticketCount + 10)
 
         // The receiver answers the first deliveries at once, then holds its answers: at the kill
-        // it has received deliveries the server has no answer to.
+        // it has received deliveries the server has no answer to. The timeout is long enough for
+        // a busy machine to fill the endpoint's lane while the first held ones wait.
         receiver.script("crash", Array(repeating: .status(200), count: Self.answeredBeforeHolding))
-        receiver.always("crash", .delayed(seconds: 20, status: 200))
+        receiver.always("crash", .delayed(seconds: 40, status: 200))
         let environment = ServerProcess.environment(certificates: certificates, databaseURL: databaseURL).merging([
-            "LOG_LEVEL": "warning", "WEBHOOK_ALLOW_PRIVATE_TARGETS": "true", "WEBHOOK_TIMEOUT": "3s", "WEBHOOK_LEASE": "6s",
+            "LOG_LEVEL": "warning", "WEBHOOK_ALLOW_PRIVATE_TARGETS": "true", "WEBHOOK_TIMEOUT": "15s", "WEBHOOK_LEASE": "18s",
         ]) { _, override in override }
         let killed = try ServerProcess(["serve"], environment: environment, directory: directory)
         let pid = killed.process.processIdentifier
-        let held = Self.answeredBeforeHolding + 8
-        let kill = await ServerProcess.killAsSoonAs { receiver.deliveries("crash").count >= held ? pid : nil }
+        // Killed once eight held deliveries arrived, or two seconds after the first one did: a held
+        // answer also holds the receiver's worker thread, and with it any other connection that
+        // worker serves, so fewer than eight may ever arrive.
+        let kill = await ServerProcess.killAsSoonAs {
+            let held = receiver.deliveries("crash").dropFirst(Self.answeredBeforeHolding)
+            guard let first = held.first else { return nil }
+            return held.count >= 8 || Date().timeIntervalSince(first.receivedAt) >= 2 ? pid : nil
+        }
         #expect(kill == pid, "the first process was sending: \(killed.standardError.suffix(1_000))")
         killed.forceKill()
         let atKill = receiver.deliveries("crash")
         // Received after the answered ones: their answers were being held when the server died.
         let unanswered = Set(atKill.dropFirst(Self.answeredBeforeHolding).compactMap(\.webhookID))
-        #expect(unanswered.count >= 8)
+        #expect(unanswered.count >= 1)
         let pendingAtKill = try store.withSession(.read) { try $0.webhookCounts() }.pending
         #expect(pendingAtKill > 0, "the kill left deliveries to send")
 
