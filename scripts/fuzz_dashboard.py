@@ -8,8 +8,8 @@ schemathesis), against the server fuzz.py started:
 It signs in as a browser does (the sign-in form's hidden value and its cookie, then the session
 cookie), crawls the pages for their forms (events list, new event, every event's page and edit
 page, ticket pages: event creation and edits, issuing, the CSV import and its confirmation,
-email, archive, a ticket's edit, cancel, download link and email, sign-out, sign-in) and then
-sends N cases, each either a form post or a page read:
+email, archive, a ticket's edit, cancel, download link and email, the webhooks page's new endpoint,
+sign-out, sign-in) and then sends N cases, each either a form post or a page read:
 
 - a form's fields: the page's own value or option, generated text (any Unicode, control
   characters, markup, formula and encoded-word look-alikes, long strings), dates, numbers; fields
@@ -218,8 +218,8 @@ class Dashboard:
     def crawl(self, events=6, tickets=6):
         """The forms of the events list, the new-event page, the templates page and some events' and
         tickets' pages."""
-        forms, pages = [], {"/admin/", "/admin/events/new", "/admin/scan", "/admin/templates"}
-        queue = ["/admin/", "/admin/events/new", "/admin/templates"]
+        forms, pages = [], {"/admin/", "/admin/events/new", "/admin/scan", "/admin/templates", "/admin/webhooks"}
+        queue = ["/admin/", "/admin/events/new", "/admin/templates", "/admin/webhooks"]
         seen_events = seen_tickets = 0
         visited = set()
         while queue:

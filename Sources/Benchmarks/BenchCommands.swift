@@ -148,6 +148,37 @@ public enum BenchmarkCommandLine {
                     let options = try OptionParser(arguments, valued: ["dir"])
                     try GoogleFakeHost.run(directory: try options.required("dir"))
                 },
+                Command(
+                    "webhook-seed",
+                    summary: "Import tickets with no webhook endpoint, then with one at URL for ticket.issued, through the store; print the import's pace and the endpoint's secret (bench/webhooks.sh).",
+                    usage: "--url URL [--tickets N] [--baseline N] [--chunk N] [--database-url URL] [--token-secret HEX]"
+                ) { arguments, context in
+                    let (options, configuration) = try CommandLineInterface.commandOptions(arguments, context: context, valued: ["url", "tickets", "baseline", "chunk"])
+                    guard let tickets = Int(options.options["tickets"] ?? "100000"), tickets > 0,
+                        let baseline = Int(options.options["baseline"] ?? "20000"), baseline > 0,
+                        let chunk = Int(options.options["chunk"] ?? "10000"), chunk > 0
+                    else { throw UsageError("--tickets, --baseline and --chunk must be positive numbers") }
+                    let vault = TokenVault(secret: try Application.tokenSecret(configuration))
+                    let store = try Application.openStore(configuration, creatingSQLiteFile: true)
+                    defer { store.close() }
+                    let seed = try WebhookBenchmark.seed(store: store, vault: vault, url: try options.required("url"), tickets: tickets, baseline: baseline, chunk: chunk)
+                    context.standardOutput(
+                        "secret=\(seed.secret) deliveries=\(seed.deliveries) chunk=\(seed.chunk) "
+                            + "import_without_s=\(String(format: "%.3f", seed.withoutWebhooks)) import_with_s=\(String(format: "%.3f", seed.withWebhooks))"
+                    )
+                    return ExitCode.success
+                },
+                Command(
+                    "webhook-receiver",
+                    summary: "Serve a counting webhook receiver on 127.0.0.1:PORT; write its tally into DIR until stopped (bench/webhooks.sh).",
+                    usage: "--dir DIR --port PORT [--threads N] [--secret whsec_...]"
+                ) { arguments, _ in
+                    let options = try OptionParser(arguments, valued: ["dir", "port", "threads", "secret"])
+                    guard let port = Int(try options.required("port")), let threads = Int(options.options["threads"] ?? "4"), threads > 0 else {
+                        throw UsageError("--port and --threads must be numbers")
+                    }
+                    try WebhookBenchmark.receive(directory: try options.required("dir"), port: port, threads: threads, secret: options.options["secret"])
+                },
                 apnsCommand,
             ]
         )

@@ -11,6 +11,10 @@
 internal import CCurl
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Settings shared by every request of a client.
 public struct HTTPClientConfiguration: Sendable, Equatable {
     /// A PEM file of CA certificates trusted besides the system's store (a private CA, a test CA).
@@ -110,6 +114,21 @@ public final class HTTPClient: Sendable {
             options.set(CURLOPT_CAINFO, caFile)
             options.set(CURLOPT_CAPATH, Self.systemCAPath)
         }
+        // Pinned: libcurl connects to the given addresses only (see `HTTPRequest.pinnedAddresses`).
+        var resolve: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(resolve) }
+        let pin = request.pinnedAddresses.map { SocketPin(allowed: Set($0)) }
+        if let pinned = request.pinnedAddresses, let pin {
+            let target = try URLTarget.parse(request.url)
+            if target.literalAddress == nil {
+                resolve = curl_slist_append(nil, "\(target.host):\(target.port):" + pinned.map(\.resolveEntry).joined(separator: ","))
+                guard resolve != nil else { throw HTTPClientError(.other, "cannot allocate the resolve list") }
+                options.check(shim_curl_setopt_slist(handle.pointer, CURLOPT_RESOLVE, resolve))
+            }
+            options.set(CURLOPT_PROXY, "")
+            options.check(shim_curl_setopt_opensocket_function(handle.pointer, pinnedSocketCallback))
+            options.check(shim_curl_setopt_pointer(handle.pointer, CURLOPT_OPENSOCKETDATA, Unmanaged.passUnretained(pin).toOpaque()))
+        }
         options.check(shim_curl_setopt_slist(handle.pointer, CURLOPT_HTTPHEADER, fields))
         options.check(shim_curl_setopt_pointer(handle.pointer, CURLOPT_ERRORBUFFER, handle.errorBuffer))
         let context = Unmanaged.passUnretained(handle.transfer).toOpaque()
@@ -147,6 +166,9 @@ public final class HTTPClient: Sendable {
         }
         // The body pointer must not outlive this call in the handle.
         _ = shim_curl_setopt_pointer(handle.pointer, CURLOPT_POSTFIELDS, nil)
+        if let refused = withExtendedLifetime(pin, { pin?.refused }) {
+            throw HTTPClientError(.addressNotAllowed, "\(host) led to \(refused), which is not among the addresses checked for it")
+        }
         guard code == CURLE_OK else {
             throw Self.error(code, detail: handle.detail(for: code), host: host, overflowed: handle.transfer.overflowed, limit: configuration.maxResponseBody)
         }
@@ -230,4 +252,29 @@ extension Duration {
     var milliseconds: Int64 {
         components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000
     }
+}
+
+/// The addresses a pinned request may open sockets to, and the first other one libcurl tried.
+/// Used on the thread running `curl_easy_perform` only.
+private final class SocketPin {
+    let allowed: Set<IPAddress>
+    private(set) var refused: IPAddress?
+
+    init(allowed: Set<IPAddress>) { self.allowed = allowed }
+
+    func allows(_ address: IPAddress) -> Bool {
+        if allowed.contains(address) { return true }
+        if refused == nil { refused = address }
+        return false
+    }
+}
+
+/// CURLOPT_OPENSOCKETFUNCTION of a pinned request: opens the socket only to an allowed address.
+private let pinnedSocketCallback: curl_opensocket_callback = { context, _, address in
+    guard let context, let address else { return CURL_SOCKET_BAD }
+    let pin = Unmanaged<SocketPin>.fromOpaque(context).takeUnretainedValue()
+    var bytes = [UInt8](repeating: 0, count: 16)
+    let count = shim_curl_sockaddr_ip(address, &bytes)
+    guard count > 0, let ip = IPAddress(bytes: Array(bytes.prefix(Int(count)))), pin.allows(ip) else { return CURL_SOCKET_BAD }
+    return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
 }

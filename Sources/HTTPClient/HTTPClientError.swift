@@ -20,6 +20,8 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
         case responseTooLarge
         /// The request cannot be sent as given (malformed URL, an unsupported scheme, a bad header).
         case invalidRequest
+        /// The connection would have gone to an address outside the request's `pinnedAddresses`.
+        case addressNotAllowed
         /// libcurl failed in another way (see the message).
         case other
     }
@@ -40,7 +42,7 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
     public var isTransient: Bool {
         switch code {
         case .connectionRefused, .unresolvedHost, .connectionDropped, .timedOut, .tls, .other: true
-        case .responseTooLarge, .invalidRequest: false
+        case .responseTooLarge, .invalidRequest, .addressNotAllowed: false
         }
     }
 }

@@ -12,6 +12,11 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The most the exchange may take, from the first connection attempt to the last byte.
     public var timeout: Duration
+    /// When set, the only addresses the request may connect to: the URL's host is not resolved
+    /// again (libcurl is given these, CURLOPT_RESOLVE), no proxy is used, and a socket to any other
+    /// address is refused (`.addressNotAllowed`). For callers that resolve and check a host
+    /// themselves (`HTTPClient.resolve`) and must connect to what they checked.
+    public var pinnedAddresses: [IPAddress]? = nil
 
     public init(
         method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], timeout: Duration = .seconds(30)

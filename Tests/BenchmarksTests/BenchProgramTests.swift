@@ -10,7 +10,7 @@ struct BenchProgramTests {
     func help() throws {
         let help = try run(try Self.program(), ["--help"])
         #expect(help.status == 0, "\(help.error)")
-        for command in ["storage", "bundles", "design-images", "tokens", "apns", "attendance", "google-fake"] {
+        for command in ["storage", "bundles", "design-images", "tokens", "apns", "attendance", "google-fake", "webhook-seed", "webhook-receiver"] {
             #expect(help.output.contains("\n  \(command) "), "\(command) missing from \(help.output)")
         }
         let apnsHelp = try run(try Self.program(), ["apns", "--help"])
@@ -95,6 +95,33 @@ struct BenchProgramTests {
         // The fake answers: an unauthenticated call gets Google's 401.
         let port = try #require(Int(api.dropFirst("GOOGLE_WALLET_API_URL=http://127.0.0.1:".count).prefix { $0.isNumber }))
         #expect(try TestClient(port: port).request("GET", "/walletobjects/v1/eventTicketClass/x").status == 401)
+    }
+
+    @Test("webhook-seed queues a delivery per ticket imported with the endpoint; webhook-receiver counts what it is sent", .timeLimit(.minutes(1)))
+    func webhooks() async throws {
+        let directory = try TestCertificates.temporaryDirectory(prefix: "bench-webhooks")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let port = try RestartablePort.free()
+        let seed = try run(try Self.program(), [
+            "webhook-seed", "--database-url", "sqlite://\(directory)/bench.db", "--token-secret", String(repeating: "ab", count: 32),
+            "--url", "http://127.0.0.1:\(port)/hooks/bench", "--tickets", "30", "--baseline", "20", "--chunk", "10",
+        ])
+        #expect(seed.status == 0, "\(seed.error)")
+        #expect(seed.output.contains(" deliveries=30 chunk=10 import_without_s="), "\(seed.output)")
+        let secret = try #require(seed.output.split(separator: " ").first { $0.hasPrefix("secret=whsec_") })
+        let process = try ChildProcess(
+            try Self.program(), ["webhook-receiver", "--dir", directory, "--port", "\(port)", "--secret", String(secret.dropFirst(7))], standardOutput: .nullDevice
+        )
+        defer { process.signal(SIGTERM); _ = process.waitUntilExit() }
+        let deadline = Date().addingTimeInterval(20)
+        while FileManager.default.contents(atPath: directory + "/tally") == nil, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        let answer = try TestClient(port: port).request(
+            "POST", "/hooks/bench", headers: [("PassServer-Webhook-Id", "evt_1"), ("Content-Type", "application/json")], body: Array("{}".utf8)
+        )
+        #expect(answer.status == 200)
+        try await Task.sleep(for: .milliseconds(200))
+        let tally = String(decoding: try #require(FileManager.default.contents(atPath: directory + "/tally"), "no tally within 20 s"), as: UTF8.self)
+        #expect(tally.hasPrefix("1 1 "), "\(tally)")
     }
 
     static func program() throws -> String {

@@ -36,6 +36,7 @@ def test():
         "edit-event": f"/admin/events/{event}/edit",
         "ticket": f"/admin/tickets/{serial}",
         "scanner": "/admin/scan",
+        "webhooks": "/admin/webhooks",
         "attendee": env("DOWNLOAD_PATH"),
     }
     backgrounds = {}

@@ -69,6 +69,16 @@ extension AdminController {
         AdminRoute(.GET, "/admin/v1/events/:eventId/scanner-access", role: .viewer, AdminController.listScannerAccess(_:)),
         AdminRoute(.POST, "/admin/v1/events/:eventId/scanner-access", role: .admin, AdminController.createScannerAccess(_:)),
         AdminRoute(.DELETE, "/admin/v1/events/:eventId/scanner-access/:accessId", role: .admin, AdminController.revokeScannerAccess(_:)),
+        AdminRoute(.GET, "/admin/v1/webhooks", role: .viewer, AdminController.listWebhooks(_:)),
+        AdminRoute(.POST, "/admin/v1/webhooks", role: .admin, AdminController.createWebhook(_:)),
+        AdminRoute(.GET, "/admin/v1/webhooks/:endpointId", role: .viewer, AdminController.showWebhook(_:)),
+        AdminRoute(.PATCH, "/admin/v1/webhooks/:endpointId", role: .admin, AdminController.updateWebhook(_:)),
+        AdminRoute(.DELETE, "/admin/v1/webhooks/:endpointId", role: .admin, AdminController.deleteWebhook(_:)),
+        AdminRoute(.POST, "/admin/v1/webhooks/:endpointId/secret", role: .admin, AdminController.rotateWebhookSecret(_:)),
+        AdminRoute(.GET, "/admin/v1/webhooks/:endpointId/deliveries", role: .viewer, query: ["cursor", "limit"], AdminController.listWebhookDeliveries(_:)),
+        AdminRoute(
+            .POST, "/admin/v1/webhooks/:endpointId/deliveries/:deliveryId/redeliver", role: .admin, AdminController.redeliverWebhook(_:)
+        ),
     ]
 
     /// Registers every route of `routes`; each one's preflight checks the bearer token and its

@@ -32,6 +32,9 @@ struct AdminController: Sendable {
     let scanWarnings = ScanWarnings()
     /// Until when an event's tickets check in (`CHECKIN_GRACE`).
     var doorHours = DoorHours()
+    /// Where webhooks may go (WEBHOOK_ALLOW_PRIVATE_TARGETS), and whom to tell that deliveries were queued.
+    var webhookTargets = WebhookTargets(allowPrivate: false)
+    var webhooksQueued: @Sendable () -> Void = {}
     /// Announcements' pacing, the scheduler to wake, the counters.
     var scheduling = SchedulingAccess()
 
@@ -57,6 +60,11 @@ struct AdminController: Sendable {
 
     /// Scanner access for door staff, over this controller's store and clock.
     var doorStaff: DoorStaff { DoorStaff(store: store, now: now, hours: doorHours) }
+
+    /// The webhook endpoints, over this controller's store and clock.
+    var webhooks: WebhookEndpoints {
+        WebhookEndpoints(store: store, vault: passes.vault, targets: webhookTargets, googleWallet: googleWallet, queued: webhooksQueued, now: now)
+    }
 
     // MARK: Helpers
 

@@ -28,6 +28,8 @@ public final class Application: Sendable {
     let mail: MailDispatcher?
     /// Google Wallet updates; nil while Google Wallet is off (no GOOGLE_WALLET_ISSUER_ID).
     let googleWallet: GoogleWalletDispatcher?
+    /// Webhook deliveries to the organizers' endpoints.
+    let webhooks: WebhookDispatcher
     let jobRunner: JobRunner
     /// Applies announcements and event edits when they are due.
     let scheduler: Scheduler
@@ -136,11 +138,14 @@ public final class Application: Sendable {
         let google = googleDispatcher
         googleWallet = google
         if let google { readiness.addCheck { google.unreachableFinding().map { [$0] } ?? [] } }
-        // Everything a pass change may have enqueued: pushes (APNs and the relay) and Google Wallet.
+        let webhooks = Self.webhookDispatcher(configuration, store: store, passes: passes, logger: logger.named("webhooks"), now: now)
+        self.webhooks = webhooks
+        // Everything a pass change may have enqueued: pushes (APNs and the relay), Google Wallet and webhooks.
         let wakeDispatchers: @Sendable () -> Void = {
             dispatcher.wake()
             relayDispatcher?.wake()
             google?.wake()
+            webhooks.wake()
         }
         Self.warnAboutSandbox(configuration, logger: logger)
         let mail = mailDispatcher
@@ -184,11 +189,13 @@ public final class Application: Sendable {
         self.scheduler = scheduler
         var admin = AdminController(
             store: store, passes: passes, logger: logger.named("admin"),
-            pushesEnqueued: wakeDispatchers, jobCreated: { jobRunner.wake(); google?.wake() },
+            pushesEnqueued: wakeDispatchers, jobCreated: { jobRunner.wake(); google?.wake(); webhooks.wake() },
             mail: MailAccess(isEnabled: mail != nil, queued: { mail?.wake() }), checkIns: checkIns, settleReach: { reach.settle() },
             doorHours: DoorHours(grace: TimeInterval(configuration.checkIn.grace))
         )
         admin.googleWallet = configuration.googleWallet.isEnabled
+        admin.webhookTargets = WebhookTargets(allowPrivate: configuration.webhooks.allowPrivateTargets)
+        admin.webhooksQueued = { webhooks.wake() }
         admin.scheduling = SchedulingAccess(
             announcementInterval: TimeInterval(configuration.announcements.interval), scheduled: { scheduler.wake() }, metrics: schedulingMetrics
         )
@@ -221,6 +228,7 @@ public final class Application: Sendable {
             logger: logger.named("metrics"), startedAt: startedAt, startedInstant: startedInstant, now: now
         )
         metrics.googleUpdates = google
+        metrics.webhooks = webhooks
         metrics.register(in: &router)
         routes = router.routes.map { (method: $0.method.rawValue, pattern: $0.pattern) }
 
@@ -264,6 +272,7 @@ public final class Application: Sendable {
         relayDispatcher?.start()
         mail?.start()
         googleWallet?.start()
+        webhooks.start()
         jobRunner.start()
         scheduler.start(organizer: scheduledOperations)
         certificates.check()
@@ -295,6 +304,7 @@ public final class Application: Sendable {
         relayDispatcher?.shutdown()
         mail?.shutdown()
         googleWallet?.shutdown()
+        webhooks.shutdown()
         tallyWorker.shutdown()
         templateWorker.shutdown()
         store.close()

@@ -27,6 +27,8 @@ struct MetricsController: Sendable {
     let googleWallet: CallbackMetrics?
     /// Google Wallet's updates; nil while Google Wallet is off.
     var googleUpdates: GoogleWalletDispatcher? = nil
+    /// Webhook deliveries.
+    var webhooks: WebhookDispatcher? = nil
     let logger: Logger
     let countsCache = StatisticsCache(ttl: .seconds(15))
     /// When the process started, by `now` (for `passserver_process_start_time_seconds`) and by the
@@ -46,6 +48,7 @@ struct MetricsController: Sendable {
         let relayed = relay?.statistics
         let emails = mail?.statistics
         let google = googleUpdates?.statistics
+        let hooks = webhooks?.statistics
         var text = MetricsText()
         database(&text)
         self.pushes(pushes, &text)
@@ -56,6 +59,7 @@ struct MetricsController: Sendable {
                      checkIns.snapshot.map { ("result=\"\($0.result.rawValue)\"", $0.count) })
         scheduled(&text)
         if let googleUpdates, let google { googleWalletUpdates(google, dispatcher: googleUpdates, &text) }
+        if let hooks { webhookDeliveries(hooks, &text) }
         if let googleWallet {
             text.counter("passserver_google_wallet_callbacks_total", "Google Wallet save and delete callbacks answered by this process, by outcome (save, del, replayed, or why refused)",
                          googleWallet.snapshot.map { ("outcome=\"\($0.outcome)\"", $0.count) })

@@ -21,6 +21,7 @@ public struct Configuration: Sendable, Equatable {
     public var mail = Mail()
     public var googleWallet = GoogleWallet()
     public var androidRelay = AndroidRelay()
+    public var webhooks = Webhooks()
     public var dashboard = Dashboard()
     public var checkIn = CheckIn()
     public var announcements = Announcements()
@@ -157,6 +158,8 @@ public struct Configuration: Sendable, Equatable {
         /// Days after an event ended (or started, without an end) that its attendees' data is
         /// erased; nil: never automatically.
         public var eraseAfterDays: Int? = nil
+        /// Seconds delivered and failed webhook deliveries are kept in their endpoint's log.
+        public var webhookLog = 30 * 86_400
         public init() {}
     }
 
@@ -197,6 +200,40 @@ public struct Configuration: Sendable, Equatable {
         /// Seconds a claimed update belongs to its process; nil: 2 × `timeout` + 30 s.
         public var lease: Int? = nil
         public var isEnabled: Bool { issuerID != nil }
+        public init() {}
+    }
+
+    /// Signed webhooks to the organizers' own systems (docs/webhooks.md): endpoints are registered
+    /// in the dashboard or the admin API; these are how deliveries go.
+    public struct Webhooks: Sendable, Equatable {
+        /// Seconds one delivery may take, connecting included.
+        public var timeout = 10
+        /// Accept http and loopback, private and link-local targets (a receiver on this host or network).
+        public var allowPrivateTargets = false
+        /// Seconds every attempt of an endpoint may fail (no 2xx since) before it is disabled.
+        public var disableAfter = 3 * 86_400
+        /// Seconds a claimed delivery belongs to its process; nil: 2 × `timeout` + 30 s.
+        public var lease: Int? = nil
+        /// First retry delay in seconds (doubles per attempt, full jitter, capped at `retryMaxDelay`).
+        public var retryBaseDelay: Double = 10
+        /// Longest retry delay in seconds.
+        public var retryMaxDelay: Double = 3_600
+        /// How long a delivery is retried before it is failed (as long as an endpoint may fail).
+        public var maxRetryAge: Double = 3 * 86_400
+        /// Threads sending deliveries (each one request at a time, keep-alive connections).
+        public var senderThreads = 16
+        /// Deliveries in flight to one endpoint at once, at most.
+        public var perEndpointConcurrency = 8
+        /// Deliveries claimed and not yet answered, per endpoint and over all of them.
+        public var perEndpointInFlight = 500
+        public var maxInFlight = 2_000
+        /// Seconds a lane rests after its endpoint could not be reached.
+        public var restAfterUnreachable: TimeInterval = 30
+        /// How often the outbox is polled for deliveries queued by other processes (or by device
+        /// registrations, which wake nothing).
+        public var pollInterval: TimeInterval = 1
+        /// How long an answer waits for others to be recorded with it (`OutboxSettings.recordWindow`).
+        public var recordWindow: TimeInterval = 0.02
         public init() {}
     }
 

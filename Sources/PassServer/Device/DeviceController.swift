@@ -80,7 +80,7 @@ struct DeviceController: Sendable {
         let device = try DeviceRequest.device(request)
         _ = try store.withSession(.write) {
             try $0.deleteRegistration(
-                deviceLibraryIdentifier: device, passTypeIdentifier: pass.passType, serialNumber: pass.serial
+                deviceLibraryIdentifier: device, passTypeIdentifier: pass.passType, serialNumber: pass.serial, now: now()
             )
         }
         return Response(status: 200)

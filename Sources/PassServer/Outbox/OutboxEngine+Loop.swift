@@ -18,6 +18,8 @@ extension OutboxEngine {
         /// While the database is unavailable: when to try it again.
         var databaseRetryAt: Date?
         var drainDeadline: Date?
+        /// When the oldest unrecorded answer arrived (for `recordWindow`).
+        var unrecordedSince: Date?
 
         init(engine: OutboxEngine, pacing: any OutboxPacing) {
             self.engine = engine
@@ -35,12 +37,23 @@ extension OutboxEngine {
             }
             if engine.retryDatabaseNow.exchange(false, ordering: .relaxed) { databaseRetryAt = nil }
             let waitingForDatabase = databaseRetryAt.map { $0 > time } ?? false
+            if unrecorded.isEmpty { unrecordedSince = nil } else if unrecordedSince == nil { unrecordedSince = time }
+            // Answers may wait up to `recordWindow` for more to record with them, while more are owed.
+            var recordAt: Date?
             if !unrecorded.isEmpty && !waitingForDatabase {
-                if record(unrecorded) {
-                    inFlight -= unrecorded.count
-                    unrecorded.removeAll(keepingCapacity: true)
+                let since = unrecordedSince ?? time
+                if settings.recordWindow > 0 && !stopping && unrecorded.count < settings.batchSize && inFlight > unrecorded.count
+                    && time.timeIntervalSince(since) < settings.recordWindow
+                {
+                    recordAt = since.addingTimeInterval(settings.recordWindow)
+                } else {
+                    if record(unrecorded) {
+                        inFlight -= unrecorded.count
+                        unrecorded.removeAll(keepingCapacity: true)
+                        unrecordedSince = nil
+                    }
+                    return .again
                 }
-                return .again
             }
             if stopping {
                 let deadline = drainDeadline ?? time.addingTimeInterval(settings.drainTimeout)
@@ -49,7 +62,7 @@ extension OutboxEngine {
                     if inFlight > 0 { logger.warning("stopping with messages in flight; they are sent again after their lease", ["count": "\(inFlight)"]) }
                     return .done
                 }
-                return .sleep(until: min(databaseRetryAt ?? .distantFuture, time.addingTimeInterval(0.05)))
+                return sleep(until: min(databaseRetryAt ?? .distantFuture, time.addingTimeInterval(0.05)), now: time)
             }
             var wakeAt = time.addingTimeInterval(settings.pollInterval)
             if !waitingForDatabase {
@@ -59,7 +72,13 @@ extension OutboxEngine {
                 case .heldBack(let until): wakeAt = min(wakeAt, until)
                 }
             }
-            return .sleep(until: min(wakeAt, databaseRetryAt ?? .distantFuture))
+            return sleep(until: min(wakeAt, databaseRetryAt ?? .distantFuture, recordAt ?? .distantFuture), now: time)
+        }
+
+        /// Sleeps until `date` of the engine's clock, which may run apart from the thread's own
+        /// (a test's clock moved ahead): the worker waits the same length of its own time.
+        private func sleep(until date: Date, now time: Date) -> Worker.Next {
+            .sleep(until: Date().addingTimeInterval(min(date.timeIntervalSince(time), 86_400)))
         }
 
         private enum Claimed { case sent, none, heldBack(until: Date) }

@@ -19,6 +19,11 @@ struct OutboxSettings: Sendable {
     /// While messages wait, how long the far end may stay unreachable before `/readyz` says so
     /// (used by the channel).
     var unreachableGrace: TimeInterval = 60
+    /// How long an answer may wait for more to be recorded in the same transaction, while more
+    /// are owed and fewer than `batchSize` wait (0: each wake records what has arrived). A fast
+    /// far end answers one by one; a few milliseconds make its answers one transaction per batch
+    /// rather than one per handful.
+    var recordWindow: TimeInterval = 0
 }
 
 /// One outbox engine for any `OutboxChannel`: claims due rows under a lease, hands them to the

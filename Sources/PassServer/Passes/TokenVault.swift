@@ -64,6 +64,14 @@ public struct TokenVault: Sendable {
         try Digest.sha256().authenticationCode(key: secret, message: Array("barcode\u{0}\(passType.rawValue)\u{0}\(serial.rawValue)".utf8))
     }
 
+    /// The signing secret of a webhook endpoint: `whsec_` and the base64url of an HMAC of its id
+    /// and its secret nonce under the `webhook` label. Nothing that could sign is stored: a new
+    /// nonce (rotation) gives a new secret, and the database alone gives none.
+    package func webhookSecret(endpointID: String, nonce: String) throws -> String {
+        let mac = try Digest.sha256().authenticationCode(key: secret, message: Array("webhook\u{0}\(endpointID)\u{0}\(nonce)".utf8))
+        return "whsec_" + Base64URL.encode(mac)
+    }
+
     /// What the database stores for any token.
     public static func hash(_ token: String) throws -> [UInt8] {
         try Digest.sha256().hash(Array(token.utf8))

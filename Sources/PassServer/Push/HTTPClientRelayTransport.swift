@@ -17,7 +17,7 @@ struct HTTPClientRelayTransport: RelayTransport {
         } catch {
             switch error.code {
             case .connectionRefused, .unresolvedHost, .tls: return .unreachable(error.description)
-            case .connectionDropped, .timedOut, .responseTooLarge, .invalidRequest, .other: return .failed(error.description)
+            case .connectionDropped, .timedOut, .responseTooLarge, .invalidRequest, .addressNotAllowed, .other: return .failed(error.description)
             }
         }
     }

@@ -6,7 +6,9 @@ package import Storage
 /// older than `PUSH_LOG_RETENTION` (a ticket's email status keeps its failure), jobs finished
 /// longer than `JOB_RETENTION` ago, registrations of passes whose event ended more than
 /// `REGISTRATION_RETENTION` ago (with the devices left without any), dashboard sessions that
-/// have expired, Google Wallet callback nonces older than 30 days, and deleted events: a deleted event's rows (tickets, registrations, check-ins,
+/// have expired, Google Wallet callback nonces older than 30 days, webhook deliveries delivered
+/// or failed longer than `WEBHOOK_LOG_RETENTION` ago (with the webhook events none refers to any
+/// more), and deleted events: a deleted event's rows (tickets, registrations, check-ins,
 /// email states, jobs, tallies) go once every phone registered for one of its passes was told and
 /// served the voided pass, or `DELETED_EVENT_GRACE` after the deletion. With `ERASE_AFTER_DAYS`
 /// set, it also erases the attendees' data of events that ended longer ago than that.
@@ -33,6 +35,9 @@ package struct RetentionSweep: Sendable {
         var deletedEvents = 0
         /// Google Wallet callback nonces older than `googleWalletNonceAge`.
         var googleWalletNonces = 0
+        /// Webhook deliveries delivered or failed, and webhook events left without a delivery.
+        var webhookDeliveries = 0
+        var webhookEvents = 0
 
         /// Table (`push_outbox_failed`, `mail_outbox_failed`: failed rows of those outboxes) and
         /// count, in sweep order.
@@ -40,7 +45,8 @@ package struct RetentionSweep: Sendable {
             [("push_log", pushLog), ("push_outbox_failed", failedPushes), ("mail_outbox_failed", failedEmails),
              ("google_outbox_failed", failedGoogleUpdates), ("jobs", jobs),
              ("registrations", registrations), ("devices", devices), ("admin_sessions", sessions),
-             ("passes", deletedPasses), ("events", deletedEvents), ("google_wallet_nonces", googleWalletNonces)]
+             ("passes", deletedPasses), ("events", deletedEvents), ("google_wallet_nonces", googleWalletNonces),
+             ("webhook_deliveries", webhookDeliveries), ("webhook_events", webhookEvents)]
         }
     }
 
@@ -103,6 +109,9 @@ package struct RetentionSweep: Sendable {
             try drain(shouldStop, into: &removed.sessions) { try $0.deleteExpiredScannerSessions(before: start, limit: batchSize) }
             let nonceCutoff = start.addingTimeInterval(-Self.googleWalletNonceAge)
             try drain(shouldStop, into: &removed.googleWalletNonces) { try $0.deleteGoogleWalletNonces(before: nonceCutoff, limit: batchSize) }
+            let webhookCutoff = start.addingTimeInterval(-TimeInterval(retention.webhookLog))
+            try drain(shouldStop, into: &removed.webhookDeliveries) { try $0.deleteSettledWebhookDeliveries(before: webhookCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.webhookEvents) { try $0.deleteUnreferencedWebhookEvents(before: webhookCutoff, limit: batchSize) }
             try removeDeletedEvents(shouldStop, cutoff: start.addingTimeInterval(-TimeInterval(retention.deletedEvents)), into: &removed, devices: &devices)
             if let days = retention.eraseAfterDays {
                 try eraseEndedEvents(shouldStop, cutoff: start.addingTimeInterval(-TimeInterval(days) * 86_400), into: &removed)

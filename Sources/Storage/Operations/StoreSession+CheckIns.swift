@@ -41,7 +41,8 @@ extension StoreSession {
                     scanner = excluded.scanner, recorded_at = excluded.recorded_at, ticket_type = excluded.ticket_type
                 """
             // The last statement of the transaction: on PostgreSQL the COMMIT goes with it.
-            switch try apply(PassChange(checkedInAt: .some(scannedAt)), to: locked, alongside: upsert, final: true, now: now) {
+            let detail = WebhookDetail(checkedInAt: scannedAt.storageMillis, gate: scan.gate, scanner: scan.scanner)
+            switch try apply(PassChange(checkedInAt: .some(scannedAt)), to: locked, alongside: upsert, final: true, webhookDetail: detail, now: now) {
             case .updated(let pass, let enqueued):
                 return .checkedIn(pass, record, pushTokensEnqueued: enqueued)
             case .unchanged(let pass):

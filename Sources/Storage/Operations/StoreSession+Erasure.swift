@@ -10,7 +10,8 @@ public import Foundation
 // Erasing (`eraseAttendees`) keeps every row and count and blanks what names a person: the
 // attendee's name, email, seat, external id and extra fields, the search text built from them,
 // cancellation reasons (the organizer's words, which may name the attendee), the mail server's
-// replies (which may quote the address) and emails still waiting to go out; of orders, the buyer's
+// replies (which may quote the address), emails still waiting to go out, and the webhook events of
+// its tickets (which keep the tickets as they were) with their deliveries; of orders, the buyer's
 // email and name, the mail server's reply and the organizer's id for the order.
 //
 // Lock order, as the other writers take them (so that on PostgreSQL none of these waits for one of
@@ -47,6 +48,8 @@ extension StoreSession {
                 """)
             // Google shows the voided tickets as inactive, telling their holders (within its limits).
             try enqueueGoogleObjects(where: "p.event_id = \(id)", notify: true, now: now)
+            // One webhook for the event, none per voided ticket.
+            try enqueueEventWebhook(.eventDeleted, eventID: id, now: now)
             let job = try createJob(kind: Job.repushKind, eventID: id, now: now)
             return (try Event(row: row), job)
         }
@@ -94,6 +97,13 @@ extension StoreSession {
                     search_text = lower(serial_number), void_reason = NULL
                 WHERE event_id = \(eventID)
                 """)
+            // Webhook events keep their tickets as they were: they go, with their deliveries (sent
+            // or waiting), the deliveries locked first in id order as the webhook dispatcher locks them.
+            let ticketWebhooks: SQLQuery = "SELECT id FROM webhook_events WHERE event_id = \(eventID) AND pass_id IS NOT NULL"
+            try execute("""
+                SELECT id FROM webhook_deliveries WHERE webhook_event_id IN (\(ticketWebhooks)) ORDER BY id\(unsafeRaw: forUpdate)
+                """)
+            try execute("DELETE FROM webhook_events WHERE id IN (\(ticketWebhooks))")
             // Google holds the holders' names and seats too: their objects are written again without them.
             try enqueueGoogleObjects(where: "p.event_id = \(eventID)", notify: false, now: now)
             let job = try createJob(kind: Job.repushKind, eventID: eventID, now: now)

@@ -63,6 +63,7 @@ extension StoreSession {
                     RETURNING \(Self.eventColumns)
                     """)
                 else { throw StorageError(.notFound, "no such event") }
+                try enqueueEventWebhook(.eventUpdated, eventID: id, now: now)
                 return (try Event(row: row), nil)
             }
             let revision = try nextRevision()
@@ -82,6 +83,8 @@ extension StoreSession {
             let moved = target.venue != current.venue || target.startsAt.storageMillis != current.startsAt.storageMillis
                 || target.endsAt?.storageMillis != current.endsAt?.storageMillis || target.timeZone != current.timeZone
             try enqueueGoogleClass(eventID: id, notify: moved, now: now)
+            // One webhook for the event; its tickets' new revisions are no change of theirs.
+            try enqueueEventWebhook(.eventUpdated, eventID: id, now: now)
             // Only active passes show an announcement: a change of it alone bumps those.
             let job = try createJob(kind: sameLook ? Job.announcementKind : Job.repushKind, eventID: id, now: now)
             return (try Event(row: row), job)

@@ -24,6 +24,7 @@ extension StoreSession {
                 """)
             let change: Int64 = (saved ? 1 : 0) - (before == true ? 1 : 0)
             if change != 0 {
+                try enqueueTicketWebhooks(saved ? .googleWalletSaved : .googleWalletRemoved, where: "p.id = \(passID)", now: now)
                 try execute("""
                     INSERT INTO google_wallet_events (event_id, saved) VALUES (\(eventID), \(max(change, 0)))
                     ON CONFLICT (event_id) DO UPDATE SET saved = google_wallet_events.saved + \(change)

@@ -234,6 +234,16 @@ extension StoreSession {
                 FROM \(values)
                 WHERE ticket_emails.pass_id = x.id
                 """)
+            // An email given up on (and not queued again meanwhile) is an `email.failed` webhook,
+            // with the server's last reply, when an endpoint wants it.
+            if results.contains(where: { $0.kind == .failed }) {
+                let reply = dialect.pick(postgres: "CAST(json_build_object('reply', x.reply) AS TEXT)", sqlite: "json_object('reply', x.reply)")
+                try enqueueTicketWebhooks(
+                    .emailFailed, from: "\(values) JOIN passes p ON p.id = x.id",
+                    where: "x.failed = 1 AND NOT EXISTS (SELECT 1 FROM mail_outbox m WHERE m.pass_id = p.id AND m.state = 'pending')",
+                    detail: SQLQuery(unsafeRaw: reply), now: now
+                )
+            }
         }
     }
 

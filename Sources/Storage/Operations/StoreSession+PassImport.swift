@@ -148,7 +148,9 @@ extension StoreSession {
         var idBySerial: [SerialNumber: Int64] = [:]
         for row in ids { idBySerial[SerialNumber(trusted: try row.string("serial_number"))] = try row.int64("id") }
         if !idBySerial.isEmpty {
-            try enqueueGoogleObjects(where: column("p.id", in: Array(idBySerial.values).sorted()), notify: false, now: now)
+            let ids = column("p.id", in: Array(idBySerial.values).sorted())
+            try enqueueGoogleObjects(where: ids, notify: false, now: now)
+            try enqueueTicketWebhooks(.ticketIssued, where: ids, now: now)
         }
         return passes.compactMap { pass in
             idBySerial[pass.serialNumber].map { StoredPass(id: $0, inserted: pass, revision: revision, now: now) }

@@ -20,6 +20,7 @@ extension StoreSession {
             guard let row = rows.first else { throw StorageError(.backend, "insert returned no row") }
             let stored = try StoredPass(row: row)
             try enqueueGoogleObjects(where: "p.id = \(stored.id)", notify: false, now: now)
+            try enqueueTicketWebhooks(.ticketIssued, where: "p.id = \(stored.id)", now: now)
             return stored
         }
     }
@@ -132,13 +133,19 @@ extension StoreSession {
     /// ends the transaction (`executeFinal`): in the outermost transaction on PostgreSQL the COMMIT
     /// goes in the statement's round trip and the counter's lock is released without waiting for
     /// this process. Nested in another transaction, the outermost one commits as usual.
-    func apply(_ change: PassChange, to locked: LockedPass, alongside: SQLQuery? = nil, final: Bool = false, now: Date) throws -> PassUpdate {
+    ///
+    /// A change of the ticket's own data records its webhook event (`webhookType`) with the pass as
+    /// changed, in the same statement on PostgreSQL; `webhookDetail` goes with it (a check-in's gate).
+    func apply(
+        _ change: PassChange, to locked: LockedPass, alongside: SQLQuery? = nil, final: Bool = false, webhookDetail: WebhookDetail? = nil, now: Date
+    ) throws -> PassUpdate {
         let current = locked.pass
         let target = change.applied(to: current)
         if target == current && !change.touch {
             if let alongside { try execute(alongside) }
             return .unchanged(current)
         }
+        let webhook = Self.webhookType(from: current, to: target)
         // The email's language is no part of the pass: no new revision, nothing to tell phones.
         var sameContent = target
         sameContent.language = current.language
@@ -148,6 +155,7 @@ extension StoreSession {
                 UPDATE passes SET language = \(target.language) WHERE id = \(current.id) RETURNING \(StoredPass.columns)
                 """)
             else { throw StorageError(.notFound, "no such pass") }
+            if let webhook { try enqueueTicketWebhooks(webhook, where: "p.id = \(current.id)", now: now) }
             return .updated(try StoredPass(row: row), pushTokensEnqueued: 0)
         }
         // An archived event's passes change without telling phones (they see it when they ask).
@@ -178,6 +186,9 @@ extension StoreSession {
                 : enqueueStatement(where: thisPass, owner: owner, now: now)
             let extra: SQLQuery = alongside.map { "alongside AS (\($0))," } ?? ""
             let googleCTE: SQLQuery = google.map { ", google AS (\($0))" } ?? ""
+            let hookCTE: SQLQuery = webhook.map { type in
+                ", hook AS (\(ticketWebhookStatement(type, from: "upd p", where: "true", detail: Self.detailParameter(webhookDetail), now: now)))"
+            } ?? ""
             let statement: SQLQuery = """
                 WITH \(extra)next AS (UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value),
                 upd AS (
@@ -187,7 +198,7 @@ extension StoreSession {
                 pushes AS (\(pushes)),
                 regs AS (
                     UPDATE registrations r SET pass_revision = next.value FROM next
-                    WHERE \(thisPass))\(googleCTE)
+                    WHERE \(thisPass))\(googleCTE)\(hookCTE)
                 SELECT upd.*, (SELECT count(*) FROM pushes) AS enqueued FROM upd
                 """
             guard let row = try (final ? executeFinal(statement) : execute(statement)).first
@@ -204,6 +215,7 @@ extension StoreSession {
         let updated = try StoredPass(row: updatedRow)
         let enqueued = archived ? 0 : try enqueuePushes(where: thisPass, owner: owner, now: now)
         if let google { try executeDeferred(google) }
+        if let webhook { try enqueueTicketWebhooks(webhook, where: "p.id = \(current.id)", detail: Self.detailParameter(webhookDetail), now: now) }
         // After the outbox rows: the dispatcher locks outbox rows, then registrations.
         let registrations: SQLQuery = """
             UPDATE registrations SET pass_revision = \(updated.revision)
@@ -277,6 +289,22 @@ extension StoreSession {
                 state = 'pending', push_service = excluded.push_service, event_id = excluded.event_id, job_id = excluded.job_id
             RETURNING id
             """
+    }
+}
+
+extension StoreSession {
+    /// The webhook event a change of a ticket makes: cancelled, checked in, or updated when its own
+    /// data changed (holder, email, seat, external id, extra fields, language, an undone check-in);
+    /// nil when nothing a webhook shows changed (a re-push's new revision).
+    static func webhookType(from current: StoredPass, to target: StoredPass) -> WebhookEventType? {
+        if target.status == .cancelled && current.status != .cancelled { return .ticketCancelled }
+        if target.checkedInAt != nil && current.checkedInAt == nil { return .ticketCheckedIn }
+        let changed = target.attendeeName != current.attendeeName || target.attendeeEmail != current.attendeeEmail
+            || target.seat != current.seat || target.externalID != current.externalID || target.extra != current.extra
+            || target.language != current.language || target.status != current.status
+            || target.cancellationReason != current.cancellationReason
+            || target.checkedInAt?.storageMillis != current.checkedInAt?.storageMillis
+        return changed ? .ticketUpdated : nil
     }
 }
 

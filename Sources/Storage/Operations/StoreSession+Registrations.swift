@@ -58,20 +58,29 @@ extension StoreSession {
         deviceLibraryIdentifier: DeviceLibraryIdentifier, pushToken: String, service: PushService, passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, now: Date
     ) throws -> RegistrationResult {
         let millis = now.storageMillis
+        let thisPass: SQLQuery = "p.pass_type_identifier = \(passTypeIdentifier) AND p.serial_number = \(serialNumber)"
         if dialect == .postgres {
             // One round trip: both upserts in one statement (foreign keys are checked at its end);
-            // `xmax = 0` is true only for a row this statement inserted.
+            // `xmax = 0` is true only for a row this statement inserted. The pass's first device
+            // (a registration inserted where the statement's view has none) is a `pass.added`
+            // webhook, recorded in the same statement when an endpoint wants it.
+            let added = ticketWebhookStatement(
+                .passAdded, where: "\(thisPass) AND EXISTS (SELECT 1 FROM registration WHERE registration.inserted) AND \(noRegistration())", now: now
+            )
             guard let row = try first("""
                 WITH device AS (
                     INSERT INTO devices (device_library_identifier, push_token, push_service, updated_at)
                     VALUES (\(deviceLibraryIdentifier), \(pushToken), \(service), \(millis))
                     ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token,
                         push_service = excluded.push_service, updated_at = excluded.updated_at
-                    RETURNING 1)
-                INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
-                VALUES (\(deviceLibraryIdentifier), \(passTypeIdentifier), \(serialNumber), \(millis), \(millis))
-                ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
-                RETURNING (xmax = 0) AS inserted
+                    RETURNING 1),
+                registration AS (
+                    INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
+                    VALUES (\(deviceLibraryIdentifier), \(passTypeIdentifier), \(serialNumber), \(millis), \(millis))
+                    ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
+                    RETURNING (xmax = 0) AS inserted),
+                added AS (\(added))
+                SELECT inserted FROM registration
                 """)
             else { throw StorageError(.backend, "upsert returned no row") }
             return try row.int64("inserted") == 1 ? .created : .updated
@@ -89,7 +98,10 @@ extension StoreSession {
                 ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO NOTHING
                 RETURNING created_at
                 """)
-            if !inserted.isEmpty { return .created }
+            if !inserted.isEmpty {
+                try enqueueTicketWebhooks(.passAdded, where: "\(thisPass) AND \(noRegistration(except: deviceLibraryIdentifier.rawValue))", now: now)
+                return .created
+            }
             try execute("""
                 UPDATE registrations SET updated_at = \(millis)
                 WHERE device_library_identifier = \(deviceLibraryIdentifier)
@@ -124,15 +136,29 @@ extension StoreSession {
     }
 
     /// Removes a registration; a missing one is not an error. Returns whether one was removed.
-    /// A device left with no registration is forgotten too.
+    /// A device left with no registration is forgotten too. The pass's last device gone is a
+    /// `pass.removed` webhook (when an endpoint wants it); on PostgreSQL the pass row is locked
+    /// first, so of two of its devices unregistering at once the second sees the first gone.
     @discardableResult
-    public func deleteRegistration(deviceLibraryIdentifier: DeviceLibraryIdentifier, passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws -> Bool {
+    public func deleteRegistration(
+        deviceLibraryIdentifier: DeviceLibraryIdentifier, passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, now: Date = Date()
+    ) throws -> Bool {
         return try transaction {
+            // PostgreSQL runs a WITH query only when the statement reads it: the EXISTS does.
+            let (lock, locked): (SQLQuery, SQLQuery) = dialect == .postgres
+                ? ("WITH locked AS (SELECT id FROM passes WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber) FOR NO KEY UPDATE) ",
+                   " AND EXISTS (SELECT 1 FROM locked)")
+                : ("", "")
             let deleted = try execute("""
-                DELETE FROM registrations WHERE device_library_identifier = \(deviceLibraryIdentifier)
-                  AND pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+                \(lock)DELETE FROM registrations WHERE device_library_identifier = \(deviceLibraryIdentifier)
+                  AND pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)\(locked)
                 RETURNING device_library_identifier
                 """)
+            if !deleted.isEmpty {
+                try enqueueTicketWebhooks(
+                    .passRemoved, where: "p.pass_type_identifier = \(passTypeIdentifier) AND p.serial_number = \(serialNumber) AND \(noRegistration())", now: now
+                )
+            }
             try execute("""
                 DELETE FROM devices WHERE device_library_identifier = \(deviceLibraryIdentifier)
                   AND NOT EXISTS (SELECT 1 FROM registrations WHERE device_library_identifier = \(deviceLibraryIdentifier))
@@ -219,6 +245,18 @@ extension StoreSession {
                 DELETE FROM devices WHERE push_token = \(pushToken) AND NOT EXISTS
                   (SELECT 1 FROM registrations r WHERE r.device_library_identifier = devices.device_library_identifier)
                 """)
+            // The last device of a pass gone is a `pass.removed` webhook (when an endpoint wants
+            // it). Unlike an unregistration, the pass is not locked here (the dispatcher locks
+            // registrations, not passes): a phone unregistering the same pass at this very moment
+            // may leave both transactions seeing the other's device, and no webhook.
+            let serials = Set(try deleted.map { try $0.string("serial_number") }).sorted()
+            if !serials.isEmpty {
+                try enqueueTicketWebhooks(
+                    .passRemoved,
+                    where: "p.pass_type_identifier = \(passTypeIdentifier) AND \(textColumn("p.serial_number", in: serials)) AND \(noRegistration())",
+                    now: record?.prunedAt ?? Date()
+                )
+            }
             if let record {
                 for row in deleted {
                     try recordPrune(record, passTypeIdentifier: passTypeIdentifier, serialNumber: SerialNumber(trusted: try row.string("serial_number")))

@@ -61,7 +61,8 @@ public struct OutboxSettlement: Sendable, Equatable {
 /// What a settlement did.
 public struct OutboxSettlementResult: Sendable, Equatable {
     /// Rows removed (sent, unchanged since the claim): their ids, for what the caller tallies per
-    /// row that left the outbox.
+    /// row that left the outbox. A table that keeps completed rows (`completedState`) counts them
+    /// here too.
     public var deletedIDs: Set<Int64> = []
     /// Rows updated: released, rescheduled or failed.
     public var updated = 0
@@ -87,6 +88,9 @@ public struct OutboxTable: Sendable, Equatable {
     let lockOrder: [String]
     /// Whether the lock-order columns are text, compared byte by byte (`COLLATE "C"`), rather than numbers.
     var textKeys = true
+    /// The state a completed row is kept in, when the outbox is also the log of what was sent;
+    /// nil: completed rows are deleted.
+    var completedState: String? = nil
 
     /// `push_outbox`: locked by push token, then pass type, byte by byte (`OutboxRow.locksBefore`).
     public static let pushes = OutboxTable(name: "push_outbox", lockOrder: ["push_token", "pass_type_identifier"])
@@ -94,4 +98,7 @@ public struct OutboxTable: Sendable, Equatable {
     public static let mail = OutboxTable(name: "mail_outbox", lockOrder: ["pass_id"], textKeys: false)
     /// `google_outbox`: locked by target, byte by byte (`GoogleOutboxRow.locksBefore`).
     public static let google = OutboxTable(name: "google_outbox", lockOrder: ["target"])
+    /// `webhook_deliveries`: locked by id (`WebhookDeliveryRow.locksBefore`); a delivered row
+    /// stays, as `delivered`, in its endpoint's delivery log.
+    public static let webhooks = OutboxTable(name: "webhook_deliveries", lockOrder: ["id"], textKeys: false, completedState: "delivered")
 }

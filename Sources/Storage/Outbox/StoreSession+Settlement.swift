@@ -4,8 +4,9 @@ extension StoreSession {
     /// Applies the bookkeeping of one batch of answered rows in one transaction and a fixed number
     /// of statements: one locks every row of the batch in lock order (the order enqueueing locks
     /// them, so the two never deadlock) and reads its generation and attempts; one deletes the rows
-    /// that are done; one updates all the others (released, rescheduled, failed) from a single
-    /// JSON parameter. Never a round trip per row.
+    /// that are done (or, in a table that keeps them, marks them `completedState`); one updates
+    /// all the others (released, rescheduled, failed) from a single JSON parameter. Never a round
+    /// trip per row.
     @discardableResult
     public func settleOutbox(_ settlement: OutboxSettlement, in table: OutboxTable = .pushes, now: Date) throws -> OutboxSettlementResult {
         guard !settlement.entries.isEmpty else { return OutboxSettlementResult() }
@@ -22,6 +23,7 @@ extension StoreSession {
 
             var result = OutboxSettlementResult()
             var deletions: [Int64] = []
+            var completions: [Int64] = []
             var updates = JSONRecords()
             for entry in settlement.entries {
                 guard let locked = current[entry.id] else {
@@ -29,6 +31,8 @@ extension StoreSession {
                     continue
                 }
                 switch OutboxSettlement.step(for: entry, current: locked, now: now) {
+                case .delete where table.completedState != nil:
+                    completions.append(entry.id)
                 case .delete:
                     deletions.append(entry.id)
                 case .update(let attempts, let next, let failed, let status, let reason):
@@ -42,6 +46,13 @@ extension StoreSession {
             if !deletions.isEmpty {
                 try executeDeferred("DELETE FROM \(unsafeRaw: table.name) WHERE \(column("id", in: deletions))")
                 result.deletedIDs = Set(deletions)
+            }
+            if let completed = table.completedState, !completions.isEmpty {
+                try executeDeferred("""
+                    UPDATE \(unsafeRaw: table.name) SET state = \(completed), attempts = attempts + 1, claimed_until = NULL
+                    WHERE \(column("id", in: completions))
+                    """)
+                result.deletedIDs = Set(completions)
             }
             if updates.count > 0 {
                 let values = recordSet(updates, alias: "x", columns: [

@@ -25,7 +25,7 @@ struct AdminAuthenticationTests {
 
         let routes = app.application.routes.filter { $0.pattern.hasPrefix("/admin/v1/") }
         #expect(routes.count == AdminController.routes.count)
-        #expect(routes.count == 47)
+        #expect(routes.count == 55)
         let credentials: [[(String, String)]] = [
             [],
             [("Authorization", "Bearer psa_" + String(repeating: "0", count: 43))],

@@ -37,6 +37,8 @@ struct PruneCommandTests {
             passes: 0 removed
             events: 0 removed
             google_wallet_nonces: 0 removed
+            webhook_deliveries: 0 removed
+            webhook_events: 0 removed
 
             """)
         #expect(try RetentionRows.remaining(store) == RetentionRows.survivors(exactEdge: false))

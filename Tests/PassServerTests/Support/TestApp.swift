@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PassServerTesting
 import Storage
+import Synchronization
 import Testing
 
 @testable import PassServer
@@ -42,9 +43,10 @@ final class TestApp: Sendable {
     /// Starts an application. `apns` nil logs pushes instead of sending; otherwise pushes go to that fake.
     /// `frozenAt` stops the application's wall clock for certificate checks and retention at that
     /// instant (real time by default).
+    /// `clock`, when given, is the application's wall clock (a test moves it forward).
     static func start(
         _ backend: Backend, apns: FakeAPNs? = nil, databaseURL: String? = nil, certificates: TestCertificates? = nil,
-        frozenAt: Date? = nil, configure: (inout Configuration) -> Void = { _ in }
+        frozenAt: Date? = nil, clock: MovableClock? = nil, configure: (inout Configuration) -> Void = { _ in }
     ) throws -> TestApp {
         let directory = try TestCertificates.temporaryDirectory(prefix: "passserver-app")
         let certificates = try certificates ?? TestCertificates.make(in: directory)
@@ -73,6 +75,7 @@ final class TestApp: Sendable {
         let logs = MemorySink()
         var now: @Sendable () -> Date = Date.init
         if let frozenAt { now = { frozenAt } }
+        if let clock { now = { clock.now() } }
         let application = try Application(configuration: configuration, logSink: logs, now: now)
         try application.start()
         let token = AdminAuthentication.newToken()
@@ -133,6 +136,16 @@ final class TestApp: Sendable {
         }
         return serial
     }
+}
+
+/// A wall clock a test moves forward: the real time plus an offset.
+final class MovableClock: Sendable {
+    private let offset = Mutex<TimeInterval>(0)
+
+    func now() -> Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+
+    /// Sets the clock `seconds` ahead of the real time.
+    func set(ahead seconds: TimeInterval) { offset.withLock { $0 = seconds } }
 }
 
 extension TestResponse {

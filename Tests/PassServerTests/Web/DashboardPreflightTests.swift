@@ -44,7 +44,7 @@ struct DashboardPreflightTests {
         let serial = try app.issueTicket(event: event)
         let targets = Self.formTargets(app, event: event, serial: serial)
         // Every form the dashboard has, the sign-in forms (tokens, door-staff links) and the scanner's three calls among them.
-        #expect(targets.count == 29, "\(targets)")
+        #expect(targets.count == 36, "\(targets)")
         let forged = "\(DashboardSessions.cookieName(secure: true))=\(Crypto.randomToken(bytes: 32))"
         for target in targets where !["/admin/sign-in", "/admin/s/:code"].contains(target) {
             for cookie in [nil, forged] {
@@ -77,7 +77,7 @@ struct DashboardPreflightTests {
         let pages = app.application.routes.filter { $0.method == "GET" && ($0.pattern == "/admin" || $0.pattern.hasPrefix("/admin/")) && !$0.pattern.hasPrefix("/admin/v1/") }
             .map { $0.pattern.replacingOccurrences(of: ":eventId", with: event).replacingOccurrences(of: ":serialNumber", with: serial).replacingOccurrences(of: ":jobId", with: "job_1")
                 .replacingOccurrences(of: ":imageId", with: String(repeating: "0", count: 64)) }
-        #expect(pages.count == 19, "\(pages)")
+        #expect(pages.count == 21, "\(pages)")
         for page in pages {
             let client = try TestClient(port: app.port, timeout: 10)
             client.send("GET \(page) HTTP/1.1\r\nHost: x\r\nContent-Length: \(Self.bodySize)\r\nExpect: 100-continue\r\n\r\n")

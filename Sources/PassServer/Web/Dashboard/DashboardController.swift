@@ -102,6 +102,7 @@ struct DashboardController: Sendable {
         registerDoorStaff(in: &router)
         registerTemplates(in: &router)
         registerOrders(in: &router)
+        registerWebhooks(in: &router)
         router.get("/admin/jobs/:jobId/progress", maxBodySize: Self.pageBodyLimit) { request in
             guard try sessions.visitor(request) != nil else { throw HTTPError(status: 401, code: "unauthorized", message: "Sign in first.") }
             var response = Response.json(try admin.jobDetails(id: request.parameters["jobId"]), encoder: .api)

@@ -24,6 +24,7 @@ enum DashboardLayout {
             <a class="brand" href="/admin/">\(Icon.ticket)<span>PassServer</span></a>
             \(visitor.isDoorStaff ? nil : #"<a href="/admin/">\#(Icon.calendar)<span>Events</span></a>"# as HTML)\(newEvent)
             <a href="/admin/scan">\(Icon.scan)<span>Scanner</span></a>
+            \(visitor.isDoorStaff ? nil : #"<a href="/admin/webhooks">\#(Icon.webhook)<span>Webhooks</span></a>"# as HTML)
             </nav>
             <div class="session"><span class="who">\(visitor.tokenName) (\(visitor.role.rawValue))</span>
             <form method="post" action="/admin/sign-out" class="inline">\(csrf(visitor))<button type="submit" class="quiet">\(Icon.signOut)<span>Sign out</span></button></form></div>
@@ -47,6 +48,7 @@ enum DashboardLayout {
         static let scan = svg(#"<path d="M3 7V4.5A1.5 1.5 0 0 1 4.5 3H7M13 3h2.5A1.5 1.5 0 0 1 17 4.5V7M17 13v2.5a1.5 1.5 0 0 1-1.5 1.5H13M7 17H4.5A1.5 1.5 0 0 1 3 15.5V13M6 10h8"/>"#)
         static let phone = svg(#"<rect x="6" y="2.5" width="8" height="15" rx="1.8"/><path d="M9 15h2"/>"#)
         static let check = svg(#"<path d="M4 10.5l4 4 8-9"/>"#)
+        static let webhook = svg(#"<circle cx="6" cy="14" r="2.2"/><circle cx="14" cy="14" r="2.2"/><circle cx="10" cy="5.5" r="2.2"/><path d="M8.9 7.5 6.8 11.9M11.1 7.5l2.1 4.4M8.2 14h3.6"/>"#)
         static let signOut = svg(#"<path d="M8 4H5a1 1 0 0 0-1 1v10a1 1 0 0 0 1 1h3M12 6.5 15.5 10 12 13.5M15.5 10H8"/>"#)
     }
 
