@@ -78,7 +78,7 @@ struct ChangedSerialsScaleTests {
         return statuses.values
     }
 
-    @Test("16 clients listing made-up devices on 100,000 passes: /healthz p99 under 50 ms (or 4 × its idle p99 on a busy machine), a list call's median under 5 ms")
+    @Test("16 clients listing made-up devices on 100,000 passes: /healthz p95 under 50 ms (or 4 × its idle p99 on a busy machine), a list call's median under 5 ms")
     func madeUpDevicesCostAnIndexProbe() async throws {
         let app = try TestApp.start(.sqlite)
         defer { app.stop() }
@@ -121,19 +121,22 @@ struct ChangedSerialsScaleTests {
         }
         let statuses = try await load
 
-        let healthP99 = Self.quantile(health, 0.99)
+        // p95, not p99: with about 150 samples p99 is the second-slowest answer, which one
+        // scheduler hiccup of a busy 2-core machine decides; the walk this guards against made
+        // every answer wait seconds.
+        let healthP95 = Self.quantile(health, 0.95)
         let listMedian = Self.quantile(listed, 0.5)
         print(
             "sqlite, \(Self.passes) passes, \(Self.clients) clients listing made-up devices for \(Self.loadSeconds) s: "
                 + "\(statuses.count) list calls answered; probe: /healthz p50 \(String(format: "%.1f", Self.quantile(health, 0.5))) ms, "
-                + "p99 \(String(format: "%.1f", healthP99)) ms (\(health.count) samples); list call p50 \(String(format: "%.1f", listMedian)) ms, "
+                + "p95 \(String(format: "%.1f", healthP95)) ms, p99 \(String(format: "%.1f", Self.quantile(health, 0.99))) ms (\(health.count) samples); list call p50 \(String(format: "%.1f", listMedian)) ms, "
                 + "p99 \(String(format: "%.1f", Self.quantile(listed, 0.99))) ms; idle list call p50 \(String(format: "%.1f", Self.quantile(idle, 0.5))) ms"
         )
         #expect(statuses.count >= Self.clients, "every client was answered at least once")
         #expect(Set(statuses) == [204], "a made-up device has nothing to list: \(Set(statuses))")
         #expect(Set(probeStatuses) == [200, 204], "the probe was answered: \(Set(probeStatuses))")
         #expect(health.count >= 20, "the probe measured throughout the load")
-        #expect(healthP99 < healthBound, "/healthz p99 under load: \(healthP99) ms, bound \(healthBound) ms")
+        #expect(healthP95 < healthBound, "/healthz p95 under load: \(healthP95) ms, bound \(healthBound) ms")
         #expect(listMedian < 5, "a list call's median under load: \(listMedian) ms")
     }
 }

@@ -91,17 +91,19 @@ struct ScheduledScaleOutTests {
         #expect(applied.finishedAt.map { $0 >= applied.dueAt && $0 <= applied.dueAt.addingTimeInterval(5) } == true, "applied within 5 s of its time")
         #expect(try store.withSession(.read) { try $0.event(id: event) }?.venue == "Second Hall")
 
-        // Once each: one line of one process per action, one announcement row, two jobs in all.
+        // Once each: one announcement row, two jobs in all, and one line of one process per
+        // action, read once both processes have stopped (a line is written after its commit, and
+        // the log is written in batches).
+        #expect(try store.withSession(.read) { try $0.announcements(eventID: event) }.map(\.id) == [announcement])
+        let jobs = try store.withSession(.read) { try $0.jobs(eventID: event, limit: 10) }
+        #expect(jobs.map(\.kind).sorted() == [Job.announcementKind, Job.repushKind])
+        for server in servers { server.signal(SIGTERM) }
+        for server in servers { #expect(await server.waitForExit(timeout: 30) == 0) }
         func appliedLines(_ id: String) -> Int {
             servers.map { $0.standardError.split(separator: "\n").filter { $0.contains("scheduled action applied") && $0.contains("scheduled.id=\(id)") }.count }
                 .reduce(0, +)
         }
         #expect(appliedLines(announcement) == 1)
         #expect(appliedLines(edit) == 1)
-        #expect(try store.withSession(.read) { try $0.announcements(eventID: event) }.map(\.id) == [announcement])
-        let jobs = try store.withSession(.read) { try $0.jobs(eventID: event, limit: 10) }
-        #expect(jobs.map(\.kind).sorted() == [Job.announcementKind, Job.repushKind])
-        for server in servers { server.signal(SIGTERM) }
-        for server in servers { _ = await server.waitForExit(timeout: 30) }
     }
 }
