@@ -7,21 +7,14 @@ public final class StoreSession {
     let connection: any SQLConnection
     /// What the session was borrowed for: a write session also serves nested reads.
     public let access: StoreAccess
-    private var transactionDepth = 0
-    /// Set when a transaction nested in another one threw: the outermost one then rolls back.
-    private var rollbackOnly = false
-    /// Set once the outermost transaction ran its final statement (`executeFinal`): no statement
-    /// may follow. `finalCommitted` if that statement and the COMMIT with it succeeded.
-    private var finalStatementRun = false
-    private var finalCommitted = false
+    /// Where the session's transaction stands (see `TransactionState`), with what the open
+    /// transaction has not sent yet where the connection pipelines (PostgreSQL): its BEGIN until
+    /// its first statement, and the writes whose rows nobody reads (`executeDeferred`). They go
+    /// with the next statement, or with the COMMIT.
+    private var state = TransactionState.idle
     /// Statements this session has run, transaction control aside: bulk operations promise a
     /// fixed number of round trips whatever their size, and tests hold them to it.
     private(set) var statementsRun = 0
-    /// Where the connection pipelines (PostgreSQL), what the open transaction has not sent yet: its
-    /// BEGIN until its first statement, and the writes whose rows nobody reads
-    /// (`executeDeferred`). They go with the next statement, or with the COMMIT.
-    private var beginPending = false
-    private var deferred: [PipelineStep] = []
 
     init(connection: any SQLConnection, access: StoreAccess) {
         self.connection = connection
@@ -33,11 +26,11 @@ public final class StoreSession {
     /// Runs one statement and returns its rows.
     @discardableResult
     public func execute(_ query: SQLQuery) throws -> [SQLRow] {
-        try mayRun()
+        try state.checkMayRun()
         statementsRun += 1
         // Nothing waiting to go with it: the plain call, as every statement outside a transaction.
-        guard beginPending || !deferred.isEmpty else { return try connection.query(query) }
-        return try send([.query(query)])
+        guard state.hasUnsent else { return try connection.query(query) }
+        return try connection.pipeline(state.takeUnsent() + [.query(query)])
     }
 
     /// Runs a write whose rows the caller does not read. Inside a transaction on PostgreSQL it is
@@ -45,38 +38,19 @@ public final class StoreSession {
     /// fails, that later call throws its error and the transaction rolls back. Elsewhere it runs
     /// at once. For statements whose failure the caller would not handle on its own.
     func executeDeferred(_ query: SQLQuery) throws {
-        try mayRun()
+        try state.checkMayRun()
         statementsRun += 1
-        if transactionDepth > 0 && connection.pipelines {
-            deferred.append(.query(query))
-        } else {
-            _ = try send([.query(query)])
-        }
+        if connection.pipelines && state.deferWrite(.query(query)) { return }
+        _ = try connection.pipeline(state.takeUnsent() + [.query(query)])
     }
 
     /// Runs trusted SQL text that may hold several statements (migrations), after whatever the
     /// transaction has not sent yet (several statements in one text cannot join a pipeline).
     func executeScript(_ sql: String) throws {
-        try mayRun()
-        let pending = takePending()
-        if !pending.isEmpty { _ = try connection.pipeline(pending) }
+        try state.checkMayRun()
+        let unsent = state.takeUnsent()
+        if !unsent.isEmpty { _ = try connection.pipeline(unsent) }
         try connection.executeScript(sql)
-    }
-
-    /// Sends `steps` after whatever the transaction has not sent yet, in one round trip where the
-    /// connection pipelines, and returns the rows of the last query.
-    private func send(_ steps: [PipelineStep]) throws -> [SQLRow] {
-        guard beginPending || !deferred.isEmpty else { return try connection.pipeline(steps) }
-        return try connection.pipeline(takePending() + steps)
-    }
-
-    /// What the transaction has not sent yet (its BEGIN, its deferred writes), handed over once.
-    private func takePending() -> [PipelineStep] {
-        defer {
-            beginPending = false
-            deferred.removeAll()
-        }
-        return (beginPending ? [.control("BEGIN")] : []) + deferred
     }
 
     /// Runs `query` as the last statement of the transaction the caller opened (the body of its
@@ -94,19 +68,12 @@ public final class StoreSession {
     /// outermost one returns.
     @discardableResult
     func executeFinal(_ query: SQLQuery) throws -> [SQLRow] {
-        guard transactionDepth == 1 else { return try execute(query) }
-        try mayRun()
+        try state.checkMayRun()
+        guard let unsent = state.sendFinal() else { return try execute(query) }
         statementsRun += 1
-        finalStatementRun = true
-        let rows = try send([.query(query), .control("COMMIT")])
-        finalCommitted = true
+        let rows = try connection.pipeline(unsent + [.query(query), .control("COMMIT")])
+        state.finalCommitted()
         return rows
-    }
-
-    /// Throws if the transaction can run no more statements.
-    private func mayRun() throws {
-        if rollbackOnly { throw Self.rolledBack }
-        if finalStatementRun { throw Self.finished }
     }
 
     /// Runs `body` atomically.
@@ -117,82 +84,53 @@ public final class StoreSession {
     /// rolls back and throws. Both backends behave alike (left to themselves, PostgreSQL refuses
     /// every statement after a failed one while SQLite goes on).
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        if transactionDepth > 0 {
-            transactionDepth += 1
-            defer { transactionDepth -= 1 }
+        if state.inTransaction {
+            state.enterNested()
             do {
-                return try body()
+                let result = try body()
+                state.leaveNested(threw: false)
+                return result
             } catch {
-                rollbackOnly = true
+                state.leaveNested(threw: true)
                 throw error
             }
         }
-        if connection.pipelines {
-            // BEGIN travels with the transaction's first statement.
-            beginPending = true
-        } else {
+        if !connection.pipelines {
             // IMMEDIATE takes SQLite's write lock up front, so a read-then-write never hits SQLITE_BUSY.
             try connection.executeScript(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN")
         }
-        transactionDepth = 1
-        defer {
-            transactionDepth = 0
-            rollbackOnly = false
-            finalStatementRun = false
-            finalCommitted = false
-            beginPending = false
-            deferred.removeAll()
-        }
+        // Where the connection pipelines, BEGIN travels with the transaction's first statement.
+        state.begin(beginUnsent: connection.pipelines)
         let result: T
         do {
             result = try body()
         } catch {
-            if !finalCommitted { rollBack() }
+            finish(state.end(bodyThrew: true))
             throw error
         }
-        // Committed with its final statement; whatever failed after it ran no statement.
-        if finalCommitted { return result }
-        if rollbackOnly {
-            rollBack()
-            throw Self.rolledBack
-        }
-        if finalStatementRun {
-            // The body caught the final statement's error: the transaction is lost all the same.
-            rollBack()
-            throw Self.finalFailed
-        }
-        do {
-            try commit()
-        } catch {
-            rollBack()
-            throw error
-        }
+        if let error = finish(state.end(bodyThrew: false)) { throw error }
         return result
     }
 
-    /// Commits the open transaction with whatever it has not sent yet; a transaction that never
-    /// ran a statement never reached the server and sends nothing.
-    private func commit() throws {
-        if beginPending && deferred.isEmpty {
-            beginPending = false
-            return
+    /// Carries out the end of the outermost transaction; returns the error to throw, if any.
+    @discardableResult
+    private func finish(_ ending: TransactionState.Ending) -> (any Error)? {
+        switch ending {
+        case .nothing:
+            return nil
+        case .commit(let steps):
+            do {
+                _ = try connection.pipeline(steps)
+                return nil
+            } catch {
+                try? connection.executeScript("ROLLBACK")
+                return error
+            }
+        case .rollBack(let send, let error):
+            if send { try? connection.executeScript("ROLLBACK") }
+            return error
         }
-        _ = try send([.control("COMMIT")])
     }
-
-    /// Rolls back the open transaction; what it has not sent yet is dropped.
-    private func rollBack() {
-        deferred.removeAll()
-        if beginPending {
-            beginPending = false
-            return
-        }
-        try? connection.executeScript("ROLLBACK")
-    }
-
-    private static let rolledBack = StorageError(.backend, "the transaction was rolled back: a transaction nested in it failed")
-    private static let finished = StorageError(.backend, "the transaction already ended with its final statement")
-    private static let finalFailed = StorageError(.backend, "the transaction was rolled back: its final statement failed")
 
     /// Runs a query expected to return at most one row.
     func first(_ query: SQLQuery) throws -> SQLRow? {
