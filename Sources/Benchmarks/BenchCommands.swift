@@ -127,7 +127,7 @@ public enum BenchmarkCommandLine {
                     // The tokens are HMAC-derived, so the benchmark needs the secret, not the database, to know them.
                     var cursor: Int64 = 0
                     while true {
-                        let page = try store.withSession(.read) { try $0.passes(eventID: eventID, after: cursor, limit: 500) }
+                        let page = try store.withSession(.read) { try $0.passes.passes(eventID: eventID, after: cursor, limit: 500) }
                         for pass in page {
                             let (passType, serial) = (pass.passTypeIdentifier, pass.serialNumber)
                             let secret = codes

@@ -49,7 +49,7 @@ public enum StorageBenchmark {
         let now = Date()
         try store.withSession(.write) { session in
             for index in 0..<passCount {
-                _ = try session.insertPass(NewPass(
+                _ = try session.passes.insertPass(NewPass(
                     passTypeIdentifier: passType, serialNumber: serials[index],
                     authenticationTokenHash: Array("auth\(index)".utf8), downloadTokenHash: Array("\(passType)-\(index)".utf8),
                     attendeeName: "Bench \(index)"
@@ -58,7 +58,7 @@ public enum StorageBenchmark {
         }
         @Sendable func register(_ index: Int) throws {
             _ = try store.withSession(.write) {
-                try $0.upsertRegistration(
+                try $0.registrations.upsertRegistration(
                     deviceLibraryIdentifier: devices[index], pushToken: tokens[index],
                     passTypeIdentifier: passType, serialNumber: serials[index % passCount], now: now
                 )
@@ -72,7 +72,7 @@ public enum StorageBenchmark {
             case .registrations: try register(index)
             case .changedSerials:
                 _ = try store.withSession(.read) {
-                    try $0.serials(
+                    try $0.registrations.serials(
                         deviceLibraryIdentifier: devices[index % min(count, 1000)],
                         passTypeIdentifier: passType, updatedAfter: 0
                     )

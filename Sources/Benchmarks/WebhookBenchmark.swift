@@ -31,7 +31,7 @@ public enum WebhookBenchmark {
         let now = Date()
         func event(_ name: String) throws -> String {
             try store.withSession(.write) {
-                try $0.createEvent(NewEvent(name: name, venue: "Hall A", startsAt: now.addingTimeInterval(86_400 * 30), timeZone: "Asia/Tokyo", template: "event-ticket"), now: now)
+                try $0.events.createEvent(NewEvent(name: name, venue: "Hall A", startsAt: now.addingTimeInterval(86_400 * 30), timeZone: "Asia/Tokyo", template: "event-ticket"), now: now)
             }.id
         }
         func importTimes(event: String, count: Int, prefix: String) throws -> [Double] {
@@ -46,7 +46,7 @@ public enum WebhookBenchmark {
                     )
                 }
                 let began = ContinuousClock.now
-                _ = try store.withSession(.write) { try $0.importPasses(passes, eventID: event, now: Date()) }
+                _ = try store.withSession(.write) { try $0.passes.importPasses(passes, eventID: event, now: Date()) }
                 let elapsed = ContinuousClock.now - began
                 times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             }
@@ -56,10 +56,10 @@ public enum WebhookBenchmark {
         let without = try importTimes(event: try event("Quiet Night"), count: baseline, prefix: "Q")
         let nonce = "bench-\(UUID().uuidString)"
         let endpoint = try store.withSession(.write) {
-            try $0.createWebhookEndpoint(NewWebhookEndpoint(url: url, description: "bench", eventTypes: [.ticketIssued], secretNonce: nonce), now: now)
+            try $0.webhooks.createWebhookEndpoint(NewWebhookEndpoint(url: url, description: "bench", eventTypes: [.ticketIssued], secretNonce: nonce), now: now)
         }
         let with = try importTimes(event: try event("Hook Night"), count: tickets, prefix: "H")
-        let deliveries = try store.withSession(.read) { try $0.webhookCounts() }.pending
+        let deliveries = try store.withSession(.read) { try $0.webhooks.webhookCounts() }.pending
         return Seed(
             secret: try vault.webhookSecret(endpointID: endpoint.id, nonce: nonce), withoutWebhooks: median(without), withWebhooks: median(with),
             chunk: chunk, deliveries: deliveries

@@ -21,9 +21,9 @@ extension CommandLineInterface {
             defer { store.close() }
             try store.migrate()
             let job = try store.withSession(.write) { session -> Job? in
-                guard try session.event(id: eventID) != nil else { return nil }
-                let unfinished = try session.jobs(eventID: eventID, limit: 20).first { $0.state == .pending || $0.state == .running }
-                return try unfinished ?? session.createJob(kind: Job.repushKind, eventID: eventID, now: Date())
+                guard try session.events.event(id: eventID) != nil else { return nil }
+                let unfinished = try session.jobs.jobs(eventID: eventID, limit: 20).first { $0.state == .pending || $0.state == .running }
+                return try unfinished ?? session.jobs.createJob(kind: Job.repushKind, eventID: eventID, now: Date())
             }
             guard let job else {
                 context.standardError("error: no event '\(eventID)'")

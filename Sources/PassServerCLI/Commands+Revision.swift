@@ -23,7 +23,7 @@ extension CommandLineInterface {
             let store = try Application.openStore(configuration)
             defer { store.close() }
             try store.migrate()
-            context.standardOutput(String(try store.withSession(.read) { try $0.currentRevision() }))
+            context.standardOutput(String(try store.withSession(.read) { try $0.revisions.currentRevision() }))
             return ExitCode.success
         }
     }
@@ -46,7 +46,7 @@ extension CommandLineInterface {
             let store = try Application.openStore(configuration)
             defer { store.close() }
             try store.migrate()
-            let advance = try store.withSession(.write) { try $0.advanceRevision(by: amount) }
+            let advance = try store.withSession(.write) { try $0.revisions.advanceRevision(by: amount) }
             context.standardOutput("revision counter advanced from \(advance.before) to \(advance.after)")
             return ExitCode.success
         }

@@ -37,7 +37,7 @@ extension CommandLineInterface {
             try store.migrate()
             let token = AdminAuthentication.newToken()
             do {
-                _ = try store.withSession(.write) { try $0.createAdminToken(name: name, role: role, tokenHash: TokenVault.hash(token), now: Date()) }
+                _ = try store.withSession(.write) { try $0.admin.createAdminToken(name: name, role: role, tokenHash: TokenVault.hash(token), now: Date()) }
             } catch let error as StorageError where error.code == .conflict {
                 context.standardError("error: an active admin token is named '\(name)'; choose another name, or revoke it first (`pass-server token revoke \(name)`)")
                 return ExitCode.failure
@@ -56,7 +56,7 @@ extension CommandLineInterface {
             let store = try Application.openStore(configuration)
             defer { store.close() }
             try store.migrate()
-            let tokens = try store.withSession(.read) { try $0.adminTokens() }
+            let tokens = try store.withSession(.read) { try $0.admin.adminTokens() }
             if tokens.isEmpty { context.standardOutput("no admin tokens") }
             for token in tokens {
                 let state = token.revokedAt.map { "revoked \(ISODate.format($0))" } ?? "active"
@@ -76,7 +76,7 @@ extension CommandLineInterface {
             let store = try Application.openStore(configuration)
             defer { store.close() }
             try store.migrate()
-            let revoked = try store.withSession(.write) { try $0.revokeAdminToken(idOrName: options.positional[0], now: Date()) }
+            let revoked = try store.withSession(.write) { try $0.admin.revokeAdminToken(idOrName: options.positional[0], now: Date()) }
             guard revoked > 0 else {
                 context.standardError("error: no active admin token '\(options.positional[0])'")
                 return ExitCode.failure

@@ -46,7 +46,7 @@ struct ConcurrencyTests {
         try onThreads(threads) { thread in
             for step in 0..<perThread {
                 let update = try store.withSession(.write) {
-                    try $0.updatePass(
+                    try $0.passes.updatePass(
                         passTypeIdentifier: StoreFixture.passType, serialNumber: "C\(thread * perThread + step)",
                         change: PassChange(attendeeName: "T\(thread)-\(step)"), now: Date()
                     )

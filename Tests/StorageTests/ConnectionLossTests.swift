@@ -20,7 +20,7 @@ struct ConnectionLossTests {
 
     /// Inserts a pass with unique tokens inside the caller's transaction.
     private static func insert(_ serial: SerialNumber, byte: UInt8, in session: StoreSession) throws {
-        _ = try session.insertPass(NewPass(
+        _ = try session.passes.insertPass(NewPass(
             passTypeIdentifier: StoreFixture.passType, serialNumber: serial, authenticationTokenHash: [byte],
             downloadTokenHash: [byte], attendeeName: "a"
         ), now: Date())
@@ -43,9 +43,9 @@ struct ConnectionLossTests {
         }
         #expect(code == .unavailable)
         // The pool's only connection was broken: it is replaced by a new one on the next call.
-        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "mid") } == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "mid") } == nil)
         try fixture.makePass(serial: "after")
-        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "after") } != nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "after") } != nil)
     }
 
     @Test func commitOnALostConnectionIsUnavailableAndNotCommitted() throws {
@@ -63,7 +63,7 @@ struct ConnectionLossTests {
         }
         #expect(reached.withLock { $0 })
         #expect(code == .unavailable)
-        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "uncommitted") } == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "uncommitted") } == nil)
         try fixture.store.ping()
     }
 
@@ -97,12 +97,12 @@ struct ConnectionLossTests {
         let lock = WriteLockHolder(other)
         let write = storageCode { try fixture.makePass(serial: "blocked") }
         // Reads go on in WAL mode.
-        let read = storageCode { _ = try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "x") } }
+        let read = storageCode { _ = try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "x") } }
         lock.release()
         #expect(write == .timeout)
         #expect(read == nil)
         try fixture.makePass(serial: "free")
-        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "free") } != nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "free") } != nil)
     }
 
     @Test func sqliteWriterHeldTooLongInThisProcessIsATimeout() throws {

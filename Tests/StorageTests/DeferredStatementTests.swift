@@ -122,8 +122,8 @@ struct DeferredStatementTests {
                             change: index % 2 == 0 ? .completed : .retry(nextAttempt: start.addingTimeInterval(60), status: 503, reason: nil)
                         )
                     }
-                    try session.settleOutbox(OutboxSettlement(entries: entries), now: start)
-                    try session.recordPushes(batch.map { row in
+                    try session.outbox.settleOutbox(OutboxSettlement(entries: entries), now: start)
+                    try session.outbox.recordPushes(batch.map { row in
                         PushLogEntry(
                             tokenHash: row.pushToken.rawValue, passTypeIdentifier: row.passTypeIdentifier, status: 200, reason: nil, apnsID: nil,
                             latencyMilliseconds: 1, createdAt: start, outcome: "delivered"
@@ -135,7 +135,7 @@ struct DeferredStatementTests {
         }
         // [BEGIN, lock the rows], [DELETE, UPDATE, INSERT INTO push_log, COMMIT].
         #expect(trips[1] == 2)
-        #expect(try fixture.store.withSession(.read) { try $0.outboxCounts(now: start) } == OutboxCounts(pending: 100, inFlight: 0, failed: 0))
+        #expect(try fixture.store.withSession(.read) { try $0.outbox.outboxCounts(now: start) } == OutboxCounts(pending: 100, inFlight: 0, failed: 0))
         let logged = try fixture.store.withSession(.read) { try $0.execute("SELECT count(*) AS n FROM push_log").first?.int("n") }
         #expect(logged == 200)
     }
@@ -149,7 +149,7 @@ struct DeferredStatementTests {
             _ = try fixture.register(device: "dev\(index)", token: .fixture("t\(index)"), serial: "R\(index)")
         }
         let job = try #require(try fixture.store.withSession(.write) {
-            try $0.updateEvent(id: event.id, change: EventChange(venue: "Elsewhere"), now: Date())
+            try $0.events.updateEvent(id: event.id, change: EventChange(venue: "Elsewhere"), now: Date())
         }.job)
         let (batches, trips) = try fixture.store.withSession(.write) { session in
             // The first batch prepares the statements; the second one is measured.
@@ -157,7 +157,7 @@ struct DeferredStatementTests {
             var trips = 0
             for _ in 0..<2 {
                 let before = try Self.roundTrips(session)
-                batches.append(try session.runRepushBatch(jobID: job.id, batchSize: 3, now: Date()))
+                batches.append(try session.jobs.runRepushBatch(jobID: job.id, batchSize: 3, now: Date()))
                 trips = try Self.roundTrips(session) - before
             }
             return (batches, trips)

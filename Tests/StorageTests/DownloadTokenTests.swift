@@ -12,22 +12,22 @@ struct DownloadTokenTests {
         let created = try fixture.makePass(serial: "ROT")
         #expect(created.downloadNonce == 0)
         let first = try #require(try fixture.store.withSession(.write) { session in
-            try session.rotateDownloadToken(passTypeIdentifier: StoreFixture.passType, serialNumber: "ROT") { Array("link-\($0)".utf8) }
+            try session.passes.rotateDownloadToken(passTypeIdentifier: StoreFixture.passType, serialNumber: "ROT") { Array("link-\($0)".utf8) }
         })
         #expect(first.downloadNonce == 1)
         #expect(first.downloadTokenHash == Array("link-1".utf8))
         #expect(first.revision == created.revision, "the pass itself does not change")
-        #expect(try fixture.store.withSession(.read) { try $0.pass(downloadTokenHash: created.downloadTokenHash) } == nil, "the old link is gone")
-        #expect(try fixture.store.withSession(.read) { try $0.pass(downloadTokenHash: Array("link-1".utf8)) }?.id == created.id)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(downloadTokenHash: created.downloadTokenHash) } == nil, "the old link is gone")
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(downloadTokenHash: Array("link-1".utf8)) }?.id == created.id)
 
         let second = try #require(try fixture.store.withSession(.write) { session in
-            try session.rotateDownloadToken(passTypeIdentifier: StoreFixture.passType, serialNumber: "ROT") { Array("link-\($0)".utf8) }
+            try session.passes.rotateDownloadToken(passTypeIdentifier: StoreFixture.passType, serialNumber: "ROT") { Array("link-\($0)".utf8) }
         })
         #expect(second.downloadNonce == 2)
-        #expect(try fixture.store.withSession(.read) { try $0.pass(downloadTokenHash: Array("link-1".utf8)) } == nil)
-        #expect(try fixture.store.withSession(.read) { try $0.pass(downloadTokenHash: Array("link-2".utf8)) }?.id == created.id)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(downloadTokenHash: Array("link-1".utf8)) } == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(downloadTokenHash: Array("link-2".utf8)) }?.id == created.id)
         let missing = try fixture.store.withSession(.write) { session in
-            try session.rotateDownloadToken(passTypeIdentifier: StoreFixture.passType, serialNumber: "nope") { _ in [1] }
+            try session.passes.rotateDownloadToken(passTypeIdentifier: StoreFixture.passType, serialNumber: "nope") { _ in [1] }
         }
         #expect(missing == nil)
     }

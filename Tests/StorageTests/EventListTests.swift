@@ -9,14 +9,14 @@ import Testing
 struct EventListTests {
     static func makeEvent(_ fixture: StoreFixture, name: String, venue: String = "Hall", startsAt: TimeInterval) throws -> Event {
         try fixture.store.withSession(.write) {
-            try $0.createEvent(
+            try $0.events.createEvent(
                 NewEvent(name: name, venue: venue, startsAt: Date(timeIntervalSince1970: startsAt), timeZone: "UTC", template: "event"), now: Date()
             )
         }
     }
 
     static func list(_ store: any Store, _ filter: EventFilter = EventFilter(), after: EventListPosition? = nil, limit: Int = 100) throws -> [Event] {
-        try store.withSession(.read) { try $0.events(matching: filter, after: after, limit: limit) }
+        try store.withSession(.read) { try $0.events.events(matching: filter, after: after, limit: limit) }
     }
 
     @Test(arguments: Backend.allCases)
@@ -62,32 +62,32 @@ struct EventListTests {
         for index in 0..<6 { try fixture.makePass(serial: "B\(index)", eventID: big.id) }
         for index in 0..<2 { try fixture.makePass(serial: "S\(index)", eventID: small.id) }
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B0", change: PassChange(status: .cancelled), now: now)
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B0", change: PassChange(status: .cancelled), now: now)
         }
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B1", change: PassChange(status: .cancelled), now: now)
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B1", change: PassChange(status: .cancelled), now: now)
         }
         _ = try fixture.register(device: "d1", token: .fixture("t1"), serial: "B2")
         _ = try fixture.register(device: "d1", token: .fixture("t1"), serial: "S0")
         _ = try fixture.register(device: "d2", token: .fixture("t2"), serial: "B3")
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B2", change: PassChange(touch: true), now: now)
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B2", change: PassChange(touch: true), now: now)
         }
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B3", change: PassChange(touch: true), now: now)
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "B3", change: PassChange(touch: true), now: now)
         }
 
         func totals() throws -> [String: EventCounts] {
-            try fixture.store.withSession(.read) { try $0.eventTotals(eventIDs: [big.id, small.id, empty.id]) }.mapValues(EventCounts.init)
+            try fixture.store.withSession(.read) { try $0.reach.eventTotals(eventIDs: [big.id, small.id, empty.id]) }.mapValues(EventCounts.init)
         }
         let counts = try totals()
-        try fixture.store.withSession(.write) { _ = try $0.foldTallyChanges() }
+        try fixture.store.withSession(.write) { _ = try $0.reach.foldTallyChanges() }
         #expect(try totals() == counts, "the folded tallies count the same as the changes not folded yet")
         #expect(counts[big.id] == EventCounts(tickets: 6, cancelled: 2, registeredDevices: 2, pendingPushes: 2, failedPushes: 0))
         // t1's push was enqueued by the change of B2, so it belongs to the big event only.
         #expect(counts[small.id] == EventCounts(tickets: 2, cancelled: 0, registeredDevices: 1, pendingPushes: 0, failedPushes: 0))
         #expect(counts[empty.id] == nil)
-        for event in [big, small] { #expect(try fixture.store.withSession(.read, { try $0.eventCounts(id: event.id) }) == counts[event.id]) }
+        for event in [big, small] { #expect(try fixture.store.withSession(.read, { try $0.events.eventCounts(id: event.id) }) == counts[event.id]) }
     }
 
     @Test(arguments: Backend.allCases)
@@ -102,20 +102,20 @@ struct EventListTests {
         }
         // Not archived: a change enqueues (this proves the check below could fail).
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "A1", change: PassChange(attendeeName: "B"), now: now)
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "A1", change: PassChange(attendeeName: "B"), now: now)
         }
         #expect(try enqueued() == 1)
 
-        let archived = try fixture.store.withSession(.write) { try $0.setArchived(eventID: event.id, archived: true, now: now) }
+        let archived = try fixture.store.withSession(.write) { try $0.events.setArchived(eventID: event.id, archived: true, now: now) }
         let at = try #require(archived.archivedAt)
-        let again = try fixture.store.withSession(.write) { try $0.setArchived(eventID: event.id, archived: true, now: now.addingTimeInterval(60)) }
+        let again = try fixture.store.withSession(.write) { try $0.events.setArchived(eventID: event.id, archived: true, now: now.addingTimeInterval(60)) }
         #expect(again.archivedAt == at, "archiving twice keeps the first time")
         #expect(again.revision == event.revision, "archiving takes no revision")
         #expect(try Self.list(fixture.store, EventFilter(archived: true)).map(\.id) == [event.id])
         #expect(try Self.list(fixture.store, EventFilter(archived: false)).isEmpty)
 
         let renamed = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "A1", change: PassChange(attendeeName: "C"), now: now)
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "A1", change: PassChange(attendeeName: "C"), now: now)
         }
         guard case .updated(let pass, let pushes) = renamed else {
             Issue.record("the change is stored")
@@ -123,18 +123,18 @@ struct EventListTests {
         }
         #expect(pushes == 0)
         #expect(pass.attendeeName == "C")
-        let job = try #require(try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(venue: "Elsewhere"), now: now) }.job)
-        let batch = try fixture.store.withSession(.write) { try $0.runRepushBatch(jobID: job.id, batchSize: 10, now: now) }
+        let job = try #require(try fixture.store.withSession(.write) { try $0.events.updateEvent(id: event.id, change: EventChange(venue: "Elsewhere"), now: now) }.job)
+        let batch = try fixture.store.withSession(.write) { try $0.jobs.runRepushBatch(jobID: job.id, batchSize: 10, now: now) }
         #expect(batch.passesBumped == 1, "the pass still moves to the new revision")
         #expect(batch.pushTokensEnqueued == 0)
         #expect(try enqueued() == 1, "nothing was enqueued while archived")
 
-        let restored = try fixture.store.withSession(.write) { try $0.setArchived(eventID: event.id, archived: false, now: now) }
+        let restored = try fixture.store.withSession(.write) { try $0.events.setArchived(eventID: event.id, archived: false, now: now) }
         #expect(restored.archivedAt == nil)
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "A1", change: PassChange(attendeeName: "D"), now: now)
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "A1", change: PassChange(attendeeName: "D"), now: now)
         }
         #expect(try enqueued() == 2)
-        #expect(storageCode { _ = try fixture.store.withSession(.write) { try $0.setArchived(eventID: "missing", archived: true, now: now) } } == .notFound)
+        #expect(storageCode { _ = try fixture.store.withSession(.write) { try $0.events.setArchived(eventID: "missing", archived: true, now: now) } } == .notFound)
     }
 }

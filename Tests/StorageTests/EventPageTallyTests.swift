@@ -17,13 +17,13 @@ struct EventPageTallyTests {
     ) throws {
         try ReachTests.expectTallyMatches(fixture, event: event, step + " (changes not folded)", sourceLocation: sourceLocation)
         let (checkIns, emailCounts) = try fixture.store.withSession(.read) { session in
-            (try session.checkInCounts(eventIDs: [event])[event] ?? 0, try session.emailCounts(eventID: event))
+            (try session.checkIns.checkInCounts(eventIDs: [event])[event] ?? 0, try session.mail.emailCounts(eventID: event))
         }
         #expect(checkIns == checkedIn, "check-ins after \(step)", sourceLocation: sourceLocation)
         #expect(emailCounts == emails, "emails after \(step)", sourceLocation: sourceLocation)
-        try fixture.store.withSession(.write) { _ = try $0.foldTallyChanges() }
+        try fixture.store.withSession(.write) { _ = try $0.reach.foldTallyChanges() }
         try ReachTests.expectTallyMatches(fixture, event: event, step + " (folded)", sourceLocation: sourceLocation)
-        let total = try fixture.store.withSession(.read) { try $0.eventTally(eventID: event) }.total
+        let total = try fixture.store.withSession(.read) { try $0.reach.eventTally(eventID: event) }.total
         #expect(total.checkedIn == Int64(checkedIn), "folded check-ins after \(step)", sourceLocation: sourceLocation)
     }
 
@@ -41,13 +41,13 @@ struct EventPageTallyTests {
                 downloadTokenHash: Array("di\(index)".utf8), attendeeName: "Imported \(index)", attendeeEmail: "i\(index)@example.com"
             )
         }
-        _ = try fixture.store.withSession(.write) { try $0.importPasses(imported, eventID: event.id, now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.passes.importPasses(imported, eventID: event.id, now: now) }
         let otherPass = try fixture.makePass(serial: "O1", eventID: other.id)
         try Self.expectCounts(fixture, event: event.id, "issuing and importing", checkedIn: 0, emails: EmailCounts())
 
         func checkIn(_ serial: SerialNumber, at offset: TimeInterval = 0) throws -> CheckInOutcome {
             try fixture.store.withSession(.write) {
-                try $0.checkIn(Scan(passTypeIdentifier: Self.passType, serialNumber: serial, scannedAt: now.addingTimeInterval(offset)), now: now)
+                try $0.checkIns.checkIn(Scan(passTypeIdentifier: Self.passType, serialNumber: serial, scannedAt: now.addingTimeInterval(offset)), now: now)
             }
         }
         for serial: SerialNumber in ["T0", "T1", "T2", "I0", "O1"] { _ = try checkIn(serial) }
@@ -55,13 +55,13 @@ struct EventPageTallyTests {
         _ = try checkIn("T2", at: -60)
         try Self.expectCounts(fixture, event: event.id, "check-ins, a repeated scan and an earlier one", checkedIn: 4, emails: EmailCounts())
 
-        _ = try fixture.store.withSession(.write) { try $0.undoCheckIn(passTypeIdentifier: Self.passType, serialNumber: "T0", undoneBy: "test", now: now) }
-        _ = try fixture.store.withSession(.write) { try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T1", change: PassChange(status: .cancelled), now: now) }
-        _ = try fixture.store.withSession(.write) { try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T3", change: PassChange(status: .cancelled), now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.checkIns.undoCheckIn(passTypeIdentifier: Self.passType, serialNumber: "T0", undoneBy: "test", now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.passes.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T1", change: PassChange(status: .cancelled), now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.passes.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T3", change: PassChange(status: .cancelled), now: now) }
         if case .cancelled = try checkIn("T3") {} else { Issue.record("a cancelled ticket was checked in") }
         try Self.expectCounts(fixture, event: event.id, "an undo, cancelling a checked-in ticket and another", checkedIn: 2, emails: EmailCounts())
 
-        let queued = try fixture.store.withSession(.write) { try $0.enqueueEmails(passIDs: passes.map(\.id) + [otherPass.id], now: now) }
+        let queued = try fixture.store.withSession(.write) { try $0.mail.enqueueEmails(passIDs: passes.map(\.id) + [otherPass.id], now: now) }
         #expect(queued.count == 5, "the active tickets of both events (T1 and T3 are cancelled)")
         try Self.expectCounts(fixture, event: event.id, "queueing emails", checkedIn: 2, emails: EmailCounts(queued: 4))
 
@@ -75,11 +75,11 @@ struct EventPageTallyTests {
         )
         try Self.expectCounts(fixture, event: event.id, "sending, failing and retrying", checkedIn: 2, emails: EmailCounts(queued: 1, sent: 2, failed: 1))
 
-        _ = try fixture.store.withSession(.write) { try $0.enqueueEmails(passIDs: [ours[0].passID, ours[2].passID], now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.mail.enqueueEmails(passIDs: [ours[0].passID, ours[2].passID], now: now) }
         try Self.expectCounts(fixture, event: event.id, "queueing a sent and a failed email again", checkedIn: 2, emails: EmailCounts(queued: 3, sent: 1))
 
         let otherCounts = try fixture.store.withSession(.read) { session in
-            (try session.checkInCounts(eventIDs: [other.id])[other.id], try session.emailCounts(eventID: other.id))
+            (try session.checkIns.checkInCounts(eventIDs: [other.id])[other.id], try session.mail.emailCounts(eventID: other.id))
         }
         #expect(otherCounts.0 == 1 && otherCounts.1 == EmailCounts(queued: 1), "the other event keeps its own counts")
     }

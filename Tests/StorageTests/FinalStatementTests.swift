@@ -114,7 +114,7 @@ struct FinalStatementTests {
         let event = try fixture.makeEvent()
         let taken = try fixture.makePass(serial: "taken", eventID: event.id)
         _ = try store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: taken.passTypeIdentifier, serialNumber: taken.serialNumber,
+            try $0.passes.updatePass(passTypeIdentifier: taken.passTypeIdentifier, serialNumber: taken.serialNumber,
                               change: PassChange(externalID: .some("EXT-1")), now: Date())
         }
         let pass = try fixture.makePass(serial: "renamed", eventID: event.id)
@@ -125,12 +125,12 @@ struct FinalStatementTests {
         // pass change, the final statement of the update's transaction.
         let code = storageCode {
             _ = try store.withSession(.write) {
-                try $0.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber,
+                try $0.passes.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber,
                                   change: PassChange(attendeeName: "Grace", externalID: .some("EXT-1")), now: Date())
             }
         }
         #expect(code == .conflict)
-        let after = try #require(try store.withSession(.read) { try $0.pass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber) })
+        let after = try #require(try store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber) })
         #expect(after.attendeeName == "Ada")
         #expect(after.revision == pass.revision)
         #expect(try Self.revision(fixture) == revisionBefore, "the revision taken was rolled back")
@@ -139,7 +139,7 @@ struct FinalStatementTests {
         let pidAfter = try store.withSession(.read) { try Self.backendPID($0, backend) }
         #expect(pidAfter == pidBefore)
         let update = try store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber,
+            try $0.passes.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber,
                               change: PassChange(attendeeName: "Grace"), now: Date())
         }
         #expect(update.pass.attendeeName == "Grace")
@@ -192,7 +192,7 @@ struct FinalStatementTests {
         let seenInside = Mutex<(checkIns: Int64, revision: Int64)?>(nil)
         #expect(throws: Boom.self) {
             try store.transaction { session in
-                guard case .checkedIn = try session.checkIn(scan, now: Date()) else { throw StorageError(.backend, "not checked in") }
+                guard case .checkedIn = try session.checkIns.checkIn(scan, now: Date()) else { throw StorageError(.backend, "not checked in") }
                 let seen = (try Self.checkedIn(fixture), try Self.revision(fixture))
                 seenInside.withLock { $0 = seen }
                 throw Boom()
@@ -203,7 +203,7 @@ struct FinalStatementTests {
         #expect(try Self.checkedIn(fixture) == 0)
         #expect(try Self.revision(fixture) == revisionBefore)
 
-        let outcome = try store.withSession(.write) { try $0.checkIn(scan, now: Date()) }
+        let outcome = try store.withSession(.write) { try $0.checkIns.checkIn(scan, now: Date()) }
         guard case .checkedIn(let checked, _, _) = outcome else {
             Issue.record("expected a check-in, got \(outcome)")
             return
@@ -211,12 +211,12 @@ struct FinalStatementTests {
         #expect(try Self.checkedIn(fixture) == 1)
         #expect(try Self.revision(fixture) == revisionBefore + 1)
         #expect(checked.revision == revisionBefore + 1)
-        let stored = try #require(try store.withSession(.read) { try $0.pass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber) })
+        let stored = try #require(try store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber) })
         #expect(stored.checkedInAt != nil)
 
         // Undone the same way: committed when the call returns.
         _ = try store.withSession(.write) {
-            try $0.undoCheckIn(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, undoneBy: "test", now: Date())
+            try $0.checkIns.undoCheckIn(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, undoneBy: "test", now: Date())
         }
         #expect(try Self.checkedIn(fixture) == 0)
         #expect(try Self.revision(fixture) == revisionBefore + 2)
@@ -235,7 +235,7 @@ struct FinalStatementTests {
         let code = storageCode {
             _ = try fixture.store.withSession(.write) { session in
                 let pid = try #require(try Self.backendPID(session, .postgres))
-                return try session.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: Date()) { _ in
+                return try session.passes.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: Date()) { _ in
                     // Under the pass's lock, just before the final statement is sent.
                     let rows = try admin.execute("SELECT pg_terminate_backend(CAST(\(pid) AS integer), 10000) AS done")
                     #expect(try rows.first?.int64("done") == 1)
@@ -247,11 +247,11 @@ struct FinalStatementTests {
         #expect(decided.withLock { $0 })
         #expect(code == .unavailable)
         #expect(try Self.revision(fixture) == revisionBefore)
-        let stored = try #require(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber) })
+        let stored = try #require(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber) })
         #expect(stored.attendeeName == "Ada")
         // The next call reconnects and the same change commits.
         let update = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber,
+            try $0.passes.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber,
                               change: PassChange(attendeeName: "Grace"), now: Date())
         }
         #expect(update.pass.attendeeName == "Grace")

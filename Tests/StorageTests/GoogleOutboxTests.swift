@@ -15,21 +15,21 @@ struct GoogleOutboxTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func claim(_ fixture: StoreFixture, now: Date) throws -> [GoogleOutboxRow] {
-        try fixture.store.withSession(.write) { try $0.claimGoogle(limit: 1_000, now: now, lease: .seconds(60)) }
+        try fixture.store.withSession(.write) { try $0.google.claimGoogle(limit: 1_000, now: now, lease: .seconds(60)) }
     }
 
     /// Settles `rows` as sent and records them as synced, as the channel does.
     static func complete(_ fixture: StoreFixture, _ rows: [GoogleOutboxRow], now: Date) throws {
         try fixture.store.transaction { session in
-            try session.settleOutbox(
+            try session.outbox.settleOutbox(
                 OutboxSettlement(entries: rows.map { .init(id: $0.id, generation: $0.generation, change: .completed) }), in: .google, now: now
             )
-            try session.recordGoogle(rows.map { GoogleResult(target: $0.target, kind: .synced(state: "ACTIVE", notified: $0.notify)) }, now: now)
+            try session.google.recordGoogle(rows.map { GoogleResult(target: $0.target, kind: .synced(state: "ACTIVE", notified: $0.notify)) }, now: now)
         }
     }
 
     static func enable(_ fixture: StoreFixture, _ enabled: Bool = true) throws {
-        try fixture.store.withSession(.write) { try $0.setGoogleWallet(enabled: enabled) }
+        try fixture.store.withSession(.write) { try $0.google.setGoogleWallet(enabled: enabled) }
     }
 
     @Test("off: issuing, changing and editing write nothing; on: the same writes the rows", arguments: Backend.allCases)
@@ -37,13 +37,13 @@ struct GoogleOutboxTests {
         let fixture = try StoreFixture(backend)
         let event = try fixture.makeEvent(now: now)
         let pass = try fixture.makePass(serial: "G0", eventID: event.id, now: now)
-        _ = try fixture.store.withSession(.write) { try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "G0", change: PassChange(attendeeName: "Bo"), now: now) }
-        _ = try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(venue: "Arena"), now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "G0", change: PassChange(attendeeName: "Bo"), now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.events.updateEvent(id: event.id, change: EventChange(venue: "Arena"), now: now) }
         #expect(try Self.claim(fixture, now: now).isEmpty)
-        #expect(try fixture.store.withSession(.read) { try $0.googleWalletEnabled() } == false)
+        #expect(try fixture.store.withSession(.read) { try $0.google.googleWalletEnabled() } == false)
 
         try Self.enable(fixture)
-        _ = try fixture.store.withSession(.write) { try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "G0", change: PassChange(attendeeName: "Cy"), now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "G0", change: PassChange(attendeeName: "Cy"), now: now) }
         let rows = try Self.claim(fixture, now: now)
         #expect(rows.map(\.target) == [.object(passID: pass.id)])
         #expect(rows.first?.ticket?.attendeeName == "Cy" && rows.first?.event?.id == event.id && rows.first?.notify == false)
@@ -56,7 +56,7 @@ struct GoogleOutboxTests {
         let event = try fixture.makeEvent(now: now)
         let first = try fixture.makePass(serial: "G1", eventID: event.id, now: now)
         let imported = try fixture.store.withSession(.write) { session in
-            try session.importPasses((2..<5).map { index in
+            try session.passes.importPasses((2..<5).map { index in
                 NewPass(
                     passTypeIdentifier: StoreFixture.passType, serialNumber: SerialNumber(trusted: "G\(index)"),
                     authenticationTokenHash: Array("a\(index)".utf8), downloadTokenHash: Array("d\(index)".utf8),
@@ -77,7 +77,7 @@ struct GoogleOutboxTests {
         // Google holds the class now: another ticket enqueues its object alone.
         let late = try fixture.makePass(serial: "G9", eventID: event.id, now: now)
         #expect(try Self.claim(fixture, now: now).map(\.target) == [.object(passID: late.id)])
-        let records = try fixture.store.withSession(.read) { try $0.googleObjects(passIDs: [first.id]) }
+        let records = try fixture.store.withSession(.read) { try $0.google.googleObjects(passIDs: [first.id]) }
         #expect(records.first?.insertedAt == now && records.first?.state == "ACTIVE")
     }
 
@@ -88,7 +88,7 @@ struct GoogleOutboxTests {
         let pass = try fixture.makePass(serial: "G1", eventID: event.id, now: now)
         try Self.enable(fixture)
         func change(_ change: PassChange) throws -> [GoogleOutboxRow] {
-            _ = try fixture.store.withSession(.write) { try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "G1", change: change, now: now) }
+            _ = try fixture.store.withSession(.write) { try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "G1", change: change, now: now) }
             let rows = try Self.claim(fixture, now: now)
             try Self.complete(fixture, rows, now: now)
             return rows
@@ -97,18 +97,18 @@ struct GoogleOutboxTests {
         #expect(try change(PassChange(attendeeName: "Bo")).map(\.notify) == [false])
         #expect(try change(PassChange(seat: .some("B7"))).map(\.notify) == [true])
         _ = try fixture.store.withSession(.write) {
-            try $0.checkIn(Scan(passTypeIdentifier: StoreFixture.passType, serialNumber: "G1", scannedAt: now), now: now)
+            try $0.checkIns.checkIn(Scan(passTypeIdentifier: StoreFixture.passType, serialNumber: "G1", scannedAt: now), now: now)
         }
         let checkedIn = try Self.claim(fixture, now: now)
         #expect(checkedIn.map(\.notify) == [false] && checkedIn.first?.ticket?.checkedInAt != nil)
         try Self.complete(fixture, checkedIn, now: now)
         #expect(try change(PassChange(status: .cancelled)).map(\.notify) == [true])
         // Two notifying updates were recorded for the ticket (the seat and the cancellation).
-        let record = try #require(try fixture.store.withSession(.read) { try $0.googleObjects(passIDs: [pass.id]) }.first)
+        let record = try #require(try fixture.store.withSession(.read) { try $0.google.googleObjects(passIDs: [pass.id]) }.first)
         #expect(record.notifiedAt.count == 2)
         _ = try change(PassChange(seat: .some("C1")))
         let later = now.addingTimeInterval(30)
-        _ = try fixture.store.withSession(.write) { try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "G1", change: PassChange(seat: .some("C2")), now: later) }
+        _ = try fixture.store.withSession(.write) { try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "G1", change: PassChange(seat: .some("C2")), now: later) }
         #expect(try Self.claim(fixture, now: later).first?.recentNotifications.count == 3, "the claim carries the last 24 hours' notifications")
         // A day later they have aged out.
         let dayLater = now.addingTimeInterval(86_401)
@@ -124,15 +124,15 @@ struct GoogleOutboxTests {
         for index in 0..<20 { try fixture.makePass(serial: SerialNumber(trusted: "E\(index)"), eventID: event.id, now: now) }
         try Self.complete(fixture, try Self.claim(fixture, now: now), now: now)
 
-        _ = try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(name: "Concert II"), now: now) }
-        _ = try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(name: "Concert III"), now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.events.updateEvent(id: event.id, change: EventChange(name: "Concert II"), now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.events.updateEvent(id: event.id, change: EventChange(name: "Concert III"), now: now) }
         let renamed = try Self.claim(fixture, now: now)
         #expect(renamed.map(\.target) == [.eventClass(eventID: event.id)], "two edits coalesce into one class row")
         #expect(renamed.first?.notify == false && renamed.first?.event?.name == "Concert III" && renamed.first?.inserted == true)
         #expect(renamed.first?.generation == 2)
         try Self.complete(fixture, renamed, now: now)
 
-        _ = try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(venue: "Arena"), now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.events.updateEvent(id: event.id, change: EventChange(venue: "Arena"), now: now) }
         #expect(try Self.claim(fixture, now: now).map(\.notify) == [true])
     }
 
@@ -143,18 +143,18 @@ struct GoogleOutboxTests {
         let event = try fixture.makeEvent(now: now)
         let pass = try fixture.makePass(serial: "F1", eventID: event.id, now: now)
         let rows = try Self.claim(fixture, now: now)
-        #expect(try fixture.store.withSession(.read) { try $0.googleOutboxCounts() } == (pending: 2, failed: 0))
+        #expect(try fixture.store.withSession(.read) { try $0.google.googleOutboxCounts() } == (pending: 2, failed: 0))
         try fixture.store.transaction { session in
-            try session.settleOutbox(
+            try session.outbox.settleOutbox(
                 OutboxSettlement(entries: rows.map { .init(id: $0.id, generation: $0.generation, change: .failed(status: 400, reason: "INVALID_ARGUMENT")) }),
                 in: .google, now: now
             )
-            try session.recordGoogle(rows.map { GoogleResult(target: $0.target, kind: .failed(reason: "INVALID_ARGUMENT: bad")) }, now: now)
+            try session.google.recordGoogle(rows.map { GoogleResult(target: $0.target, kind: .failed(reason: "INVALID_ARGUMENT: bad")) }, now: now)
         }
-        #expect(try fixture.store.withSession(.read) { try $0.googleOutboxCounts() } == (pending: 0, failed: 2))
-        #expect(try fixture.store.withSession(.read) { try $0.googleObjects(passIDs: [pass.id]) }.first?.failedReason == "INVALID_ARGUMENT: bad")
+        #expect(try fixture.store.withSession(.read) { try $0.google.googleOutboxCounts() } == (pending: 0, failed: 2))
+        #expect(try fixture.store.withSession(.read) { try $0.google.googleObjects(passIDs: [pass.id]) }.first?.failedReason == "INVALID_ARGUMENT: bad")
         #expect(try Self.claim(fixture, now: now).isEmpty)
-        _ = try fixture.store.withSession(.write) { try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "F1", change: PassChange(attendeeName: "Dee"), now: now) }
+        _ = try fixture.store.withSession(.write) { try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "F1", change: PassChange(attendeeName: "Dee"), now: now) }
         #expect(try Self.claim(fixture, now: now).map(\.target) == [.object(passID: pass.id)])
     }
 }

@@ -19,24 +19,24 @@ struct GoogleWalletStorageTests {
         let third = try fixture.makePass(serial: "G-3", eventID: event.id)
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         try fixture.store.withSession(.write) { (session: StoreSession) throws -> Void in
-            #expect(try session.googleWalletTicket(passID: first.id) == nil)
-            #expect(try session.recordGoogleWalletCallback(passID: first.id, eventID: event.id, nonce: "n1", saved: true, now: t0) == .recorded(changed: true))
-            #expect(try session.recordGoogleWalletCallback(passID: first.id, eventID: event.id, nonce: "n1", saved: true, now: t0) == .replayed)
-            #expect(try session.recordGoogleWalletCallback(passID: first.id, eventID: event.id, nonce: "n2", saved: true, now: t0 + 5) == .recorded(changed: false))
-            #expect(try session.recordGoogleWalletCallback(passID: second.id, eventID: event.id, nonce: "n3", saved: true, now: t0) == .recorded(changed: true))
-            #expect(try session.googleWalletSaved(eventID: event.id) == 2)
-            #expect(try session.recordGoogleWalletCallback(passID: second.id, eventID: event.id, nonce: "n4", saved: false, now: t0 + 10) == .recorded(changed: true))
-            #expect(try session.googleWalletSaved(eventID: event.id) == 1)
-            #expect(try session.googleWalletSaved(eventID: other.id) == 0)
-            #expect(try session.googleWalletSaved(eventIDs: [event.id, other.id]) == [event.id: 1])
-            #expect(try session.googleWalletSavedTotal() == 1)
+            #expect(try session.google.googleWalletTicket(passID: first.id) == nil)
+            #expect(try session.google.recordGoogleWalletCallback(passID: first.id, eventID: event.id, nonce: "n1", saved: true, now: t0) == .recorded(changed: true))
+            #expect(try session.google.recordGoogleWalletCallback(passID: first.id, eventID: event.id, nonce: "n1", saved: true, now: t0) == .replayed)
+            #expect(try session.google.recordGoogleWalletCallback(passID: first.id, eventID: event.id, nonce: "n2", saved: true, now: t0 + 5) == .recorded(changed: false))
+            #expect(try session.google.recordGoogleWalletCallback(passID: second.id, eventID: event.id, nonce: "n3", saved: true, now: t0) == .recorded(changed: true))
+            #expect(try session.google.googleWalletSaved(eventID: event.id) == 2)
+            #expect(try session.google.recordGoogleWalletCallback(passID: second.id, eventID: event.id, nonce: "n4", saved: false, now: t0 + 10) == .recorded(changed: true))
+            #expect(try session.google.googleWalletSaved(eventID: event.id) == 1)
+            #expect(try session.google.googleWalletSaved(eventID: other.id) == 0)
+            #expect(try session.google.googleWalletSaved(eventIDs: [event.id, other.id]) == [event.id: 1])
+            #expect(try session.google.googleWalletSavedTotal() == 1)
             #expect(try session.statistics().googleWalletSaved == 1)
-            #expect(try session.googleWalletTicket(passID: first.id) == GoogleWalletTicket(saved: true, firstSavedAt: t0, lastEventAt: t0 + 5))
-            #expect(try session.googleWalletTicket(passID: second.id) == GoogleWalletTicket(saved: false, firstSavedAt: t0, lastEventAt: t0 + 10))
+            #expect(try session.google.googleWalletTicket(passID: first.id) == GoogleWalletTicket(saved: true, firstSavedAt: t0, lastEventAt: t0 + 5))
+            #expect(try session.google.googleWalletTicket(passID: second.id) == GoogleWalletTicket(saved: false, firstSavedAt: t0, lastEventAt: t0 + 10))
             // A del first: the ticket is known and not saved, and no count goes below zero.
-            #expect(try session.recordGoogleWalletCallback(passID: third.id, eventID: event.id, nonce: "n5", saved: false, now: t0) == .recorded(changed: false))
-            #expect(try session.googleWalletTicket(passID: third.id) == GoogleWalletTicket(saved: false, firstSavedAt: nil, lastEventAt: t0))
-            #expect(try session.googleWalletSaved(eventID: event.id) == 1)
+            #expect(try session.google.recordGoogleWalletCallback(passID: third.id, eventID: event.id, nonce: "n5", saved: false, now: t0) == .recorded(changed: false))
+            #expect(try session.google.googleWalletTicket(passID: third.id) == GoogleWalletTicket(saved: false, firstSavedAt: nil, lastEventAt: t0))
+            #expect(try session.google.googleWalletSaved(eventID: event.id) == 1)
         }
     }
 
@@ -50,16 +50,16 @@ struct GoogleWalletStorageTests {
         try onThreads(6, seconds: 60) { thread in
             for step in 0..<5 {
                 let result = try store.withSession(.write) { session in
-                    try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "same-\(step)", saved: true, now: Date())
+                    try session.google.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "same-\(step)", saved: true, now: Date())
                 }
                 if result != .replayed { recorded.add(1, ordering: .relaxed) }
                 _ = try store.withSession(.write) { session in
-                    try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "own-\(thread)-\(step)", saved: true, now: Date())
+                    try session.google.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "own-\(thread)-\(step)", saved: true, now: Date())
                 }
             }
         }
         #expect(recorded.load(ordering: .relaxed) == 5, "each shared nonce was taken by one thread")
-        #expect(try store.withSession(.read) { try $0.googleWalletSaved(eventID: event.id) } == 1)
+        #expect(try store.withSession(.read) { try $0.google.googleWalletSaved(eventID: event.id) } == 1)
         #expect(try store.withSession(.read) { try $0.execute("SELECT nonce FROM google_wallet_nonces") }.count == 5 + 6 * 5)
     }
 
@@ -71,16 +71,16 @@ struct GoogleWalletStorageTests {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         try fixture.store.withSession(.write) { (session: StoreSession) throws -> Void in
             for index in 0..<5 {
-                _ = try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "old-\(index)", saved: true, now: now - 100 - Double(index))
+                _ = try session.google.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "old-\(index)", saved: true, now: now - 100 - Double(index))
             }
-            _ = try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "edge", saved: true, now: now - 50)
-            _ = try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "young", saved: true, now: now)
-            #expect(try session.deleteGoogleWalletNonces(before: now - 50, limit: 3) == 3)
-            #expect(try session.deleteGoogleWalletNonces(before: now - 50, limit: 3) == 2)
-            #expect(try session.deleteGoogleWalletNonces(before: now - 50, limit: 3) == 0)
+            _ = try session.google.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "edge", saved: true, now: now - 50)
+            _ = try session.google.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "young", saved: true, now: now)
+            #expect(try session.google.deleteGoogleWalletNonces(before: now - 50, limit: 3) == 3)
+            #expect(try session.google.deleteGoogleWalletNonces(before: now - 50, limit: 3) == 2)
+            #expect(try session.google.deleteGoogleWalletNonces(before: now - 50, limit: 3) == 0)
             // A pruned nonce would be taken again; the kept ones are still replays.
-            #expect(try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "young", saved: true, now: now) == .replayed)
-            #expect(try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "edge", saved: true, now: now) == .replayed)
+            #expect(try session.google.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "young", saved: true, now: now) == .replayed)
+            #expect(try session.google.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: "edge", saved: true, now: now) == .replayed)
         }
     }
 }

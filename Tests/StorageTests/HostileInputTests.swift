@@ -22,16 +22,16 @@ struct HostileInputTests {
             // Identifiers as the store takes them, unchecked: binding alone keeps them from the SQL text.
             let serial = SerialNumber(trusted: "\(index)-" + String(text.prefix(200)))
             let pass = try fixture.makePass(serial: serial, name: text)
-            let read = try #require(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) })
+            let read = try #require(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) })
             #expect(read.attendeeName == text)
             #expect(read == pass)
             _ = try fixture.register(device: DeviceLibraryIdentifier(trusted: text), token: PushToken(trusted: text), serial: serial)
-            #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) } == [PushToken(trusted: text)])
+            #expect(try fixture.store.withSession(.read) { try $0.registrations.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) } == [PushToken(trusted: text)])
         }
         // Nothing was executed: every table still exists and holds what was written.
-        #expect(try fixture.store.withSession(.read) { try $0.passes(eventID: "none", limit: 1) }.isEmpty)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.passes(eventID: "none", limit: 1) }.isEmpty)
         let serials = try fixture.store.withSession(.read) {
-            try $0.serials(deviceLibraryIdentifier: DeviceLibraryIdentifier(trusted: Self.strings[1]), passTypeIdentifier: StoreFixture.passType, updatedAfter: nil)
+            try $0.registrations.serials(deviceLibraryIdentifier: DeviceLibraryIdentifier(trusted: Self.strings[1]), passTypeIdentifier: StoreFixture.passType, updatedAfter: nil)
         }
         #expect(serials.serialNumbers.count == 1)
     }
@@ -46,7 +46,7 @@ struct HostileInputTests {
             #expect(error.code == .invalidValue)
             #expect(error.description.contains("NUL"))
         }
-        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul") } == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul") } == nil)
     }
 
     /// A name with NUL is refused whole on both backends, never stored cut short at the NUL.
@@ -55,16 +55,16 @@ struct HostileInputTests {
         let fixture = try StoreFixture(backend)
         let name = "Ada\u{0}Lovelace"
         #expect(storageCode { try fixture.makePass(serial: "nul-name", name: name) } == .invalidValue)
-        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-name") } == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-name") } == nil)
         let pass = try fixture.makePass(serial: "nul-update", name: "Ada")
         #expect(storageCode {
             _ = try fixture.store.withSession(.write) {
-                try $0.updatePass(
+                try $0.passes.updatePass(
                     passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-update", change: PassChange(attendeeName: name), now: Date()
                 )
             }
         } == .invalidValue)
-        let read = try #require(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-update") })
+        let read = try #require(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nul-update") })
         #expect(read == pass)
         #expect(read.attendeeName == "Ada")
     }
@@ -74,14 +74,14 @@ struct HostileInputTests {
         let fixture = try StoreFixture(backend)
         let bytes: [UInt8] = [0, 0xff, 0xfe, 0xc3, 0x28, 0x00, 0x5c, 0x27, 0x22] + (0...255).map { UInt8($0) }
         let pass = try fixture.store.withSession(.write) {
-            try $0.insertPass(NewPass(
+            try $0.passes.insertPass(NewPass(
                 passTypeIdentifier: StoreFixture.passType, serialNumber: "bytes", authenticationTokenHash: bytes,
                 downloadTokenHash: [], attendeeName: "b"
             ), now: Date())
         }
         #expect(pass.authenticationTokenHash == bytes)
         #expect(pass.downloadTokenHash == [])
-        #expect(try fixture.store.withSession(.read) { try $0.pass(downloadTokenHash: []) }?.authenticationTokenHash == bytes)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(downloadTokenHash: []) }?.authenticationTokenHash == bytes)
     }
 
     @Test(arguments: Backend.allCases)

@@ -18,7 +18,7 @@ struct MigrationTests {
         try fixture.store.migrate()
         try fixture.store.migrate()
         #expect(try Self.versions(fixture.store) == [1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25])
-        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "keep") } != nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "keep") } != nil)
     }
 
     @Test(arguments: Backend.allCases)

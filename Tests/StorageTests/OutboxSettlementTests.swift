@@ -37,17 +37,17 @@ struct OutboxSettlementTests {
             try fixture.makePass(serial: "S\(index)")
             _ = try fixture.register(device: "d\(index)", token: .fixture("token\(index)"), serial: "S\(index)")
             _ = try fixture.store.withSession(.write) {
-                try $0.updatePass(
+                try $0.passes.updatePass(
                     passTypeIdentifier: StoreFixture.passType, serialNumber: "S\(index)", change: PassChange(touch: true), now: start
                 )
             }
         }
-        let rows = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: start, lease: .seconds(600)) }
+        let rows = try fixture.store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: start, lease: .seconds(600)) }
         #expect(rows.count == 6)
         let byToken = Dictionary(uniqueKeysWithValues: rows.map { ($0.pushToken, $0) })
         // token1 changes again while its push is in flight.
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S1", change: PassChange(touch: true), now: start)
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S1", change: PassChange(touch: true), now: start)
         }
         let retryAt = start.addingTimeInterval(120)
         let entries: [OutboxSettlement.Entry] = try ["token0", "token1", "token2", "token3", "token4", "token5"].map { token in
@@ -59,16 +59,16 @@ struct OutboxSettlementTests {
             }
             return OutboxSettlement.Entry(id: row.id, generation: row.generation, change: change)
         }
-        let result = try fixture.store.withSession(.write) { try $0.settleOutbox(OutboxSettlement(entries: entries), now: start) }
+        let result = try fixture.store.withSession(.write) { try $0.outbox.settleOutbox(OutboxSettlement(entries: entries), now: start) }
         #expect(result.deleted == 3 && result.updated == 3 && result.missing == 0)
         #expect(result.deletedIDs == Set(["token0", "token2", "token3"].compactMap { byToken[.fixture($0)]?.id }))
 
         // Left: token1 (released, due now), token4 (retrying later, answer kept), token5 (failed).
-        #expect(try fixture.store.withSession(.read) { try $0.outboxCounts(now: start) } == OutboxCounts(pending: 2, inFlight: 0, failed: 1))
-        let due = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: start, lease: .seconds(600)) }
+        #expect(try fixture.store.withSession(.read) { try $0.outbox.outboxCounts(now: start) } == OutboxCounts(pending: 2, inFlight: 0, failed: 1))
+        let due = try fixture.store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: start, lease: .seconds(600)) }
         #expect(due.map(\.pushToken) == [.fixture("token1")])
         #expect(due.first?.attempts == 0)
-        let retried = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: retryAt, lease: .seconds(60)) }
+        let retried = try fixture.store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: retryAt, lease: .seconds(60)) }
         #expect(retried.map(\.pushToken) == [.fixture("token4")])
         #expect(retried.first?.attempts == 1)
         let reasons = try fixture.store.withSession(.read) { session in
@@ -81,7 +81,7 @@ struct OutboxSettlementTests {
             "\(PushToken.fixture("token5")) 400 BadPriority failed",
         ])
         // Settling rows that are gone is harmless.
-        let again = try fixture.store.withSession(.write) { try $0.settleOutbox(OutboxSettlement(entries: [entries[0]]), now: start) }
+        let again = try fixture.store.withSession(.write) { try $0.outbox.settleOutbox(OutboxSettlement(entries: [entries[0]]), now: start) }
         #expect(again == OutboxSettlementResult(deletedIDs: [], updated: 0, missing: 1))
     }
 
@@ -111,8 +111,8 @@ struct OutboxSettlementTests {
         let statements = { (entries: [OutboxSettlement.Entry], logged: Int) throws -> (Int, OutboxSettlementResult) in
             try fixture.store.withSession(.write) { session in
                 let before = session.statementsRun
-                let result = try session.settleOutbox(OutboxSettlement(entries: entries), now: start)
-                try session.recordPushes(log(logged))
+                let result = try session.outbox.settleOutbox(OutboxSettlement(entries: entries), now: start)
+                try session.outbox.recordPushes(log(logged))
                 return (session.statementsRun - before, result)
             }
         }
@@ -122,7 +122,7 @@ struct OutboxSettlementTests {
         #expect(largeResult.deleted == 100 && largeResult.updated == 200 && largeResult.missing == 0)
         #expect(small == 4)
         #expect(large == small)
-        #expect(try fixture.store.withSession(.read) { try $0.outboxCounts(now: start) } == OutboxCounts(pending: 101, inFlight: 0, failed: 101))
+        #expect(try fixture.store.withSession(.read) { try $0.outbox.outboxCounts(now: start) } == OutboxCounts(pending: 101, inFlight: 0, failed: 101))
         let logged = try fixture.store.withSession(.read) { try $0.execute("SELECT count(*) AS n FROM push_log").first?.int("n") }
         #expect(logged == 303)
     }
@@ -142,8 +142,8 @@ struct OutboxSettlementTests {
                 createdAt: now, outcome: even ? "delivered" : "retried"
             )
         }
-        try fixture.store.withSession(.write) { try $0.recordPushes(entries) }
-        let stored = try fixture.store.withSession(.read) { try $0.latestPushes(tokenHashes: ["hash0", "hash1", "hash2"], limit: 1_000) }
+        try fixture.store.withSession(.write) { try $0.outbox.recordPushes(entries) }
+        let stored = try fixture.store.withSession(.read) { try $0.outbox.latestPushes(tokenHashes: ["hash0", "hash1", "hash2"], limit: 1_000) }
         #expect(stored.count == 300)
         #expect(Set(stored.map(\.latencyMilliseconds)) == Set((0..<300).map(Int64.init)))
         let seventh = try #require(stored.first { $0.latencyMilliseconds == 7 })

@@ -7,7 +7,7 @@ import Testing
 @Suite("Pass lists: status, search and modification filters", .offCooperativePool)
 struct PassSearchTests {
     static func serials(_ store: any Store, _ event: String, _ filter: PassFilter, after: Int64 = 0, limit: Int = 100) throws -> [String] {
-        try store.withSession(.read) { try $0.passes(eventID: event, matching: filter, after: after, limit: limit) }.map(\.serialNumber.rawValue)
+        try store.withSession(.read) { try $0.passes.passes(eventID: event, matching: filter, after: after, limit: limit) }.map(\.serialNumber.rawValue)
     }
 
     @Test(arguments: Backend.allCases)
@@ -28,7 +28,7 @@ struct PassSearchTests {
                 downloadTokenHash: Array(("d" + serial.rawValue).utf8), attendeeName: name, attendeeEmail: email, externalID: external
             )
         }
-        _ = try fixture.store.withSession(.write) { try $0.importPasses(passes, eventID: event.id, now: Date()) }
+        _ = try fixture.store.withSession(.write) { try $0.passes.importPasses(passes, eventID: event.id, now: Date()) }
         try fixture.makePass(serial: "OTHER-ada", eventID: other.id, name: "Ada")
 
         func search(_ term: String) throws -> [String] { try Self.serials(fixture.store, event.id, PassFilter(search: term)) }
@@ -49,14 +49,14 @@ struct PassSearchTests {
     func searchPastTheWindowUsesTheIndex(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let event = try fixture.makeEvent()
-        let count = StoreSession.searchWindow + 300
+        let count = PassOperations.searchWindow + 300
         let passes = (0..<count).map { index in
             NewPass(
                 passTypeIdentifier: StoreFixture.passType, serialNumber: "W\(index)", authenticationTokenHash: Array("a\(index)".utf8),
                 downloadTokenHash: Array("d\(index)".utf8), attendeeName: "Guest \(index)", attendeeEmail: "guest\(index)@example.com"
             )
         }
-        _ = try fixture.store.withSession(.write) { try $0.importPasses(passes, eventID: event.id, now: Date()) }
+        _ = try fixture.store.withSession(.write) { try $0.passes.importPasses(passes, eventID: event.id, now: Date()) }
         func search(_ term: String, after: Int64 = 0, limit: Int = 100) throws -> [String] {
             try Self.serials(fixture.store, event.id, PassFilter(search: term), after: after, limit: limit)
         }
@@ -70,7 +70,7 @@ struct PassSearchTests {
         #expect(try search("%") == [], "an escaped term past the window (no index on SQLite) still answers")
 
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(
+            try $0.passes.updatePass(
                 passTypeIdentifier: StoreFixture.passType, serialNumber: "W\(last - 1)", change: PassChange(attendeeName: "Zephyrine Quill"), now: Date()
             )
         }
@@ -98,11 +98,11 @@ struct PassSearchTests {
         let later = early.addingTimeInterval(100)
         for index in [1, 4, 7, 10] {
             _ = try fixture.store.withSession(.write) {
-                try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: all[index].serialNumber, change: PassChange(status: .cancelled), now: later)
+                try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: all[index].serialNumber, change: PassChange(status: .cancelled), now: later)
             }
         }
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: all[2].serialNumber, change: PassChange(attendeeName: "Renamed"), now: later)
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: all[2].serialNumber, change: PassChange(attendeeName: "Renamed"), now: later)
         }
 
         #expect(try Self.serials(fixture.store, event.id, PassFilter(status: .cancelled)) == ["P01", "P04", "P07", "P10"])
@@ -120,7 +120,7 @@ struct PassSearchTests {
         while true {
             pages += 1
             try #require(pages <= 10, "paging does not end: \(seen)")
-            let page = try fixture.store.withSession(.read) { try $0.passes(eventID: event.id, matching: PassFilter(status: .active), after: after, limit: 3) }
+            let page = try fixture.store.withSession(.read) { try $0.passes.passes(eventID: event.id, matching: PassFilter(status: .active), after: after, limit: 3) }
             seen += page.map(\.serialNumber.rawValue)
             guard let last = page.last, page.count == 3 else { break }
             after = last.id

@@ -13,11 +13,11 @@ struct PassTests {
         let created = try fixture.makePass(serial: "S-1", eventID: event.id)
         #expect(created.status == .active)
         #expect(created.revision > 0)
-        let bySerial = try #require(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S-1") })
+        let bySerial = try #require(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S-1") })
         #expect(bySerial == created)
-        let byToken = try #require(try fixture.store.withSession(.read) { try $0.pass(downloadTokenHash: Array("download-S-1".utf8)) })
+        let byToken = try #require(try fixture.store.withSession(.read) { try $0.passes.pass(downloadTokenHash: Array("download-S-1".utf8)) })
         #expect(byToken.id == created.id)
-        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nope") } == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "nope") } == nil)
         #expect(storageCode { try fixture.makePass(serial: "S-1") } == .conflict)
         #expect(storageCode { try fixture.makePass(serial: "S-2", eventID: "missing-event") } == .notFound)
     }
@@ -28,9 +28,9 @@ struct PassTests {
         let event = try fixture.makeEvent()
         for index in 0..<5 { try fixture.makePass(serial: "P\(index)", eventID: event.id) }
         try fixture.makePass(serial: "other")
-        let first = try fixture.store.withSession(.read) { try $0.passes(eventID: event.id, limit: 3) }
+        let first = try fixture.store.withSession(.read) { try $0.passes.passes(eventID: event.id, limit: 3) }
         #expect(first.map(\.serialNumber) == ["P0", "P1", "P2"])
-        let rest = try fixture.store.withSession(.read) { try $0.passes(eventID: event.id, after: try #require(first.last).id, limit: 3) }
+        let rest = try fixture.store.withSession(.read) { try $0.passes.passes(eventID: event.id, after: try #require(first.last).id, limit: 3) }
         #expect(rest.map(\.serialNumber) == ["P3", "P4"])
     }
 
@@ -42,7 +42,7 @@ struct PassTests {
         _ = try fixture.register(device: "dev-a", token: .fixture("tok-a"), serial: "U1")
         _ = try fixture.register(device: "dev-b", token: .fixture("tok-b"), serial: "U1")
         let update = try fixture.store.withSession(.write) {
-            try $0.updatePass(
+            try $0.passes.updatePass(
                 passTypeIdentifier: StoreFixture.passType, serialNumber: "U1",
                 change: PassChange(attendeeName: "Grace", seat: .some(nil), status: .cancelled, cancellationReason: "refund"), now: now
             )
@@ -58,23 +58,23 @@ struct PassTests {
         #expect(updated.cancellationReason == "refund")
         #expect(updated.revision > pass.revision)
         #expect(updated.modifiedAt > pass.modifiedAt)
-        #expect(try fixture.store.withSession(.read) { try $0.outboxCounts(now: now) }.pending == 2)
+        #expect(try fixture.store.withSession(.read) { try $0.outbox.outboxCounts(now: now) }.pending == 2)
 
         let again = try fixture.store.withSession(.write) {
-            try $0.updatePass(
+            try $0.passes.updatePass(
                 passTypeIdentifier: StoreFixture.passType, serialNumber: "U1", change: PassChange(attendeeName: "Grace"), now: now
             )
         }
         #expect(again == .unchanged(updated))
         let touched = try fixture.store.withSession(.write) {
-            try $0.updatePass(
+            try $0.passes.updatePass(
                 passTypeIdentifier: StoreFixture.passType, serialNumber: "U1", change: PassChange(touch: true), now: now
             )
         }
         #expect(touched.pass.revision > updated.revision)
         #expect(storageCode {
             _ = try fixture.store.withSession(.write) {
-                try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "none", change: PassChange(touch: true), now: now)
+                try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "none", change: PassChange(touch: true), now: now)
             }
         } == .notFound)
     }
@@ -87,7 +87,7 @@ struct PassTests {
         var previous = pass.modifiedAt
         for step in 0..<3 {
             let update = try fixture.store.withSession(.write) {
-                try $0.updatePass(
+                try $0.passes.updatePass(
                     passTypeIdentifier: StoreFixture.passType, serialNumber: "M1",
                     change: PassChange(attendeeName: "Name \(step)"), now: now.addingTimeInterval(0.1 * Double(step))
                 )
@@ -97,7 +97,7 @@ struct PassTests {
         }
         // Once the clock passes the bumped value, modified_at follows the clock again.
         let later = try fixture.store.withSession(.write) {
-            try $0.updatePass(
+            try $0.passes.updatePass(
                 passTypeIdentifier: StoreFixture.passType, serialNumber: "M1", change: PassChange(touch: true), now: now.addingTimeInterval(100)
             )
         }
@@ -110,23 +110,23 @@ struct PassTests {
         struct Abort: Error {}
         #expect(throws: Abort.self) {
             try fixture.store.transaction { session in
-                _ = try session.insertPass(NewPass(
+                _ = try session.passes.insertPass(NewPass(
                     passTypeIdentifier: StoreFixture.passType, serialNumber: "T1", authenticationTokenHash: [1],
                     downloadTokenHash: [2], attendeeName: "x"
                 ), now: Date())
                 throw Abort()
             }
         }
-        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "T1") } == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "T1") } == nil)
         let count = try fixture.store.transaction { session in
-            _ = try session.insertPass(NewPass(
+            _ = try session.passes.insertPass(NewPass(
                 passTypeIdentifier: StoreFixture.passType, serialNumber: "T2", authenticationTokenHash: [1],
                 downloadTokenHash: [3], attendeeName: "x"
             ), now: Date())
-            return try session.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "T2")
+            return try session.registrations.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "T2")
         }
         #expect(count == 0)
-        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "T2") } != nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "T2") } != nil)
         try fixture.store.ping()
     }
 }

@@ -15,18 +15,18 @@ struct PassWithEventTests {
         let pass = try fixture.makePass(serial: "WITH-EVENT", eventID: event.id)
         let alone = try fixture.makePass(serial: "NO-EVENT")
         try fixture.store.withSession(.read) { session in
-            let found = try #require(try session.passWithEvent(passTypeIdentifier: StoreFixture.passType, serialNumber: "WITH-EVENT"))
-            #expect(found.pass == (try session.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "WITH-EVENT")))
+            let found = try #require(try session.passes.passWithEvent(passTypeIdentifier: StoreFixture.passType, serialNumber: "WITH-EVENT"))
+            #expect(found.pass == (try session.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "WITH-EVENT")))
             #expect(found.pass.id == pass.id)
-            #expect(found.event == (try session.event(id: event.id)))
+            #expect(found.event == (try session.events.event(id: event.id)))
             #expect(found.event?.id == event.id)
 
-            let lone = try #require(try session.passWithEvent(passTypeIdentifier: StoreFixture.passType, serialNumber: "NO-EVENT"))
-            #expect(lone.pass == (try session.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "NO-EVENT")))
+            let lone = try #require(try session.passes.passWithEvent(passTypeIdentifier: StoreFixture.passType, serialNumber: "NO-EVENT"))
+            #expect(lone.pass == (try session.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "NO-EVENT")))
             #expect(lone.pass.id == alone.id)
             #expect(lone.event == nil)
 
-            #expect(try session.passWithEvent(passTypeIdentifier: StoreFixture.passType, serialNumber: "UNKNOWN") == nil)
+            #expect(try session.passes.passWithEvent(passTypeIdentifier: StoreFixture.passType, serialNumber: "UNKNOWN") == nil)
         }
     }
 }

@@ -33,9 +33,9 @@ struct PreparedStatementTests {
         try fixture.makePass(serial: "P-1")
         try fixture.store.withSession(.read) { (session: StoreSession) throws -> Void in
             for _ in 0..<3 {
-                #expect(try session.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "P-1")?.serialNumber == "P-1")
+                #expect(try session.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "P-1")?.serialNumber == "P-1")
             }
-            #expect(try session.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "none") == nil)
+            #expect(try session.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "none") == nil)
             // One server-side statement for the lookup, run four times with different values.
             #expect(try prepared(session, marker: "WHERE pass_type_identifier = $1 AND serial_number = $2") == [4])
         }
@@ -75,9 +75,9 @@ struct PreparedStatementTests {
         let fixture = try StoreFixture(.postgres, options: StoreOptions(poolSize: 1))
         try fixture.makePass(serial: "D-1")
         try fixture.store.withSession(.read) { (session: StoreSession) throws -> Void in
-            #expect(try session.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "D-1") != nil)
+            #expect(try session.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "D-1") != nil)
             try session.execute("DEALLOCATE ALL")
-            #expect(try session.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "D-1") != nil)
+            #expect(try session.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "D-1") != nil)
         }
     }
 
@@ -92,11 +92,11 @@ struct PreparedStatementTests {
         struct Abort: Error {}
         #expect(throws: Abort.self) {
             try fixture.store.transaction { session in
-                _ = try session.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "E-1")
+                _ = try session.registrations.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "E-1")
                 throw Abort()
             }
         }
-        #expect(try fixture.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "E-1") } == 0)
-        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "E-2") } != nil)
+        #expect(try fixture.store.withSession(.read) { try $0.registrations.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "E-1") } == 0)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: StoreFixture.passType, serialNumber: "E-2") } != nil)
     }
 }

@@ -12,12 +12,12 @@ struct PushServiceTests {
 
     private func change(_ fixture: StoreFixture, _ serial: SerialNumber, now: Date) throws {
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: serial, change: PassChange(touch: true), now: now)
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: serial, change: PassChange(touch: true), now: now)
         }
     }
 
     private func claim(_ fixture: StoreFixture, _ service: PushService, now: Date) throws -> [OutboxRow] {
-        try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: now, lease: .seconds(30), service: service) }
+        try fixture.store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: now, lease: .seconds(30), service: service) }
     }
 
     @Test("each service's claim takes its own rows; a device switching service moves its pushes", arguments: Backend.allCases)
@@ -27,7 +27,7 @@ struct PushServiceTests {
         try fixture.makePass(serial: "S1")
         _ = try fixture.register(device: "apple", token: .fixture("apple"), serial: "S1")
         _ = try fixture.store.withSession(.write) {
-            try $0.upsertRegistration(
+            try $0.registrations.upsertRegistration(
                 deviceLibraryIdentifier: "android", token: .relay(try Self.relayToken("relay-token-0001")), passTypeIdentifier: StoreFixture.passType,
                 serialNumber: "S1", now: now
             )
@@ -54,7 +54,7 @@ struct PushServiceTests {
         let token = PushToken.fixture("shared")
         _ = try fixture.register(device: "apple", token: token, serial: "S2")
         _ = try fixture.store.withSession(.write) {
-            try $0.upsertRegistration(
+            try $0.registrations.upsertRegistration(
                 deviceLibraryIdentifier: "android", token: .relay(try Self.relayToken(token.rawValue)), passTypeIdentifier: StoreFixture.passType,
                 serialNumber: "S2", now: now
             )

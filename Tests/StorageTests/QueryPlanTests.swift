@@ -36,7 +36,7 @@ struct QueryPlanTests {
                 SELECT \(StoreFixture.passType), 'P' || i, randomblob(32), randomblob(32), \(event.id), 'Attendee', 'ext-' || i, i, 0, 0 FROM n
                 """)
             for serial: SerialNumber in ["P1", "P2", "P3"] {
-                _ = try session.upsertRegistration(
+                _ = try session.registrations.upsertRegistration(
                     deviceLibraryIdentifier: "device-1", pushToken: .fixture("phone-1"),
                     passTypeIdentifier: StoreFixture.passType, serialNumber: serial, now: Date()
                 )
@@ -78,13 +78,13 @@ struct QueryPlanTests {
     func changedSerialsStartFromTheDevice(analyzed: Bool) throws {
         let (fixture, _) = try Self.populatedStore(analyzed: analyzed)
         for since in [nil, Int64(5)] {
-            let query = StoreSession.serialsQuery(deviceLibraryIdentifier: "device-1", passTypeIdentifier: StoreFixture.passType, updatedAfter: since)
+            let query = RegistrationOperations.serialsQuery(deviceLibraryIdentifier: "device-1", passTypeIdentifier: StoreFixture.passType, updatedAfter: since)
             let plan = try Self.plan(query, in: fixture.store)
             #expect(Self.serialsPlanProblems(plan).isEmpty, "passesUpdatedSince \(since.map(String.init) ?? "none"), statistics \(analyzed): \(plan)")
         }
         // The statement still answers what it did.
         let listed = try fixture.store.withSession(.read) {
-            try $0.serials(deviceLibraryIdentifier: "device-1", passTypeIdentifier: StoreFixture.passType, updatedAfter: 1)
+            try $0.registrations.serials(deviceLibraryIdentifier: "device-1", passTypeIdentifier: StoreFixture.passType, updatedAfter: 1)
         }
         #expect(listed.serialNumbers == ["P2", "P3"])
         #expect(listed.lastRevision == 3)
@@ -109,10 +109,10 @@ struct QueryPlanTests {
         let (fixture, event) = try Self.populatedStore(analyzed: analyzed)
         let ids = (1...500).map { "ext-\($0)" }
         let plan = try fixture.store.withSession(.read) { session in
-            try Self.plan(try session.existingPassesQuery(eventID: event.id, externalIDs: ids), in: session)
+            try Self.plan(try session.passes.existingPassesQuery(eventID: event.id, externalIDs: ids), in: session)
         }
         #expect(Self.existingPassesPlanProblems(plan).isEmpty, "statistics \(analyzed): \(plan)")
-        let found = try fixture.store.withSession(.read) { try $0.existingPasses(eventID: event.id, externalIDs: ids + ["ext-none"]) }
+        let found = try fixture.store.withSession(.read) { try $0.passes.existingPasses(eventID: event.id, externalIDs: ids + ["ext-none"]) }
         #expect(found.count == 500)
         #expect(found["ext-7"]?.serialNumber == "P7")
 

@@ -21,7 +21,7 @@ struct ReachBatchTests {
             _ = try fixture.register(device: DeviceLibraryIdentifier(stringLiteral: "\(prefix)a\(index)"), token: .fixture("\(prefix)a\(index)"), serial: serial)
             _ = try fixture.register(device: DeviceLibraryIdentifier(stringLiteral: "\(prefix)b\(index)"), token: .fixture("\(prefix)b\(index)"), serial: serial)
             passes.append(try fixture.store.withSession(.write) {
-                try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: serial, change: PassChange(seat: "S\(index)"), now: Date())
+                try $0.passes.updatePass(passTypeIdentifier: Self.passType, serialNumber: serial, change: PassChange(seat: "S\(index)"), now: Date())
             }.pass)
         }
         return (event, passes)
@@ -53,11 +53,11 @@ struct ReachBatchTests {
         var seen: [String: String] = [:]
         for (index, pass) in passes.enumerated() {
             let stored = try #require(
-                try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber) },
+                try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber) },
                 sourceLocation: sourceLocation
             )
             seen["\(index) served"] = "\(stored.servedRevision.map { $0 - pass.revision } ?? -99)"
-            let devices = try fixture.store.withSession(.read) { try $0.registeredDevices(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber) }
+            let devices = try fixture.store.withSession(.read) { try $0.reach.registeredDevices(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber) }
             for device in devices {
                 let phone = device.deviceLibraryIdentifier.rawValue.dropFirst(prefix.count).prefix(1)
                 seen["\(index)\(phone)"] = "told \(device.toldRevision.map { $0 - pass.revision } ?? -99) up to date \(device.upToDate)"
@@ -74,16 +74,16 @@ struct ReachBatchTests {
         let batched = try Self.event(fixture, prefix: "m", count: 12)
         for mark in Self.marks(single.passes, prefix: "s", now: now).told {
             _ = try fixture.store.withSession(.write) {
-                try $0.recordTold(deviceLibraryIdentifier: mark.deviceLibraryIdentifier, passTypeIdentifier: mark.passTypeIdentifier,
+                try $0.reach.recordTold(deviceLibraryIdentifier: mark.deviceLibraryIdentifier, passTypeIdentifier: mark.passTypeIdentifier,
                                   listedAfter: mark.listedAfter, tag: mark.tag, now: mark.at)
             }
         }
         for mark in Self.marks(single.passes, prefix: "s", now: now).served {
             _ = try fixture.store.withSession(.write) {
-                try $0.recordServed(passTypeIdentifier: mark.passTypeIdentifier, serialNumber: mark.serialNumber, revision: mark.revision, now: mark.at)
+                try $0.reach.recordServed(passTypeIdentifier: mark.passTypeIdentifier, serialNumber: mark.serialNumber, revision: mark.revision, now: mark.at)
             }
         }
-        try fixture.store.withSession(.write) { try $0.recordReach(Self.marks(batched.passes, prefix: "m", now: now)) }
+        try fixture.store.withSession(.write) { try $0.reach.recordReach(Self.marks(batched.passes, prefix: "m", now: now)) }
 
         let expected = try Self.reach(fixture, single.passes, prefix: "s")
         // The singles really moved something: 8 passes served, 12 phones told, 8 up to date.
@@ -95,7 +95,7 @@ struct ReachBatchTests {
         try ReachTests.expectTallyMatches(fixture, event: batched.event.id, "a batch of marks")
 
         // The same batch again writes nothing new.
-        try fixture.store.withSession(.write) { try $0.recordReach(Self.marks(batched.passes, prefix: "m", now: now.addingTimeInterval(60))) }
+        try fixture.store.withSession(.write) { try $0.reach.recordReach(Self.marks(batched.passes, prefix: "m", now: now.addingTimeInterval(60))) }
         #expect(try Self.reach(fixture, batched.passes, prefix: "m") == expected)
         try ReachTests.expectTallyMatches(fixture, event: batched.event.id, "the batch again")
     }
@@ -107,9 +107,9 @@ struct ReachBatchTests {
         let storm = try Self.event(fixture, prefix: "p", count: 150)
         let trips = try fixture.store.withSession(.write) { session in
             // The warm-up batch prepares the statements.
-            try session.recordReach(Self.marks(warm.passes, prefix: "w", now: Date()))
+            try session.reach.recordReach(Self.marks(warm.passes, prefix: "w", now: Date()))
             let before = try DeferredStatementTests.roundTrips(session)
-            try session.recordReach(Self.marks(storm.passes, prefix: "p", now: Date()))
+            try session.reach.recordReach(Self.marks(storm.passes, prefix: "p", now: Date()))
             return try DeferredStatementTests.roundTrips(session) - before
         }
         #expect(trips == 1)

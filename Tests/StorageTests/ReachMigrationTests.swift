@@ -44,34 +44,34 @@ struct ReachMigrationTests {
         #expect(try registration.optionalString("event_id") == "old-event")
         #expect(try registration.optionalInt64("pass_revision") == 12)
         #expect(try registration.optionalInt64("told_revision") == nil, "no phone has been told anything yet")
-        let pass = try #require(try store.withSession(.read) { try $0.pass(passTypeIdentifier: PassTypeIdentifier(trusted: "pt"), serialNumber: "S2") })
+        let pass = try #require(try store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: PassTypeIdentifier(trusted: "pt"), serialNumber: "S2") })
         #expect(try registration.optionalInt64("pass_id") == pass.id)
-        let tally = try store.withSession(.read) { try $0.eventTally(eventID: "old-event") }.total
+        let tally = try store.withSession(.read) { try $0.reach.eventTally(eventID: "old-event") }.total
         #expect(tally == Tally(tickets: 3, cancelled: 1, registeredDevices: 2, devices: 3))
 
-        let tokens = try store.withSession(.read) { try $0.adminTokens() }
+        let tokens = try store.withSession(.read) { try $0.admin.adminTokens() }
         #expect(tokens.allSatisfy { $0.role == .admin })
         #expect(tokens.map(\.name) == ["ci (token 1)", "ci (token 2)", "ci", "ci"], "the newest active token keeps the name")
         #expect(tokens.filter { $0.revokedAt == nil }.count == 3, "no token stopped working")
-        #expect(storageCode { _ = try store.withSession(.write) { try $0.createAdminToken(name: "ci", tokenHash: [42], now: Date()) } } == .conflict)
-        #expect(try store.withSession(.write) { try $0.revokeAdminToken(idOrName: "ci", now: Date()) } == 1)
-        #expect(try store.withSession(.write) { try $0.createAdminToken(name: "ci", tokenHash: [42], now: Date()) }.name == "ci", "a revoked token's name is free again")
+        #expect(storageCode { _ = try store.withSession(.write) { try $0.admin.createAdminToken(name: "ci", tokenHash: [42], now: Date()) } } == .conflict)
+        #expect(try store.withSession(.write) { try $0.admin.revokeAdminToken(idOrName: "ci", now: Date()) } == 1)
+        #expect(try store.withSession(.write) { try $0.admin.createAdminToken(name: "ci", tokenHash: [42], now: Date()) }.name == "ci", "a revoked token's name is free again")
     }
 
     @Test("token roles are stored, and revoking by a numeric name or an id takes one token", arguments: Backend.allCases)
     func rolesAndRevocation(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
-        let viewer = try fixture.store.withSession(.write) { try $0.createAdminToken(name: "board", role: .viewer, tokenHash: [1], now: Date()) }
-        let scanner = try fixture.store.withSession(.write) { try $0.createAdminToken(name: "gate", role: .scanner, tokenHash: [2], now: Date()) }
-        #expect(try fixture.store.withSession(.read) { try $0.adminToken(tokenHash: [1]) }?.role == .viewer)
-        #expect(try fixture.store.withSession(.read) { try $0.adminToken(tokenHash: [2]) }?.role == .scanner)
+        let viewer = try fixture.store.withSession(.write) { try $0.admin.createAdminToken(name: "board", role: .viewer, tokenHash: [1], now: Date()) }
+        let scanner = try fixture.store.withSession(.write) { try $0.admin.createAdminToken(name: "gate", role: .scanner, tokenHash: [2], now: Date()) }
+        #expect(try fixture.store.withSession(.read) { try $0.admin.adminToken(tokenHash: [1]) }?.role == .viewer)
+        #expect(try fixture.store.withSession(.read) { try $0.admin.adminToken(tokenHash: [2]) }?.role == .scanner)
         // A token whose name is another token's id: the id wins, and only one token is revoked.
-        let numeric = try fixture.store.withSession(.write) { try $0.createAdminToken(name: String(scanner.id), tokenHash: [3], now: Date()) }
-        #expect(try fixture.store.withSession(.write) { try $0.revokeAdminToken(idOrName: String(scanner.id), now: Date()) } == 1)
-        #expect(try fixture.store.withSession(.read) { try $0.adminToken(tokenHash: [2]) } == nil)
-        #expect(try fixture.store.withSession(.read) { try $0.adminToken(tokenHash: [3]) } == numeric)
-        #expect(try fixture.store.withSession(.write) { try $0.revokeAdminToken(idOrName: "board", now: Date()) } == 1)
-        #expect(try fixture.store.withSession(.read) { try $0.adminToken(tokenHash: [1]) } == nil)
+        let numeric = try fixture.store.withSession(.write) { try $0.admin.createAdminToken(name: String(scanner.id), tokenHash: [3], now: Date()) }
+        #expect(try fixture.store.withSession(.write) { try $0.admin.revokeAdminToken(idOrName: String(scanner.id), now: Date()) } == 1)
+        #expect(try fixture.store.withSession(.read) { try $0.admin.adminToken(tokenHash: [2]) } == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.admin.adminToken(tokenHash: [3]) } == numeric)
+        #expect(try fixture.store.withSession(.write) { try $0.admin.revokeAdminToken(idOrName: "board", now: Date()) } == 1)
+        #expect(try fixture.store.withSession(.read) { try $0.admin.adminToken(tokenHash: [1]) } == nil)
         #expect(viewer.role == .viewer)
     }
 }

@@ -62,7 +62,7 @@ struct ReachTests {
     }
 
     static func tally(_ store: any Store, event: String) throws -> EventTally {
-        var tally = try store.withSession(.read) { try $0.eventTally(eventID: event) }
+        var tally = try store.withSession(.read) { try $0.reach.eventTally(eventID: event) }
         tally.byJob = tally.byJob.filter { !$0.value.isZero }
         return tally
     }
@@ -84,34 +84,34 @@ struct ReachTests {
         _ = try fixture.register(device: "phone-a", token: .fixture("ta"), serial: "R1")
         _ = try fixture.register(device: "phone-b", token: .fixture("tb"), serial: "R1")
         func devices() throws -> [DeviceLibraryIdentifier: RegisteredDevice] {
-            let list = try fixture.store.withSession(.read) { try $0.registeredDevices(passTypeIdentifier: Self.passType, serialNumber: "R1") }
+            let list = try fixture.store.withSession(.read) { try $0.reach.registeredDevices(passTypeIdentifier: Self.passType, serialNumber: "R1") }
             return Dictionary(uniqueKeysWithValues: list.map { ($0.deviceLibraryIdentifier, $0) })
         }
         #expect(try devices().values.allSatisfy { $0.toldRevision == nil && !$0.upToDate })
 
-        let listed = try fixture.store.withSession(.read) { try $0.serials(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: nil) }
+        let listed = try fixture.store.withSession(.read) { try $0.registrations.serials(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: nil) }
         #expect(listed.needsTelling)
         let tag = try #require(listed.lastRevision)
         let told = try fixture.store.withSession(.write) {
-            try $0.recordTold(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, listedAfter: nil, tag: tag, now: now)
+            try $0.reach.recordTold(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, listedAfter: nil, tag: tag, now: now)
         }
         #expect(told == 1)
         // Told, not yet served: not up to date.
         #expect(try devices()["phone-a"]?.toldRevision == tag)
         #expect(try devices()["phone-a"]?.upToDate == false)
         // Asking again changes nothing and writes nothing.
-        #expect(try fixture.store.withSession(.read) { try $0.serials(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: nil) }.needsTelling == false)
+        #expect(try fixture.store.withSession(.read) { try $0.registrations.serials(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: nil) }.needsTelling == false)
         #expect(try fixture.store.withSession(.write) {
-            try $0.recordTold(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, listedAfter: nil, tag: tag, now: now)
+            try $0.reach.recordTold(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, listedAfter: nil, tag: tag, now: now)
         } == 0)
 
         #expect(try fixture.store.withSession(.write) {
-            try $0.recordServed(passTypeIdentifier: Self.passType, serialNumber: "R1", revision: pass.revision, now: now)
+            try $0.reach.recordServed(passTypeIdentifier: Self.passType, serialNumber: "R1", revision: pass.revision, now: now)
         })
         #expect(try fixture.store.withSession(.write) {
-            try $0.recordServed(passTypeIdentifier: Self.passType, serialNumber: "R1", revision: pass.revision, now: now)
+            try $0.reach.recordServed(passTypeIdentifier: Self.passType, serialNumber: "R1", revision: pass.revision, now: now)
         } == false, "a second fetch of the same revision writes nothing")
-        #expect(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: Self.passType, serialNumber: "R1") }?.servedRevision == pass.revision)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: Self.passType, serialNumber: "R1") }?.servedRevision == pass.revision)
         // A fetch by any device counts for the pass: phone-a (told) is up to date, phone-b (never told) is not.
         #expect(try devices()["phone-a"]?.upToDate == true)
         #expect(try devices()["phone-b"]?.upToDate == false)
@@ -120,14 +120,14 @@ struct ReachTests {
 
         // A change makes nobody up to date until told and served again.
         let changed = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "R1", change: PassChange(seat: "B2"), now: now)
+            try $0.passes.updatePass(passTypeIdentifier: Self.passType, serialNumber: "R1", change: PassChange(seat: "B2"), now: now)
         }
         #expect(try devices()["phone-a"]?.upToDate == false)
         try Self.expectTallyMatches(fixture, event: event.id, "a change")
         // An old tag lists the pass again; a tag the pass is at does not.
-        #expect(try fixture.store.withSession(.read) { try $0.serials(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: tag) }.serialNumbers == ["R1"])
+        #expect(try fixture.store.withSession(.read) { try $0.registrations.serials(deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: tag) }.serialNumbers == ["R1"])
         #expect(try fixture.store.withSession(.read) {
-            try $0.serials(
+            try $0.registrations.serials(
                 deviceLibraryIdentifier: "phone-a", passTypeIdentifier: Self.passType, updatedAfter: changed.pass.revision
             )
         }.serialNumbers.isEmpty)
@@ -157,15 +157,15 @@ struct ReachTests {
         // Phones list and fetch: some up to date.
         for index in 0..<6 {
             let device: DeviceLibraryIdentifier = "dev\(index)"
-            let listed = try fixture.store.withSession(.read) { try $0.serials(deviceLibraryIdentifier: device, passTypeIdentifier: Self.passType, updatedAfter: nil) }
+            let listed = try fixture.store.withSession(.read) { try $0.registrations.serials(deviceLibraryIdentifier: device, passTypeIdentifier: Self.passType, updatedAfter: nil) }
             _ = try fixture.store.withSession(.write) {
-                try $0.recordTold(deviceLibraryIdentifier: device, passTypeIdentifier: Self.passType, listedAfter: nil,
+                try $0.reach.recordTold(deviceLibraryIdentifier: device, passTypeIdentifier: Self.passType, listedAfter: nil,
                                   tag: try #require(listed.lastRevision), now: now)
             }
             if index % 2 == 0 {
-                let pass = try #require(try fixture.store.withSession(.read) { try $0.pass(passTypeIdentifier: Self.passType, serialNumber: "T\(index)") })
+                let pass = try #require(try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: Self.passType, serialNumber: "T\(index)") })
                 _ = try fixture.store.withSession(.write) {
-                    try $0.recordServed(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber, revision: pass.revision, now: now)
+                    try $0.reach.recordServed(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber, revision: pass.revision, now: now)
                 }
             }
         }
@@ -175,22 +175,22 @@ struct ReachTests {
 
         // Single-ticket changes, a cancel, and a fold in between.
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T0", change: PassChange(status: .cancelled), now: now)
+            try $0.passes.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T0", change: PassChange(status: .cancelled), now: now)
         }
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T1", change: PassChange(seat: "C3"), now: now)
+            try $0.passes.updatePass(passTypeIdentifier: Self.passType, serialNumber: "T1", change: PassChange(seat: "C3"), now: now)
         }
         try Self.expectTallyMatches(fixture, event: event.id, "single-ticket changes")
-        #expect(try fixture.store.withSession(.write) { try $0.foldTallyChanges() } > 0)
+        #expect(try fixture.store.withSession(.write) { try $0.reach.foldTallyChanges() } > 0)
         try Self.expectTallyMatches(fixture, event: event.id, "a fold")
         #expect(try Self.tally(fixture.store, event: event.id).total.cancelled == 1)
 
         // A re-push job in batches: registrations and pushes move to the job as its batches commit.
-        let job = try #require(try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(venue: "Arena"), now: now) }.job)
-        _ = try fixture.store.withSession(.write) { try $0.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }
+        let job = try #require(try fixture.store.withSession(.write) { try $0.events.updateEvent(id: event.id, change: EventChange(venue: "Arena"), now: now) }.job)
+        _ = try fixture.store.withSession(.write) { try $0.jobs.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }
         try Self.expectTallyMatches(fixture, event: event.id, "the first batch")
         var batches = 0
-        while try fixture.store.withSession(.write, { try $0.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }).job.state != .done {
+        while try fixture.store.withSession(.write, { try $0.jobs.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }).job.state != .done {
             batches += 1
             try #require(batches < 100, "the job is not done after \(batches) more batches")
         }
@@ -201,33 +201,33 @@ struct ReachTests {
         #expect(afterJob.byJob[job.id]?.pushesPending ?? 0 > 0)
 
         // The dispatcher: claims, delivers (row deleted), fails one for good.
-        let claimed = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 100, now: now, lease: .seconds(60)) }
+        let claimed = try fixture.store.withSession(.write) { try $0.outbox.claimOutbox(limit: 100, now: now, lease: .seconds(60)) }
         #expect(claimed.contains { $0.jobID == job.id && $0.eventID == event.id })
         try Self.expectTallyMatches(fixture, event: event.id, "claims")
         let settlement = OutboxSettlement(entries: claimed.enumerated().map { index, row in
             OutboxSettlement.Entry(id: row.id, generation: row.generation, change: index == 0 ? .failed(status: 400, reason: "BadPriority") : .completed)
         })
-        let settled = try fixture.store.withSession(.write) { try $0.settleOutbox(settlement, now: now) }
+        let settled = try fixture.store.withSession(.write) { try $0.outbox.settleOutbox(settlement, now: now) }
         #expect(settled.deletedIDs == Set(claimed.dropFirst().map(\.id)))
         // What the dispatcher appends for deleted rows (the database tallies the failed one itself).
         let removed = claimed.dropFirst().filter { $0.eventID == event.id }
         try fixture.store.withSession(.write) { session in
-            try session.appendTallyChanges([TallyChange(eventID: event.id, jobID: job.id, change: Tally(pushesPending: -Int64(removed.count)))])
+            try session.reach.appendTallyChanges([TallyChange(eventID: event.id, jobID: job.id, change: Tally(pushesPending: -Int64(removed.count)))])
         }
         try Self.expectTallyMatches(fixture, event: event.id, "pushes answered")
 
         // Deletions: unregistering, pruning a token, and a registration added after the job.
         _ = try fixture.store.withSession(.write) {
-            try $0.deleteRegistration(deviceLibraryIdentifier: "extra0", passTypeIdentifier: Self.passType, serialNumber: "T0")
+            try $0.registrations.deleteRegistration(deviceLibraryIdentifier: "extra0", passTypeIdentifier: Self.passType, serialNumber: "T0")
         }
-        _ = try fixture.store.withSession(.write) { try $0.pruneRegistrations(pushToken: .fixture("tok1"), passTypeIdentifier: Self.passType, unlessUpdatedAfter: nil) }
+        _ = try fixture.store.withSession(.write) { try $0.registrations.pruneRegistrations(pushToken: .fixture("tok1"), passTypeIdentifier: Self.passType, unlessUpdatedAfter: nil) }
         _ = try fixture.register(device: "late", token: .fixture("late-token"), serial: "T5")
         try Self.expectTallyMatches(fixture, event: event.id, "deletions and a late registration")
         try Self.expectTallyMatches(fixture, event: other.id, "the other event, never touched by the job")
-        #expect(try fixture.store.withSession(.write) { try $0.foldTallyChanges(limit: 3) } == 3)
+        #expect(try fixture.store.withSession(.write) { try $0.reach.foldTallyChanges(limit: 3) } == 3)
         try Self.expectTallyMatches(fixture, event: event.id, "a partial fold")
         var folds = 0
-        while try fixture.store.withSession(.write, { try $0.foldTallyChanges(limit: 5) }) > 0 {
+        while try fixture.store.withSession(.write, { try $0.reach.foldTallyChanges(limit: 5) }) > 0 {
             folds += 1
             try #require(folds < 100, "changes still left to fold after \(folds) folds")
         }
@@ -244,14 +244,14 @@ struct ReachTests {
             try fixture.makePass(serial: "S\(index)", eventID: event.id)
             _ = try fixture.register(device: "d\(index)", token: .fixture("t\(index)"), serial: "S\(index)")
         }
-        let job = try #require(try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(name: "Renamed"), now: now) }.job)
-        var running = try #require(try fixture.store.withSession(.write) { try $0.claimJob(now: now, lease: .seconds(60)) })
+        let job = try #require(try fixture.store.withSession(.write) { try $0.events.updateEvent(id: event.id, change: EventChange(name: "Renamed"), now: now) }.job)
+        var running = try #require(try fixture.store.withSession(.write) { try $0.jobs.claimJob(now: now, lease: .seconds(60)) })
         #expect(try Self.tally(fixture.store, event: event.id).share(of: running).devices == 6)
         #expect(try Self.tally(fixture.store, event: event.id).share(of: running).devicesUpToDate == 0)
-        running = try fixture.store.withSession(.write) { try $0.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }.job
+        running = try fixture.store.withSession(.write) { try $0.jobs.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }.job
         #expect(running.state == .running)
         #expect(try Self.tally(fixture.store, event: event.id).share(of: running).devices == 6, "passes still to bump count")
-        let done = try fixture.store.withSession(.write) { try $0.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }.job
+        let done = try fixture.store.withSession(.write) { try $0.jobs.runRepushBatch(jobID: job.id, batchSize: 4, now: now) }.job
         #expect(done.state == .done)
         let share = try Self.tally(fixture.store, event: event.id).share(of: done)
         #expect(share.devices == 6)

@@ -18,17 +18,17 @@ struct ReconnectTests {
         let fixturePass = NewPass(
             passTypeIdentifier: "pass.t", serialNumber: "before", authenticationTokenHash: [1], downloadTokenHash: [1], attendeeName: "a"
         )
-        _ = try store.withSession(.write) { try $0.insertPass(fixturePass, now: Date()) }
+        _ = try store.withSession(.write) { try $0.passes.insertPass(fixturePass, now: Date()) }
         // Fill the pool with several idle connections that the restart will break.
         try onThreads(3) { _ in try store.ping() }
 
         try cluster.restart()
-        #expect(try store.withSession(.read) { try $0.pass(passTypeIdentifier: "pass.t", serialNumber: "before") } != nil)
+        #expect(try store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: "pass.t", serialNumber: "before") } != nil)
         try onThreads(3) { _ in try store.ping() }
 
         try cluster.stopServer()
         #expect(storageCode { try store.ping() } == .unavailable)
-        #expect(storageCode { _ = try store.withSession(.read) { try $0.pass(passTypeIdentifier: "pass.t", serialNumber: "before") } } == .unavailable)
+        #expect(storageCode { _ = try store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: "pass.t", serialNumber: "before") } } == .unavailable)
         try cluster.startServer()
         var recovered = false
         for _ in 0..<5 where !recovered {
@@ -38,8 +38,8 @@ struct ReconnectTests {
         var pass = fixturePass
         pass.serialNumber = "after"
         pass.downloadTokenHash = [2]
-        _ = try store.withSession(.write) { try $0.insertPass(pass, now: Date()) }
-        #expect(try store.withSession(.read) { try $0.pass(passTypeIdentifier: "pass.t", serialNumber: "after") } != nil)
+        _ = try store.withSession(.write) { try $0.passes.insertPass(pass, now: Date()) }
+        #expect(try store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: "pass.t", serialNumber: "after") } != nil)
         #expect(sink.lines.contains { $0.contains("database connection lost") })
         #expect(!sink.lines.contains { $0.contains(cluster.url) })
     }

@@ -10,7 +10,7 @@ import Testing
 struct RegistrationLimitTests {
     private func register(_ fixture: StoreFixture, device: DeviceLibraryIdentifier, serial: SerialNumber, at seconds: Double, limit: Int = 10) throws -> RegistrationResult {
         try fixture.store.withSession(.write) { session in
-            try session.upsertRegistration(
+            try session.registrations.upsertRegistration(
                 deviceLibraryIdentifier: device, pushToken: .fixture("token-\(device)"), passTypeIdentifier: StoreFixture.passType,
                 serialNumber: serial, now: Date(timeIntervalSince1970: 1_800_000_000 + seconds), keepingAtMost: limit
             )
@@ -51,8 +51,8 @@ struct RegistrationLimitTests {
         expected.insert("d11")
         #expect(try devices(fixture, serial: "CAP") == expected)
         #expect(try devices(fixture, serial: "OTHER") == ["d2"], "other passes keep their registrations")
-        #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "OTHER") } == [.fixture("token-d2")])
-        #expect(try fixture.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "CAP") }.count == 10)
+        #expect(try fixture.store.withSession(.read) { try $0.registrations.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "OTHER") } == [.fixture("token-d2")])
+        #expect(try fixture.store.withSession(.read) { try $0.registrations.pushTokens(passTypeIdentifier: StoreFixture.passType, serialNumber: "CAP") }.count == 10)
     }
 
     @Test("a lowered limit trims on the next registration; an unknown pass is notFound", arguments: Backend.allCases)
@@ -76,7 +76,7 @@ struct RegistrationLimitTests {
             try onThreads(16) { index in
                 _ = try register(fixture, device: "r\(round)-\(index)", serial: "RACE", at: Double(round * 100 + index), limit: 10)
             }
-            let count = try fixture.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "RACE") }
+            let count = try fixture.store.withSession(.read) { try $0.registrations.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: "RACE") }
             #expect(count == 10, "round \(round): \(count) registrations")
         }
         let survivors = try devices(fixture, serial: "RACE")

@@ -29,9 +29,9 @@ struct RetentionTests {
                 tokenHash: "h\(index)", passTypeIdentifier: StoreFixture.passType, status: 200, latencyMilliseconds: 1, createdAt: time
             )])
         }
-        #expect(try write(fixture) { try $0.deletePushLog(before: Self.cutoff, limit: 2) } == 2)
-        #expect(try write(fixture) { try $0.deletePushLog(before: Self.cutoff, limit: 2) } == 1)
-        #expect(try write(fixture) { try $0.deletePushLog(before: Self.cutoff, limit: 2) } == 0)
+        #expect(try write(fixture) { try $0.retention.deletePushLog(before: Self.cutoff, limit: 2) } == 2)
+        #expect(try write(fixture) { try $0.retention.deletePushLog(before: Self.cutoff, limit: 2) } == 1)
+        #expect(try write(fixture) { try $0.retention.deletePushLog(before: Self.cutoff, limit: 2) } == 0)
         let left = try fixture.store.execute("SELECT token_hash FROM push_log ORDER BY created_at").map { try $0.string("token_hash") }
         #expect(left == ["h3", "h4", "h5"], "the row exactly at the cutoff and younger ones stay")
     }
@@ -42,16 +42,16 @@ struct RetentionTests {
         try fixture.makePass(serial: "F")
         for index in 0..<4 { _ = try fixture.register(device: "d\(index)", token: .fixture("t\(index)"), serial: "F") }
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "F", change: PassChange(touch: true), now: Self.cutoff.addingTimeInterval(-86_400))
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "F", change: PassChange(touch: true), now: Self.cutoff.addingTimeInterval(-86_400))
         }
-        let rows = try fixture.store.withSession(.write) { try $0.claimOutbox(limit: 10, now: Self.cutoff.addingTimeInterval(-86_400), lease: .seconds(30)) }.sorted { $0.pushToken.rawValue < $1.pushToken.rawValue }
+        let rows = try fixture.store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: Self.cutoff.addingTimeInterval(-86_400), lease: .seconds(30)) }.sorted { $0.pushToken.rawValue < $1.pushToken.rawValue }
         try #require(rows.count == 4)
         // t0 failed 1 ms before the cutoff, t1 exactly at it, t2 1 ms after; t3 is still pending (and old).
         try fixture.store.settle(rows[0], .failed(status: 400, reason: "BadPriority"), now: Self.cutoff.addingTimeInterval(-Self.millisecond))
         try fixture.store.settle(rows[1], .failed(status: 400, reason: "BadPriority"), now: Self.cutoff)
         try fixture.store.settle(rows[2], .failed(status: 400, reason: "BadPriority"), now: Self.cutoff.addingTimeInterval(Self.millisecond))
         try fixture.store.settle(rows[3], .retry(nextAttempt: Self.cutoff.addingTimeInterval(-3_600), status: 429, reason: nil), now: Date())
-        #expect(try write(fixture) { try $0.deleteFailedOutbox(before: Self.cutoff, limit: 100) } == 1)
+        #expect(try write(fixture) { try $0.retention.deleteFailedOutbox(before: Self.cutoff, limit: 100) } == 1)
         let left = try fixture.store.execute("SELECT push_token FROM push_outbox ORDER BY push_token").map { try $0.string("push_token") }
         #expect(left == ["t1", "t2", "t3"].map { PushToken.fixture($0).rawValue })
     }
@@ -62,7 +62,7 @@ struct RetentionTests {
         let event = try fixture.makeEvent()
         try fixture.makePass(serial: "J", eventID: event.id)
         func job(finishedAt: Date?, state: String) throws -> String {
-            let job = try fixture.store.withSession(.write) { try $0.createJob(kind: Job.repushKind, eventID: event.id, now: Self.cutoff.addingTimeInterval(-86_400)) }
+            let job = try fixture.store.withSession(.write) { try $0.jobs.createJob(kind: Job.repushKind, eventID: event.id, now: Self.cutoff.addingTimeInterval(-86_400)) }
             try fixture.store.execute("UPDATE jobs SET state = \(state), finished_at = \(finishedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }) WHERE id = \(job.id)")
             return job.id
         }
@@ -72,11 +72,11 @@ struct RetentionTests {
         let doneYoung = try job(finishedAt: Self.cutoff.addingTimeInterval(Self.millisecond), state: "done")
         let running = try job(finishedAt: nil, state: "running")
         let pending = try job(finishedAt: nil, state: "pending")
-        #expect(try write(fixture) { try $0.deleteFinishedJobs(before: Self.cutoff, limit: 1) } == 1)
-        #expect(try write(fixture) { try $0.deleteFinishedJobs(before: Self.cutoff, limit: 1) } == 1)
-        #expect(try write(fixture) { try $0.deleteFinishedJobs(before: Self.cutoff, limit: 1) } == 0)
-        for id in [doneOld, failedOld] { #expect(try fixture.store.withSession(.read, { try $0.job(id: id) }) == nil) }
-        for id in [doneAtCutoff, doneYoung, running, pending] { #expect(try fixture.store.withSession(.read, { try $0.job(id: id) }) != nil) }
+        #expect(try write(fixture) { try $0.retention.deleteFinishedJobs(before: Self.cutoff, limit: 1) } == 1)
+        #expect(try write(fixture) { try $0.retention.deleteFinishedJobs(before: Self.cutoff, limit: 1) } == 1)
+        #expect(try write(fixture) { try $0.retention.deleteFinishedJobs(before: Self.cutoff, limit: 1) } == 0)
+        for id in [doneOld, failedOld] { #expect(try fixture.store.withSession(.read, { try $0.jobs.job(id: id) }) == nil) }
+        for id in [doneAtCutoff, doneYoung, running, pending] { #expect(try fixture.store.withSession(.read, { try $0.jobs.job(id: id) }) != nil) }
     }
 
     @Test(arguments: Backend.allCases)
@@ -84,7 +84,7 @@ struct RetentionTests {
         let fixture = try StoreFixture(backend)
         func event(starts: TimeInterval, ends: TimeInterval?) throws -> String {
             try fixture.store.withSession(.write) { session in
-                try session.createEvent(NewEvent(
+                try session.events.createEvent(NewEvent(
                     name: "E", venue: "V", startsAt: Self.cutoff.addingTimeInterval(starts), endsAt: ends.map { Self.cutoff.addingTimeInterval($0) },
                     timeZone: "UTC", template: "event"
                 ), now: Date())
@@ -106,9 +106,9 @@ struct RetentionTests {
         _ = try fixture.register(device: "mixed", token: .fixture("t2"), serial: "kept1")
         for serial: SerialNumber in ["kept2", "kept3", "no-event"] { _ = try fixture.register(device: "young", token: .fixture("t3"), serial: serial) }
 
-        let first = try write(fixture) { try $0.deleteRegistrations(ofEventsEndedBefore: Self.cutoff, limit: 2) }
-        let second = try write(fixture) { try $0.deleteRegistrations(ofEventsEndedBefore: Self.cutoff, limit: 2) }
-        let third = try write(fixture) { try $0.deleteRegistrations(ofEventsEndedBefore: Self.cutoff, limit: 2) }
+        let first = try write(fixture) { try $0.retention.deleteRegistrations(ofEventsEndedBefore: Self.cutoff, limit: 2) }
+        let second = try write(fixture) { try $0.retention.deleteRegistrations(ofEventsEndedBefore: Self.cutoff, limit: 2) }
+        let third = try write(fixture) { try $0.retention.deleteRegistrations(ofEventsEndedBefore: Self.cutoff, limit: 2) }
         #expect(first.registrations == 2 && second.registrations == 1 && third == RegistrationsRemoved(registrations: 0, devices: 0))
         #expect(first.devices + second.devices == 1, "only the device left with nothing is forgotten")
         let left = try fixture.store.execute("SELECT device_library_identifier AS d, serial_number AS s FROM registrations ORDER BY d, s")
@@ -124,18 +124,18 @@ struct RetentionTests {
         let fixture = try StoreFixture(backend)
         let now = Self.cutoff
         func acquire(_ holder: String, at time: Date) throws -> Bool {
-            try write(fixture) { try $0.acquireLease("retention", holder: holder, now: time, duration: .seconds(60)) }
+            try write(fixture) { try $0.leases.acquireLease("retention", holder: holder, now: time, duration: .seconds(60)) }
         }
         #expect(try acquire("a", at: now))
         #expect(try acquire("b", at: now.addingTimeInterval(59)) == false)
         #expect(try acquire("a", at: now.addingTimeInterval(30)), "the holder extends its lease")
         #expect(try acquire("b", at: now.addingTimeInterval(89)) == false, "extended to 90 s")
         #expect(try acquire("b", at: now.addingTimeInterval(90)), "taken over once expired")
-        try write(fixture) { try $0.releaseLease("retention", holder: "a") }
+        try write(fixture) { try $0.leases.releaseLease("retention", holder: "a") }
         #expect(try acquire("a", at: now.addingTimeInterval(91)) == false, "a former holder cannot release another's lease")
-        try write(fixture) { try $0.releaseLease("retention", holder: "b") }
+        try write(fixture) { try $0.leases.releaseLease("retention", holder: "b") }
         #expect(try acquire("a", at: now.addingTimeInterval(91)))
-        #expect(try write(fixture) { try $0.acquireLease("other", holder: "b", now: now, duration: .seconds(60)) }, "leases are independent")
+        #expect(try write(fixture) { try $0.leases.acquireLease("other", holder: "b", now: now, duration: .seconds(60)) }, "leases are independent")
     }
 
     @Test func concurrentProcessesOnPostgreSQLGetTheLeaseOnce() throws {
@@ -147,7 +147,7 @@ struct RetentionTests {
             let winners = Mutex<[Int]>([])
             try onThreads(stores.count) { index in
                 let won = try stores[index].withSession(.write) {
-                    try $0.acquireLease("round\(round)", holder: "process\(index)", now: now, duration: .seconds(60))
+                    try $0.leases.acquireLease("round\(round)", holder: "process\(index)", now: now, duration: .seconds(60))
                 }
                 if won { winners.withLock { $0.append(index) } }
             }
@@ -170,13 +170,13 @@ struct RetentionTests {
         _ = try fixture.register(device: "d2", token: .fixture("t2"), serial: "S1")
         let early = Self.cutoff
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S0", change: PassChange(touch: true), now: early)
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S0", change: PassChange(touch: true), now: early)
         }
         _ = try fixture.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S1", change: PassChange(touch: true), now: early.addingTimeInterval(5))
+            try $0.passes.updatePass(passTypeIdentifier: StoreFixture.passType, serialNumber: "S1", change: PassChange(touch: true), now: early.addingTimeInterval(5))
         }
-        let job = try #require(try fixture.store.withSession(.write) { try $0.updateEvent(id: event.id, change: EventChange(name: "Renamed"), now: early) }.job)
-        _ = try fixture.store.withSession(.write) { try $0.runRepushBatch(jobID: job.id, batchSize: 2, now: early) }
+        let job = try #require(try fixture.store.withSession(.write) { try $0.events.updateEvent(id: event.id, change: EventChange(name: "Renamed"), now: early) }.job)
+        _ = try fixture.store.withSession(.write) { try $0.jobs.runRepushBatch(jobID: job.id, batchSize: 2, now: early) }
         let statistics = try fixture.store.withSession(.read) { try $0.statistics() }
         #expect(statistics.registrations == 3)
         #expect(statistics.devices == 2)

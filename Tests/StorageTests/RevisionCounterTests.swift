@@ -11,28 +11,28 @@ struct RevisionCounterTests {
     @Test("a new database starts at 0; each change moves the counter to the revision it took", arguments: Backend.allCases)
     func currentFollowsChanges(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
-        #expect(try fixture.store.withSession(.read) { try $0.currentRevision() } == 0)
+        #expect(try fixture.store.withSession(.read) { try $0.revisions.currentRevision() } == 0)
         let pass = try fixture.makePass()
-        #expect(try fixture.store.withSession(.read) { try $0.currentRevision() } == pass.revision)
+        #expect(try fixture.store.withSession(.read) { try $0.revisions.currentRevision() } == pass.revision)
         let event = try fixture.makeEvent()
         #expect(event.revision == pass.revision + 1)
-        #expect(try fixture.store.withSession(.read) { try $0.currentRevision() } == event.revision)
+        #expect(try fixture.store.withSession(.read) { try $0.revisions.currentRevision() } == event.revision)
     }
 
     @Test("advance raises the counter by exactly N; later changes take revisions above it", arguments: Backend.allCases)
     func advanceByN(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let pass = try fixture.makePass(serial: "R1")
-        let start = try fixture.store.withSession(.read) { try $0.currentRevision() }
+        let start = try fixture.store.withSession(.read) { try $0.revisions.currentRevision() }
 
-        let advance = try fixture.store.withSession(.write) { try $0.advanceRevision(by: 1000) }
+        let advance = try fixture.store.withSession(.write) { try $0.revisions.advanceRevision(by: 1000) }
         #expect(advance == RevisionAdvance(before: start, after: start + 1000))
-        #expect(try fixture.store.withSession(.read) { try $0.currentRevision() } == start + 1000)
-        let once = try fixture.store.withSession(.write) { try $0.advanceRevision(by: 1) }
+        #expect(try fixture.store.withSession(.read) { try $0.revisions.currentRevision() } == start + 1000)
+        let once = try fixture.store.withSession(.write) { try $0.revisions.advanceRevision(by: 1) }
         #expect(once == RevisionAdvance(before: start + 1000, after: start + 1001))
 
         let update = try fixture.store.withSession(.write) {
-            try $0.updatePass(
+            try $0.passes.updatePass(
                 passTypeIdentifier: StoreFixture.passType, serialNumber: "R1", change: PassChange(attendeeName: "Grace"), now: Date()
             )
         }
@@ -52,18 +52,18 @@ struct RevisionCounterTests {
     func rejectsBadAmounts(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         try fixture.makePass()
-        let start = try fixture.store.withSession(.read) { try $0.currentRevision() }
+        let start = try fixture.store.withSession(.read) { try $0.revisions.currentRevision() }
         for amount: Int64 in [0, -1, -1_000_000, .min, .max] {
-            #expect(storageCode { _ = try fixture.store.withSession(.write) { try $0.advanceRevision(by: amount) } } == .invalidValue, "by \(amount)")
-            #expect(try fixture.store.withSession(.read) { try $0.currentRevision() } == start, "by \(amount)")
+            #expect(storageCode { _ = try fixture.store.withSession(.write) { try $0.revisions.advanceRevision(by: amount) } } == .invalidValue, "by \(amount)")
+            #expect(try fixture.store.withSession(.read) { try $0.revisions.currentRevision() } == start, "by \(amount)")
         }
         // Up to Int64.max exactly is allowed; one more is refused without moving the counter.
         let room = Int64.max - start
-        let top = try fixture.store.withSession(.write) { try $0.advanceRevision(by: room - 1) }
+        let top = try fixture.store.withSession(.write) { try $0.revisions.advanceRevision(by: room - 1) }
         #expect(top.after == .max - 1)
-        #expect(storageCode { _ = try fixture.store.withSession(.write) { try $0.advanceRevision(by: 2) } } == .invalidValue)
-        #expect(try fixture.store.withSession(.read) { try $0.currentRevision() } == .max - 1)
-        #expect(try fixture.store.withSession(.write) { try $0.advanceRevision(by: 1) }.after == .max)
+        #expect(storageCode { _ = try fixture.store.withSession(.write) { try $0.revisions.advanceRevision(by: 2) } } == .invalidValue)
+        #expect(try fixture.store.withSession(.read) { try $0.revisions.currentRevision() } == .max - 1)
+        #expect(try fixture.store.withSession(.write) { try $0.revisions.advanceRevision(by: 1) }.after == .max)
     }
 
     /// Threads change passes while another advances the counter several times. Every change takes
@@ -77,7 +77,7 @@ struct RevisionCounterTests {
         let advances = 6
         let step: Int64 = 100
         for index in 0..<writers { try fixture.makePass(serial: "W\(index)") }
-        let start = try fixture.store.withSession(.read) { try $0.currentRevision() }
+        let start = try fixture.store.withSession(.read) { try $0.revisions.currentRevision() }
         let store = fixture.store
         let taken = Mutex<[Int: [Int64]]>([:])
         let skipped = Mutex<[RevisionAdvance]>([])
@@ -85,14 +85,14 @@ struct RevisionCounterTests {
         try onThreads(writers + 1) { thread in
             if thread == writers {
                 for _ in 0..<advances {
-                    let advance = try store.withSession(.write) { try $0.advanceRevision(by: step) }
+                    let advance = try store.withSession(.write) { try $0.revisions.advanceRevision(by: step) }
                     skipped.withLock { $0.append(advance) }
                 }
                 return
             }
             for change in 0..<perWriter {
                 let update = try store.withSession(.write) {
-                    try $0.updatePass(
+                    try $0.passes.updatePass(
                         passTypeIdentifier: StoreFixture.passType, serialNumber: "W\(thread)",
                         change: PassChange(attendeeName: "Writer \(thread) change \(change)"), now: Date()
                     )
@@ -118,7 +118,7 @@ struct RevisionCounterTests {
             #expect(range.after == range.before + step)
             #expect(all.allSatisfy { $0 <= range.before || $0 > range.after }, "a change inside \(range)")
         }
-        let end = try store.withSession(.read) { try $0.currentRevision() }
+        let end = try store.withSession(.read) { try $0.revisions.currentRevision() }
         #expect(end == start + Int64(writers * perWriter) + Int64(advances) * step)
         #expect(end == max(all.max() ?? start, ranges.last?.after ?? start))
     }

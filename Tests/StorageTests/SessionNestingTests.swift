@@ -75,16 +75,16 @@ struct SessionNestingTests {
         let store = fixture.store
         #expect(storageCode {
             try store.withSession(.read) { _ in
-                _ = try store.transaction { try $0.createEvent(Self.newEvent("Refused"), now: Date()) }
+                _ = try store.transaction { try $0.events.createEvent(Self.newEvent("Refused"), now: Date()) }
             }
         } == .invalidValue)
         #expect(storageCode {
             try store.withSession(.read) { _ in
-                _ = try store.withSession(.write) { try $0.createEvent(Self.newEvent("Refused"), now: Date()) }
+                _ = try store.withSession(.write) { try $0.events.createEvent(Self.newEvent("Refused"), now: Date()) }
             }
         } == .invalidValue)
         // The same write outside the read session is fine: the refusal is about nesting.
-        _ = try store.transaction { try $0.createEvent(Self.newEvent("Allowed"), now: Date()) }
+        _ = try store.transaction { try $0.events.createEvent(Self.newEvent("Allowed"), now: Date()) }
         #expect(try Self.committedEvents(fixture) == 1)
     }
 
@@ -97,7 +97,7 @@ struct SessionNestingTests {
         let seenInside = Mutex<Int64?>(nil)
         #expect(throws: Boom.self) {
             try store.transaction { _ in
-                _ = try store.transaction { try $0.createEvent(Self.newEvent("Inner"), now: Date()) }
+                _ = try store.transaction { try $0.events.createEvent(Self.newEvent("Inner"), now: Date()) }
                 let committed = try Self.committedEvents(fixture)
                 seenInside.withLock { $0 = committed }
                 throw Boom()
@@ -107,7 +107,7 @@ struct SessionNestingTests {
         #expect(try Self.committedEvents(fixture) == 0, "the outer rollback took the inner work with it")
 
         try store.transaction { _ in
-            _ = try store.transaction { try $0.createEvent(Self.newEvent("Inner"), now: Date()) }
+            _ = try store.transaction { try $0.events.createEvent(Self.newEvent("Inner"), now: Date()) }
         }
         #expect(try Self.committedEvents(fixture) == 1, "both returned: committed once")
     }
@@ -122,16 +122,16 @@ struct SessionNestingTests {
         let later = Mutex<StorageError.Code?>(nil)
         let outcome = storageCode {
             try store.transaction { session in
-                _ = try session.createEvent(Self.newEvent("Outer"), now: Date())
+                _ = try session.events.createEvent(Self.newEvent("Outer"), now: Date())
                 do {
                     try store.transaction { inner in
-                        _ = try inner.createEvent(Self.newEvent("Inner"), now: Date())
+                        _ = try inner.events.createEvent(Self.newEvent("Inner"), now: Date())
                         throw Boom()
                     }
                 } catch {
                     caught.withLock { $0 = error }
                 }
-                let code = storageCode { _ = try session.createEvent(Self.newEvent("After"), now: Date()) }
+                let code = storageCode { _ = try session.events.createEvent(Self.newEvent("After"), now: Date()) }
                 later.withLock { $0 = code }
             }
         }
@@ -140,7 +140,7 @@ struct SessionNestingTests {
         #expect(outcome == .backend, "the outer transaction reports the rollback")
         #expect(try Self.committedEvents(fixture) == 0)
         // The session is usable again afterwards.
-        _ = try store.transaction { try $0.createEvent(Self.newEvent("Next"), now: Date()) }
+        _ = try store.transaction { try $0.events.createEvent(Self.newEvent("Next"), now: Date()) }
         #expect(try Self.committedEvents(fixture) == 1)
     }
 }

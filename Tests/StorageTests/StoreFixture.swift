@@ -53,7 +53,7 @@ final class StoreFixture: Sendable {
     @discardableResult
     func makePass(serial: SerialNumber = "\(UUID())", eventID: String? = nil, name: String = "Ada", now: Date = Date()) throws -> StoredPass {
         try store.withSession(.write) {
-            try $0.insertPass(NewPass(
+            try $0.passes.insertPass(NewPass(
                 passTypeIdentifier: Self.passType, serialNumber: serial,
                 authenticationTokenHash: Array(("auth-" + serial.rawValue).utf8), downloadTokenHash: Array(("download-" + serial.rawValue).utf8),
                 eventID: eventID, attendeeName: name, attendeeEmail: "ada@example.com", seat: "A1"
@@ -72,12 +72,12 @@ final class StoreFixture: Sendable {
                     """)
             }
         }
-        return try store.withSession(.write) { try $0.claimOutbox(limit: count + 100, now: due, lease: .seconds(600)) }
+        return try store.withSession(.write) { try $0.outbox.claimOutbox(limit: count + 100, now: due, lease: .seconds(600)) }
     }
 
     func makeEvent(now: Date = Date()) throws -> Event {
         try store.withSession(.write) {
-            try $0.createEvent(NewEvent(
+            try $0.events.createEvent(NewEvent(
                 name: "Concert", venue: "Hall", startsAt: Date(timeIntervalSince1970: 1_900_000_000),
                 timeZone: "Europe/Paris", template: "event"
             ), now: now)
@@ -86,7 +86,7 @@ final class StoreFixture: Sendable {
 
     func register(device: DeviceLibraryIdentifier, token: PushToken, serial: SerialNumber, now: Date = Date()) throws -> RegistrationResult {
         try store.withSession(.write) {
-            try $0.upsertRegistration(
+            try $0.registrations.upsertRegistration(
                 deviceLibraryIdentifier: device, pushToken: token, passTypeIdentifier: Self.passType, serialNumber: serial, now: now
             )
         }

@@ -31,7 +31,7 @@ package enum AdminAuthentication {
         let token = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
         guard token.hasPrefix(tokenPrefix), token.utf8.count <= 128 else { throw unauthorized }
         // The lookup is by SHA-256 of a 256-bit random token: timing reveals nothing usable.
-        guard let stored = try store.withSession(.read, { try $0.adminToken(tokenHash: TokenVault.hash(token)) }) else { throw unauthorized }
+        guard let stored = try store.withSession(.read, { try $0.admin.adminToken(tokenHash: TokenVault.hash(token)) }) else { throw unauthorized }
         guard stored.role.permits(required) else { throw forbidden(stored.role, needs: required) }
         return stored
     }
@@ -46,7 +46,7 @@ package enum AdminAuthentication {
     private static func isDoorStaff(_ request: Request, store: any Store) throws -> Bool {
         for name in [DashboardSessions.cookieName(secure: true), DashboardSessions.cookieName(secure: false)] {
             guard let id = DashboardSessions.cookie(name, in: request), AdminIdentifiers.isPlausible(id, lengths: 20...64) else { continue }
-            if try store.withSession(.read, { try $0.scannerSession(idHash: TokenVault.hash(id), now: Date()) }) != nil { return true }
+            if try store.withSession(.read, { try $0.scanners.scannerSession(idHash: TokenVault.hash(id), now: Date()) }) != nil { return true }
         }
         return false
     }

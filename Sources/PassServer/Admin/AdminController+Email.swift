@@ -45,7 +45,7 @@ extension AdminController {
 
     /// Tickets as the API shows them, their email states read in one statement.
     func ticketBodies(_ passes: [StoredPass], downloadURLs: Bool = true) throws -> [TicketBody] {
-        let emails = try store.withSession(.read) { try $0.ticketEmails(passIDs: passes.map(\.id)) }
+        let emails = try store.withSession(.read) { try $0.mail.ticketEmails(passIDs: passes.map(\.id)) }
         return try passes.map { pass in
             var body = TicketBody(pass, downloadURL: downloadURLs ? try downloadURL(for: pass) : nil)
             body.emailStatus = emails[pass.id].map(EmailStatusBody.init)

@@ -72,12 +72,12 @@ final class TicketExport: Sendable {
             orders: [String: StoredOrder]
         )
         let (page, devices, emails, checkIns, orders) = try admin.store.withSession(.read) { session -> Page in
-            let page = try session.passes(eventID: eventID, after: after, limit: Self.pageSize)
+            let page = try session.passes.passes(eventID: eventID, after: after, limit: Self.pageSize)
             guard let first = page.first?.id, let last = page.last?.id else { return (page, [:], [:], [:], [:]) }
             let checkedIn = page.filter { $0.checkedInAt != nil }.map(\.id)
             return (
-                page, try session.deviceCounts(eventID: eventID, passIDs: first...last), try session.ticketEmails(passIDs: page.map(\.id)),
-                try session.checkIns(passIDs: checkedIn), try session.orders(ids: Array(Set(page.compactMap(\.orderID))))
+                page, try session.reach.deviceCounts(eventID: eventID, passIDs: first...last), try session.mail.ticketEmails(passIDs: page.map(\.id)),
+                try session.checkIns.checkIns(passIDs: checkedIn), try session.orders.orders(ids: Array(Set(page.compactMap(\.orderID))))
             )
         }
         guard let last = page.last else {

@@ -167,8 +167,8 @@ extension Application {
         guard configuration.development else { return nil }
         let token = AdminAuthentication.newToken()
         let minted = try store.withSession(.write) { session -> Bool in
-            guard try session.adminTokens().isEmpty else { return false }
-            _ = try session.createAdminToken(name: "development", tokenHash: TokenVault.hash(token), now: Date())
+            guard try session.admin.adminTokens().isEmpty else { return false }
+            _ = try session.admin.createAdminToken(name: "development", tokenHash: TokenVault.hash(token), now: Date())
             return true
         }
         return minted ? .minted(token) : .mintWith(command: Self.tokenCreateCommand(configuration))

@@ -97,7 +97,7 @@ public final class Application: Sendable {
             allowHTTP: configuration.http.allowInsecurePublicURL,
             cacheBytes: configuration.bundleCacheSize,
             nfcReaderKey: configuration.signing.nfcReaderKey,
-            loadImages: { [store] ids in try store.withSession(.read) { try $0.passImages(ids: ids) } }
+            loadImages: { [store] ids in try store.withSession(.read) { try $0.images.passImages(ids: ids) } }
         )
         self.passes = passes
 

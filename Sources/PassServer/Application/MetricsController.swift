@@ -81,7 +81,7 @@ struct MetricsController: Sendable {
         let statistics: StoreStatistics
         do {
             (outbox, statistics) = try store.withSession(.read) { session in
-                (try session.outboxCounts(now: time), try countsCache.value { try session.statistics() })
+                (try session.outbox.outboxCounts(now: time), try countsCache.value { try session.statistics() })
             }
         } catch {
             logger.warning("metrics: cannot read the database", ["error": "\(error)"])
@@ -133,7 +133,7 @@ struct MetricsController: Sendable {
         outcomes += updates.failedByReason.sorted { $0.key < $1.key }.map { ("outcome=\"failed\",reason=\"\($0.key)\"", $0.value) }
         text.counter("passserver_google_wallet_updates_total", "Google Wallet classes and objects this process brought up to date or tried to, by outcome", outcomes)
         text.counter("passserver_google_wallet_notifying_updates_total", "Updates sent to Google asking it to notify the holders", [("", updates.notified)])
-        if let counts = try? store.withSession(.read, { try $0.googleOutboxCounts() }) {
+        if let counts = try? store.withSession(.read, { try $0.google.googleOutboxCounts() }) {
             text.gauge("passserver_google_wallet_outbox", "Google Wallet updates waiting (pending) or given up on (failed)", [
                 ("state=\"pending\"", counts.pending), ("state=\"failed\"", counts.failed),
             ])
@@ -144,7 +144,7 @@ struct MetricsController: Sendable {
     /// Scheduled actions by kind and state (from the database, every scrape: a few rows), and what
     /// this process sent and applied.
     private func scheduled(_ text: inout MetricsText) {
-        if let counts = try? store.withSession(.read, { try $0.scheduledActionCounts() }) {
+        if let counts = try? store.withSession(.read, { try $0.schedule.scheduledActionCounts() }) {
             var samples: [(String, Int)] = []
             for kind in ScheduledAction.Kind.allCases {
                 for state in ScheduledAction.State.allCases {

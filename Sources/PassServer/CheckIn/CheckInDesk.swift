@@ -68,7 +68,7 @@ struct CheckInDesk: Sendable {
     /// The running count of `event`'s door, for a scanner's screen.
     func count(_ event: Event) throws -> CheckInCount {
         let (checkedIn, tally) = try store.withSession(.read) { session in
-            (try session.checkInCounts(eventIDs: [event.id])[event.id] ?? 0, try session.eventTally(eventID: event.id).total)
+            (try session.checkIns.checkInCounts(eventIDs: [event.id])[event.id] ?? 0, try session.reach.eventTally(eventID: event.id).total)
         }
         return CheckInCount(eventID: event.id, checkedIn: checkedIn, total: Int(tally.tickets - tally.cancelled))
     }
@@ -79,7 +79,7 @@ struct CheckInDesk: Sendable {
     /// after the undo.
     func undo(_ ticket: StoredPass, by undoneBy: String, requestID: String) throws -> StoredPass {
         let update = try store.withSession(.write) { session in
-            try session.undoCheckIn(passTypeIdentifier: ticket.passTypeIdentifier, serialNumber: ticket.serialNumber, undoneBy: undoneBy, now: now())
+            try session.checkIns.undoCheckIn(passTypeIdentifier: ticket.passTypeIdentifier, serialNumber: ticket.serialNumber, undoneBy: undoneBy, now: now())
         }
         if case .updated(let updated, let enqueued) = update {
             logger.info("check-in undone", [
@@ -123,14 +123,14 @@ struct CheckInDesk: Sendable {
         let outcome = try store.withSession(.write) { session -> Door in
             // The event's day first: a ticket of an event that is over is refused whether or not
             // it was checked in (a cancelled one is answered as cancelled).
-            let found = try session.passWithEvent(passTypeIdentifier: passType, serialNumber: serial)
+            let found = try session.passes.passWithEvent(passTypeIdentifier: passType, serialNumber: serial)
             // A door for one event says nothing more about another event's ticket.
             if let onlyEvent, let found, found.pass.eventID != onlyEvent { return .otherEvent }
             if let found, found.pass.status != .cancelled, let closed = hours.closed(found.event, at: at ?? time) {
                 return .closed(found.pass, closed)
             }
             return .scanned(
-                try session.checkIn(
+                try session.checkIns.checkIn(
                     Scan(passTypeIdentifier: passType, serialNumber: serial, scannedAt: at ?? time, gate: scan.gate, scanner: scanner), now: time
                 )
             )
@@ -216,7 +216,7 @@ struct CheckInDesk: Sendable {
     /// and compares: about 0.1 s for an event of 10,000 tickets (BENCHMARKS.md), fine for a code
     /// typed by hand.
     private func checkCodeMatches(_ code: String, eventID: String, passType: PassTypeIdentifier) throws -> [SerialNumber] {
-        let serials = try store.withSession(.read) { try $0.serialNumbers(eventID: eventID, passTypeIdentifier: passType) }
+        let serials = try store.withSession(.read) { try $0.checkIns.serialNumbers(eventID: eventID, passTypeIdentifier: passType) }
         var matches: [SerialNumber] = []
         for serial in serials where try passes.vault.checkCode(passType: passType, serial: serial) == code {
             matches.append(serial)
@@ -239,8 +239,8 @@ struct CheckInDesk: Sendable {
     /// A pass whose barcode cannot be rendered (no event, a template gone) is refused.
     private func bareSerial(_ serial: SerialNumber, passType: PassTypeIdentifier) throws -> BareSerial {
         let (found, signedSince, event) = try store.withSession(.read) { session -> (StoredPass?, Date?, Event?) in
-            guard let pass = try session.pass(passTypeIdentifier: passType, serialNumber: serial) else { return (nil, nil, nil) }
-            return (pass, try session.signedBarcodesSince(), try pass.eventID.flatMap { try session.event(id: $0) })
+            guard let pass = try session.passes.pass(passTypeIdentifier: passType, serialNumber: serial) else { return (nil, nil, nil) }
+            return (pass, try session.checkIns.signedBarcodesSince(), try pass.eventID.flatMap { try session.events.event(id: $0) })
         }
         guard let pass = found else { return .noTicket }
         if let signedSince, pass.createdAt < signedSince { return .accepted }

@@ -79,8 +79,8 @@ struct DoorStaff: Sendable {
         }
         let code = Self.newCode()
         let access = try store.withSession(.write) { session -> ScannerAccess? in
-            guard try session.usableScannerAccessCount(eventID: event.id, now: time) < Self.maxUsablePerEvent else { return nil }
-            return try session.createScannerAccess(
+            guard try session.scanners.usableScannerAccessCount(eventID: event.id, now: time) < Self.maxUsablePerEvent else { return nil }
+            return try session.scanners.createScannerAccess(
                 eventID: event.id, name: name, codeHash: TokenVault.hash(code), createdBy: createdBy, now: time, expiresAt: expiry
             )
         }
@@ -103,7 +103,7 @@ struct DoorStaff: Sendable {
     func list(event: Event) throws -> [Listed] {
         let time = now()
         let (accesses, sessions) = try store.withSession(.read) { session in
-            (try session.scannerAccesses(eventID: event.id), try session.scannerSessions(eventID: event.id, now: time))
+            (try session.scanners.scannerAccesses(eventID: event.id), try session.scanners.scannerSessions(eventID: event.id, now: time))
         }
         let byAccess = Dictionary(grouping: sessions, by: \.access.id)
         return accesses.map { Listed(access: $0, sessions: byAccess[$0.id] ?? []) }
@@ -115,8 +115,8 @@ struct DoorStaff: Sendable {
         guard let id = text.flatMap({ Int64($0) }), id > 0 else { throw OrganizerError.notFound("No such scanner access.") }
         let time = now()
         let access = try store.withSession(.write) { session -> ScannerAccess? in
-            try session.revokeScannerAccess(id: id, eventID: event.id, now: time)
-            return try session.scannerAccesses(eventID: event.id).first { $0.id == id }
+            try session.scanners.revokeScannerAccess(id: id, eventID: event.id, now: time)
+            return try session.scanners.scannerAccesses(eventID: event.id).first { $0.id == id }
         }
         guard let access else { throw OrganizerError.notFound("No such scanner access.") }
         return access
@@ -127,10 +127,10 @@ struct DoorStaff: Sendable {
         guard let code = Self.normalized(text) else { return .unknown }
         let time = now()
         return try store.withSession(.read) { session in
-            guard let access = try session.scannerAccess(codeHash: TokenVault.hash(code)) else { return .unknown }
+            guard let access = try session.scanners.scannerAccess(codeHash: TokenVault.hash(code)) else { return .unknown }
             if access.revokedAt != nil { return .revoked(access) }
             guard access.expiresAt > time else { return .expired(access) }
-            guard let event = try session.event(id: access.eventID) else { return .unknown }
+            guard let event = try session.events.event(id: access.eventID) else { return .unknown }
             return .usable(access, event)
         }
     }
@@ -174,7 +174,7 @@ struct DoorStaff: Sendable {
     /// Writes that `session` was used now, at most once per `seenInterval`.
     static func noteSeen(_ session: ScannerSession, store: any Store, now: Date) throws {
         guard now.timeIntervalSince(session.lastSeenAt) >= seenInterval else { return }
-        try store.withSession(.write) { try $0.touchScannerSession(idHash: session.idHash, now: now, interval: seenInterval) }
+        try store.withSession(.write) { try $0.scanners.touchScannerSession(idHash: session.idHash, now: now, interval: seenInterval) }
     }
 
     /// A short description of the phone's browser from its `User-Agent`, for the organizer's list.

@@ -66,7 +66,7 @@ struct DeviceController: Sendable {
             token = .relay(pushToken)
         }
         let result = try store.withSession(.write) { session in
-            try session.upsertRegistration(
+            try session.registrations.upsertRegistration(
                 deviceLibraryIdentifier: device, token: token,
                 passTypeIdentifier: pass.passType, serialNumber: pass.serial, now: now(),
                 keepingAtMost: maxDevicesPerPass
@@ -79,7 +79,7 @@ struct DeviceController: Sendable {
         let pass = try authenticatedIdentifiers(request)
         let device = try DeviceRequest.device(request)
         _ = try store.withSession(.write) {
-            try $0.deleteRegistration(
+            try $0.registrations.deleteRegistration(
                 deviceLibraryIdentifier: device, passTypeIdentifier: pass.passType, serialNumber: pass.serial, now: now()
             )
         }
@@ -93,7 +93,7 @@ struct DeviceController: Sendable {
         let passType = try DeviceRequest.passType(request)
         let since = PassFreshness.revision(fromTag: request.query["passesUpdatedSince"])
         let changed = try store.withSession(.read) {
-            try $0.serials(
+            try $0.registrations.serials(
                 deviceLibraryIdentifier: device, passTypeIdentifier: passType, updatedAfter: since
             )
         }
@@ -172,7 +172,7 @@ struct DeviceController: Sendable {
             logger.warning("device log", ["device.message": message, "request.id": request.requestID, "client": client])
         }
         if !messages.isEmpty {
-            _ = try store.withSession(.write) { try $0.appendDeviceLogs(Array(messages), peer: client, keepNewest: deviceLogCapacity, now: now()) }
+            _ = try store.withSession(.write) { try $0.admin.appendDeviceLogs(Array(messages), peer: client, keepNewest: deviceLogCapacity, now: now()) }
         }
         return Response(status: 200)
     }
@@ -191,7 +191,7 @@ struct DeviceController: Sendable {
     /// an unknown pass from a wrong token.
     func authenticatedPass(_ request: Request) throws -> (pass: StoredPass, event: Event?) {
         let (token, _, passType, serial) = try credentials(request)
-        let found = try store.withSession(.read) { try $0.passWithEvent(passTypeIdentifier: passType, serialNumber: serial) }
+        let found = try store.withSession(.read) { try $0.passes.passWithEvent(passTypeIdentifier: passType, serialNumber: serial) }
         return (try authenticate(token, found?.pass, passType: passType, serial: serial), found?.event)
     }
 
@@ -211,7 +211,7 @@ struct DeviceController: Sendable {
         if let cached = authentication.hash(passType: passType, serial: serial) {
             guard try TokenVault.matches(token.rawValue, storedHash: cached) else { throw DeviceRequest.unauthorized }
         } else {
-            let stored = try store.withSession(.read) { try $0.pass(passTypeIdentifier: passType, serialNumber: serial) }
+            let stored = try store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: passType, serialNumber: serial) }
             _ = try authenticate(token, stored, passType: passType, serial: serial)
         }
         return (passType, serial, scheme)

@@ -57,10 +57,10 @@ struct GoogleWalletCallbackController: Sendable {
         }
         let saved = message.eventType == .save
         let result = try store.withSession(.write) { session -> GoogleWalletCallbackResult? in
-            guard let pass = try session.pass(passTypeIdentifier: passType, serialNumber: serial), pass.eventID == eventID,
-                try session.event(id: eventID) != nil
+            guard let pass = try session.passes.pass(passTypeIdentifier: passType, serialNumber: serial), pass.eventID == eventID,
+                try session.events.event(id: eventID) != nil
             else { return nil }
-            return try session.recordGoogleWalletCallback(passID: pass.id, eventID: eventID, nonce: message.nonce, saved: saved, now: now())
+            return try session.google.recordGoogleWalletCallback(passID: pass.id, eventID: eventID, nonce: message.nonce, saved: saved, now: now())
         }
         switch result {
         case nil:

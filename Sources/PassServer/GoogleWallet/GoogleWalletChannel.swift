@@ -40,7 +40,7 @@ final class GoogleWalletChannel: OutboxChannel {
     }
 
     func claim(limit: Int, now: Date, lease: Duration) throws -> [GoogleOutboxRow] {
-        try store.withSession(.write) { try $0.claimGoogle(limit: limit, now: now, lease: lease) }
+        try store.withSession(.write) { try $0.google.claimGoogle(limit: limit, now: now, lease: lease) }
     }
 
     func message(for row: GoogleOutboxRow) -> Result<GoogleMessage, GoogleMessageProblem> {
@@ -94,8 +94,8 @@ final class GoogleWalletChannel: OutboxChannel {
             return GoogleResult(target: item.row.target, kind: kind)
         }
         try store.transaction { session in
-            try session.settleOutbox(batch.settlement, in: .google, now: now)
-            try session.recordGoogle(results, now: now)
+            try session.outbox.settleOutbox(batch.settlement, in: .google, now: now)
+            try session.google.recordGoogle(results, now: now)
         }
     }
 

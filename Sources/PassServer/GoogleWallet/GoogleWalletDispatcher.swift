@@ -25,7 +25,7 @@ final class GoogleWalletDispatcher: Sendable {
     func unreachableFinding() -> Readiness.Finding? {
         let grace = engine.settings.unreachableGrace
         guard let outage = channel.reachability.withLock({ $0.outage(beyond: grace, now: engine.now()) }),
-              ((try? channel.store.withSession(.read, { try $0.googleOutboxCounts() }))?.pending ?? 0) > 0
+              ((try? channel.store.withSession(.read, { try $0.google.googleOutboxCounts() }))?.pending ?? 0) > 0
         else { return nil }
         return Readiness.Finding(
             severity: .warning, component: "google_wallet",
@@ -59,7 +59,7 @@ extension Application {
     ) throws -> GoogleWalletDispatcher? {
         let settings = configuration.googleWallet
         guard let issuerID = settings.issuerID, let keyFile = settings.serviceAccountFile else {
-            try store.withSession(.write) { try $0.setGoogleWallet(enabled: false) }
+            try store.withSession(.write) { try $0.google.setGoogleWallet(enabled: false) }
             return nil
         }
         let account: GoogleServiceAccount
@@ -78,7 +78,7 @@ extension Application {
             )),
             tickets: tickets, readiness: readiness, logger: logger, now: now
         )
-        try store.withSession(.write) { try $0.setGoogleWallet(enabled: true) }
+        try store.withSession(.write) { try $0.google.setGoogleWallet(enabled: true) }
         logger.notice("Google Wallet on", ["google.issuer": issuerID, "google.account": account.clientEmail, "google.api": settings.endpoints.api])
         var engine = OutboxSettings()
         engine.batchSize = 500

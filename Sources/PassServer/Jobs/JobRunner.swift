@@ -76,7 +76,7 @@ package final class JobRunner: Sendable {
             do {
                 if held == nil {
                     held = try runner.store.withSession(.write) {
-                        try $0.claimJob(now: runner.now(), lease: runner.settings.lease)
+                        try $0.jobs.claimJob(now: runner.now(), lease: runner.settings.lease)
                     }
                     outage.recovered(at: runner.now(), logger: runner.logger, resumed: resumed)
                     if let job = held { runner.logStart(job) }
@@ -117,7 +117,7 @@ package final class JobRunner: Sendable {
     private func runBatch(_ job: Job) throws -> Job {
         if job.isEmail {
             let batch = try store.withSession(.write) {
-                try $0.runEmailBatch(jobID: job.id, batchSize: settings.batchSize, now: now(), lease: settings.lease)
+                try $0.jobs.runEmailBatch(jobID: job.id, batchSize: settings.batchSize, now: now(), lease: settings.lease)
             }
             afterEmailBatch(batch)
             if batch.job.state == .done {
@@ -126,7 +126,7 @@ package final class JobRunner: Sendable {
             return batch.job
         }
         let batch = try store.withSession(.write) {
-            try $0.runRepushBatch(jobID: job.id, batchSize: settings.batchSize, now: now(), lease: settings.lease)
+            try $0.jobs.runRepushBatch(jobID: job.id, batchSize: settings.batchSize, now: now(), lease: settings.lease)
         }
         afterBatch(batch)
         if batch.job.state == .done {

@@ -49,7 +49,7 @@ final class MailChannel: OutboxChannel {
     }
 
     func claim(limit: Int, now: Date, lease: Duration) throws -> [MailOutboxRow] {
-        try store.withSession(.write) { try $0.claimEmails(limit: limit, now: now, lease: lease) }
+        try store.withSession(.write) { try $0.mail.claimEmails(limit: limit, now: now, lease: lease) }
     }
 
     func message(for row: MailOutboxRow) -> Result<OutgoingMail, MailError> {
@@ -126,8 +126,8 @@ final class MailChannel: OutboxChannel {
         }
         try store.transaction { session in
             // Lock order: the outbox rows first (settling locks them by ticket), then the tickets' rows.
-            try session.settleOutbox(batch.settlement, in: .mail, now: now)
-            try session.recordEmails(results, now: now)
+            try session.outbox.settleOutbox(batch.settlement, in: .mail, now: now)
+            try session.mail.recordEmails(results, now: now)
         }
     }
 

@@ -51,7 +51,7 @@ final class MailDispatcher: Sendable {
     func unreachableFinding() -> Readiness.Finding? {
         let grace = engine.settings.unreachableGrace
         guard let outage = channel.reachability.withLock({ $0.outage(beyond: grace, now: engine.now()) }),
-              (try? channel.store.withSession(.read, { try $0.hasPendingEmails() })) == true
+              (try? channel.store.withSession(.read, { try $0.outbox.hasPendingEmails() })) == true
         else { return nil }
         return Readiness.Finding(
             severity: .warning, component: "smtp",

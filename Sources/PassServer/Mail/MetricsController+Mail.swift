@@ -16,7 +16,7 @@ extension MetricsController {
                      Self.byReason(counts.failedByReason, always: ["rejected", "gave_up", "unwritable"]))
         text.gauge("passserver_mail_halted", "1 while the SMTP server refuses us (credentials, sender, TLS) and email is paused",
                    [("", mail?.isHalted == true ? 1 : 0)])
-        guard let outbox = try? store.withSession(.read, { try $0.mailOutboxCounts() }) else { return }
+        guard let outbox = try? store.withSession(.read, { try $0.mail.mailOutboxCounts() }) else { return }
         text.gauge("passserver_mail_outbox", "Mail outbox rows by state", [("state=\"pending\"", outbox.pending), ("state=\"failed\"", outbox.failed)])
         let age = outbox.oldestPending.map { max(0, now().timeIntervalSince($0)) } ?? 0
         text.gauge("passserver_mail_oldest_pending_age_seconds", "Age of the oldest queued email since it was first queued; 0 when none is", [("", age)])

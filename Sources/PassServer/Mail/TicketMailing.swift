@@ -35,15 +35,15 @@ struct TicketMailing: Sendable {
         guard ticket.status == .active else {
             throw OrganizerError.conflict(code: "ticket_cancelled", message: "A cancelled ticket is not emailed.")
         }
-        if let orderID = ticket.orderID, let order = try store.withSession(.read, { try $0.order(id: orderID) }) {
+        if let orderID = ticket.orderID, let order = try store.withSession(.read, { try $0.orders.order(id: orderID) }) {
             return try email(order, requestID: requestID)
         }
         guard ticket.attendeeEmail != nil else {
             throw OrganizerError.conflict(code: "no_email_address", message: "The ticket has no attendeeEmail.")
         }
-        let event = try ticket.eventID.flatMap { id in try store.withSession(.read) { try $0.event(id: id) } }
+        let event = try ticket.eventID.flatMap { id in try store.withSession(.read) { try $0.events.event(id: id) } }
         try requireTexts(template: event?.template)
-        let queued = try store.withSession(.write) { try $0.enqueueEmails(passIDs: [ticket.id], now: now()) }
+        let queued = try store.withSession(.write) { try $0.mail.enqueueEmails(passIDs: [ticket.id], now: now()) }
         guard !queued.isEmpty else { return false }
         logger.info("ticket email queued", ["pass.serial": ticket.serialNumber.rawValue, "request.id": requestID])
         mail.queued()
@@ -60,12 +60,12 @@ struct TicketMailing: Sendable {
         guard order.buyerEmail != nil else {
             throw OrganizerError.conflict(code: "no_email_address", message: "The order has no buyerEmail.")
         }
-        let (event, tickets) = try store.withSession(.read) { (try $0.event(id: order.eventID), try $0.passes(orderID: order.id)) }
+        let (event, tickets) = try store.withSession(.read) { (try $0.events.event(id: order.eventID), try $0.orders.passes(orderID: order.id)) }
         guard tickets.contains(where: { $0.status == .active }) else {
             throw OrganizerError.conflict(code: "order_cancelled", message: "Every ticket of the order is cancelled; it is not emailed.")
         }
         try requireTexts(template: event?.template, orders: true)
-        let queued = try store.withSession(.write) { try $0.enqueueOrderEmails(orderIDs: [order.id], now: now()) }
+        let queued = try store.withSession(.write) { try $0.mail.enqueueOrderEmails(orderIDs: [order.id], now: now()) }
         guard !queued.isEmpty else { return false }
         logger.info("order email queued", ["order.id": order.id, "tickets": "\(queued.count)", "request.id": requestID])
         mail.queued()
@@ -77,9 +77,9 @@ struct TicketMailing: Sendable {
     /// they are.
     func email(_ event: Event, resend: Bool, requestID: String) throws -> Job {
         try requireEnabled()
-        let hasOrders = try store.withSession(.read) { !(try $0.orders(eventID: event.id, limit: 1)).isEmpty }
+        let hasOrders = try store.withSession(.read) { !(try $0.orders.orders(eventID: event.id, limit: 1)).isEmpty }
         try requireTexts(template: event.template, orders: hasOrders)
-        let job = try store.withSession(.write) { try $0.createEmailJob(eventID: event.id, resend: resend, now: now()) }
+        let job = try store.withSession(.write) { try $0.jobs.createEmailJob(eventID: event.id, resend: resend, now: now()) }
         logger.info("event email job created", ["event.id": event.id, "job.id": job.id, "total": "\(job.total)", "request.id": requestID])
         jobCreated()
         return job

@@ -33,17 +33,17 @@ struct Attendance: Sendable, Equatable {
     /// zone offset (milliseconds), so that buckets of an hour or more start on the local hour.
     static func load(_ session: StoreSession, eventID: String, offsetMillis: Int64) throws -> Attendance {
         func series(_ kind: AttendanceSeries, _ axis: AttendanceAxis) throws -> Series? {
-            guard let span = try session.span(kind, eventID: eventID) else { return nil }
+            guard let span = try session.attendance.span(kind, eventID: eventID) else { return nil }
             let (buckets, count) = axis.buckets(for: span, offsetMillis: offsetMillis)
             var counts = [Int](repeating: 0, count: count)
-            for (bucket, value) in try session.histogram(kind, eventID: eventID, buckets: buckets, count: count) where counts.indices.contains(bucket) {
+            for (bucket, value) in try session.attendance.histogram(kind, eventID: eventID, buckets: buckets, count: count) where counts.indices.contains(bucket) {
                 counts[bucket] = value
             }
             return Series(buckets: buckets, counts: counts)
         }
         return Attendance(
             issued: try series(.issued, .overview), walletAdds: try series(.walletAdds, .overview), checkIns: try series(.checkIns, .door),
-            ticketTypes: try session.ticketTypeCounts(eventID: eventID), gates: try session.gateCounts(eventID: eventID)
+            ticketTypes: try session.attendance.ticketTypeCounts(eventID: eventID), gates: try session.attendance.gateCounts(eventID: eventID)
         )
     }
 }

@@ -43,13 +43,13 @@ extension Organizer {
     func sendAnnouncement(eventID: String, id: String, _ payload: AnnouncementPayload, requestID: String) throws -> (Announcement, Job?) {
         let time = now()
         let (announcement, job) = try store.transaction { session -> (Announcement, Job?) in
-            let (event, job) = try session.updateEvent(id: eventID, now: time) { current in
+            let (event, job) = try session.events.updateEvent(id: eventID, now: time) { current in
                 try Self.requireAnnounceable(current)
                 if payload.notify { try requirePacing(session, current, at: time, excluding: id) }
                 return EventChange(announcement: .some(EventAnnouncement(id: id, message: payload.message, notify: payload.notify)))
             }
             let announcement = Announcement(id: id, eventID: eventID, message: payload.message, notify: payload.notify, sentAt: time, jobID: job?.id)
-            try session.insertAnnouncement(announcement)
+            try session.announcements.insertAnnouncement(announcement)
             try requireBuildable { try passes.validate(event: event) }
             return (announcement, job)
         }
@@ -66,7 +66,7 @@ extension Organizer {
     private func scheduleAnnouncement(_ event: Event, _ payload: AnnouncementPayload, id: String, at sendAt: Date) throws -> ScheduledAction {
         let time = now()
         let action = try store.transaction { session -> ScheduledAction in
-            guard let current = try session.lockedEvent(id: event.id) else { throw OrganizerError.notFound("No such event.") }
+            guard let current = try session.events.lockedEvent(id: event.id) else { throw OrganizerError.notFound("No such event.") }
             try Self.requireAnnounceable(current)
             if payload.notify { try requirePacing(session, current, at: sendAt, excluding: id) }
             var shown = current
@@ -75,7 +75,7 @@ extension Organizer {
             let action = ScheduledAction(
                 id: id, eventID: event.id, kind: .announcement, dueAt: sendAt, payload: try ScheduledPayload.encode(payload), createdAt: time, updatedAt: time
             )
-            try session.insertScheduledAction(action)
+            try session.schedule.insertScheduledAction(action)
             return action
         }
         scheduling.scheduled()
@@ -88,8 +88,8 @@ extension Organizer {
     private func requirePacing(_ session: StoreSession, _ event: Event, at time: Date, excluding id: String) throws {
         let interval = scheduling.announcementInterval
         guard interval > 0 else { return }
-        let sent = try session.notifyingAnnouncementTimes(eventID: event.id, since: time.addingTimeInterval(-interval))
-        let scheduled = try session.scheduledActions(eventID: event.id, kind: .announcement, states: [.pending]).filter { $0.id != id }
+        let sent = try session.announcements.notifyingAnnouncementTimes(eventID: event.id, since: time.addingTimeInterval(-interval))
+        let scheduled = try session.schedule.scheduledActions(eventID: event.id, kind: .announcement, states: [.pending]).filter { $0.id != id }
         let pending = try scheduled.filter { try ScheduledPayload.decode(AnnouncementPayload.self, of: $0).notify }.map(\.dueAt)
         let allowed = AnnouncementPacing.allowed(at: time, others: sent + pending, interval: interval)
         guard allowed > time else { return }
@@ -119,25 +119,25 @@ extension Organizer {
         guard let id, AdminIdentifiers.isPlausible(id) else { throw OrganizerError.notFound("No such announcement.") }
         let time = now()
         let scheduled = try store.transaction { session -> ScheduledAction? in
-            guard let action = try session.lockedScheduledAction(id: id), action.eventID == event.id, action.kind == .announcement,
+            guard let action = try session.schedule.lockedScheduledAction(id: id), action.eventID == event.id, action.kind == .announcement,
                 action.state != .applied
             else { return nil }
             guard action.state == .pending else { return action }
-            return try session.finishScheduledAction(id: id, state: .cancelled, now: time)
+            return try session.schedule.finishScheduledAction(id: id, state: .cancelled, now: time)
         }
         if let scheduled {
             logger.info("scheduled announcement cancelled", ["event.id": event.id, "announcement.id": id, "request.id": requestID])
             return AnnouncementItem(scheduled: scheduled, payload: try ScheduledPayload.decode(AnnouncementPayload.self, of: scheduled))
         }
         let job = try store.transaction { session -> Job? in
-            guard let announcement = try session.lockedAnnouncement(id: id), announcement.eventID == event.id else {
+            guard let announcement = try session.announcements.lockedAnnouncement(id: id), announcement.eventID == event.id else {
                 throw OrganizerError.notFound("No such announcement.")
             }
             guard announcement.withdrawnAt == nil else { return nil }
-            let (_, job) = try session.updateEvent(id: event.id, now: time) { current in
+            let (_, job) = try session.events.updateEvent(id: event.id, now: time) { current in
                 current.announcement?.id == id ? EventChange(announcement: .some(nil)) : EventChange()
             }
-            _ = try session.markWithdrawn(announcementID: id, jobID: job?.id, now: time)
+            _ = try session.announcements.markWithdrawn(announcementID: id, jobID: job?.id, now: time)
             return job
         }
         logger.info("announcement withdrawn", ["event.id": event.id, "announcement.id": id, "job.id": job?.id ?? "", "request.id": requestID])
@@ -149,12 +149,12 @@ extension Organizer {
     /// read in a fixed number of statements.
     func announcements(of event: Event) throws -> [AnnouncementItem] {
         let (current, sent, scheduled, jobs, tally) = try store.withSession(.read) { session in
-            let sent = try session.announcements(eventID: event.id)
-            let jobs = try session.jobs(ids: sent.compactMap(\.jobID))
+            let sent = try session.announcements.announcements(eventID: event.id)
+            let jobs = try session.jobs.jobs(ids: sent.compactMap(\.jobID))
             return (
-                try session.event(id: event.id)?.announcement, sent,
-                try session.scheduledActions(eventID: event.id, kind: .announcement, states: [.pending, .failed, .cancelled]),
-                jobs, jobs.isEmpty ? nil : try session.eventTally(eventID: event.id)
+                try session.events.event(id: event.id)?.announcement, sent,
+                try session.schedule.scheduledActions(eventID: event.id, kind: .announcement, states: [.pending, .failed, .cancelled]),
+                jobs, jobs.isEmpty ? nil : try session.reach.eventTally(eventID: event.id)
             )
         }
         var items = try scheduled.map { AnnouncementItem(scheduled: $0, payload: try ScheduledPayload.decode(AnnouncementPayload.self, of: $0)) }
@@ -166,13 +166,13 @@ extension Organizer {
     func announcement(_ event: Event, id: String?) throws -> AnnouncementItem {
         guard let id, AdminIdentifiers.isPlausible(id) else { throw OrganizerError.notFound("No such announcement.") }
         let item = try store.withSession(.read) { session -> AnnouncementItem? in
-            if let sent = try session.announcement(id: id), sent.eventID == event.id {
-                let job = try sent.jobID.flatMap { try session.job(id: $0) }
+            if let sent = try session.announcements.announcement(id: id), sent.eventID == event.id {
+                let job = try sent.jobID.flatMap { try session.jobs.job(id: $0) }
                 return AnnouncementItem(
-                    sent, current: try session.event(id: event.id)?.announcement, job: job, tally: job == nil ? nil : try session.eventTally(eventID: event.id)
+                    sent, current: try session.events.event(id: event.id)?.announcement, job: job, tally: job == nil ? nil : try session.reach.eventTally(eventID: event.id)
                 )
             }
-            guard let action = try session.scheduledAction(id: id), action.eventID == event.id, action.kind == .announcement else { return nil }
+            guard let action = try session.schedule.scheduledAction(id: id), action.eventID == event.id, action.kind == .announcement else { return nil }
             return AnnouncementItem(scheduled: action, payload: try ScheduledPayload.decode(AnnouncementPayload.self, of: action))
         }
         guard let item else { throw OrganizerError.notFound("No such announcement.") }

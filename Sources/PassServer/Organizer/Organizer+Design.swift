@@ -15,7 +15,7 @@ extension Organizer {
     /// `colors` is `palette` (the default) or `full` (`PassImageColors`).
     func uploadImage(_ bytes: [UInt8], kind name: String?, colors: String? = nil, requestID: String) throws -> PassImageRecord {
         let record = try checkImage(bytes, kind: name, colors: colors)
-        let stored = try store.withSession(.write) { try $0.insertPassImage(record) }
+        let stored = try store.withSession(.write) { try $0.images.insertPassImage(record) }
         logger.info("pass image stored", ["image.id": stored.id, "image.kind": stored.kind, "request.id": requestID])
         return stored
     }
@@ -54,12 +54,12 @@ extension Organizer {
 
     /// The bytes each stored image of `design` adds to every pass, by image id.
     func imageByteCounts(of design: PassDesign) throws -> [String: Int] {
-        try store.withSession(.read) { try $0.passImageByteCounts(ids: Array(design.images.values)) }
+        try store.withSession(.read) { try $0.images.passImageByteCounts(ids: Array(design.images.values)) }
     }
 
     /// The image with `id`; `notFound` when there is none.
     func image(id: String?) throws -> PassImageRecord {
-        guard let id, id.utf8.count == 64, let image = try store.withSession(.read, { try $0.passImage(id: id) }) else {
+        guard let id, id.utf8.count == 64, let image = try store.withSession(.read, { try $0.images.passImage(id: id) }) else {
             throw OrganizerError.notFound("No such image.")
         }
         return image
@@ -78,7 +78,7 @@ extension Organizer {
         let (design, text) = try checkedDesign(existing, given, uploads: uploads)
         let named = Set(design.images.values)
         return try apply(EventChange(design: .some(text)), to: existing, requestID: requestID, logged: "event design changed; re-push job created") { session in
-            for upload in uploads where named.contains(upload.id) { _ = try session.insertPassImage(upload) }
+            for upload in uploads where named.contains(upload.id) { _ = try session.images.insertPassImage(upload) }
         }
     }
 
@@ -88,7 +88,7 @@ extension Organizer {
     func checkedDesign(_ existing: Event, _ given: PassDesign, uploads: [PassImageRecord] = []) throws -> (design: PassDesign, text: String?) {
         var issues = given.validate().map { OrganizerError.Issue($0.field, $0.message) }
         let design = given.normalized
-        var stored = try store.withSession(.read) { try $0.passImages(ids: Array(design.images.values)) }
+        var stored = try store.withSession(.read) { try $0.images.passImages(ids: Array(design.images.values)) }
         for upload in uploads where stored[upload.id] == nil { stored[upload.id] = upload }
         for (kind, id) in design.images.sorted(by: { $0.key < $1.key }) where issues.allSatisfy({ $0.field != "images.\(kind)" }) {
             guard let image = stored[id] else {

@@ -15,7 +15,7 @@ extension Organizer {
         try confirm(confirmation, existing)
         let (event, job) = try store.withSession(.write) { session in
             do {
-                return try session.markEventDeleting(id: existing.id, reason: Self.deletedReason, now: now())
+                return try session.erasure.markEventDeleting(id: existing.id, reason: Self.deletedReason, now: now())
             } catch let error as StorageError where error.code == .notFound {
                 throw OrganizerError.notFound("No such event.")
             }
@@ -32,12 +32,12 @@ extension Organizer {
         try confirm(confirmation, existing)
         let (event, job) = try store.withSession(.write) { session in
             do {
-                return try session.eraseAttendees(eventID: existing.id, now: now())
+                return try session.erasure.eraseAttendees(eventID: existing.id, now: now())
             } catch let error as StorageError where error.code == .notFound {
                 throw OrganizerError.notFound("No such event.")
             }
         }
-        try store.withSession(.write) { try $0.compactErasedData() }
+        try store.withSession(.write) { try $0.erasure.compactErasedData() }
         logger.notice("attendee data erased", ["event.id": event.id, "job.id": job.id, "request.id": requestID])
         jobCreated()
         return EventUpdate(event: event, job: job)

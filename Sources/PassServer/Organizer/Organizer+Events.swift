@@ -26,7 +26,7 @@ extension Organizer {
             language: language ?? "en"
         )
         let event = try store.transaction { session in
-            let event = try session.createEvent(new, now: now())
+            let event = try session.events.createEvent(new, now: now())
             try requireBuildable { try passes.validate(event: event) }
             return event
         }
@@ -68,7 +68,7 @@ extension Organizer {
     ) throws -> EventUpdate {
         let (event, job) = try store.transaction { session in
             try alongside(session)
-            let (event, job) = try session.updateEvent(id: existing.id, now: now()) { current in
+            let (event, job) = try session.events.updateEvent(id: existing.id, now: now()) { current in
                 if Self.endsBeforeStart(change, current) { throw OrganizerError.invalid("endsAt", Self.endsBeforeStartProblem) }
                 return change
             }
@@ -86,7 +86,7 @@ extension Organizer {
     /// unarchives it. Idempotent.
     func setArchived(_ archived: Bool, _ existing: Event, requestID: String) throws -> Event {
         let event = try store.withSession(.write) { session in
-            try session.setArchived(eventID: existing.id, archived: archived, now: now())
+            try session.events.setArchived(eventID: existing.id, archived: archived, now: now())
         }
         if (existing.archivedAt != nil) != archived {
             logger.info(archived ? "event archived" : "event unarchived", ["event.id": event.id, "request.id": requestID])
@@ -98,7 +98,7 @@ extension Organizer {
     func details(of event: Event) throws -> EventDetails {
         // One read of the event's tallies: counts, reach, check-ins and emails, whatever its size.
         let (total, saved) = try store.withSession(.read) { session in
-            (try session.eventTally(eventID: event.id).total, googleWallet ? try session.googleWalletSaved(eventID: event.id) : nil)
+            (try session.reach.eventTally(eventID: event.id).total, googleWallet ? try session.google.googleWalletSaved(eventID: event.id) : nil)
         }
         return EventDetails(
             event: event, tally: total,
@@ -124,11 +124,11 @@ extension Organizer {
         let limit = check.integer("limit", query.limit, in: 1...100) ?? 20
         try check.validate()
         let (page, totals, emails, checkedIn, saved) = try store.withSession(.read) { session in
-            let page = try session.events(matching: filter, after: position, limit: limit + 1)
+            let page = try session.events.events(matching: filter, after: position, limit: limit + 1)
             let ids = page.prefix(limit).map(\.id)
             return (
-                page, try session.eventTotals(eventIDs: ids), try session.emailCounts(eventIDs: ids), try session.checkInCounts(eventIDs: ids),
-                googleWallet ? try session.googleWalletSaved(eventIDs: ids) : nil
+                page, try session.reach.eventTotals(eventIDs: ids), try session.mail.emailCounts(eventIDs: ids), try session.checkIns.checkInCounts(eventIDs: ids),
+                googleWallet ? try session.google.googleWalletSaved(eventIDs: ids) : nil
             )
         }
         let shown = page.prefix(limit)

@@ -87,7 +87,7 @@ extension Organizer {
         var queued = 0
         do {
             imported = try store.transaction { session in
-                let imported = try session.importPasses(newPasses, orders: orders.map(\.1), eventID: event.id, now: now())
+                let imported = try session.passes.importPasses(newPasses, orders: orders.map(\.1), eventID: event.id, now: now())
                 let unbuildable = try unbuildableRows(imported.passes, rows: tickets.map(\.row), event: event)
                 // Thrown to roll the import back.
                 guard unbuildable.isEmpty else { throw UnbuildableRows(problems: unbuildable) }
@@ -95,8 +95,8 @@ extension Organizer {
                 // (those with a buyer's address; like a ticket without one, an order without is not emailed).
                 if notify {
                     let created = imported.passes.filter(\.created).map(\.pass)
-                    queued = try session.enqueueEmails(passIDs: created.filter { $0.orderID == nil }.map(\.id), now: now()).count
-                    queued += try session.enqueueOrderEmails(orderIDs: Array(Set(created.compactMap(\.orderID))).sorted(), now: now()).count
+                    queued = try session.mail.enqueueEmails(passIDs: created.filter { $0.orderID == nil }.map(\.id), now: now()).count
+                    queued += try session.mail.enqueueOrderEmails(orderIDs: Array(Set(created.compactMap(\.orderID))).sorted(), now: now()).count
                 }
                 return imported
             }

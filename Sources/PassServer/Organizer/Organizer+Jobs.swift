@@ -16,8 +16,8 @@ extension Organizer {
     func job(id: String?) throws -> JobProgress {
         guard let id, AdminIdentifiers.isPlausible(id) else { throw OrganizerError.notFound("No such job.") }
         let progress = try store.withSession(.read) { session -> JobProgress? in
-            guard let job = try session.job(id: id) else { return nil }
-            if job.isEmail { return JobProgress(job: job, emails: try session.emailCounts(jobID: job.id)) }
+            guard let job = try session.jobs.job(id: id) else { return nil }
+            if job.isEmail { return JobProgress(job: job, emails: try session.mail.emailCounts(jobID: job.id)) }
             return JobProgress(job: job, reach: try Reach.of(job, in: session))
         }
         guard let progress else { throw OrganizerError.notFound("No such job.") }

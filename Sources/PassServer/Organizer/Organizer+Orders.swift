@@ -68,12 +68,12 @@ extension Organizer {
         let made: (order: StoredOrder, passes: [ImportedPass], created: Bool)
         do {
             made = try store.transaction { session in
-                let made = try session.createOrder(order, passes: newPasses, eventID: event.id, now: now())
+                let made = try session.orders.createOrder(order, passes: newPasses, eventID: event.id, now: now())
                 if made.created, let problem = try unbuildableRows(made.passes, rows: Array(made.passes.indices), event: event).first {
                     throw OrganizerError.invalid("tickets[\(problem.row)].pass", problem.message)
                 }
                 // The email is queued with the order, so an order is never issued without the email asked for.
-                if made.created && notify { try session.enqueueOrderEmails(orderIDs: [made.order.id], now: now()) }
+                if made.created && notify { try session.mail.enqueueOrderEmails(orderIDs: [made.order.id], now: now()) }
                 return made
             }
         } catch let error as StorageError where error.code == .conflict {
@@ -92,7 +92,7 @@ extension Organizer {
     /// event was deleted.
     func order(id: String?) throws -> StoredOrder {
         guard let id, AdminIdentifiers.isPlausible(id), let order = try store.withSession(.read, { session -> StoredOrder? in
-            guard let order = try session.order(id: id), try session.event(id: order.eventID)?.deletingAt == nil else { return nil }
+            guard let order = try session.orders.order(id: id), try session.events.event(id: order.eventID)?.deletingAt == nil else { return nil }
             return order
         })
         else { throw OrganizerError.notFound("No such order.") }
@@ -101,7 +101,7 @@ extension Organizer {
 
     /// The order with its tickets, their email states and check-ins.
     func details(of order: StoredOrder) throws -> Order {
-        let passes = try store.withSession(.read) { try $0.passes(orderID: order.id) }
+        let passes = try store.withSession(.read) { try $0.orders.passes(orderID: order.id) }
         return Order(order: order, tickets: try tickets(passes))
     }
 
@@ -114,7 +114,7 @@ extension Organizer {
         let limit = check.integer("limit", query.limit, in: 1...500) ?? 50
         try check.validate()
         let after = position.map { (createdAtMillis: $0.startsAtMillis, id: $0.id) }
-        let page = try store.withSession(.read) { try $0.orders(eventID: event.id, after: after, limit: limit + 1) }
+        let page = try store.withSession(.read) { try $0.orders.orders(eventID: event.id, after: after, limit: limit + 1) }
         let shown = Array(page.prefix(limit))
         let next = page.count > limit ? shown.last.map { summary in
             // The same shape as the events list's cursor: the creation time in milliseconds and the id.

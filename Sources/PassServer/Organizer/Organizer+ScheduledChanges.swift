@@ -19,7 +19,7 @@ extension Organizer {
             id: Crypto.randomToken(bytes: 16), eventID: event.id, kind: .eventEdit, dueAt: applyAt, payload: try ScheduledPayload.encode(payload),
             createdAt: time, updatedAt: time
         )
-        try store.withSession(.write) { try $0.insertScheduledAction(action) }
+        try store.withSession(.write) { try $0.schedule.insertScheduledAction(action) }
         scheduling.scheduled()
         logger.info("event change scheduled", ["event.id": event.id, "scheduled.id": action.id, "request.id": requestID])
         return ScheduledChange(action: action, payload: payload)
@@ -33,7 +33,7 @@ extension Organizer {
         let text = try ScheduledPayload.encode(payload)
         let action = try store.transaction { session in
             let locked = try Self.lockedPending(session, existing.id)
-            return try session.updateScheduledAction(id: locked.id, dueAt: applyAt, payload: text, now: now())
+            return try session.schedule.updateScheduledAction(id: locked.id, dueAt: applyAt, payload: text, now: now())
         }
         scheduling.scheduled()
         logger.info("scheduled event change edited", ["event.id": event.id, "scheduled.id": action.id, "request.id": requestID])
@@ -47,7 +47,7 @@ extension Organizer {
         guard existing.action.state != .cancelled else { return existing }
         let action = try store.transaction { session in
             let locked = try Self.lockedPending(session, existing.id)
-            return try session.finishScheduledAction(id: locked.id, state: .cancelled, now: now())
+            return try session.schedule.finishScheduledAction(id: locked.id, state: .cancelled, now: now())
         }
         logger.info("scheduled event change cancelled", ["event.id": event.id, "scheduled.id": action.id, "request.id": requestID])
         return ScheduledChange(action: action, payload: existing.payload)
@@ -55,7 +55,7 @@ extension Organizer {
 
     /// The row locked, while it is pending; `conflict` naming what became of it otherwise.
     private static func lockedPending(_ session: StoreSession, _ id: String) throws -> ScheduledAction {
-        guard let action = try session.lockedScheduledAction(id: id) else { throw OrganizerError.notFound("No such scheduled change.") }
+        guard let action = try session.schedule.lockedScheduledAction(id: id) else { throw OrganizerError.notFound("No such scheduled change.") }
         guard action.state == .pending else {
             throw OrganizerError.conflict(code: notPendingCode, message: "This scheduled change was \(action.state.rawValue) already; it can no longer be changed.")
         }
@@ -64,7 +64,7 @@ extension Organizer {
 
     /// The event's scheduled changes: the pending ones by time, then the others, latest first.
     func scheduledChanges(of event: Event) throws -> [ScheduledChange] {
-        let actions = try store.withSession(.read) { try $0.scheduledActions(eventID: event.id, kind: .eventEdit) }
+        let actions = try store.withSession(.read) { try $0.schedule.scheduledActions(eventID: event.id, kind: .eventEdit) }
         let changes = try actions.map { ScheduledChange(action: $0, payload: try ScheduledPayload.decode(EventEditPayload.self, of: $0)) }
         let pending = changes.filter { $0.action.state == .pending }
         return pending + changes.filter { $0.action.state != .pending }.sorted { $0.action.dueAt > $1.action.dueAt }
@@ -73,7 +73,7 @@ extension Organizer {
     /// One scheduled change of the event; `notFound` when there is none.
     func scheduledChange(_ event: Event, id: String?) throws -> ScheduledChange {
         guard let id, AdminIdentifiers.isPlausible(id),
-            let action = try store.withSession(.read, { try $0.scheduledAction(id: id) }), action.eventID == event.id, action.kind == .eventEdit
+            let action = try store.withSession(.read, { try $0.schedule.scheduledAction(id: id) }), action.eventID == event.id, action.kind == .eventEdit
         else { throw OrganizerError.notFound("No such scheduled change.") }
         return ScheduledChange(action: action, payload: try ScheduledPayload.decode(EventEditPayload.self, of: action))
     }
@@ -116,7 +116,7 @@ extension Organizer {
     /// now. Runs inside the scheduler's transaction, which holds the row's lock and marks it
     /// applied with the change; what can no longer apply is an `OrganizerError` naming why.
     func applyScheduled(_ action: ScheduledAction, requestID: String) throws -> Job? {
-        guard let event = try store.withSession(.read, { try $0.event(id: action.eventID) }), event.deletingAt == nil else {
+        guard let event = try store.withSession(.read, { try $0.events.event(id: action.eventID) }), event.deletingAt == nil else {
             throw OrganizerError.conflict(code: "event_deleted", message: "The event was deleted.")
         }
         if event.archivedAt != nil {

@@ -64,7 +64,7 @@ extension Organizer {
         try check.validate()
         guard let name, let designer else { throw OrganizerError.invalid(check.allIssues) }
 
-        let previous = try store.withSession(.read) { try $0.storedTemplateMapping(name: name) }
+        let previous = try store.withSession(.read) { try $0.templates.storedTemplateMapping(name: name) }
         let kept = previous.flatMap { try? TemplateLibrary.decodeMapping($0.mapping) } ?? [:]
         // A field the previous archive had keeps the source chosen for it; a new one gets the guess.
         var mapping = designer.defaultMapping
@@ -85,7 +85,7 @@ extension Organizer {
             name: name, archiveHash: try TemplateLibrary.archiveHash(archive), designer: designer, mapping: mapping, template: template,
             expected: previous?.sourceHash, requestID: requestID
         ) { session, text, hash, now in
-            try session.saveTemplate(name: name, files: archive, mapping: text, sourceHash: hash, now: now)
+            try session.templates.saveTemplate(name: name, files: archive, mapping: text, sourceHash: hash, now: now)
             return true
         }
     }
@@ -133,7 +133,7 @@ extension Organizer {
             name: name, archiveHash: uploaded.archiveHash, designer: uploaded.designer, mapping: mapping, template: template,
             expected: uploaded.sourceHash, requestID: requestID
         ) { session, text, hash, now in
-            try session.setTemplateMapping(name: name, expected: uploaded.sourceHash, mapping: text, sourceHash: hash, now: now)
+            try session.templates.setTemplateMapping(name: name, expected: uploaded.sourceHash, mapping: text, sourceHash: hash, now: now)
         }
     }
 
@@ -150,11 +150,11 @@ extension Organizer {
         let now = now()
         let changed = OrganizerError.conflict(code: "template_changed", message: "Template \(name) was changed meanwhile; try again.")
         let jobs = try store.transaction { session -> [Job] in
-            guard try session.storedTemplateVersion(name: name) == expected else { throw changed }
+            guard try session.templates.storedTemplateVersion(name: name) == expected else { throw changed }
             guard try write(session, text, hash, now) else { throw changed }
             // Recorded here, with the change: the template watch finds it recorded and pushes nothing more.
-            let differs = try session.recordTemplateVersion(name: name, contentHash: template.contentHash, now: now)
-            return differs ? try session.repushEvents(template: name, now: now) : []
+            let differs = try session.templates.recordTemplateVersion(name: name, contentHash: template.contentHash, now: now)
+            return differs ? try session.templates.repushEvents(template: name, now: now) : []
         }
         let uploaded = TemplateLibrary.Uploaded(
             name: name, sourceHash: hash, archiveHash: archiveHash, designer: designer, mapping: mapping, template: template, updatedAt: now

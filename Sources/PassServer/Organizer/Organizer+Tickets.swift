@@ -33,11 +33,11 @@ extension Organizer {
         let imported = try store.transaction { session in
             // The import path locks the event, so two requests with one external id issue one ticket.
             let imported = ticket.externalID == nil
-                ? ImportedPass(pass: try session.insertPass(new, now: now()), created: true)
-                : try session.importPasses([new], eventID: event.id, now: now())[0]
+                ? ImportedPass(pass: try session.passes.insertPass(new, now: now()), created: true)
+                : try session.passes.importPasses([new], eventID: event.id, now: now())[0]
             if imported.created { try requireBuildable { try passes.validate(imported.pass, event: event) } }
             // The email is queued with the ticket, so a ticket is never issued without the email asked for.
-            if imported.created && notify { try session.enqueueEmails(passIDs: [imported.pass.id], now: now()) }
+            if imported.created && notify { try session.mail.enqueueEmails(passIDs: [imported.pass.id], now: now()) }
             return imported
         }
         let pass = imported.pass
@@ -89,7 +89,7 @@ extension Organizer {
         let (passType, serial) = (pass.passTypeIdentifier, pass.serialNumber)
         let vault = passes.vault
         let rotated = try store.withSession(.write) { session in
-            try session.rotateDownloadToken(passTypeIdentifier: passType, serialNumber: serial) { nonce in
+            try session.passes.rotateDownloadToken(passTypeIdentifier: passType, serialNumber: serial) { nonce in
                 try TokenVault.hash(vault.downloadToken(passType: passType, serial: serial, nonce: nonce))
             }
         }
@@ -112,7 +112,7 @@ extension Organizer {
         let limit = check.integer("limit", query.limit, in: 1...500) ?? 50
         try check.validate()
         let page = try store.withSession(.read) { session in
-            try session.passes(eventID: event.id, matching: filter, after: cursor, limit: limit + 1)
+            try session.passes.passes(eventID: event.id, matching: filter, after: cursor, limit: limit + 1)
         }
         let shown = Array(page.prefix(limit))
         let next = page.count > limit ? shown.last.map { String($0.id) } : nil
@@ -123,14 +123,14 @@ extension Organizer {
     func details(of pass: StoredPass) throws -> TicketDetails {
         // One connection for the reads (nested sessions reuse it).
         try store.withSession(.read) { session in
-            let devices = try session.registeredDevices(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
-            let tokens = try session.pushTokens(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
+            let devices = try session.reach.registeredDevices(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
+            let tokens = try session.registrations.pushTokens(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber)
             return TicketDetails(
                 ticket: try ticket(pass), devices: devices,
-                pushes: try session.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 20),
-                prunes: try session.recentPrunes(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber),
-                undoneCheckIns: try session.undoneCheckIns(passID: pass.id),
-                googleWallet: googleWallet ? try session.googleWalletTicket(passID: pass.id) : nil, googleWalletEnabled: googleWallet
+                pushes: try session.outbox.latestPushes(tokenHashes: tokens.map(PushDispatcher.tokenHash), limit: 20),
+                prunes: try session.registrations.recentPrunes(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber),
+                undoneCheckIns: try session.checkIns.undoneCheckIns(passID: pass.id),
+                googleWallet: googleWallet ? try session.google.googleWalletTicket(passID: pass.id) : nil, googleWalletEnabled: googleWallet
             )
         }
     }
@@ -143,8 +143,8 @@ extension Organizer {
         let update: PassUpdate
         do {
             update = try store.transaction { session in
-                let update = try session.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(), decide)
-                if case .updated(let updated, _) = update, let eventID = updated.eventID, let event = try session.event(id: eventID) {
+                let update = try session.passes.updatePass(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now(), decide)
+                if case .updated(let updated, _) = update, let eventID = updated.eventID, let event = try session.events.event(id: eventID) {
                     try requireBuildable { try passes.validate(updated, event: event) }
                 }
                 return update

@@ -33,7 +33,7 @@ struct Organizer: Sendable {
     /// The event with this id; `notFound` when there is none (or it is not an id) or it was
     /// deleted (its rows wait only for phones to fetch the voided passes).
     func event(id: String?) throws -> Event {
-        guard let id, AdminIdentifiers.isPlausible(id), let event = try store.withSession(.read, { try $0.event(id: id) }),
+        guard let id, AdminIdentifiers.isPlausible(id), let event = try store.withSession(.read, { try $0.events.event(id: id) }),
             event.deletingAt == nil
         else {
             throw OrganizerError.notFound("No such event.")
@@ -44,14 +44,14 @@ struct Organizer: Sendable {
     /// The ticket with this serial number; `notFound` when there is none (or it is not a serial number).
     func ticket(serialNumber: String?) throws -> StoredPass {
         guard let serial = serialNumber.flatMap(SerialNumber.init), let passType = passes.passType,
-            let pass = try store.withSession(.read, { try $0.pass(passTypeIdentifier: passType, serialNumber: serial) })
+            let pass = try store.withSession(.read, { try $0.passes.pass(passTypeIdentifier: passType, serialNumber: serial) })
         else { throw OrganizerError.notFound("No such ticket.") }
         return pass
     }
 
     /// The event a ticket belongs to, if it still has one.
     func event(of pass: StoredPass) throws -> Event? {
-        try pass.eventID.flatMap { id in try store.withSession(.read) { try $0.event(id: id) } }
+        try pass.eventID.flatMap { id in try store.withSession(.read) { try $0.events.event(id: id) } }
     }
 
     /// The extra fields the event's template declares (none if it cannot be loaded).
@@ -69,7 +69,7 @@ struct Organizer: Sendable {
     var templateNames: [String] {
         let library = passes.templates
         let folders = library.fileTemplateNames
-        let uploaded = ((try? store.withSession(.read) { try $0.storedTemplateNames() }) ?? []).filter { !library.isFileTemplate($0) }
+        let uploaded = ((try? store.withSession(.read) { try $0.templates.storedTemplateNames() }) ?? []).filter { !library.isFileTemplate($0) }
         let found = (folders + uploaded).sorted()
         return found.isEmpty ? ["event-ticket"] : found
     }
@@ -122,7 +122,7 @@ struct Organizer: Sendable {
     /// Tickets with their email states and check-ins, read in two statements.
     func tickets(_ passes: [StoredPass]) throws -> [Ticket] {
         let ids = passes.map(\.id)
-        let (emails, checkIns) = try store.withSession(.read) { (try $0.ticketEmails(passIDs: ids), try $0.checkIns(passIDs: ids)) }
+        let (emails, checkIns) = try store.withSession(.read) { (try $0.mail.ticketEmails(passIDs: ids), try $0.checkIns.checkIns(passIDs: ids)) }
         return passes.map { Ticket(pass: $0, email: emails[$0.id], checkIn: $0.checkedInAt == nil ? nil : checkIns[$0.id]) }
     }
 

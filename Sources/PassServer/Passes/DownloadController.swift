@@ -73,7 +73,7 @@ struct DownloadController: Sendable {
     /// or a thrown 404 when `page` is false.
     private func ticket(_ request: Request, page: Bool) throws -> (token: String, pass: StoredPass)? {
         guard let token = request.parameters["downloadToken"], AdminIdentifiers.isPlausible(token, lengths: 20...128),
-            let pass = try store.withSession(.read, { try $0.pass(downloadTokenHash: TokenVault.hash(token)) })
+            let pass = try store.withSession(.read, { try $0.passes.pass(downloadTokenHash: TokenVault.hash(token)) })
         else {
             guard page else { throw HTTPError.notFound("No ticket at this link.") }
             return nil
@@ -96,7 +96,7 @@ struct DownloadController: Sendable {
         guard let google else { throw HTTPError.notFound("Google Wallet is not offered here.") }
         let wantsPage = ContentNegotiation.prefers("text/html", over: "application/json", accept: request.headers["Accept"])
         guard let (_, pass) = try ticket(request, page: wantsPage) else { return Self.notFoundPage(request) }
-        let object = try store.withSession(.read) { try $0.googleObjects(passIDs: [pass.id]) }.first
+        let object = try store.withSession(.read) { try $0.google.googleObjects(passIDs: [pass.id]) }.first
         guard object?.insertedAt != nil else {
             let retry: HTTPHeaders = ["Retry-After": String(Self.googleRetryAfter), "Cache-Control": "no-store", "Vary": "Accept, Accept-Language"]
             guard wantsPage else {
@@ -120,7 +120,7 @@ struct DownloadController: Sendable {
     private func passFile(_ pass: StoredPass) throws -> Response {
         let bundle = try passes.bundle(for: pass) {
             guard let eventID = pass.eventID else { return nil }
-            return try store.withSession(.read) { try $0.event(id: eventID) }
+            return try store.withSession(.read) { try $0.events.event(id: eventID) }
         }
         return Response(
             status: 200,
@@ -138,7 +138,7 @@ struct DownloadController: Sendable {
     private func page(_ pass: StoredPass, token: String, request: Request) throws -> Response {
         let language = AttendeePage.language(acceptLanguage: request.headers["Accept-Language"])
         let android = google != nil && AttendeePage.isAndroid(userAgent: request.headers["User-Agent"])
-        guard let eventID = pass.eventID, let event = try store.withSession(.read, { try $0.event(id: eventID) }) else {
+        guard let eventID = pass.eventID, let event = try store.withSession(.read, { try $0.events.event(id: eventID) }) else {
             throw PassServiceError("pass \(pass.serialNumber) has no event")
         }
         // The page changes when the event ends, with no new revision: one variant before, one after.

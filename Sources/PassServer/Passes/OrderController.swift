@@ -67,10 +67,10 @@ struct OrderController: Sendable {
     private func snapshot(_ request: Request) throws -> Snapshot? {
         guard let token = request.parameters["orderToken"], AdminIdentifiers.isPlausible(token, lengths: 20...128) else { return nil }
         return try store.withSession(.read) { session in
-            guard let order = try session.order(tokenHash: TokenVault.hash(token)), let event = try session.event(id: order.eventID) else {
+            guard let order = try session.orders.order(tokenHash: TokenVault.hash(token)), let event = try session.events.event(id: order.eventID) else {
                 return nil
             }
-            return Snapshot(order: order, tickets: try session.passes(orderID: order.id), event: event)
+            return Snapshot(order: order, tickets: try session.orders.passes(orderID: order.id), event: event)
         }
     }
 

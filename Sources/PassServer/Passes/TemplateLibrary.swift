@@ -96,12 +96,12 @@ final class TemplateLibrary: Sendable {
     /// folder's).
     func uploaded(named name: String) throws -> Uploaded? {
         guard let store, !isFileTemplate(name) else { return nil }
-        guard let version = try store.withSession(.read, { try $0.storedTemplateVersion(name: name) }) else {
+        guard let version = try store.withSession(.read, { try $0.templates.storedTemplateVersion(name: name) }) else {
             kept.withLock { $0[name] = nil }
             return nil
         }
         if let uploaded = kept.withLock({ $0[name] }), uploaded.sourceHash == version { return uploaded }
-        guard let row = try store.withSession(.read, { try $0.storedTemplate(name: name) }) else { return nil }
+        guard let row = try store.withSession(.read, { try $0.templates.storedTemplate(name: name) }) else { return nil }
         return try keep(row)
     }
 
@@ -109,10 +109,10 @@ final class TemplateLibrary: Sendable {
     /// of those not kept as they are.
     func uploadedTemplates() throws -> [Uploaded] {
         guard let store else { return [] }
-        let versions = try store.withSession(.read) { try $0.storedTemplateVersions() }.filter { !isFileTemplate($0.name) }
+        let versions = try store.withSession(.read) { try $0.templates.storedTemplateVersions() }.filter { !isFileTemplate($0.name) }
         let current = kept.withLock { kept in versions.compactMap { version in kept[version.name].flatMap { $0.sourceHash == version.sourceHash ? $0 : nil } } }
         let missing = Set(versions.map(\.name)).subtracting(current.map(\.name))
-        let rows = try store.withSession(.read) { try $0.storedTemplates(names: Array(missing)) }
+        let rows = try store.withSession(.read) { try $0.templates.storedTemplates(names: Array(missing)) }
         var built = current
         for row in rows.values {
             // A row that no longer builds (cannot happen for one saved through the API) is left out of the list.

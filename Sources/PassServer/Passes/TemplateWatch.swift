@@ -25,17 +25,17 @@ struct TemplateWatch: Sendable {
     func check() -> [Job] {
         var started: [Job] = []
         do {
-            for name in try store.withSession(.read, { try $0.templatesInUse() }) {
+            for name in try store.withSession(.read, { try $0.templates.templatesInUse() }) {
                 guard let template = try? templates.template(named: name) else {
                     if let error = templates.loadError(named: name) {
                         logger.error("template cannot be loaded; passes of its events keep what they had", ["template": name, "error": "\(error)"])
                     }
                     continue
                 }
-                guard try store.withSession(.write, { try $0.recordTemplateVersion(name: name, contentHash: template.contentHash, now: now()) }) else {
+                guard try store.withSession(.write, { try $0.templates.recordTemplateVersion(name: name, contentHash: template.contentHash, now: now()) }) else {
                     continue
                 }
-                let jobs = try store.withSession(.write) { try $0.repushEvents(template: name, now: now()) }
+                let jobs = try store.withSession(.write) { try $0.templates.repushEvents(template: name, now: now()) }
                 logger.notice("template changed on disk; re-pushing its events", ["template": name, "jobs": "\(jobs.count)"])
                 started += jobs
             }

@@ -7,7 +7,7 @@ import Synchronization
 
 /// Pushes as an outbox channel: `push_outbox` rows, APNs (or the log) as the sender, the APNs reply
 /// table (`PushPolicy`) as the policy. Records each batch in one transaction: the rows' settlement
-/// (`StoreSession.settleOutbox`), the prunes of dead tokens, one multi-row insert into `push_log`,
+/// (`StoreSession.outbox.settleOutbox`), the prunes of dead tokens, one multi-row insert into `push_log`,
 /// and one into the tally changes of the pushes' events and jobs (`PushTallies`). Keeps the counters and APNs's reachability for metrics and `/readyz`.
 final class PushChannel: OutboxChannel {
     let store: any Store
@@ -45,7 +45,7 @@ final class PushChannel: OutboxChannel {
     var component: String { service == .apns ? "apns" : "push_relay" }
 
     func claim(limit: Int, now: Date, lease: Duration) throws -> [OutboxRow] {
-        try store.withSession(.write) { try $0.claimOutbox(limit: limit, now: now, lease: lease, service: service) }
+        try store.withSession(.write) { try $0.outbox.claimOutbox(limit: limit, now: now, lease: lease, service: service) }
     }
 
     func message(for row: OutboxRow) -> APNSRequest {
@@ -59,15 +59,15 @@ final class PushChannel: OutboxChannel {
             // Lock order: the outbox rows first (settling locks them, in the order enqueueing
             // does), then the registrations of dead tokens (in primary-key order, as a re-push
             // batch locks the registrations it gives a new revision), then append-only writes.
-            let settled = try session.settleOutbox(batch.settlement, now: now)
+            let settled = try session.outbox.settleOutbox(batch.settlement, now: now)
             let prunes = batch.effects
             if !prunes.isEmpty {
-                try session.lockRegistrations(pushTokens: prunes.map(\.row.pushToken))
+                try session.registrations.lockRegistrations(pushTokens: prunes.map(\.row.pushToken))
             }
             for item in batch.items {
                 guard let prune = item.decision.effect else { continue }
                 let row = item.row
-                let removed = try session.pruneRegistrations(
+                let removed = try session.registrations.pruneRegistrations(
                     pushToken: row.pushToken, passTypeIdentifier: row.passTypeIdentifier, unlessUpdatedAfter: prune.unlessRenewedAfter,
                     record: RegistrationPrune(
                         tokenHash: try PushDispatcher.tokenHash(row.pushToken), status: item.decision.status, reason: prune.reason.rawValue, prunedAt: now
@@ -75,7 +75,7 @@ final class PushChannel: OutboxChannel {
                 )
                 if removed > 0 { pruned[prune.reason.metricLabel, default: 0] += removed }
             }
-            try session.recordPushes(batch.items.map { item in
+            try session.outbox.recordPushes(batch.items.map { item in
                 PushLogEntry(
                     tokenHash: try PushDispatcher.tokenHash(item.row.pushToken), passTypeIdentifier: item.row.passTypeIdentifier,
                     status: item.decision.status, reason: item.decision.reason, apnsID: item.answer.apnsID,
@@ -83,7 +83,7 @@ final class PushChannel: OutboxChannel {
                 )
             })
             // What the events' and jobs' tallies learn: pushes delivered, failed, and left the outbox.
-            try session.appendTallyChanges(PushTallies(batch, deleted: settled.deletedIDs).changes)
+            try session.reach.appendTallyChanges(PushTallies(batch, deleted: settled.deletedIDs).changes)
         }
         return pruned
     }

@@ -82,7 +82,7 @@ final class PushDispatcher: Sendable {
     /// cannot answer, `/readyz` reports that instead).
     func unreachableFinding() -> Readiness.Finding? {
         guard let outage = channel.status.withLock({ $0.reachability.outage(beyond: settings.unreachableGrace, now: now()) }),
-              (try? store.withSession(.read, { try $0.hasPendingPushes() })) == true
+              (try? store.withSession(.read, { try $0.outbox.hasPendingPushes() })) == true
         else { return nil }
         return Readiness.Finding(
             severity: .problem, component: channel.component,

@@ -46,6 +46,6 @@ struct Reach: Sendable, Equatable {
 
     /// The reach of a job, read in `session`: nil for a job of no event.
     static func of(_ job: Job, in session: StoreSession) throws -> Reach? {
-        try job.eventID.map { Reach(job: job, of: try session.eventTally(eventID: $0)) }
+        try job.eventID.map { Reach(job: job, of: try session.reach.eventTally(eventID: $0)) }
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// After an event edit every phone lists and fetches once: writing each mark in its own
 /// transaction made the bookkeeping cost PostgreSQL more than answering the phones did. Here a
 /// mark waits at most `delay` (or until `batchSize` are waiting) and is written with the others
-/// in one transaction (`StoreSession.recordReach`). Reach is bookkeeping, never part of a phone's
+/// in one transaction (`StoreSession.reach.recordReach`). Reach is bookkeeping, never part of a phone's
 /// answer, so:
 /// - what readers of reach see in this process is current: the admin API and the dashboard call
 ///   `settle()` before they read, which writes what is waiting. Another instance's marks show
@@ -175,7 +175,7 @@ final class ReachLedger: Sendable {
     private func write(_ marks: ReachMarks) {
         guard !marks.isEmpty else { return }
         do {
-            try store.withSession(.write) { try $0.recordReach(marks) }
+            try store.withSession(.write) { try $0.reach.recordReach(marks) }
         } catch {
             let level: LogLevel = DatabaseOutage.isOutage(error) ? .warning : .error
             logger.log(level, "reach not recorded; the phones had their answers", ["marks": "\(marks.count)", "error": "\(error)"])

@@ -24,7 +24,7 @@ final class TallyFolder: Sendable {
     /// One round: folds until fewer than a batch remain or `shouldStop` says so.
     func fold(shouldStop: () -> Bool) {
         do {
-            while try store.withSession(.write, { try $0.foldTallyChanges(limit: Self.batchSize) }) == Self.batchSize, !shouldStop() {}
+            while try store.withSession(.write, { try $0.reach.foldTallyChanges(limit: Self.batchSize) }) == Self.batchSize, !shouldStop() {}
             outage.withLock { $0.recovered(at: Date(), logger: logger, resumed: "database available again; tallies are folded") }
         } catch where DatabaseOutage.isOutage(error) {
             outage.withLock { _ = $0.failed(error, at: Date(), logger: logger, waiting: "database unavailable; tallies wait to be folded") }

@@ -81,13 +81,13 @@ package struct RetentionSweep: Sendable {
     package func run(shouldStop: () -> Bool = { false }) throws -> Removed? {
         let start = now()
         let acquired = try store.withSession(.write) {
-            try $0.acquireLease(Self.leaseName, holder: holder, now: start, duration: lease)
+            try $0.leases.acquireLease(Self.leaseName, holder: holder, now: start, duration: lease)
         }
         guard acquired else {
             logger.info("retention sweep skipped: another process is sweeping")
             return nil
         }
-        defer { _ = try? store.withSession(.write) { try $0.releaseLease(Self.leaseName, holder: holder) } }
+        defer { _ = try? store.withSession(.write) { try $0.leases.releaseLease(Self.leaseName, holder: holder) } }
 
         var removed = Removed()
         let pushLogCutoff = start.addingTimeInterval(-TimeInterval(retention.pushLog))
@@ -95,23 +95,23 @@ package struct RetentionSweep: Sendable {
         let eventCutoff = start.addingTimeInterval(-TimeInterval(retention.registrations))
         var devices = 0
         do {
-            try drain(shouldStop, into: &removed.pushLog) { try $0.deletePushLog(before: pushLogCutoff, limit: batchSize) }
-            try drain(shouldStop, into: &removed.failedPushes) { try $0.deleteFailedOutbox(before: pushLogCutoff, limit: batchSize) }
-            try drain(shouldStop, into: &removed.failedEmails) { try $0.deleteFailedMailOutbox(before: pushLogCutoff, limit: batchSize) }
-            try drain(shouldStop, into: &removed.failedGoogleUpdates) { try $0.deleteFailedGoogleOutbox(before: pushLogCutoff, limit: batchSize) }
-            try drain(shouldStop, into: &removed.jobs) { try $0.deleteFinishedJobs(before: jobCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.pushLog) { try $0.retention.deletePushLog(before: pushLogCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.failedPushes) { try $0.retention.deleteFailedOutbox(before: pushLogCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.failedEmails) { try $0.retention.deleteFailedMailOutbox(before: pushLogCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.failedGoogleUpdates) { try $0.retention.deleteFailedGoogleOutbox(before: pushLogCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.jobs) { try $0.retention.deleteFinishedJobs(before: jobCutoff, limit: batchSize) }
             try drain(shouldStop, into: &removed.registrations) { session in
-                let batch = try session.deleteRegistrations(ofEventsEndedBefore: eventCutoff, limit: batchSize)
+                let batch = try session.retention.deleteRegistrations(ofEventsEndedBefore: eventCutoff, limit: batchSize)
                 devices += batch.devices
                 return batch.registrations
             }
-            try drain(shouldStop, into: &removed.sessions) { try $0.deleteExpiredAdminSessions(before: start, limit: batchSize) }
-            try drain(shouldStop, into: &removed.sessions) { try $0.deleteExpiredScannerSessions(before: start, limit: batchSize) }
+            try drain(shouldStop, into: &removed.sessions) { try $0.admin.deleteExpiredAdminSessions(before: start, limit: batchSize) }
+            try drain(shouldStop, into: &removed.sessions) { try $0.scanners.deleteExpiredScannerSessions(before: start, limit: batchSize) }
             let nonceCutoff = start.addingTimeInterval(-Self.googleWalletNonceAge)
-            try drain(shouldStop, into: &removed.googleWalletNonces) { try $0.deleteGoogleWalletNonces(before: nonceCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.googleWalletNonces) { try $0.google.deleteGoogleWalletNonces(before: nonceCutoff, limit: batchSize) }
             let webhookCutoff = start.addingTimeInterval(-TimeInterval(retention.webhookLog))
-            try drain(shouldStop, into: &removed.webhookDeliveries) { try $0.deleteSettledWebhookDeliveries(before: webhookCutoff, limit: batchSize) }
-            try drain(shouldStop, into: &removed.webhookEvents) { try $0.deleteUnreferencedWebhookEvents(before: webhookCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.webhookDeliveries) { try $0.webhooks.deleteSettledWebhookDeliveries(before: webhookCutoff, limit: batchSize) }
+            try drain(shouldStop, into: &removed.webhookEvents) { try $0.webhooks.deleteUnreferencedWebhookEvents(before: webhookCutoff, limit: batchSize) }
             try removeDeletedEvents(shouldStop, cutoff: start.addingTimeInterval(-TimeInterval(retention.deletedEvents)), into: &removed, devices: &devices)
             if let days = retention.eraseAfterDays {
                 try eraseEndedEvents(shouldStop, cutoff: start.addingTimeInterval(-TimeInterval(days) * 86_400), into: &removed)
@@ -131,10 +131,10 @@ package struct RetentionSweep: Sendable {
     /// Removes deleted events whose phones had their chance (`deletedEventsToRemove`), each in
     /// batches of tickets.
     private func removeDeletedEvents(_ shouldStop: () -> Bool, cutoff: Date, into removed: inout Removed, devices: inout Int) throws {
-        let events = try store.withSession(.read) { try $0.deletedEventsToRemove(deletedBefore: cutoff, limit: batchSize) }
+        let events = try store.withSession(.read) { try $0.erasure.deletedEventsToRemove(deletedBefore: cutoff, limit: batchSize) }
         for id in events {
             while true {
-                let batch = try store.withSession(.write) { try $0.removeDeletedEvent(id: id, limit: batchSize) }
+                let batch = try store.withSession(.write) { try $0.erasure.removeDeletedEvent(id: id, limit: batchSize) }
                 removed.deletedPasses += batch.passes
                 devices += batch.devices
                 if batch.eventRemoved {
@@ -150,14 +150,14 @@ package struct RetentionSweep: Sendable {
     /// Erases the attendees' data of events that ended before `cutoff`, one event per transaction.
     private func eraseEndedEvents(_ shouldStop: () -> Bool, cutoff: Date, into removed: inout Removed) throws {
         try drain(shouldStop, into: &removed.erasedEvents) { session in
-            let events = try session.eventsToErase(endedBefore: cutoff, limit: batchSize)
+            let events = try session.erasure.eventsToErase(endedBefore: cutoff, limit: batchSize)
             for id in events {
-                let (_, job) = try session.eraseAttendees(eventID: id, now: now())
+                let (_, job) = try session.erasure.eraseAttendees(eventID: id, now: now())
                 logger.notice("attendee data erased", ["event.id": id, "job.id": job.id, "reason": "ERASE_AFTER_DAYS"])
             }
             return events.count
         }
-        if removed.erasedEvents > 0 { try store.withSession(.write) { try $0.compactErasedData() } }
+        if removed.erasedEvents > 0 { try store.withSession(.write) { try $0.erasure.compactErasedData() } }
     }
 
     /// Runs `batch` until it removes fewer than a full batch, adding each count to `total` and
@@ -174,7 +174,7 @@ package struct RetentionSweep: Sendable {
     /// Renews the lease between two batches; `Interrupted` when it was lost or the sweep should stop.
     private func renewLease(_ shouldStop: () -> Bool) throws {
         let renewed = try store.withSession(.write) {
-            try $0.acquireLease(Self.leaseName, holder: holder, now: now(), duration: lease)
+            try $0.leases.acquireLease(Self.leaseName, holder: holder, now: now(), duration: lease)
         }
         guard renewed, !shouldStop() else { throw Interrupted() }
     }

@@ -71,13 +71,13 @@ final class Scheduler: Sendable {
         var claimed: ScheduledAction?
         do {
             let result = try store.transaction { session -> (ScheduledAction, Job?)? in
-                guard let action = try session.claimDueScheduledAction(now: now()) else { return nil }
+                guard let action = try session.schedule.claimDueScheduledAction(now: now()) else { return nil }
                 claimed = action
                 let job = try organizer.applyScheduled(action, requestID: "scheduled-" + action.id)
-                return (try session.finishScheduledAction(id: action.id, state: .applied, jobID: job?.id, now: now()), job)
+                return (try session.schedule.finishScheduledAction(id: action.id, state: .applied, jobID: job?.id, now: now()), job)
             }
             guard let (action, job) = result else {
-                return .idle(next: try store.withSession(.read) { try $0.nextScheduledDue() })
+                return .idle(next: try store.withSession(.read) { try $0.schedule.nextScheduledDue() })
             }
             metrics.finished(applied: true)
             logger.info("scheduled action applied", [
@@ -105,8 +105,8 @@ final class Scheduler: Sendable {
     /// Marks `action` failed with `reason`, under its lock, unless it is no longer pending.
     private func markFailed(_ action: ScheduledAction, reason: String) throws -> ScheduledAction {
         let failed = try store.transaction { session -> ScheduledAction in
-            guard let locked = try session.lockedScheduledAction(id: action.id), locked.state == .pending else { return action }
-            return try session.finishScheduledAction(id: action.id, state: .failed, reason: reason, now: now())
+            guard let locked = try session.schedule.lockedScheduledAction(id: action.id), locked.state == .pending else { return action }
+            return try session.schedule.finishScheduledAction(id: action.id, state: .failed, reason: reason, now: now())
         }
         metrics.finished(applied: false)
         logger.warning("scheduled action failed: it can no longer apply", [

@@ -22,7 +22,7 @@ struct PassImageController: Sendable {
     func image(_ id: String?) throws -> PassImageRecord {
         let notFound = HTTPError.notFound("No such image.")
         guard let id, Self.isImageID(id) else { throw notFound }
-        guard let image = try store.withSession(.read, { try $0.passImage(id: id) }) else { throw notFound }
+        guard let image = try store.withSession(.read, { try $0.images.passImage(id: id) }) else { throw notFound }
         return image
     }
 

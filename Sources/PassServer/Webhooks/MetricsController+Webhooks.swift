@@ -8,7 +8,7 @@ extension MetricsController {
         text.counter("passserver_webhook_deliveries_total",
                      "Webhook deliveries answered or given up on by this process, by outcome (delivered: 2xx; retried: another status or no answer; deferred: its endpoint was just unreachable; blocked: a target address not allowed)",
                      WebhookStatistics.outcomes.map { ("outcome=\"\($0)\"", statistics.outcomes[$0] ?? 0) })
-        guard let counts = try? store.withSession(.read, { try $0.webhookCounts() }) else { return }
+        guard let counts = try? store.withSession(.read, { try $0.webhooks.webhookCounts() }) else { return }
         text.gauge("passserver_webhook_outbox", "Webhook deliveries by state: pending (waiting or backing off), failed (given up on), held (their endpoint is disabled)", [
             ("state=\"pending\"", counts.pending), ("state=\"failed\"", counts.failed), ("state=\"held\"", counts.held),
         ])

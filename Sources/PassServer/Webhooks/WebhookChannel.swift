@@ -51,7 +51,7 @@ final class WebhookChannel: OutboxChannel {
 
     func claim(limit: Int, now: Date, lease: Duration) throws -> [WebhookDeliveryRow] {
         let rows = try store.withSession(.write) { session -> [WebhookDeliveryRow] in
-            let endpoints = try session.enabledWebhookEndpointIDs()
+            let endpoints = try session.webhooks.enabledWebhookEndpointIDs()
             guard !endpoints.isEmpty else { return [] }
             let first = turn.add(1, ordering: .relaxed).oldValue % endpoints.count
             let taken = inFlight.withLock { $0 }
@@ -64,7 +64,7 @@ final class WebhookChannel: OutboxChannel {
                 budgets.append((endpoint, share))
                 remaining -= share
             }
-            return try session.claimWebhooks(budgets: budgets, now: now, lease: lease)
+            return try session.webhooks.claimWebhooks(budgets: budgets, now: now, lease: lease)
         }
         if !rows.isEmpty {
             inFlight.withLock { counts in for row in rows { counts[row.endpointID, default: 0] += 1 } }
@@ -99,8 +99,8 @@ final class WebhookChannel: OutboxChannel {
         let failingBefore = now.addingTimeInterval(-disableAfter)
         return try store.transaction { session in
             // Lock order: the deliveries first (settling locks them by id), then their endpoints.
-            try session.settleOutbox(batch.settlement, in: .webhooks, now: now)
-            return try session.recordWebhookAttempts(attempts, failingBefore: failingBefore, now: now)
+            try session.outbox.settleOutbox(batch.settlement, in: .webhooks, now: now)
+            return try session.webhooks.recordWebhookAttempts(attempts, failingBefore: failingBefore, now: now)
         }
     }
 
@@ -131,7 +131,7 @@ final class WebhookChannel: OutboxChannel {
         let span = days >= 1 && disableAfter.truncatingRemainder(dividingBy: 86_400) == 0 ? "\(days) day\(days == 1 ? "" : "s")" : "\(Int(disableAfter)) s"
         let reason = "Every delivery failed for \(span) (none answered 2xx since \(ISODate.format(failing.failingSince)); last: \(failing.lastFailure ?? "no answer"))."
         do {
-            _ = try store.withSession(.write) { try $0.setWebhookEndpoint(id: failing.id, enabled: false, reason: reason, now: now) }
+            _ = try store.withSession(.write) { try $0.webhooks.setWebhookEndpoint(id: failing.id, enabled: false, reason: reason, now: now) }
             logger.warning("webhook endpoint disabled: it kept failing", ["webhook.endpoint": failing.id, "webhook.reason": reason])
         } catch {
             logger.error("cannot disable a failing webhook endpoint; the next answer tries again", ["webhook.endpoint": failing.id, "error": "\(error)"])

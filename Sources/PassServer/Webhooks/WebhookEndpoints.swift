@@ -50,8 +50,8 @@ struct WebhookEndpoints: Sendable {
         let url = try resolved(target)
         let nonce = Self.newNonce()
         let endpoint = try store.withSession(.write) { session -> WebhookEndpoint? in
-            guard try session.webhookEndpoints().count < Self.maxEndpoints else { return nil }
-            return try session.createWebhookEndpoint(NewWebhookEndpoint(url: url, description: description, eventTypes: types, secretNonce: nonce), now: now())
+            guard try session.webhooks.webhookEndpoints().count < Self.maxEndpoints else { return nil }
+            return try session.webhooks.createWebhookEndpoint(NewWebhookEndpoint(url: url, description: description, eventTypes: types, secretNonce: nonce), now: now())
         }
         guard let endpoint else {
             throw OrganizerError.conflict(code: "too_many_webhook_endpoints", message: "This server has \(Self.maxEndpoints) webhook endpoints; delete some first.")
@@ -61,12 +61,12 @@ struct WebhookEndpoints: Sendable {
 
     /// Every endpoint, newest first.
     func list() throws -> [WebhookEndpoint] {
-        try store.withSession(.read) { try $0.webhookEndpoints() }
+        try store.withSession(.read) { try $0.webhooks.webhookEndpoints() }
     }
 
     /// The endpoint `id`; `notFound` when there is none.
     func endpoint(id: String?) throws -> WebhookEndpoint {
-        guard let id, AdminIdentifiers.isPlausible(id), let endpoint = try store.withSession(.read, { try $0.webhookEndpoint(id: id) }) else {
+        guard let id, AdminIdentifiers.isPlausible(id), let endpoint = try store.withSession(.read, { try $0.webhooks.webhookEndpoint(id: id) }) else {
             throw OrganizerError.notFound("No such webhook endpoint.")
         }
         return endpoint
@@ -91,11 +91,11 @@ struct WebhookEndpoints: Sendable {
         let newURL = url == nil ? nil : checked
         let time = now()
         let updated = try store.transaction { session -> WebhookEndpoint? in
-            var endpoint = try session.updateWebhookEndpoint(
+            var endpoint = try session.webhooks.updateWebhookEndpoint(
                 id: current.id, change: WebhookEndpointChange(url: newURL, description: newDescription, eventTypes: types), now: time
             )
             if let enabled, endpoint != nil {
-                endpoint = try session.setWebhookEndpoint(id: current.id, enabled: enabled, reason: enabled ? nil : "Disabled by an admin.", now: time)
+                endpoint = try session.webhooks.setWebhookEndpoint(id: current.id, enabled: enabled, reason: enabled ? nil : "Disabled by an admin.", now: time)
             }
             return endpoint
         }
@@ -108,7 +108,7 @@ struct WebhookEndpoints: Sendable {
     func rotateSecret(id: String?) throws -> WithSecret {
         let current = try endpoint(id: id)
         let nonce = Self.newNonce()
-        guard let endpoint = try store.withSession(.write, { try $0.rotateWebhookSecret(id: current.id, nonce: nonce, now: now()) }) else {
+        guard let endpoint = try store.withSession(.write, { try $0.webhooks.rotateWebhookSecret(id: current.id, nonce: nonce, now: now()) }) else {
             throw OrganizerError.notFound("No such webhook endpoint.")
         }
         return WithSecret(endpoint: endpoint, secret: try vault.webhookSecret(endpointID: endpoint.id, nonce: nonce))
@@ -117,7 +117,7 @@ struct WebhookEndpoints: Sendable {
     /// Deletes the endpoint with its delivery log.
     func delete(id: String?) throws {
         let current = try endpoint(id: id)
-        guard try store.withSession(.write, { try $0.deleteWebhookEndpoint(id: current.id) }) else {
+        guard try store.withSession(.write, { try $0.webhooks.deleteWebhookEndpoint(id: current.id) }) else {
             throw OrganizerError.notFound("No such webhook endpoint.")
         }
     }
@@ -131,7 +131,7 @@ struct WebhookEndpoints: Sendable {
         let size = limit ?? 50
         if !(1...200).contains(size) { issues.append(.init("limit", "must be between 1 and 200")) }
         guard issues.isEmpty else { throw OrganizerError.invalid(issues) }
-        let page = try store.withSession(.read) { try $0.webhookDeliveries(endpointID: endpoint.id, before: cursor, limit: size + 1) }
+        let page = try store.withSession(.read) { try $0.webhooks.webhookDeliveries(endpointID: endpoint.id, before: cursor, limit: size + 1) }
         let shown = Array(page.prefix(size))
         return (shown, page.count > size ? shown.last.map { String($0.id) } : nil)
     }
@@ -143,7 +143,7 @@ struct WebhookEndpoints: Sendable {
         guard endpoint.enabled else {
             throw OrganizerError.conflict(code: "webhook_endpoint_disabled", message: "This endpoint is disabled: enable it to send deliveries again.")
         }
-        guard let delivery = try store.withSession(.write, { try $0.redeliverWebhook(deliveryID: id, endpointID: endpoint.id, now: now()) }) else {
+        guard let delivery = try store.withSession(.write, { try $0.webhooks.redeliverWebhook(deliveryID: id, endpointID: endpoint.id, now: now()) }) else {
             throw OrganizerError.notFound("No such delivery.")
         }
         queued()

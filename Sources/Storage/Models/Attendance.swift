@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Which of an event's counts over time a histogram counts (`StoreSession.histogram`).
+/// Which of an event's counts over time a histogram counts (`StoreSession.attendance.histogram`).
 public enum AttendanceSeries: String, Sendable, CaseIterable {
     /// Tickets by issue time (`passes.created_at`), cancelled ones included: they were issued.
     case issued

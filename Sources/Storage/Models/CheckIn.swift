@@ -25,7 +25,7 @@ public struct CheckIn: Sendable, Equatable {
     static let columns = SQLQuery(unsafeRaw: "pass_id, event_id, checked_in_at, gate, scanner, recorded_at")
 }
 
-/// One scan to apply (`StoreSession.checkIn`).
+/// One scan to apply (`StoreSession.checkIns.checkIn`).
 public struct Scan: Sendable, Equatable {
     public var passTypeIdentifier: PassTypeIdentifier
     public var serialNumber: SerialNumber

@@ -1,4 +1,4 @@
-/// One pass of `StoreSession.importPasses`, in the order given.
+/// One pass of `StoreSession.passes.importPasses`, in the order given.
 public struct ImportedPass: Sendable, Equatable {
     public var pass: StoredPass
     /// False when the event already had a pass with the same external id: that pass is returned

@@ -85,7 +85,7 @@ public struct OrderEmail: Sendable, Equatable {
     }
 }
 
-/// An order to create with the tickets of an import (`StoreSession.importPasses(_:orders:…)`).
+/// An order to create with the tickets of an import (`StoreSession.passes.importPasses(_:orders:…)`).
 public struct NewOrder: Sendable, Equatable {
     /// The key it gets when created (the caller derives the page's token from it); the passes
     /// of the import name their order by it.
@@ -122,7 +122,7 @@ public struct OrderSummary: Sendable, Equatable {
     }
 }
 
-/// What an import with orders did (`StoreSession.importPasses(_:orders:eventID:now:)`).
+/// What an import with orders did (`StoreSession.passes.importPasses(_:orders:eventID:now:)`).
 public struct OrderedImport: Sendable, Equatable {
     /// Every pass, in the order given.
     public var passes: [ImportedPass]

@@ -2,7 +2,7 @@ public import Foundation
 public import PassIdentifiers
 
 /// Reach marks gathered from many phones' requests, written together by
-/// `StoreSession.recordReach(_:)`: what each device was told and which revisions were served.
+/// `StoreSession.reach.recordReach(_:)`: what each device was told and which revisions were served.
 public struct ReachMarks: Sendable, Equatable {
     /// The changed-serials list returned `tag` to a device, listing its passes whose revision is
     /// in `(listedAfter, tag]` (`recordTold` writes one).

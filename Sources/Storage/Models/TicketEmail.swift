@@ -58,7 +58,7 @@ public struct EmailCounts: Sendable, Equatable {
     }
 }
 
-/// The answer about one claimed email, as `StoreSession.recordEmails` keeps it on the ticket.
+/// The answer about one claimed email, as `StoreSession.mail.recordEmails` keeps it on the ticket.
 public struct EmailResult: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         case sent

@@ -10,7 +10,7 @@ enum WebhookSnapshot {
     static let eventLeftOut: Set<String> = ["design"]
 
     static var ticketColumns: [String] { StoredPass.columnNames.filter { !ticketLeftOut.contains($0) } }
-    static var eventColumns: [String] { StoreSession.eventColumnNames.filter { !eventLeftOut.contains($0) } }
+    static var eventColumns: [String] { EventOperations.eventColumnNames.filter { !eventLeftOut.contains($0) } }
 
     /// The JSON text of `columns` of the row `alias` (NULL when the row is missing, as in a left join).
     static func expression(_ alias: String, columns: [String], dialect: SQLDialect) -> SQLQuery {
@@ -27,7 +27,7 @@ enum WebhookSnapshot {
     }
 
     static func event(from json: String) throws -> Event {
-        try Event(row: try Self.row(json, what: "event", columns: StoreSession.eventColumnNames, filled: [:]))
+        try Event(row: try Self.row(json, what: "event", columns: EventOperations.eventColumnNames, filled: [:]))
     }
 
     /// A flat JSON object of integers, strings and nulls as a row of `columns`: a column the object

@@ -1,6 +1,6 @@
 public import Foundation
 
-extension StoreSession {
+extension AdminOperations {
     private static let adminTokenColumns = SQLQuery(unsafeRaw: "id, name, role, token_hash, created_at, revoked_at")
 
     /// Stores a new admin token by its hash; `.conflict` if the hash exists or an active token

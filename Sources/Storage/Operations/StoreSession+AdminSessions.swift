@@ -2,7 +2,7 @@ public import Foundation
 
 // Dashboard sessions (table `admin_sessions`, migration 8). A session lives until it expires,
 // is signed out, or the token it was opened with is revoked.
-extension StoreSession {
+extension AdminOperations {
     /// Stores a new session of the token `tokenID`, found later by `idHash`, valid until `expiresAt`.
     public func createAdminSession(idHash: [UInt8], tokenID: Int64, now: Date, expiresAt: Date) throws {
         try execute("""

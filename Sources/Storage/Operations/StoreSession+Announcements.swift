@@ -3,7 +3,7 @@ public import Foundation
 /// Announcements (migration 24). What the passes carry is the event's own row
 /// (`Event.announcement`, changed with `updateEvent`); these rows are the history the organizers
 /// see: every announcement sent, its job (its reach) and its withdrawal.
-extension StoreSession {
+extension AnnouncementOperations {
     public func insertAnnouncement(_ announcement: Announcement) throws {
         try execute("""
             INSERT INTO announcements (id, event_id, message, notify, sent_at, job_id, withdrawn_at, withdraw_job_id)

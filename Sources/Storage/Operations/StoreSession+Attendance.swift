@@ -3,7 +3,7 @@ import Foundation
 /// The attendance page's counts: each one aggregate over an index holding every column it reads
 /// (migration 19), so an event of 100,000 tickets is counted without one of its rows being read
 /// or sent. Nothing here is per ticket: the answers are a few dozen numbers.
-extension StoreSession {
+extension AttendanceOperations {
     /// The first and last time of `series` for the event (two reads at the ends of its index).
     public func span(_ series: AttendanceSeries, eventID: String) throws -> AttendanceSpan? {
         let (table, column) = Self.source(series)

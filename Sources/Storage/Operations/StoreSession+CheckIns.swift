@@ -1,7 +1,7 @@
 public import Foundation
 public import PassIdentifiers
 
-extension StoreSession {
+extension CheckInOperations {
     /// Checks a ticket in, in one transaction: the pass row is locked (`updatePass`), so of two
     /// scanners checking in the same ticket at once exactly one succeeds and the other finds it
     /// checked in; the `checkins` row (primary key `pass_id`) is written with the pass's
@@ -14,7 +14,7 @@ extension StoreSession {
     /// its clock is wrong).
     public func checkIn(_ scan: Scan, now: Date) throws -> CheckInOutcome {
         try transaction {
-            guard let locked = try lockedPass(passTypeIdentifier: scan.passTypeIdentifier, serialNumber: scan.serialNumber) else {
+            guard let locked = try session.passes.lockedPass(passTypeIdentifier: scan.passTypeIdentifier, serialNumber: scan.serialNumber) else {
                 return .notFound
             }
             let current = locked.pass
@@ -42,7 +42,7 @@ extension StoreSession {
                 """
             // The last statement of the transaction: on PostgreSQL the COMMIT goes with it.
             let detail = WebhookDetail(checkedInAt: scannedAt.storageMillis, gate: scan.gate, scanner: scan.scanner)
-            switch try apply(PassChange(checkedInAt: .some(scannedAt)), to: locked, alongside: upsert, final: true, webhookDetail: detail, now: now) {
+            switch try session.passes.apply(PassChange(checkedInAt: .some(scannedAt)), to: locked, alongside: upsert, final: true, webhookDetail: detail, now: now) {
             case .updated(let pass, let enqueued):
                 return .checkedIn(pass, record, pushTokensEnqueued: enqueued)
             case .unchanged(let pass):
@@ -57,12 +57,12 @@ extension StoreSession {
     /// (`.unchanged`, nothing recorded). Throws `.notFound` if the pass does not exist.
     public func undoCheckIn(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, undoneBy: String, now: Date) throws -> PassUpdate {
         try transaction {
-            guard let locked = try lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
+            guard let locked = try session.passes.lockedPass(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
                 throw StorageError(.notFound, "no such pass")
             }
             let id = locked.pass.id
             guard locked.pass.checkedInAt != nil else {
-                return try apply(PassChange(), to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(id)", final: true, now: now)
+                return try session.passes.apply(PassChange(), to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(id)", final: true, now: now)
             }
             // Kept first (the pass is locked: its `checkins` row cannot change meanwhile), then
             // deleted with the pass change, in its round trip.
@@ -70,7 +70,7 @@ extension StoreSession {
                 INSERT INTO checkin_undos (pass_id, checked_in_at, gate, scanner, undone_at, undone_by)
                 SELECT pass_id, checked_in_at, gate, scanner, CAST(\(now.storageMillis) AS BIGINT), CAST(\(undoneBy) AS TEXT) FROM checkins WHERE pass_id = \(id)
                 """)
-            return try apply(PassChange(checkedInAt: .some(nil)), to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(id)", final: true, now: now)
+            return try session.passes.apply(PassChange(checkedInAt: .some(nil)), to: locked, alongside: "DELETE FROM checkins WHERE pass_id = \(id)", final: true, now: now)
         }
     }
 
@@ -119,7 +119,7 @@ extension StoreSession {
     public func checkInCounts(eventIDs: [String]) throws -> [String: Int] {
         // From the events' tallies (migration 13 keeps them by trigger on the pass's `status` and
         // `checked_in_at`, which a check-in and its undo change with the `checkins` row).
-        try eventTotals(eventIDs: eventIDs).compactMapValues { $0.checkedIn == 0 ? nil : Int($0.checkedIn) }
+        try session.reach.eventTotals(eventIDs: eventIDs).compactMapValues { $0.checkedIn == 0 ? nil : Int($0.checkedIn) }
     }
 }
 

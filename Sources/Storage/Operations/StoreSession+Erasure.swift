@@ -20,7 +20,7 @@ public import Foundation
 // registrations (by primary key); a deleted pass's mail outbox row, email state and check-in go
 // with it (the foreign keys' cascade), which no writer locks registrations after. An event's
 // orders go after its last passes. SQLite has one writer and no such waits.
-extension StoreSession {
+extension ErasureOperations {
     /// Locks the event's passes in id order until the end of the transaction (PostgreSQL; a no-op
     /// statement on SQLite, whose writer lock covers them), `limit` of them at most; returns their ids.
     private func lockPasses(eventID: String, limit: Int? = nil) throws -> [Int64] {
@@ -39,7 +39,7 @@ extension StoreSession {
             guard let row = try first("""
                 UPDATE events SET deleting_at = \(now.storageMillis), archived_at = NULL, updated_at = \(now.storageMillis)
                 WHERE id = \(id) AND deleting_at IS NULL
-                RETURNING \(Self.eventColumns)
+                RETURNING \(EventOperations.eventColumns)
                 """)
             else { throw StorageError(.notFound, "no such event") }
             _ = try lockPasses(eventID: id)
@@ -47,10 +47,10 @@ extension StoreSession {
                 UPDATE passes SET status = 'voided', void_reason = \(reason) WHERE event_id = \(id) AND status = 'active'
                 """)
             // Google shows the voided tickets as inactive, telling their holders (within its limits).
-            try enqueueGoogleObjects(where: "p.event_id = \(id)", notify: true, now: now)
+            try session.google.enqueueGoogleObjects(where: "p.event_id = \(id)", notify: true, now: now)
             // One webhook for the event, none per voided ticket.
-            try enqueueEventWebhook(.eventDeleted, eventID: id, now: now)
-            let job = try createJob(kind: Job.repushKind, eventID: id, now: now)
+            try session.webhooks.enqueueEventWebhook(.eventDeleted, eventID: id, now: now)
+            let job = try session.jobs.createJob(kind: Job.repushKind, eventID: id, now: now)
             return (try Event(row: row), job)
         }
     }
@@ -66,7 +66,7 @@ extension StoreSession {
             guard let row = try first("""
                 UPDATE events SET erased_at = COALESCE(erased_at, \(now.storageMillis)), updated_at = \(now.storageMillis)
                 WHERE id = \(eventID) AND deleting_at IS NULL
-                RETURNING \(Self.eventColumns)
+                RETURNING \(EventOperations.eventColumns)
                 """)
             else { throw StorageError(.notFound, "no such event") }
             _ = try lockPasses(eventID: eventID)
@@ -105,8 +105,8 @@ extension StoreSession {
                 """)
             try execute("DELETE FROM webhook_events WHERE id IN (\(ticketWebhooks))")
             // Google holds the holders' names and seats too: their objects are written again without them.
-            try enqueueGoogleObjects(where: "p.event_id = \(eventID)", notify: false, now: now)
-            let job = try createJob(kind: Job.repushKind, eventID: eventID, now: now)
+            try session.google.enqueueGoogleObjects(where: "p.event_id = \(eventID)", notify: false, now: now)
+            let job = try session.jobs.createJob(kind: Job.repushKind, eventID: eventID, now: now)
             return (try Event(row: row), job)
         }
     }
@@ -177,7 +177,7 @@ extension StoreSession {
                     """)
                 let devices = try execute("DELETE FROM registrations WHERE \(batch) RETURNING device_library_identifier")
                     .map { try $0.string("device_library_identifier") }
-                removedDevices = try deleteDevicesWithoutRegistrations(devices)
+                removedDevices = try session.retention.deleteDevicesWithoutRegistrations(devices)
                 try execute("DELETE FROM passes WHERE event_id = \(id) AND id >= \(first) AND id <= \(final)")
             }
             guard last else { return DeletedEventRemoval(passes: ids.count, devices: removedDevices, eventRemoved: false) }

@@ -1,6 +1,6 @@
 public import Foundation
 
-extension StoreSession {
+extension EventOperations {
     /// One page of events, newest first: by start time descending, then by id ascending (ids are
     /// unique, so the order is total and keyset paging after `position` never skips or repeats an
     /// event, whatever is inserted meanwhile).
@@ -40,7 +40,7 @@ extension StoreSession {
             guard let row = try first("UPDATE events SET archived_at = \(value) WHERE id = \(eventID) RETURNING \(Self.eventColumns)") else {
                 throw StorageError(.notFound, "no such event")
             }
-            if wasArchived != archived { try enqueueGoogleObjects(where: "p.event_id = \(eventID)", notify: false, now: now) }
+            if wasArchived != archived { try session.google.enqueueGoogleObjects(where: "p.event_id = \(eventID)", notify: false, now: now) }
             return try Event(row: row)
         }
     }

@@ -1,6 +1,6 @@
 public import Foundation
 
-extension StoreSession {
+extension EventOperations {
     static let eventColumnNames = [
         "id", "name", "venue", "starts_at", "ends_at", "time_zone", "template", "revision", "created_at", "updated_at", "archived_at", "language", "design",
         "deleting_at", "erased_at", "announcement_id", "announcement", "announcement_notify",
@@ -63,7 +63,7 @@ extension StoreSession {
                     RETURNING \(Self.eventColumns)
                     """)
                 else { throw StorageError(.notFound, "no such event") }
-                try enqueueEventWebhook(.eventUpdated, eventID: id, now: now)
+                try session.webhooks.enqueueEventWebhook(.eventUpdated, eventID: id, now: now)
                 return (try Event(row: row), nil)
             }
             let revision = try nextRevision()
@@ -82,17 +82,17 @@ extension StoreSession {
             // time or place is worth a notification; a new name or look is not.
             let moved = target.venue != current.venue || target.startsAt.storageMillis != current.startsAt.storageMillis
                 || target.endsAt?.storageMillis != current.endsAt?.storageMillis || target.timeZone != current.timeZone
-            try enqueueGoogleClass(eventID: id, notify: moved, now: now)
+            try session.google.enqueueGoogleClass(eventID: id, notify: moved, now: now)
             // One webhook for the event; its tickets' new revisions are no change of theirs.
-            try enqueueEventWebhook(.eventUpdated, eventID: id, now: now)
+            try session.webhooks.enqueueEventWebhook(.eventUpdated, eventID: id, now: now)
             // Only active passes show an announcement: a change of it alone bumps those.
-            let job = try createJob(kind: sameLook ? Job.announcementKind : Job.repushKind, eventID: id, now: now)
+            let job = try session.jobs.createJob(kind: sameLook ? Job.announcementKind : Job.repushKind, eventID: id, now: now)
             return (try Event(row: row), job)
         }
     }
 
     /// Counts for an event's admin page, from its tallies: a few rows whatever the event's size.
     public func eventCounts(id: String) throws -> EventCounts {
-        EventCounts(try eventTally(eventID: id).total)
+        EventCounts(try session.reach.eventTally(eventID: id).total)
     }
 }

@@ -4,7 +4,7 @@ public import Foundation
 /// (a ticket issued or changed, an event edited) while the `google_wallet` counter is 1, which the
 /// server sets at start from its configuration, so every instance sharing the database enqueues
 /// alike; with it 0 nothing is written.
-extension StoreSession {
+extension GoogleWalletOperations {
     /// Turns enqueueing on or off for every instance of this database.
     public func setGoogleWallet(enabled: Bool) throws {
         try execute("""
@@ -88,7 +88,7 @@ extension StoreSession {
 
     /// Claims up to `limit` due rows for `lease`, classes first, with what they are written from.
     public func claimGoogle(limit: Int, now: Date, lease: Duration) throws -> [GoogleOutboxRow] {
-        var rows = try claimDue(in: .google, returning: GoogleOutboxRow.columns, limit: limit, now: now, lease: lease)
+        var rows = try session.outbox.claimDue(in: .google, returning: GoogleOutboxRow.columns, limit: limit, now: now, lease: lease)
             .map(GoogleOutboxRow.init(row:)).sorted(by: GoogleOutboxRow.locksBefore)
         guard !rows.isEmpty else { return [] }
         let dayAgo = now.addingTimeInterval(-86_400)
@@ -108,7 +108,7 @@ extension StoreSession {
         var classes: [String: (inserted: Bool, notified: [Date], announced: String?)] = [:]
         if !eventIDs.isEmpty {
             let list = textColumn("id", in: eventIDs.sorted())
-            for row in try execute("SELECT \(Self.eventColumns) FROM events WHERE \(list)") {
+            for row in try execute("SELECT \(EventOperations.eventColumns) FROM events WHERE \(list)") {
                 let event = try Event(row: row)
                 events[event.id] = event
             }

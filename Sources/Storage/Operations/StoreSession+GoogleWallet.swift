@@ -1,7 +1,7 @@
 public import Foundation
 
 // What Google Wallet's save and delete callbacks told us (migration 20 explains the tables).
-extension StoreSession {
+extension GoogleWalletOperations {
     /// Takes one verified callback for the pass (of `eventID`): a nonce seen before changes
     /// nothing (`.replayed`); otherwise the ticket is saved in Google Wallet now (`saved`) or not,
     /// and the event's count follows. One transaction; on PostgreSQL the pass row is locked first,
@@ -24,7 +24,7 @@ extension StoreSession {
                 """)
             let change: Int64 = (saved ? 1 : 0) - (before == true ? 1 : 0)
             if change != 0 {
-                try enqueueTicketWebhooks(saved ? .googleWalletSaved : .googleWalletRemoved, where: "p.id = \(passID)", now: now)
+                try session.webhooks.enqueueTicketWebhooks(saved ? .googleWalletSaved : .googleWalletRemoved, where: "p.id = \(passID)", now: now)
                 try execute("""
                     INSERT INTO google_wallet_events (event_id, saved) VALUES (\(eventID), \(max(change, 0)))
                     ON CONFLICT (event_id) DO UPDATE SET saved = google_wallet_events.saved + \(change)
@@ -87,7 +87,7 @@ public struct GoogleWalletTicket: Sendable, Equatable {
     }
 }
 
-extension StoreSession {
+extension GoogleWalletOperations {
     /// The Google Wallet counts of these events (events without any are left out), in one statement.
     public func googleWalletSaved(eventIDs: [String]) throws -> [String: Int64] {
         guard !eventIDs.isEmpty else { return [:] }

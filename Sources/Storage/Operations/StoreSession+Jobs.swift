@@ -1,6 +1,6 @@
 public import Foundation
 
-extension StoreSession {
+extension JobOperations {
     static let jobColumns = SQLQuery(unsafeRaw: """
         id, kind, event_id, state, total, done, failed, cursor, claimed_until, started_at, finished_at, error, created_at
         """)
@@ -91,7 +91,7 @@ extension StoreSession {
             // the new pass), but no push is enqueued for them: the enqueue's own condition, so the
             // batch asks no separate question.
             let unarchived: SQLQuery = "NOT EXISTS (SELECT 1 FROM events e WHERE e.id = \(eventID) AND e.archived_at IS NOT NULL)"
-            let enqueued = try enqueuePushes(
+            let enqueued = try session.passes.enqueuePushes(
                 where: "\(range) AND \(unarchived)", joinPasses: true, owner: PushOwner(eventID: eventID, jobID: jobID), now: now
             )
             try copyRevision(revision, jobID: jobID, eventID: eventID, passIDs: job.cursor, last, activeOnly: job.isActiveOnly)

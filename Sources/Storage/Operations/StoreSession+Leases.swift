@@ -4,7 +4,7 @@ public import Foundation
 // retention sweep). A lease is a row with a holder and an expiry: a holder that dies leaves it to
 // expire, and any process may then take it. Works the same on both backends and holds no
 // connection or lock between calls.
-extension StoreSession {
+extension LeaseOperations {
     /// Takes the lease `name` for `holder` until `now + duration`, or extends it if `holder`
     /// already has it. Returns false while another holder's lease has not expired.
     public func acquireLease(_ name: String, holder: String, now: Date, duration: Duration) throws -> Bool {

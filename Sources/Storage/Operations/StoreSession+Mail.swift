@@ -13,7 +13,7 @@ public import Foundation
 // and then locks and updates the orders' and the tickets' rows. None of them touches `passes` or
 // `jobs` rows, so an edit or a send job never waits for them in a cycle.
 
-extension StoreSession {
+extension MailOperations {
     /// Queues the email of each of these tickets (a ticket's own send). A ticket whose email is
     /// already queued stays as it is (one message); one that was sent or failed is queued again.
     /// Tickets without an address, cancelled, or of an order (their email is the order's) are
@@ -30,7 +30,7 @@ extension StoreSession {
     /// statement each, whatever the number of tickets. Returns the tickets queued, in id order.
     func enqueueEmails(where filter: SQLQuery, jobID: String?, resend: Bool, now: Date) throws -> [Int64] {
         let millis = now.storageMillis
-        let eligible = Self.emailEligible(resend: resend)
+        let eligible = JobOperations.emailEligible(resend: resend)
         return try transaction {
             let ids = try execute("""
                 INSERT INTO mail_outbox (pass_id, generation, attempts, next_attempt_at, first_enqueued_at, state)
@@ -118,12 +118,12 @@ extension StoreSession {
     /// read in two more statements; an order's email also with the order and all its tickets (two
     /// more statements when the claim holds any).
     public func claimEmails(limit: Int, now: Date, lease: Duration) throws -> [MailOutboxRow] {
-        var rows = try claimDue(in: .mail, returning: MailOutboxRow.columns, limit: limit, now: now, lease: lease)
+        var rows = try session.outbox.claimDue(in: .mail, returning: MailOutboxRow.columns, limit: limit, now: now, lease: lease)
             .map(MailOutboxRow.init(row:)).sorted { $0.id < $1.id }
         guard !rows.isEmpty else { return [] }
         let passIDs = column("id", in: rows.map(\.passID))
         let orderIDs = Array(Set(rows.compactMap(\.orderID))).sorted()
-        let orders = try self.orders(ids: orderIDs)
+        let orders = try session.orders.orders(ids: orderIDs)
         var passes: [Int64: StoredPass] = [:]
         var orderTickets: [String: [StoredPass]] = [:]
         let ordered: SQLQuery = orderIDs.isEmpty ? "" : " OR \(textColumn("order_id", in: orderIDs))"
@@ -133,7 +133,7 @@ extension StoreSession {
             if let order = pass.orderID, orders[order] != nil { orderTickets[order, default: []].append(pass) }
         }
         var events: [String: Event] = [:]
-        for row in try execute("SELECT \(Self.eventColumns) FROM events WHERE id IN (SELECT event_id FROM passes WHERE \(passIDs))") {
+        for row in try execute("SELECT \(EventOperations.eventColumns) FROM events WHERE id IN (SELECT event_id FROM passes WHERE \(passIDs))") {
             let event = try Event(row: row)
             events[event.id] = event
         }
@@ -238,7 +238,7 @@ extension StoreSession {
             // with the server's last reply, when an endpoint wants it.
             if results.contains(where: { $0.kind == .failed }) {
                 let reply = dialect.pick(postgres: "CAST(json_build_object('reply', x.reply) AS TEXT)", sqlite: "json_object('reply', x.reply)")
-                try enqueueTicketWebhooks(
+                try session.webhooks.enqueueTicketWebhooks(
                     .emailFailed, from: "\(values) JOIN passes p ON p.id = x.id",
                     where: "x.failed = 1 AND NOT EXISTS (SELECT 1 FROM mail_outbox m WHERE m.pass_id = p.id AND m.state = 'pending')",
                     detail: SQLQuery(unsafeRaw: reply), now: now
@@ -266,7 +266,7 @@ extension StoreSession {
     /// The emails of several events by state (an event without any is absent), from the events'
     /// tallies (migration 13 keeps them by trigger): a few rows whatever the events' sizes.
     public func emailCounts(eventIDs: [String]) throws -> [String: EmailCounts] {
-        try eventTotals(eventIDs: eventIDs).compactMapValues { tally in
+        try session.reach.eventTotals(eventIDs: eventIDs).compactMapValues { tally in
             let counts = EmailCounts(queued: Int(tally.emailsQueued), sent: Int(tally.emailsSent), failed: Int(tally.emailsFailed))
             return counts == EmailCounts() ? nil : counts
         }

@@ -1,6 +1,6 @@
 public import Foundation
 
-extension StoreSession {
+extension JobOperations {
     /// Creates the job that queues the email of every ticket of the event with an address, active,
     /// not queued already, and not sent yet unless `resend`; a ticket of an order is emailed with
     /// its order, by the order's email under the same rules (counted per ticket). `total` is how
@@ -49,13 +49,13 @@ extension StoreSession {
                 """).map { try $0.int64("id") }
             let last = ids.last ?? job.cursor
             let resend = job.kind == Job.emailResendKind
-            var queued = ids.isEmpty ? [] : try enqueueEmails(
+            var queued = ids.isEmpty ? [] : try session.mail.enqueueEmails(
                 where: "p.event_id = \(eventID) AND p.id > \(job.cursor) AND p.id <= \(last)", jobID: jobID, resend: resend, now: now
             )
             // An order is looked at in the batch of its first ticket, so once by the job: its
             // tickets in the batch (by the order index), none before it.
             if !ids.isEmpty {
-                queued += try enqueueOrderEmails(
+                queued += try session.mail.enqueueOrderEmails(
                     where: """
                         o.id IN (SELECT p.order_id FROM passes p
                             WHERE p.event_id = \(eventID) AND p.id > \(job.cursor) AND p.id <= \(last) AND p.order_id IS NOT NULL)

@@ -5,7 +5,7 @@ public import Foundation
 // name it in `passes.order_id` and never change order. Its email is queued and recorded with the
 // other emails (StoreSession+Mail.swift).
 
-extension StoreSession {
+extension OrderOperations {
     /// The event's order this text names: the one whose external id it is, else the one whose
     /// key it is (how an upload's `orderId` names an order).
     public func order(eventID: String, named key: String) throws -> StoredOrder? {
@@ -73,7 +73,7 @@ extension StoreSession {
             if let key = order.externalID, let existing = try self.order(eventID: eventID, named: key) {
                 return (existing, try self.passes(orderID: existing.id).map { ImportedPass(pass: $0, created: false) }, false)
             }
-            let imported = try importPasses(passes, orders: [order], eventID: eventID, now: now)
+            let imported = try session.passes.importPasses(passes, orders: [order], eventID: eventID, now: now)
             // Every pass had an external id the event has: nothing new to make an order of.
             guard let stored = imported.orders[order.id] else { throw StorageError(.conflict, "every pass of the order exists already") }
             return (stored, imported.passes, true)
@@ -105,8 +105,8 @@ extension StoreSession {
     func insertOrders(_ orders: [NewOrder], eventID: String, now: Date) throws -> [StoredOrder] {
         var stored: [StoredOrder] = []
         // Eight parameters a row: far below either backend's limit per statement.
-        for start in stride(from: 0, to: orders.count, by: Self.importChunk) {
-            let rows: [SQLQuery] = orders[start..<min(start + Self.importChunk, orders.count)].map { order in
+        for start in stride(from: 0, to: orders.count, by: PassOperations.importChunk) {
+            let rows: [SQLQuery] = orders[start..<min(start + PassOperations.importChunk, orders.count)].map { order in
                 """
                 (\(order.id), \(eventID), \(order.externalID), \(order.buyerEmail), \(order.buyerName), \(order.language), \(order.tokenHash),
                 \(now.storageMillis))

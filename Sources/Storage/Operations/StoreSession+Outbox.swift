@@ -1,7 +1,7 @@
 public import Foundation
 import PassIdentifiers
 
-extension StoreSession {
+extension OutboxOperations {
     /// Claims up to `limit` due rows for `lease`: each gets `claimed_until = now + lease` and is
     /// not handed out again until then. A dispatcher that crashes leaves its rows to expire and be
     /// claimed again (at-least-once delivery). PostgreSQL claimers never block each other

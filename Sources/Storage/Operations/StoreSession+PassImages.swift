@@ -1,6 +1,6 @@
 public import Foundation
 
-extension StoreSession {
+extension PassImageOperations {
     /// Stores `image` unless an image with its id is there already (ids are content addresses:
     /// the row there holds the same bytes). Returns the stored row.
     @discardableResult
@@ -44,7 +44,7 @@ extension StoreSession {
     }
 }
 
-extension StoreSession {
+extension TemplateOperations {
     /// Records `contentHash` as the template's; true when another hash was recorded before (the
     /// template changed since it was last seen: the caller re-pushes its events). The first
     /// record of a template is no change. Of two instances recording the same change, one gets true.
@@ -72,7 +72,7 @@ extension StoreSession {
                 AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.event_id = events.id AND jobs.kind = \(Job.repushKind) AND jobs.state IN ('pending', 'running'))
                 ORDER BY id
                 """).map { try $0.string("id") }
-            return try events.map { try createJob(kind: Job.repushKind, eventID: $0, now: now) }
+            return try events.map { try session.jobs.createJob(kind: Job.repushKind, eventID: $0, now: now) }
         }
     }
 

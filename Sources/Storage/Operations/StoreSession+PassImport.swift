@@ -1,7 +1,7 @@
 public import Foundation
 import PassIdentifiers
 
-extension StoreSession {
+extension PassOperations {
     /// Rows per multi-row `INSERT` (17 bind parameters each; PostgreSQL allows 65,535 per statement,
     /// SQLite 32,766).
     static let importChunk = 1_000
@@ -52,11 +52,11 @@ extension StoreSession {
             var new = passes.filter { pass in pass.externalID.map { existing[$0] == nil } ?? true }
             // The orders the new passes are issued in: the event's own of that id, or new.
             let wanted = Set(new.compactMap(\.orderID)).compactMap { given[$0] }.sorted { $0.id < $1.id }
-            let found = try ordersNamed(eventID: eventID, keys: wanted.compactMap(\.externalID))
+            let found = try session.orders.ordersNamed(eventID: eventID, keys: wanted.compactMap(\.externalID))
             var stored: [String: StoredOrder] = [:]
             for order in wanted { stored[order.id] = order.externalID.flatMap { found[$0] } }
             let created = wanted.filter { stored[$0.id] == nil }
-            for order in try insertOrders(created, eventID: eventID, now: now) { stored[order.id] = order }
+            for order in try session.orders.insertOrders(created, eventID: eventID, now: now) { stored[order.id] = order }
             for index in new.indices {
                 guard let id = new[index].orderID, let order = stored[id] else { continue }
                 new[index].orderID = order.id
@@ -149,8 +149,8 @@ extension StoreSession {
         for row in ids { idBySerial[SerialNumber(trusted: try row.string("serial_number"))] = try row.int64("id") }
         if !idBySerial.isEmpty {
             let ids = column("p.id", in: Array(idBySerial.values).sorted())
-            try enqueueGoogleObjects(where: ids, notify: false, now: now)
-            try enqueueTicketWebhooks(.ticketIssued, where: ids, now: now)
+            try session.google.enqueueGoogleObjects(where: ids, notify: false, now: now)
+            try session.webhooks.enqueueTicketWebhooks(.ticketIssued, where: ids, now: now)
         }
         return passes.compactMap { pass in
             idBySerial[pass.serialNumber].map { StoredPass(id: $0, inserted: pass, revision: revision, now: now) }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension StoreSession {
+extension PassOperations {
     /// Rows a search reads in id order before it asks the search index for the rest (below).
     public static let searchWindow = 2_000
 

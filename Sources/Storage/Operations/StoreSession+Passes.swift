@@ -1,7 +1,7 @@
 public import Foundation
 public import PassIdentifiers
 
-extension StoreSession {
+extension PassOperations {
     /// Creates a pass with a fresh revision; `.conflict` if the serial, the download token or the
     /// external id within the event exists, `.notFound` if its event does not.
     public func insertPass(_ pass: NewPass, now: Date) throws -> StoredPass {
@@ -19,8 +19,8 @@ extension StoreSession {
                 """)
             guard let row = rows.first else { throw StorageError(.backend, "insert returned no row") }
             let stored = try StoredPass(row: row)
-            try enqueueGoogleObjects(where: "p.id = \(stored.id)", notify: false, now: now)
-            try enqueueTicketWebhooks(.ticketIssued, where: "p.id = \(stored.id)", now: now)
+            try session.google.enqueueGoogleObjects(where: "p.id = \(stored.id)", notify: false, now: now)
+            try session.webhooks.enqueueTicketWebhooks(.ticketIssued, where: "p.id = \(stored.id)", now: now)
             return stored
         }
     }
@@ -47,7 +47,7 @@ extension StoreSession {
 
     /// `p.<pass columns>, e.<event columns>`, built once: every phone's fetch runs the statement.
     private static let passWithEventColumns = SQLQuery(
-        unsafeRaw: (StoredPass.columnNames.map { "p.\($0)" } + eventColumnNames.map { "e.\($0)" }).joined(separator: ", ")
+        unsafeRaw: (StoredPass.columnNames.map { "p.\($0)" } + EventOperations.eventColumnNames.map { "e.\($0)" }).joined(separator: ", ")
     )
 
     public func pass(downloadTokenHash: [UInt8]) throws -> StoredPass? {
@@ -155,7 +155,7 @@ extension StoreSession {
                 UPDATE passes SET language = \(target.language) WHERE id = \(current.id) RETURNING \(StoredPass.columns)
                 """)
             else { throw StorageError(.notFound, "no such pass") }
-            if let webhook { try enqueueTicketWebhooks(webhook, where: "p.id = \(current.id)", now: now) }
+            if let webhook { try session.webhooks.enqueueTicketWebhooks(webhook, where: "p.id = \(current.id)", now: now) }
             return .updated(try StoredPass(row: row), pushTokensEnqueued: 0)
         }
         // An archived event's passes change without telling phones (they see it when they ask).
@@ -172,7 +172,7 @@ extension StoreSession {
         let googleNotify = target.status != current.status || target.seat != current.seat
         let google: SQLQuery? = googleNotify || target.attendeeName != current.attendeeName
             || target.checkedInAt?.storageMillis != current.checkedInAt?.storageMillis
-            ? googleObjectEnqueue(passID: current.id, notify: googleNotify, now: now) : nil
+            ? session.google.googleObjectEnqueue(passID: current.id, notify: googleNotify, now: now) : nil
         let thisPass: SQLQuery = "r.pass_type_identifier = \(current.passTypeIdentifier) AND r.serial_number = \(current.serialNumber)"
         let owner = PushOwner(eventID: target.eventID, jobID: nil)
         if dialect == .postgres {
@@ -187,7 +187,7 @@ extension StoreSession {
             let extra: SQLQuery = alongside.map { "alongside AS (\($0))," } ?? ""
             let googleCTE: SQLQuery = google.map { ", google AS (\($0))" } ?? ""
             let hookCTE: SQLQuery = webhook.map { type in
-                ", hook AS (\(ticketWebhookStatement(type, from: "upd p", where: "true", detail: Self.detailParameter(webhookDetail), now: now)))"
+                ", hook AS (\(session.webhooks.ticketWebhookStatement(type, from: "upd p", where: "true", detail: WebhookOperations.detailParameter(webhookDetail), now: now)))"
             } ?? ""
             let statement: SQLQuery = """
                 WITH \(extra)next AS (UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value),
@@ -215,7 +215,7 @@ extension StoreSession {
         let updated = try StoredPass(row: updatedRow)
         let enqueued = archived ? 0 : try enqueuePushes(where: thisPass, owner: owner, now: now)
         if let google { try executeDeferred(google) }
-        if let webhook { try enqueueTicketWebhooks(webhook, where: "p.id = \(current.id)", detail: Self.detailParameter(webhookDetail), now: now) }
+        if let webhook { try session.webhooks.enqueueTicketWebhooks(webhook, where: "p.id = \(current.id)", detail: WebhookOperations.detailParameter(webhookDetail), now: now) }
         // After the outbox rows: the dispatcher locks outbox rows, then registrations.
         let registrations: SQLQuery = """
             UPDATE registrations SET pass_revision = \(updated.revision)
@@ -292,7 +292,7 @@ extension StoreSession {
     }
 }
 
-extension StoreSession {
+extension PassOperations {
     /// The webhook event a change of a ticket makes: cancelled, checked in, or updated when its own
     /// data changed (holder, email, seat, external id, extra fields, language, an undone check-in);
     /// nil when nothing a webhook shows changed (a re-push's new revision).

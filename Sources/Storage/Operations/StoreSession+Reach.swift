@@ -3,7 +3,7 @@ public import PassIdentifiers
 
 // Reach: which registrations hold their pass's current revision, and the tallies that count them
 // (migration 7 explains the columns, the triggers and the folding).
-extension StoreSession {
+extension ReachOperations {
     /// The changed-serials list returned `tag` to the device, listing its passes whose revision
     /// is in `(listedAfter, tag]`: their registrations remember the tag and when. Registrations
     /// already told this tag or a later one are not written. Returns how many were.

@@ -1,7 +1,7 @@
 public import Foundation
 public import PassIdentifiers
 
-extension StoreSession {
+extension RegistrationOperations {
     /// Registers a device for a pass (idempotent). The device's push token is replaced when it
     /// changed and `updated_at` is bumped either way. `.notFound` if the pass does not exist.
     ///
@@ -64,8 +64,8 @@ extension StoreSession {
             // `xmax = 0` is true only for a row this statement inserted. The pass's first device
             // (a registration inserted where the statement's view has none) is a `pass.added`
             // webhook, recorded in the same statement when an endpoint wants it.
-            let added = ticketWebhookStatement(
-                .passAdded, where: "\(thisPass) AND EXISTS (SELECT 1 FROM registration WHERE registration.inserted) AND \(noRegistration())", now: now
+            let added = session.webhooks.ticketWebhookStatement(
+                .passAdded, where: "\(thisPass) AND EXISTS (SELECT 1 FROM registration WHERE registration.inserted) AND \(session.webhooks.noRegistration())", now: now
             )
             guard let row = try first("""
                 WITH device AS (
@@ -99,7 +99,7 @@ extension StoreSession {
                 RETURNING created_at
                 """)
             if !inserted.isEmpty {
-                try enqueueTicketWebhooks(.passAdded, where: "\(thisPass) AND \(noRegistration(except: deviceLibraryIdentifier.rawValue))", now: now)
+                try session.webhooks.enqueueTicketWebhooks(.passAdded, where: "\(thisPass) AND \(session.webhooks.noRegistration(except: deviceLibraryIdentifier.rawValue))", now: now)
                 return .created
             }
             try execute("""
@@ -155,8 +155,8 @@ extension StoreSession {
                 RETURNING device_library_identifier
                 """)
             if !deleted.isEmpty {
-                try enqueueTicketWebhooks(
-                    .passRemoved, where: "p.pass_type_identifier = \(passTypeIdentifier) AND p.serial_number = \(serialNumber) AND \(noRegistration())", now: now
+                try session.webhooks.enqueueTicketWebhooks(
+                    .passRemoved, where: "p.pass_type_identifier = \(passTypeIdentifier) AND p.serial_number = \(serialNumber) AND \(session.webhooks.noRegistration())", now: now
                 )
             }
             try execute("""
@@ -251,9 +251,9 @@ extension StoreSession {
             // may leave both transactions seeing the other's device, and no webhook.
             let serials = Set(try deleted.map { try $0.string("serial_number") }).sorted()
             if !serials.isEmpty {
-                try enqueueTicketWebhooks(
+                try session.webhooks.enqueueTicketWebhooks(
                     .passRemoved,
-                    where: "p.pass_type_identifier = \(passTypeIdentifier) AND \(textColumn("p.serial_number", in: serials)) AND \(noRegistration())",
+                    where: "p.pass_type_identifier = \(passTypeIdentifier) AND \(textColumn("p.serial_number", in: serials)) AND \(session.webhooks.noRegistration())",
                     now: record?.prunedAt ?? Date()
                 )
             }

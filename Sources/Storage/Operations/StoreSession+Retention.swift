@@ -4,7 +4,7 @@ public import Foundation
 // transaction), so a sweep of a large table never holds locks for long; the caller repeats until a
 // call removes fewer than `limit`. Every timestamp comparison is strict: a row exactly as old as
 // the cutoff stays.
-extension StoreSession {
+extension RetentionOperations {
     /// Deletes up to `limit` push log entries created before `cutoff`; returns how many.
     public func deletePushLog(before cutoff: Date, limit: Int) throws -> Int {
         try execute("""

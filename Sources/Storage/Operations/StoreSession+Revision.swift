@@ -10,7 +10,7 @@ public struct RevisionAdvance: Sendable, Equatable {
 // backup moves it back behind tags phones already have; a phone then asks for changes after its
 // tag and misses every change until the counter catches up. Advancing the counter past those tags
 // is the repair, and it must only ever move forwards.
-extension StoreSession {
+extension RevisionOperations {
     /// The current value of the global revision counter: the revision the latest change took
     /// (0 on a new database). The next change takes this value plus one.
     public func currentRevision() throws -> Int64 {

@@ -3,7 +3,7 @@ public import Foundation
 // Scanner access for door staff and the sessions of the phones signed in with it (tables
 // `scanner_access` and `scanner_sessions`, migration 17). A session is valid only while it and
 // its access are: revoking the access or passing its expiry ends every session at once.
-extension StoreSession {
+extension ScannerOperations {
     private static let accessColumns = SQLQuery(unsafeRaw: """
         a.id AS access_id, a.event_id, a.name AS access_name, a.created_by, a.created_at AS access_created_at,
         a.expires_at AS access_expires_at, a.revoked_at

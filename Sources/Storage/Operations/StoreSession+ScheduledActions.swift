@@ -10,7 +10,7 @@ public import Foundation
 /// changing a pending row (an organizer editing or cancelling it) locks it first
 /// (`lockedScheduledAction`) and checks it is still pending: of an edit and an application at
 /// once, the second waits for the first and then sees what it did.
-extension StoreSession {
+extension ScheduleOperations {
     public func insertScheduledAction(_ action: ScheduledAction) throws {
         try execute("""
             INSERT INTO scheduled_actions (id, event_id, kind, due_at, state, payload, reason, job_id, created_at, updated_at, finished_at)

@@ -31,7 +31,7 @@ public struct StoredTemplate: Sendable, Equatable {
     static let columns: SQLQuery = "name, files, mapping, source_hash, created_at, updated_at"
 }
 
-extension StoreSession {
+extension TemplateOperations {
     /// Stores the template `name`, replacing the archive and mapping of one of that name (its
     /// creation time stays).
     public func saveTemplate(name: String, files: [UInt8], mapping: String, sourceHash: String, now: Date) throws {

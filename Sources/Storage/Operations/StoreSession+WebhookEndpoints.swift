@@ -7,7 +7,7 @@ public import Foundation
 // Lock order, as the webhook dispatcher takes them when it records answers: an endpoint's
 // deliveries in id order, then the endpoint row. Enqueueing inserts deliveries (a foreign-key
 // share lock on the endpoint) and locks nothing else of these.
-extension StoreSession {
+extension WebhookOperations {
     /// Creates an endpoint, enabled, subscribed to its types.
     public func createWebhookEndpoint(_ new: NewWebhookEndpoint, now: Date) throws -> WebhookEndpoint {
         try transaction {

@@ -6,7 +6,7 @@ import Foundation
 // checked once per statement), so with no subscriber it writes nothing. The statements are
 // deferred (`executeDeferred`) or joined to the change's own statement, so on PostgreSQL a change
 // costs no round trip more for its webhooks, wanted or not.
-extension StoreSession {
+extension WebhookOperations {
     /// The condition every enqueueing statement carries: an enabled endpoint wants `type`.
     func webhookWanted(_ type: WebhookEventType) -> SQLQuery {
         "EXISTS (SELECT 1 FROM webhook_subscriptions WHERE event_type = \(type.rawValue))"

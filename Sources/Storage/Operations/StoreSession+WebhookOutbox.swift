@@ -2,7 +2,7 @@ public import Foundation
 
 // The webhook outbox (migration 23): claiming deliveries with what they send, recording each
 // attempt beside the settlement, the endpoints' delivery logs, redelivery, counts and retention.
-extension StoreSession {
+extension WebhookOperations {
     /// The enabled endpoints' ids, in id order.
     public func enabledWebhookEndpointIDs() throws -> [String] {
         try execute("SELECT id FROM webhook_endpoints WHERE enabled = 1 ORDER BY id").map { try $0.string("id") }
@@ -15,7 +15,7 @@ extension StoreSession {
     public func claimWebhooks(budgets: [(endpointID: String, limit: Int)], now: Date, lease: Duration) throws -> [WebhookDeliveryRow] {
         var rows: [WebhookDeliveryRow] = []
         for budget in budgets where budget.limit > 0 {
-            rows += try claimDue(
+            rows += try session.outbox.claimDue(
                 in: .webhooks, only: "endpoint_id = \(budget.endpointID)", returning: WebhookDeliveryRow.columns, limit: budget.limit, now: now, lease: lease
             ).map(WebhookDeliveryRow.init(row:))
         }

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// The bookkeeping of one batch of answered outbox rows, applied by `StoreSession.settleOutbox` in
+/// The bookkeeping of one batch of answered outbox rows, applied by `StoreSession.outbox.settleOutbox` in
 /// a fixed number of statements whatever the batch size.
 ///
 /// Pure: `step(for:current:now:)` decides what each row becomes from the row as it is locked at

@@ -1,6 +1,6 @@
 public import Foundation
 
-extension StoreSession {
+extension OutboxOperations {
     /// Applies the bookkeeping of one batch of answered rows in one transaction and a fixed number
     /// of statements: one locks every row of the batch in lock order (the order enqueueing locks
     /// them, so the two never deadlock) and reads its generation and attempts; one deletes the rows

@@ -20,8 +20,8 @@ struct AdminAuthenticationTests {
         let app = try TestApp.start(backend)
         defer { app.stop() }
         let revoked = AdminAuthentication.newToken()
-        _ = try app.store.withSession(.write) { try $0.createAdminToken(name: "to-revoke", tokenHash: TokenVault.hash(revoked), now: Date()) }
-        #expect(try app.store.withSession(.write) { try $0.revokeAdminToken(idOrName: "to-revoke", now: Date()) } == 1)
+        _ = try app.store.withSession(.write) { try $0.admin.createAdminToken(name: "to-revoke", tokenHash: TokenVault.hash(revoked), now: Date()) }
+        #expect(try app.store.withSession(.write) { try $0.admin.revokeAdminToken(idOrName: "to-revoke", now: Date()) } == 1)
 
         let routes = app.application.routes.filter { $0.pattern.hasPrefix("/admin/v1/") }
         #expect(routes.count == AdminController.routes.count)

@@ -35,7 +35,7 @@ struct AdminEarlyRefusalTests {
         let fixture = try ProcessFixture(.sqlite)
         // For the control at the end: an admin whose bodies the server does read.
         let token = AdminAuthentication.newToken()
-        _ = try fixture.store.withSession(.write) { try $0.createAdminToken(name: "control", tokenHash: TokenVault.hash(token), now: Date()) }
+        _ = try fixture.store.withSession(.write) { try $0.admin.createAdminToken(name: "control", tokenHash: TokenVault.hash(token), now: Date()) }
         fixture.store.close()
         let server = try fixture.launch()
         defer { server.forceKill() }

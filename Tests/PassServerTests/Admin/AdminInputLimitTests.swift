@@ -10,8 +10,8 @@ import Testing
 struct AdminInputLimitTests {
     /// What the store holds for an event: the fields a refused change must leave alone.
     private func snapshot(_ app: TestApp, event: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let stored = try #require(try app.store.withSession(.read) { try $0.event(id: event) }, sourceLocation: sourceLocation)
-        let jobs = try app.store.withSession(.read) { try $0.jobs(eventID: event, limit: 100) }.count
+        let stored = try #require(try app.store.withSession(.read) { try $0.events.event(id: event) }, sourceLocation: sourceLocation)
+        let jobs = try app.store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 100) }.count
         return "\(stored.name)|\(stored.venue)|\(stored.startsAt.timeIntervalSince1970)|\(String(describing: stored.endsAt))|\(stored.timeZone)|\(stored.revision)|jobs=\(jobs)"
     }
 
@@ -76,10 +76,10 @@ struct AdminInputLimitTests {
         let event = try app.createEvent()
         let serial = try app.issueTicket(event: event)
         let before = try snapshot(app, event: event)
-        let revision = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }).revision
+        let revision = try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }).revision
         expectRefused(try await app.adminOffPool("PATCH", "/admin/v1/events/\(event)", json: #"{"startsAt":"\#(late)","timeZone":"UTC"}"#), naming: "pass", "patch")
         #expect(try snapshot(app, event: event) == before, "no change and no re-push job")
-        #expect(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }?.revision == revision)
+        #expect(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }?.revision == revision)
         let download = try await app.requestOffPool("GET", try AdminSupport.path(of: try await app.adminOffPool("GET", "/admin/v1/tickets/\(serial)").jsonObject?["downloadURL"] as? String))
         #expect(download.status == 200, "the event's passes still build")
     }
@@ -90,7 +90,7 @@ struct AdminInputLimitTests {
         defer { app.stop() }
         let event = try app.createEvent()
         let serial = try app.issueTicket(event: event, attendee: "Ada Lovelace")
-        let before = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
+        let before = try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
         let zalgo = "A" + String(repeating: "\u{0301}", count: 150_000)
         #expect(zalgo.count == 1, "one grapheme cluster")
 
@@ -100,11 +100,11 @@ struct AdminInputLimitTests {
         let sevenSeats = "7" + String(repeating: "\u{0301}", count: 64)
         expectRefused(try await app.adminOffPool("PATCH", "/admin/v1/tickets/\(serial)", json: #"{"seat":"\#(sevenSeats)"}"#), naming: "seat", "seat of 65 scalars")
 
-        let after = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
+        let after = try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
         #expect(after == before, "the ticket is unchanged")
-        #expect(try app.store.withSession(.read) { try $0.passes(eventID: event, limit: 10) }.count == 1, "no ticket was issued")
+        #expect(try app.store.withSession(.read) { try $0.passes.passes(eventID: event, limit: 10) }.count == 1, "no ticket was issued")
         #expect(try await app.adminOffPool("GET", "/admin/v1/tickets/\(serial)").jsonObject?["attendeeName"] as? String == "Ada Lovelace")
-        #expect(try app.store.withSession(.read) { try $0.event(id: event) }?.name == "Swift Night")
+        #expect(try app.store.withSession(.read) { try $0.events.event(id: event) }?.name == "Swift Night")
 
         // 200 scalars (100 decomposed "é") fit; 201 do not.
         let twoHundred = String(repeating: "e\u{0301}", count: 100)
@@ -118,7 +118,7 @@ struct AdminInputLimitTests {
         defer { app.stop() }
         let event = try app.createEvent()
         let serial = try app.issueTicket(event: event)
-        let before = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
+        let before = try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
         let eventBefore = try snapshot(app, event: event)
         let cases: [(String, String, String, String)] = [
             ("POST", "/admin/v1/events", #"{"name":"N","venue":"V","startsAt":"2027-03-01T19:00:00Z","endsAt":null}"#, "endsAt"),
@@ -148,8 +148,8 @@ struct AdminInputLimitTests {
             expectRefused(try await app.adminOffPool("GET", "/admin/v1/events/\(event)/tickets?\(query)"), naming: String(query.prefix { $0 != "=" }), query)
         }
         #expect(try eventCount(app) == 1)
-        #expect(try app.store.withSession(.read) { try $0.passes(eventID: event, limit: 10) }.count == 1)
-        #expect(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") } == before)
+        #expect(try app.store.withSession(.read) { try $0.passes.passes(eventID: event, limit: 10) }.count == 1)
+        #expect(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") } == before)
         #expect(try snapshot(app, event: event) == eventBefore)
         // What the document allows still works: null clears seat and email, spaces are trimmed.
         let cleared = try await app.adminOffPool("PATCH", "/admin/v1/tickets/\(serial)", json: #"{"seat":null,"attendeeEmail":null,"attendeeName":"  Grace Hopper "}"#)

@@ -13,7 +13,7 @@ struct AdminRoleTests {
     static func token(_ app: TestApp, role: AdminRole) throws -> String {
         let token = AdminAuthentication.newToken()
         _ = try app.store.withSession(.write) { session in
-            try session.createAdminToken(name: "\(role.rawValue)-\(UUID().uuidString.prefix(8))", role: role, tokenHash: TokenVault.hash(token), now: Date())
+            try session.admin.createAdminToken(name: "\(role.rawValue)-\(UUID().uuidString.prefix(8))", role: role, tokenHash: TokenVault.hash(token), now: Date())
         }
         return token
     }

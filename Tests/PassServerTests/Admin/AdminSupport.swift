@@ -72,7 +72,7 @@ enum AdminSupport {
         let now = Date()
         return try store.transaction { session in
             try (0..<count).map { index in
-                try session.insertPass(newPass(event: event, vault: vault, passType: passType, attendee: "Attendee \(index)"), now: now)
+                try session.passes.insertPass(newPass(event: event, vault: vault, passType: passType, attendee: "Attendee \(index)"), now: now)
             }
         }
     }

@@ -60,7 +60,7 @@ struct ConcurrentEditTests {
                 app, ("PATCH", "/admin/v1/tickets/\(serial)", #"{"attendeeName":"After"}"#),
                 ("POST", "/admin/v1/tickets/\(serial)/cancel", #"{"reason":"refund"}"#)
             )
-            let stored = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
+            let stored = try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
             #expect(cancel.status == 200, "round \(round): cancel answered \(cancel.status) \(cancel.text)")
             #expect(cancel.jsonObject?["status"] as? String == "cancelled")
             #expect(stored.status == .cancelled)
@@ -114,7 +114,7 @@ struct ConcurrentEditTests {
             #expect(refused.errorCode == "invalid_fields")
             #expect(refused.text.contains("endsAt"))
             if end.status == 200 { endFirst += 1 } else { startFirst += 1 }
-            let stored = try #require(try app.store.withSession(.read) { try $0.event(id: id) })
+            let stored = try #require(try app.store.withSession(.read) { try $0.events.event(id: id) })
             let ends = try #require(stored.endsAt)
             #expect(ends >= stored.startsAt, "round \(round): stored end before start")
         }

@@ -20,7 +20,7 @@ struct DownloadLinkTests {
         let serial = try app.issueTicket(event: try app.createEvent())
         let original = try downloadPath(try await app.adminOffPool("GET", "/admin/v1/tickets/\(serial)").jsonObject)
         #expect(try await app.requestOffPool("GET", original).status == 200)
-        let revision = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }).revision
+        let revision = try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }).revision
 
         let rotated = try await app.adminOffPool("POST", "/admin/v1/tickets/\(serial)/download-link")
         #expect(rotated.status == 200, "\(rotated.text)")
@@ -33,7 +33,7 @@ struct DownloadLinkTests {
         #expect(download.header("Content-Type") == "application/vnd.apple.pkpass")
         #expect(try downloadPath(try await app.adminOffPool("GET", "/admin/v1/tickets/\(serial)").jsonObject) == second, "the ticket shows the new link")
         #expect(try app.store.withSession(.read) {
-            try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)")
+            try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)")
         }?.revision == revision,
                 "the pass does not change, so nothing is pushed")
 

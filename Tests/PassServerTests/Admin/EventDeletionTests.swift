@@ -54,7 +54,7 @@ struct EventDeletionTests {
         // Not yet fetched: the sweep keeps the rows (the same sweep removes them below).
         #expect(try app.admin("GET", "/admin/v1/tickets/\(other)").status == 200)
         #expect(try Self.sweep(app)?.deletedEvents == 0)
-        #expect(try app.store.withSession(.read) { try $0.event(id: event) }?.deletingAt != nil)
+        #expect(try app.store.withSession(.read) { try $0.events.event(id: event) }?.deletingAt != nil)
 
         let changed = try phone.changedSerials(since: tag)
         #expect(changed.serials == [serial])
@@ -66,7 +66,7 @@ struct EventDeletionTests {
         #expect(try app.admin("GET", "/admin/v1/tickets/\(other)").status == 200)
         let removed = try #require(try Self.sweep(app))
         #expect(removed.deletedEvents == 1 && removed.deletedPasses == 1 && removed.devices == 1, "\(removed)")
-        #expect(try app.store.withSession(.read) { try $0.event(id: event) } == nil)
+        #expect(try app.store.withSession(.read) { try $0.events.event(id: event) } == nil)
         let rows = try app.store.execute("SELECT count(*) AS n FROM passes WHERE event_id = \(event)")
         #expect(try rows.first?.int64("n") == 0)
         #expect([401, 404].contains(try phone.fetch(serial).status), "the pass is gone")
@@ -90,7 +90,7 @@ struct EventDeletionTests {
         #expect(try Self.sweep(app, now: Date().addingTimeInterval(3_000), grace: 3_600)?.deletedEvents == 0)
         let removed = try #require(try Self.sweep(app, now: Date().addingTimeInterval(3_700), grace: 3_600, batchSize: 2))
         #expect(removed.deletedEvents == 1 && removed.deletedPasses == 8 && removed.devices == 5, "\(removed)")
-        #expect(try app.store.withSession(.read) { try $0.event(id: event) } == nil)
+        #expect(try app.store.withSession(.read) { try $0.events.event(id: event) } == nil)
         for table in ["event_tallies", "event_tally_changes", "event_devices", "jobs", "registrations", "orders"] {
             let rows = try app.store.execute("SELECT count(*) AS n FROM \(unsafeRaw: table) WHERE event_id = \(event)")
             #expect(try rows.first?.int64("n") == 0, "\(table)")

@@ -82,7 +82,7 @@ struct EventDesignTests {
         #expect(body["kind"] as? String == "strip")
         #expect(body["width"] as? Int == 375 && body["height"] as? Int == 98)
         let id = try #require(body["id"] as? String)
-        let stored = try #require(try app.store.withSession(.read) { try $0.passImage(id: id) })
+        let stored = try #require(try app.store.withSession(.read) { try $0.images.passImage(id: id) })
         #expect(Self.pngSize(stored.image1x).map { [$0.0, $0.1] } == [375, 98])
         #expect(Self.pngSize(stored.image2x).map { [$0.0, $0.1] } == [750, 196])
         #expect(Self.pngSize(stored.image3x).map { [$0.0, $0.1] } == [1125, 294])
@@ -110,7 +110,7 @@ struct EventDesignTests {
             let response = try upload(query)
             try #require(response.status == 201, "\(query): \(response.text)")
             let id = try #require(response.jsonObject?["id"] as? String)
-            let stored = try #require(try app.store.withSession(.read) { try $0.passImage(id: id) })
+            let stored = try #require(try app.store.withSession(.read) { try $0.images.passImage(id: id) })
             #expect([stored.image1x, stored.image2x, stored.image3x].allSatisfy { $0[25] == colourType }, "\(query): PNG colour type \(colourType)")
             #expect(response.jsonObject?["bytes"] as? Int == stored.image1x.count + stored.image2x.count + stored.image3x.count)
         }
@@ -178,7 +178,7 @@ struct EventDesignTests {
         #expect((pass["featuredActions"] as? [[String: Any]])?.count == 1)
 
         // The design's images are in the bundle, byte for byte, and the manifest covers every file.
-        let stored = try #require(try app.store.withSession(.read) { try $0.passImage(id: strip) })
+        let stored = try #require(try app.store.withSession(.read) { try $0.images.passImage(id: strip) })
         #expect(files["strip@2x.png"] == stored.image2x && files["strip.png"] == stored.image1x && files["strip@3x.png"] == stored.image3x)
         #expect(files["logo@3x.png"] != nil)
         let manifestFile = try #require(files["manifest.json"])

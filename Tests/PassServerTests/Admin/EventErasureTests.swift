@@ -61,7 +61,7 @@ struct EventErasureTests {
         let phone = Phone(app: app)
         #expect(try phone.register(serials[1]).status == 201)
         let passes = try app.store.withSession(.read) { session in
-            try serials.map { try #require(try session.pass(passTypeIdentifier: app.passType, serialNumber: SerialNumber($0)!)) }
+            try serials.map { try #require(try session.passes.pass(passTypeIdentifier: app.passType, serialNumber: SerialNumber($0)!)) }
         }
         try app.store.transaction { session in
             try session.execute("""
@@ -120,13 +120,13 @@ struct EventErasureTests {
         let day: TimeInterval = 86_400
         func event(_ name: String, startsDaysAgo start: Double, endsDaysAgo end: Double?) throws -> String {
             let event = try store.withSession(.write) {
-                try $0.createEvent(NewEvent(
+                try $0.events.createEvent(NewEvent(
                     name: name, venue: "Hall", startsAt: now.addingTimeInterval(-start * day), endsAt: end.map { now.addingTimeInterval(-$0 * day) },
                     timeZone: "UTC", template: "event-ticket"
                 ), now: now)
             }
             _ = try store.withSession(.write) {
-                try $0.insertPass(NewPass(
+                try $0.passes.insertPass(NewPass(
                     passTypeIdentifier: "pass.com.example.ticket", serialNumber: SerialNumber(event.id)!,
                     authenticationTokenHash: Array(("auth-" + name).utf8), downloadTokenHash: Array(("download-" + name).utf8),
                     eventID: event.id, attendeeName: "Holder of \(name)", attendeeEmail: "holder@\(name.lowercased()).example", seat: "S1"
@@ -141,7 +141,7 @@ struct EventErasureTests {
         let upcoming = try event("Next", startsDaysAgo: -3, endsDaysAgo: -4)
         func holders() throws -> [String: String] {
             try Dictionary(uniqueKeysWithValues: [endedLongAgo, startedLongAgo, endedRecently, upcoming].map { id in
-                (id, try store.withSession(.read) { try $0.passes(eventID: id, limit: 1) }.first?.attendeeName ?? "?")
+                (id, try store.withSession(.read) { try $0.passes.passes(eventID: id, limit: 1) }.first?.attendeeName ?? "?")
             })
         }
         func sweep(_ days: Int?) throws -> RetentionSweep.Removed? {
@@ -156,7 +156,7 @@ struct EventErasureTests {
         let after = try holders()
         #expect(after[endedLongAgo] == "" && after[startedLongAgo] == "")
         #expect(after[endedRecently] == "Holder of Long" && after[upcoming] == "Holder of Next")
-        let erasedAt = try store.withSession(.read) { try $0.event(id: endedLongAgo) }?.erasedAt
+        let erasedAt = try store.withSession(.read) { try $0.events.event(id: endedLongAgo) }?.erasedAt
         #expect(erasedAt.map { abs($0.timeIntervalSince(now)) < 1 } == true)
         #expect(try sweep(5)?.erasedEvents == 0, "an erased event is not erased again")
     }

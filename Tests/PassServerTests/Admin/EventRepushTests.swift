@@ -32,7 +32,7 @@ struct EventRepushTests {
                 var held = [passes[device % 1_000]]
                 if device < 300 { held.append(passes[device + 500]) }
                 for pass in held {
-                    _ = try session.upsertRegistration(
+                    _ = try session.registrations.upsertRegistration(
                         deviceLibraryIdentifier: "device-\(device)", pushToken: .hex(token),
                         passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: now
                     )
@@ -72,7 +72,7 @@ struct EventRepushTests {
         }
         #expect(pushes.allSatisfy { $0.topic == app.passTypeIdentifier && $0.status == 200 })
 
-        let after = try app.store.withSession(.read) { try $0.passes(eventID: event, limit: 2_000) }
+        let after = try app.store.withSession(.read) { try $0.passes.passes(eventID: event, limit: 2_000) }
         #expect(after.count == 1_000)
         #expect(after.allSatisfy { $0.revision > maxRevisionBefore })
         let fetched = try Phone(app: app, deviceLibraryIdentifier: "device-7", pushToken: tokens[7]).fetch(passes[7].serialNumber.rawValue)
@@ -88,7 +88,7 @@ struct EventRepushTests {
         defer { app.stop() }
         let event = try app.createEvent(venue: "Tokyo Hall")
         _ = try app.issueTicket(event: event)
-        let jobs = { try app.store.withSession(.read) { try $0.jobs(eventID: event, limit: 10) } }
+        let jobs = { try app.store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 10) } }
         let edit = try app.admin("PATCH", "/admin/v1/events/\(event)", json: #"{"venue":"Tokyo Hall"}"#)
         #expect(edit.status == 200)
         let body = try #require(edit.jsonObject, "\(edit.text)")

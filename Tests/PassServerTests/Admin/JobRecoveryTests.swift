@@ -15,7 +15,7 @@ struct JobRecoveryTests {
         let count = 4_000
         let batch = 2
         let (event, passes) = try fixture.event(tickets: count)
-        let (_, created) = try fixture.store.withSession(.write) { try $0.updateEvent(id: event, change: EventChange(venue: "Kyoto Hall"), now: Date()) }
+        let (_, created) = try fixture.store.withSession(.write) { try $0.events.updateEvent(id: event, change: EventChange(venue: "Kyoto Hall"), now: Date()) }
         let job = try #require(created)
         #expect(job.total == Int64(count))
         // Every revision after this one is handed out by the job: one per batch.
@@ -27,7 +27,7 @@ struct JobRecoveryTests {
         let started = await Self.killWhenStarted(pid: first.process.processIdentifier, job: job.id, store: fixture.store)
         first.forceKill()
         #expect(started, "the job never started: \(first.standardError.suffix(2_000))")
-        let atKill = try #require(try fixture.store.withSession(.read) { try $0.job(id: job.id) })
+        let atKill = try #require(try fixture.store.withSession(.read) { try $0.jobs.job(id: job.id) })
         #expect(atKill.done > 0)
         #expect(atKill.done < atKill.total, "killed before the job finished")
         #expect(atKill.state == .running)
@@ -35,16 +35,16 @@ struct JobRecoveryTests {
         let second = try fixture.launch(extra: settings)
         defer { second.forceKill() }
         try await eventually("the job done by the second process: \(second.standardError.suffix(2_000))", timeout: 90) {
-            try fixture.store.withSession(.read) { try $0.job(id: job.id) }?.state == .done
+            try fixture.store.withSession(.read) { try $0.jobs.job(id: job.id) }?.state == .done
         }
-        let final = try #require(try fixture.store.withSession(.read) { try $0.job(id: job.id) })
+        let final = try #require(try fixture.store.withSession(.read) { try $0.jobs.job(id: job.id) })
         #expect(final.done == Int64(count))
         #expect(final.total == Int64(count))
 
         // Proof of "exactly once": the job took exactly count/batch revisions (one per batch, each
         // batch at most `batch` passes) and every pass carries one of them, so no pass was bumped
         // twice and none was skipped.
-        let after = try fixture.store.withSession(.read) { try $0.passes(eventID: event, limit: count + 1) }
+        let after = try fixture.store.withSession(.read) { try $0.passes.passes(eventID: event, limit: count + 1) }
         #expect(after.count == count)
         let counterAfterJob = try AdminSupport.revisionCounter(fixture.store)
         #expect(counterAfterJob - counterAfterEdit == Int64(count / batch))
@@ -58,7 +58,7 @@ struct JobRecoveryTests {
 
     /// SIGKILLs `pid` as soon as the job has committed a batch.
     static func killWhenStarted(pid: Int32, job: String, store: any Store) async -> Bool {
-        let killed = await ServerProcess.killAsSoonAs { ((try? store.withSession(.read) { try $0.job(id: job) })?.done ?? 0) > 0 ? pid : nil }
+        let killed = await ServerProcess.killAsSoonAs { ((try? store.withSession(.read) { try $0.jobs.job(id: job) })?.done ?? 0) > 0 ? pid : nil }
         return killed == pid
     }
 
@@ -80,11 +80,11 @@ struct JobRecoveryTests {
         #expect(lines.last?.hasSuffix("done: 50/50 passes bumped") == true, "\(lines)")
         #expect(!result.standardOutput.contains("\r"), "no progress bar when not on a terminal")
 
-        let jobs = try fixture.store.withSession(.read) { try $0.jobs(eventID: event, limit: 5) }
+        let jobs = try fixture.store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 5) }
         #expect(jobs.count == 1)
         #expect(jobs.first?.state == .done)
         #expect(jobs.first?.done == 50)
-        #expect(try fixture.store.withSession(.read) { try $0.passes(eventID: event, limit: 100) }.allSatisfy { $0.revision > before })
+        #expect(try fixture.store.withSession(.read) { try $0.passes.passes(eventID: event, limit: 100) }.allSatisfy { $0.revision > before })
 
         let unknown = try PassServerExecutable.run(["repush", "--event", "nope"], environment: ["DATABASE_URL": fixture.databaseURL])
         #expect(unknown.status != 0)

@@ -37,7 +37,7 @@ struct ScaleOutRepushTests {
                 let tokens = passes.map { _ in Phone.randomPushToken() }
                 try fixture.store.transaction { session in
                     for (pass, token) in zip(passes, tokens) {
-                        _ = try session.upsertRegistration(
+                        _ = try session.registrations.upsertRegistration(
                             deviceLibraryIdentifier: "device\(pass.id)", pushToken: .hex(token),
                             passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, now: Date()
                         )
@@ -45,7 +45,7 @@ struct ScaleOutRepushTests {
                 }
                 self.tokens = tokens
                 adminToken = AdminAuthentication.newToken()
-                _ = try fixture.store.withSession(.write) { try $0.createAdminToken(name: "scale-out", tokenHash: TokenVault.hash(adminToken), now: Date()) }
+                _ = try fixture.store.withSession(.write) { try $0.admin.createAdminToken(name: "scale-out", tokenHash: TokenVault.hash(adminToken), now: Date()) }
             } catch {
                 fake.shutdown()
                 fixture.store.close()
@@ -112,7 +112,7 @@ struct ScaleOutRepushTests {
         /// Each pass bumped exactly once: the job took one revision per batch, every pass carries
         /// one of them, and each revision covers one full batch of passes.
         func expectBumpedOnce(since counterAfterEdit: Int64, batch: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
-            let passes = try fixture.store.withSession(.read) { try $0.passes(eventID: event, limit: ScaleOutRepushTests.passCount + 1) }
+            let passes = try fixture.store.withSession(.read) { try $0.passes.passes(eventID: event, limit: ScaleOutRepushTests.passCount + 1) }
             let counter = try AdminSupport.revisionCounter(fixture.store)
             let batches = ScaleOutRepushTests.passCount / batch
             #expect(passes.count == ScaleOutRepushTests.passCount, sourceLocation: sourceLocation)
@@ -157,9 +157,9 @@ struct ScaleOutRepushTests {
         let batch = 250
         let store = setup.fixture.store
         try await setup.withServers(jobBatch: batch, jobLease: "60s", pushLease: "60s") { servers, job, counterAfterEdit in
-            try await Self.wait("job done", timeout: 120) { try store.withSession(.read) { try $0.job(id: job) }?.state == .done }
-            try await Self.wait("outbox drained", timeout: 180) { try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0] }
-            let final = try #require(try store.withSession(.read) { try $0.job(id: job) })
+            try await Self.wait("job done", timeout: 120) { try store.withSession(.read) { try $0.jobs.job(id: job) }?.state == .done }
+            try await Self.wait("outbox drained", timeout: 180) { try store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }.summary == [0, 0, 0] }
+            let final = try #require(try store.withSession(.read) { try $0.jobs.job(id: job) })
             #expect(final.done == Int64(Self.passCount))
             try setup.expectBumpedOnce(since: counterAfterEdit, batch: batch)
             #expect(servers.map(Self.startedLines).reduce(0, +) == 1, "the job was started once, by one process")
@@ -182,14 +182,14 @@ struct ScaleOutRepushTests {
             )
             let survivor = servers[1 - killed]
             // Pushes claimed at the kill: the dead process's may have reached the fake unrecorded.
-            let inFlightAtKill = try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.inFlight
-            let atKill = try #require(try store.withSession(.read) { try $0.job(id: job) })
+            let inFlightAtKill = try store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }.inFlight
+            let atKill = try #require(try store.withSession(.read) { try $0.jobs.job(id: job) })
             #expect(atKill.done > 0 && atKill.done < atKill.total, "killed mid-job (\(atKill.done)/\(atKill.total))")
 
-            try await Self.wait("job done by the other process", timeout: 120) { try store.withSession(.read) { try $0.job(id: job) }?.state == .done }
-            try await Self.wait("outbox drained", timeout: 180) { try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0] }
+            try await Self.wait("job done by the other process", timeout: 120) { try store.withSession(.read) { try $0.jobs.job(id: job) }?.state == .done }
+            try await Self.wait("outbox drained", timeout: 180) { try store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }.summary == [0, 0, 0] }
             #expect(Self.startedLines(survivor) == 1, "the survivor resumed the job")
-            let final = try #require(try store.withSession(.read) { try $0.job(id: job) })
+            let final = try #require(try store.withSession(.read) { try $0.jobs.job(id: job) })
             #expect(final.done == Int64(Self.passCount))
             try setup.expectBumpedOnce(since: counterAfterEdit, batch: batch)
 
@@ -207,7 +207,7 @@ struct ScaleOutRepushTests {
         let pids = servers.map(\.process.processIdentifier)
         let logs = servers.map(\.errorPath)
         let killed = await ServerProcess.killAsSoonAs {
-            guard let current = try? store.withSession(.read, { try $0.job(id: job) }), current.done >= after else { return nil }
+            guard let current = try? store.withSession(.read, { try $0.jobs.job(id: job) }), current.done >= after else { return nil }
             let runner = logs.firstIndex { ((try? String(contentsOfFile: $0, encoding: .utf8)) ?? "").contains("re-push job started") }
             return runner.map { pids[$0] }
         }

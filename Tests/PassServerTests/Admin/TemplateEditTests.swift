@@ -37,7 +37,7 @@ struct TemplateEditTests {
             try app.store.withSession(.read) { try $0.execute("SELECT name FROM template_versions").count } == 1
         }
         let pushesBefore = fake.pushes.count
-        #expect(try app.store.withSession(.read) { try $0.jobs(eventID: event, limit: 5) }.isEmpty, "no re-push before the edit")
+        #expect(try app.store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 5) }.isEmpty, "no re-push before the edit")
 
         let path = passes + "/event-ticket/pass.json"
         let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "rgb(28, 36, 64)", with: "rgb(120, 10, 40)")
@@ -51,6 +51,6 @@ struct TemplateEditTests {
         #expect(after.status == 200, "never a 304 for a changed bundle")
         #expect(after.header("Last-Modified") != lastModified)
         #expect(try PassArchive.passJSON(after.body)["backgroundColor"] as? String == "rgb(120, 10, 40)")
-        #expect(try app.store.withSession(.read) { try $0.jobs(eventID: event, limit: 5) }.count == 1, "one re-push for one edit")
+        #expect(try app.store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 5) }.count == 1, "one re-push for one edit")
     }
 }

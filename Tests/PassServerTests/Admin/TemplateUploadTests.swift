@@ -12,7 +12,7 @@ import Testing
 @Suite("Admin API: templates from Pass Designer", .offCooperativePool, .timeLimit(.minutes(5)))
 struct TemplateUploadTests {
     static func storedCount(_ app: TestApp) throws -> Int {
-        try app.store.withSession(.read) { try $0.storedTemplateNames().count }
+        try app.store.withSession(.read) { try $0.templates.storedTemplateNames().count }
     }
 
     static func createEvent(_ app: TestApp, template: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
@@ -194,7 +194,7 @@ struct TemplateUploadTests {
         }
         #expect(try app.admin("PUT", "/admin/v1/templates/event-ticket/mapping", json: #"{"mapping": {}}"#).errorCode == "folder_template")
         #expect(try app.admin("PUT", "/admin/v1/templates/none/mapping", json: #"{"mapping": {}}"#).status == 404)
-        #expect(try app.store.withSession(.read) { try $0.jobs(eventID: event, limit: 5) }.isEmpty)
+        #expect(try app.store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 5) }.isEmpty)
 
         let mapping = #"{"mapping": {"eventTitle": "eventName", "startDate": "startsAt", "location": "venue", "holder": "constant", "seatInfo": "seat", "tier": "extra.tier"}}"#
         let saved = try app.admin("PUT", "/admin/v1/templates/gala/mapping", json: mapping)
@@ -236,7 +236,7 @@ struct TemplateUploadTests {
         try #require(chosen.status == 200, "\(chosen.text)")
         let event = try Self.createEvent(app, template: "gala")
         let serial = try app.issueTicket(event: event)
-        let revision = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }).revision
+        let revision = try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }).revision
 
         let replaced = try DesignerFolder.upload(app, try DesignerFolder.archive(background: "rgb(10, 90, 40)"), name: "gala")
         try #require(replaced.status == 200, "\(replaced.text)")
@@ -244,7 +244,7 @@ struct TemplateUploadTests {
         #expect((template["mapping"] as? [String: String])?["tier"] == "serialNumber", "a field still there keeps its mapping")
         #expect((replaced.jsonObject?["jobs"] as? [Any])?.count == 1)
         try await eventually("the event's passes are re-pushed", timeout: 60) {
-            try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }?.revision ?? 0 > revision
+            try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }?.revision ?? 0 > revision
         }
         let pass = try PassArchive.passJSON(try Self.download(app, serial: serial))
         #expect(pass["backgroundColor"] as? String == "rgb(10, 90, 40)")
@@ -271,11 +271,11 @@ struct TemplateUploadTests {
         let options = try second.admin("GET", "/admin/v1/templates").jsonObject?["templates"] as? [[String: Any]]
         #expect(options?.contains { $0["name"] as? String == "gala" } == true)
 
-        let revision = try #require(try second.store.withSession(.read) { try $0.pass(passTypeIdentifier: second.passType, serialNumber: "\(serial)") }).revision
+        let revision = try #require(try second.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: second.passType, serialNumber: "\(serial)") }).revision
         try #require(try first.admin("PUT", "/admin/v1/templates/gala/mapping", json: #"{"mapping": {"holder": "serialNumber"}}"#).status == 200)
         // The re-push bumps the pass; whichever instance builds it then uses the new mapping.
         try await eventually("the pass is re-pushed", timeout: 60) {
-            try second.store.withSession(.read) { try $0.pass(passTypeIdentifier: second.passType, serialNumber: "\(serial)") }?.revision ?? 0 > revision
+            try second.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: second.passType, serialNumber: "\(serial)") }?.revision ?? 0 > revision
         }
         let pass = try PassArchive.passJSON(try Self.download(second, serial: serial))
         #expect(Self.value("holder", in: pass) == serial)

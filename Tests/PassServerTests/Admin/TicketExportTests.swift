@@ -26,7 +26,7 @@ struct TicketExportTests {
             var pass = try AdminSupport.newPass(event: event, vault: app.application.passes.vault, passType: app.passTypeIdentifier, attendee: name)
             pass.attendeeEmail = "guest@example.com"
             pass.seat = "=1+1"
-            hostile.append(try app.store.withSession(.write) { try $0.insertPass(pass, now: Date()) })
+            hostile.append(try app.store.withSession(.write) { try $0.passes.insertPass(pass, now: Date()) })
         }
         // One ticket cancelled with a reason; one held by a phone that is up to date.
         #expect(try app.admin("POST", "/admin/v1/tickets/\(bulk[5].serialNumber)/cancel", json: #"{"reason":"Refunded, sorry"}"#).status == 200)
@@ -94,7 +94,7 @@ struct TicketExportTests {
         let event = try app.createEvent()
         _ = try AdminSupport.insertPasses(1_100, event: event, store: app.store, vault: app.application.passes.vault, passType: app.passTypeIdentifier)
         let admin = AdminController(store: app.store, passes: app.application.passes, logger: app.application.logger, pushesEnqueued: {}, jobCreated: {})
-        let stored = try #require(try app.store.withSession(.read) { try $0.event(id: event) })
+        let stored = try #require(try app.store.withSession(.read) { try $0.events.event(id: event) })
         let export = TicketExport(admin: admin, eventID: event, fields: admin.templateFields(of: stored), downloadURLs: true)
         var pieces: [[UInt8]] = []
         while let piece = try export.next() { pieces.append(piece) }

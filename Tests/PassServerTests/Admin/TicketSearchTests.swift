@@ -110,7 +110,7 @@ struct TicketSearchTests {
                 let object = try #require(response.jsonObject, "\(target): \(response.status) \(response.text)")
                 return String(decoding: try JSONSerialization.data(withJSONObject: object, options: .sortedKeys), as: UTF8.self)
             } + [
-                "jobs=\(try app.store.withSession(.read) { try $0.jobs(eventID: event, limit: 100) }.count)",
+                "jobs=\(try app.store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 100) }.count)",
                 "events=\(try app.store.execute("SELECT count(*) AS n FROM events").first?.int("n") ?? -1)",
             ]
         }

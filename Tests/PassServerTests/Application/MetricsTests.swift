@@ -33,7 +33,7 @@ struct MetricsTests {
         #expect(text.contains(#"passserver_registrations_pruned_total{reason="DeviceTokenNotForTopic"} 0"#))
         #expect(text.contains(#"passserver_pushes_failed_total{reason="retries_exhausted"} 0"#))
         #expect(text.contains("passserver_apns_unreachable 0"))
-        let log = try app.store.withSession(.read) { try $0.latestPushes(tokenHashes: [PushDispatcher.tokenHash(.hex(phone.pushToken))], limit: 10) }
+        let log = try app.store.withSession(.read) { try $0.outbox.latestPushes(tokenHashes: [PushDispatcher.tokenHash(.hex(phone.pushToken))], limit: 10) }
         #expect(log.count == 1)
         #expect(log.first?.outcome == "logged")
         #expect(log.first?.status == 0, "no status from APNs: nothing was sent")

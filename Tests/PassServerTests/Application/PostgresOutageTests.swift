@@ -84,14 +84,14 @@ struct PostgresOutageTests {
         for exchange in acknowledged {
             let device = try #require(exchange.device)
             let listed = try app.store.withSession(.read) {
-                try $0.serials(deviceLibraryIdentifier: "\(device)", passTypeIdentifier: app.passType, updatedAfter: nil)
+                try $0.registrations.serials(deviceLibraryIdentifier: "\(device)", passTypeIdentifier: app.passType, updatedAfter: nil)
             }
             #expect(listed.serialNumbers.map(\.rawValue) == [exchange.serial].compactMap { $0 }, "registration of \(device) acknowledged but not stored")
         }
 
         // Every push enqueued before or during the outage is delivered after it: each holder's
         // token got a push that arrived after the last accepted edit of its ticket was sent.
-        try await eventually("outbox drained", timeout: 90) { try app.store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0] }
+        try await eventually("outbox drained", timeout: 90) { try app.store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }.summary == [0, 0, 0] }
         let edits = served.filter { $0.kind == .edit && $0.status == 200 }
         let lastEdit = Dictionary(grouping: edits, by: { $0.serial ?? "" }).mapValues { $0.map(\.sentAt).max() ?? .distantPast }
         let pushes = fake.pushes.filter { $0.status == 200 }
@@ -104,7 +104,7 @@ struct PostgresOutageTests {
         // Background work resumes: a re-push job created after the outage runs to the end.
         let edited = try app.admin("PATCH", "/admin/v1/events/\(event)", json: #"{"venue":"After the outage"}"#)
         let job = try #require((edited.jsonObject?["job"] as? [String: Any])?["id"] as? String)
-        try await eventually("job done after the outage", timeout: 30) { try app.store.withSession(.read) { try $0.job(id: job) }?.state == .done }
+        try await eventually("job done after the outage", timeout: 30) { try app.store.withSession(.read) { try $0.jobs.job(id: job) }?.state == .done }
 
         // Logged once per change of state, never per attempt (per attempt would be a line every
         // 0.25–5 s of the outage, and one per request for the pool). A second, short outage seen

@@ -25,7 +25,7 @@ struct ProcessFixture {
     /// An event with `tickets` passes; returns the event id and the passes in id order.
     func event(tickets: Int) throws -> (String, [StoredPass]) {
         let event = try store.withSession(.write) {
-            try $0.createEvent(
+            try $0.events.createEvent(
                 NewEvent(name: "Night", venue: "Hall", startsAt: Date(timeIntervalSince1970: 1_800_000_000), endsAt: nil, timeZone: "UTC", template: "event-ticket"),
                 now: Date()
             )

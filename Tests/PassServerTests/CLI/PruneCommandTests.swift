@@ -66,7 +66,7 @@ struct PruneCommandTests {
         let (store, url) = try database(backend)
         defer { store.close() }
         let taken = try store.withSession(.write) {
-            try $0.acquireLease(RetentionSweep.leaseName, holder: "a running server", now: Date(), duration: .seconds(600))
+            try $0.leases.acquireLease(RetentionSweep.leaseName, holder: "a running server", now: Date(), duration: .seconds(600))
         }
         try #require(taken)
         let before = try RetentionRows.remaining(store)

@@ -13,7 +13,7 @@ struct RevisionCommandTests {
         defer { store.close() }
         try store.migrate()
         _ = try store.withSession(.write) {
-            try $0.insertPass(NewPass(
+            try $0.passes.insertPass(NewPass(
                 passTypeIdentifier: "pass.com.example.ticket", serialNumber: "S1", authenticationTokenHash: [1], downloadTokenHash: [2],
                 eventID: nil, attendeeName: "Ada", attendeeEmail: nil, seat: nil
             ), now: Date())
@@ -40,7 +40,7 @@ struct RevisionCommandTests {
         #expect(again.standardOutput == "6\n")
         let store = try openStore(url: url)
         defer { store.close() }
-        #expect(try store.withSession(.read) { try $0.currentRevision() } == 6)
+        #expect(try store.withSession(.read) { try $0.revisions.currentRevision() } == 6)
     }
 
     @Test("--by must be a positive whole number: 0, abc, -3 and a missing --by exit 64 and change nothing")

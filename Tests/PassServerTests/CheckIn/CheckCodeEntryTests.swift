@@ -100,8 +100,8 @@ struct CheckCodeEntryTests {
         try #require(try vault.checkCode(passType: passType, serial: serials[1]) == shared, "the twins' codes differ: \(shared)")
         // One twin in another event: the code is not ambiguous in either.
         try app.store.withSession(.write) { session in
-            _ = try session.insertPass(Self.pass(serials[0], event: event, vault: vault, passType: passType), now: Date())
-            _ = try session.insertPass(Self.pass(serials[1], event: other, vault: vault, passType: passType), now: Date())
+            _ = try session.passes.insertPass(Self.pass(serials[0], event: event, vault: vault, passType: passType), now: Date())
+            _ = try session.passes.insertPass(Self.pass(serials[1], event: other, vault: vault, passType: passType), now: Date())
         }
         let scanner = try Scanner(app)
         let first = try scanner.scan(shared, event: event)

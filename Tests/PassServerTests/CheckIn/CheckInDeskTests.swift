@@ -66,7 +66,7 @@ struct CheckInDeskTests {
         #expect(ticket.record?.scanner == "north door")
         #expect(ticket.unsigned == false)
         #expect(ticket.checkCode.utf8.count == 9)
-        let storedEvent = try #require(try door.app.store.withSession(.read) { try $0.event(id: event) })
+        let storedEvent = try #require(try door.app.store.withSession(.read) { try $0.events.event(id: event) })
         #expect(try door.desk.count(storedEvent) == CheckInCount(eventID: event, checkedIn: 1, total: 2))
 
         guard case .alreadyCheckedIn(let again) = try door.scan(code, gate: "South") else {
@@ -192,7 +192,7 @@ struct CheckInDeskTests {
             #expect(at >= now && at < now.addingTimeInterval(120), "\(at)")
         }
         #expect(outcomes[5] == .unknown)
-        let storedEvent = try #require(try door.app.store.withSession(.read) { try $0.event(id: event) })
+        let storedEvent = try #require(try door.app.store.withSession(.read) { try $0.events.event(id: event) })
         #expect(try door.desk.count(storedEvent) == CheckInCount(eventID: event, checkedIn: 4, total: 5))
     }
 

@@ -32,7 +32,7 @@ struct CheckInRaceAndBatchTests {
             // The refused one is told the winner's check-in.
             #expect(loser.jsonObject?["checkedInAt"] as? String == winner.jsonObject?["checkedInAt"] as? String)
             #expect(loser.jsonObject?["gate"] as? String == winner.jsonObject?["gate"] as? String)
-            let stored = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
+            let stored = try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
             #expect(stored.checkedInAt != nil)
         }
         print("\(backend): North first \(firstWon) of \(Self.rounds)")

@@ -64,8 +64,8 @@ struct DeviceAuthenticationTests {
         #expect(bodies.count == 1, "one body for every failure: nothing tells an unknown pass from a wrong token")
 
         // Nothing was changed by the refused requests.
-        #expect(try app.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serials[0])") } == 0)
-        #expect(try app.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serials[1])") } == 1)
+        #expect(try app.store.withSession(.read) { try $0.registrations.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serials[0])") } == 0)
+        #expect(try app.store.withSession(.read) { try $0.registrations.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serials[1])") } == 1)
         // And the right token still works afterwards.
         #expect(try phone.register(serials[0]).status == 201)
     }

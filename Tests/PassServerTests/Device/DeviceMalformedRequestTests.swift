@@ -32,7 +32,7 @@ struct DeviceMalformedRequestTests {
             #expect(response.status == 400, "\(testCase.label)")
             #expect(response.errorCode == testCase.code, "\(testCase.label): \(response.text)")
         }
-        #expect(try app.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") } == 0)
+        #expect(try app.store.withSession(.read) { try $0.registrations.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") } == 0)
         // A charset parameter is fine.
         let accepted = try app.request(
             "POST", path, headers: [phone.auth(serial), ("Content-Type", "application/json; charset=utf-8")],

@@ -58,7 +58,7 @@ struct DevicePassChangeTests {
         // Both changes carry the same wall-clock second, so only the server's rules can tell them apart.
         let instant = Date()
         let update1 = try app.store.withSession(.write) {
-            try $0.updatePass(
+            try $0.passes.updatePass(
                 passTypeIdentifier: app.passType, serialNumber: "\(serial)", change: PassChange(attendeeName: "First Name"), now: instant
             )
         }
@@ -69,7 +69,7 @@ struct DevicePassChangeTests {
         let firstTag = try #require(firstListing.lastUpdated)
 
         let update2 = try app.store.withSession(.write) {
-            try $0.updatePass(
+            try $0.passes.updatePass(
                 passTypeIdentifier: app.passType, serialNumber: "\(serial)", change: PassChange(attendeeName: "Second Name"), now: instant
             )
         }

@@ -32,21 +32,21 @@ struct DeviceRegistrationLimitTests {
         let phones = (0..<12).map { _ in Phone(app: app) }
         for phone in phones.prefix(10) { #expect(try await register(phone, serial) == 201) }
         #expect(try await register(phones[0], serial) == 200, "phone 0 re-registers: now the most recent")
-        #expect(try app.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") } == 10)
+        #expect(try app.store.withSession(.read) { try $0.registrations.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") } == 10)
 
         #expect(try await register(phones[10], serial) == 201, "a new phone always registers")
-        #expect(try app.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") } == 10)
+        #expect(try app.store.withSession(.read) { try $0.registrations.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") } == 10)
         #expect(try await listed(phones[1]).status == 204, "phone 1, the least recently updated, was replaced")
         #expect(try await listed(phones[0]).serials == [serial])
         #expect(try await listed(phones[10]).serials == [serial])
-        let tokens = Set(try app.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }.map(\.rawValue))
+        let tokens = Set(try app.store.withSession(.read) { try $0.registrations.pushTokens(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }.map(\.rawValue))
         #expect(tokens == Set(phones.prefix(11).map(\.pushToken)).subtracting([phones[1].pushToken]), "a change pushes the ten devices kept")
 
         #expect(try await register(phones[11], serial) == 201)
         #expect(try await listed(phones[2]).status == 204)
         #expect(try await register(phones[1], serial) == 201, "a replaced phone can register again, as a new device")
         #expect(try await listed(phones[3]).status == 204)
-        #expect(try app.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") } == 10)
+        #expect(try app.store.withSession(.read) { try $0.registrations.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") } == 10)
     }
 
     @Test("MAX_DEVICES_PER_PASS sets the limit; other passes are untouched", arguments: Backend.allCases)
@@ -59,7 +59,7 @@ struct DeviceRegistrationLimitTests {
         let phones = (0..<3).map { _ in Phone(app: app) }
         for phone in phones { #expect(try await register(phone, serials[0]) == 201) }
         #expect(try await register(phones[0], serials[1]) == 201)
-        #expect(try app.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serials[0])") } == 2)
+        #expect(try app.store.withSession(.read) { try $0.registrations.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serials[0])") } == 2)
         #expect(try await listed(phones[0]).serials == [serials[1]], "phone 0 lost the first pass only")
         #expect(try await listed(phones[1]).serials == [serials[0]])
         #expect(try await listed(phones[2]).serials == [serials[0]])

@@ -16,15 +16,15 @@ struct DeviceRegistrationTests {
 
         #expect(try phone.register(serial).status == 201)
         #expect(try phone.register(serial).status == 200)
-        #expect(try app.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }.map(\.rawValue) == [phone.pushToken])
+        #expect(try app.store.withSession(.read) { try $0.registrations.pushTokens(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }.map(\.rawValue) == [phone.pushToken])
 
         let oldToken = phone.pushToken
         phone.pushToken = Phone.randomPushToken().uppercased()
         #expect(try phone.register(serial).status == 200)
-        let stored = try app.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }.map(\.rawValue)
+        let stored = try app.store.withSession(.read) { try $0.registrations.pushTokens(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }.map(\.rawValue)
         #expect(stored == [phone.pushToken.lowercased()], "the new token, stored lowercase")
         #expect(!stored.contains(oldToken))
-        #expect(try app.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") } == 1)
+        #expect(try app.store.withSession(.read) { try $0.registrations.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") } == 1)
     }
 
     @Test("a second device for the same pass, and the same device with two passes", arguments: Backend.allCases)
@@ -39,7 +39,7 @@ struct DeviceRegistrationTests {
         #expect(try watch.register(serials[0]).status == 201, "another device registering the same pass is new")
         #expect(try phone.register(serials[1]).status == 201, "the same device registering another pass is new")
 
-        let tokens = try app.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: app.passType, serialNumber: "\(serials[0])") }.map(\.rawValue)
+        let tokens = try app.store.withSession(.read) { try $0.registrations.pushTokens(passTypeIdentifier: app.passType, serialNumber: "\(serials[0])") }.map(\.rawValue)
         #expect(Set(tokens) == [phone.pushToken, watch.pushToken])
         #expect(Set(try phone.changedSerials().serials) == Set(serials))
         #expect(try watch.changedSerials().serials == [serials[0]])
@@ -92,7 +92,7 @@ struct DeviceRegistrationTests {
         let app = try TestApp.start(backend)
         defer { app.stop() }
         let serial = try app.issueTickets(1)[0]
-        let stored = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
+        let stored = try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
         let token = app.authenticationToken(serial: serial)
         #expect(stored.authenticationTokenHash.count == 32)
         #expect(stored.authenticationTokenHash != Array(token.utf8))

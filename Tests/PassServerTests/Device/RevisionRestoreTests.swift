@@ -14,7 +14,7 @@ private struct Backup {
     var passes: [(serial: String, revision: Int64, attendee: String, modifiedAt: Int64)]
 
     init(of store: any Store) throws {
-        counter = try store.withSession(.read) { try $0.currentRevision() }
+        counter = try store.withSession(.read) { try $0.revisions.currentRevision() }
         passes = try store.execute("SELECT serial_number, revision, attendee_name, modified_at FROM passes").map { row in
             (try row.string("serial_number"), try row.int64("revision"), try row.string("attendee_name"), try row.int64("modified_at"))
         }
@@ -59,7 +59,7 @@ struct RevisionRestoreTests {
         // phone's tag, so the phone is never told about it.
         try backup.restore(into: app.store)
         try app.renameAttendee(serialB, to: "Hidden Change")
-        let hidden = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serialB)") })
+        let hidden = try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serialB)") })
         #expect(hidden.revision <= (try #require(Int64(phoneTag))))
         let missed = try phone.changedSerials(since: phoneTag)
         #expect(missed.status == 204)
@@ -73,7 +73,7 @@ struct RevisionRestoreTests {
         )
         #expect(advanced == ExitCode.success, "\(output.standardError)")
         #expect(output.standardOutput.contains("advanced from \(backup.counter) to \(backup.counter + 1000)"))
-        #expect(try app.store.withSession(.read) { try $0.currentRevision() } == backup.counter + 1000)
+        #expect(try app.store.withSession(.read) { try $0.revisions.currentRevision() } == backup.counter + 1000)
 
         let repushed = CommandLineInterface.run(["repush", "--event", event, "--database-url", app.databaseURL], context: output.context())
         #expect(repushed == ExitCode.success, "\(output.standardError)")

@@ -27,7 +27,7 @@ struct FleetCrashTests {
         defer { store.close() }
         try store.migrate()
         let adminToken = AdminAuthentication.newToken()
-        _ = try store.withSession(.write) { try $0.createAdminToken(name: "fleet", tokenHash: TokenVault.hash(adminToken), now: Date()) }
+        _ = try store.withSession(.write) { try $0.admin.createAdminToken(name: "fleet", tokenHash: TokenVault.hash(adminToken), now: Date()) }
         // The restart takes the same port (`RestartablePort`: one nothing else takes meanwhile).
         let port = try RestartablePort.free()
         let environment = ServerProcess.environment(certificates: fixture.certificates, databaseURL: databaseURL).merging([
@@ -56,7 +56,7 @@ struct FleetCrashTests {
         #expect(report.signatureFailures == 0)
         // The kill was felt: requests failed while the server was down and were retried.
         #expect(report.fetchFailures + report.listFailures > 0, "\(report.summary)")
-        #expect(try store.withSession(.read) { try $0.event(id: report.setup?.eventID ?? "") }?.venue == report.venue)
+        #expect(try store.withSession(.read) { try $0.events.event(id: report.setup?.eventID ?? "") }?.venue == report.venue)
     }
 
     /// SIGKILLs the server once `atLeast` phones hold the new pass; returns how many did then. A

@@ -21,7 +21,7 @@ struct FleetStormTests {
         let setup = try await fleet.setUp(serverPort: UInt16(app.port), adminToken: app.adminToken)
         #expect(setup.tickets == 200)
         #expect(setup.registrations == 200)
-        let passesBefore = try app.store.withSession(.read) { try $0.passes(eventID: setup.eventID, limit: 201) }
+        let passesBefore = try app.store.withSession(.read) { try $0.passes.passes(eventID: setup.eventID, limit: 201) }
         let report = try await fleet.editVenue()
 
         #expect(report.updatedPhones == 200, "\(report.summary)")
@@ -37,8 +37,8 @@ struct FleetStormTests {
         #expect(report.signatureFailures == 0)
         #expect(report.staleFetches == 0 && report.unchangedFetches == 0 && report.serverErrors == 0)
         // The server agrees: the event has the new venue and every pass a newer revision.
-        #expect(try app.store.withSession(.read) { try $0.event(id: setup.eventID) }?.venue == report.venue)
-        let passesAfter = try app.store.withSession(.read) { try $0.passes(eventID: setup.eventID, limit: 201) }
+        #expect(try app.store.withSession(.read) { try $0.events.event(id: setup.eventID) }?.venue == report.venue)
+        let passesAfter = try app.store.withSession(.read) { try $0.passes.passes(eventID: setup.eventID, limit: 201) }
         let before = Dictionary(uniqueKeysWithValues: passesBefore.map { ($0.serialNumber, $0.revision) })
         #expect(passesAfter.count == 200)
         #expect(passesAfter.allSatisfy { $0.revision > (before[$0.serialNumber] ?? .max) })
@@ -121,7 +121,7 @@ struct FleetStormTests {
             defer { app.stop() }
             try #require(try EventDesignTests.upload(app, png, kind: "strip").status == 201)
             let setup = try await fleet.setUp(serverPort: UInt16(app.port), adminToken: app.adminToken)
-            let stored = try #require(try app.store.withSession(.read) { try $0.event(id: setup.eventID) })
+            let stored = try #require(try app.store.withSession(.read) { try $0.events.event(id: setup.eventID) })
             #expect(stored.design?.contains(strip) == true, "the event has the design before the edit")
             let report = try await fleet.editVenue()
             if extra.isEmpty {

@@ -33,7 +33,7 @@ struct GoogleWalletBatchTests {
         #expect(inserts.count == count + 1, "every object inserted once, the one answered 500 twice")
         #expect(inserts.filter { $0.status == 400 }.count == 1 && inserts.filter { $0.status == 500 }.count == 1)
         #expect(fake.storedObjectCount == count - 1, "every object but the refused one")
-        #expect(try app.store.withSession(.read) { try $0.googleOutboxCounts() }.failed == 1, "only the refused object failed")
+        #expect(try app.store.withSession(.read) { try $0.google.googleOutboxCounts() }.failed == 1, "only the refused object failed")
     }
 }
 

@@ -37,13 +37,13 @@ struct GoogleWalletCrashTests {
         await offPool { setup.stop() }
         let store = try Storage.openStore(url: databaseURL)
         defer { store.close() }
-        try store.withSession(.write) { try $0.setGoogleWallet(enabled: true) }
+        try store.withSession(.write) { try $0.google.setGoogleWallet(enabled: true) }
         var serials: [String] = []
         for chunk in stride(from: 0, to: Self.ticketCount, by: 500) {
             let passes = try (chunk..<min(chunk + 500, Self.ticketCount)).map { index in
                 try AdminSupport.newPass(event: event, vault: vault, passType: passType, attendee: "Guest \(index)")
             }
-            let imported = try store.withSession(.write) { try $0.importPasses(passes.enumerated().map { offset, pass in
+            let imported = try store.withSession(.write) { try $0.passes.importPasses(passes.enumerated().map { offset, pass in
                 var pass = pass
                 pass.externalID = "x\(chunk + offset)"
                 return pass
@@ -51,7 +51,7 @@ struct GoogleWalletCrashTests {
             serials += imported.map { $0.pass.serialNumber.rawValue }
         }
         #expect(serials.count == Self.ticketCount)
-        #expect(try store.withSession(.read) { try $0.googleOutboxCounts() }.pending == Self.ticketCount + 1)
+        #expect(try store.withSession(.read) { try $0.google.googleOutboxCounts() }.pending == Self.ticketCount + 1)
 
         let environment = ServerProcess.environment(certificates: certificates, databaseURL: databaseURL)
             .merging(GoogleFixture.environment(fake: fake, account: account)) { _, override in override }
@@ -62,19 +62,19 @@ struct GoogleWalletCrashTests {
         let killed = await ServerProcess.killAsSoonAs { inserted() >= 300 ? pid : nil }
         #expect(killed == pid, "the first process was inserting objects")
         first.forceKill()
-        let pendingAtKill = try store.withSession(.read) { try $0.googleOutboxCounts() }.pending
+        let pendingAtKill = try store.withSession(.read) { try $0.google.googleOutboxCounts() }.pending
         #expect(pendingAtKill > 0, "the kill hit the import's objects on their way")
 
         // Changes made while no server runs: cancel some, rename one.
         let cancelled = Array(serials.prefix(5)) + Array(serials.suffix(5))
         for serial in cancelled {
             _ = try store.withSession(.write) {
-                try $0.updatePass(passTypeIdentifier: PassTypeIdentifier(trusted: passType), serialNumber: SerialNumber(trusted: serial), change: PassChange(status: .cancelled), now: Date())
+                try $0.passes.updatePass(passTypeIdentifier: PassTypeIdentifier(trusted: passType), serialNumber: SerialNumber(trusted: serial), change: PassChange(status: .cancelled), now: Date())
             }
         }
         let second = try ServerProcess(["serve"], environment: environment, directory: directory)
         try await eventually("the second process brought Google up to date", timeout: 120) {
-            try store.withSession(.read) { try $0.googleOutboxCounts() } == (pending: 0, failed: 0)
+            try store.withSession(.read) { try $0.google.googleOutboxCounts() } == (pending: 0, failed: 0)
         }
         var wrong: [String] = []
         for serial in serials {

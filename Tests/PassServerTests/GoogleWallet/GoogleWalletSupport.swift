@@ -75,7 +75,7 @@ struct GoogleFixture {
     func settled(timeout: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let store = app.store
         try await eventually("the Google outbox drains", timeout: timeout, sourceLocation: sourceLocation) {
-            try store.withSession(.read) { try $0.googleOutboxCounts() }.pending == 0
+            try store.withSession(.read) { try $0.google.googleOutboxCounts() }.pending == 0
         }
     }
 }

@@ -59,7 +59,7 @@ struct GoogleWalletSyncTests {
         }
         // The re-push job bumps all 20 passes for the phones; Google gets the one class PATCH.
         try await eventually("the re-push job finished") {
-            try app.store.withSession(.read) { try $0.jobs(eventID: event, limit: 10) }.allSatisfy { $0.finishedAt != nil }
+            try app.store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 10) }.allSatisfy { $0.finishedAt != nil }
         }
         try await fixture.settled()
         let afterEdit = Array(fixture.fake.requests.dropFirst(before))
@@ -121,10 +121,10 @@ struct GoogleWalletSyncTests {
         let stored = serials.filter { fixture.object($0) != nil }
         #expect(stored.count == 9, "every object but the refused one")
         let refused = try #require(serials.first { fixture.object($0) == nil })
-        let passID = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: SerialNumber(trusted: refused)) }?.id)
-        let record = try #require(try app.store.withSession(.read) { try $0.googleObjects(passIDs: [passID]) }.first)
+        let passID = try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: SerialNumber(trusted: refused)) }?.id)
+        let record = try #require(try app.store.withSession(.read) { try $0.google.googleObjects(passIDs: [passID]) }.first)
         #expect(record.failedReason?.contains("400") == true && record.insertedAt == nil)
-        #expect(try app.store.withSession(.read) { try $0.googleOutboxCounts() }.failed == 1)
+        #expect(try app.store.withSession(.read) { try $0.google.googleOutboxCounts() }.failed == 1)
         #expect(fake.grants == 2, "one new token after the expiry, whatever the number of calls")
         #expect(fake.requests.contains { $0.dropped }, "the dropped connection happened")
         #expect(fake.requests.filter { $0.kind == .eventTicketObject && $0.status == 401 }.count >= 1, "the expired token was refused first")
@@ -184,7 +184,7 @@ struct GoogleWalletSyncTests {
         #expect(!(try app.request("GET", "/metrics").text.contains("google_wallet")))
         let event = try app.createEvent()
         _ = try app.issueTicket(event: event)
-        #expect(try app.store.withSession(.read) { try $0.googleOutboxCounts() } == (pending: 0, failed: 0))
-        #expect(try app.store.withSession(.read) { try $0.googleWalletEnabled() } == false)
+        #expect(try app.store.withSession(.read) { try $0.google.googleOutboxCounts() } == (pending: 0, failed: 0))
+        #expect(try app.store.withSession(.read) { try $0.google.googleWalletEnabled() } == false)
     }
 }

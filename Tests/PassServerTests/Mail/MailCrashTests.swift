@@ -40,8 +40,8 @@ struct MailCrashTests {
         await offPool { setup.stop() }
         let store = try Storage.openStore(url: databaseURL)
         defer { store.close() }
-        let job = try store.withSession(.write) { try $0.createEmailJob(eventID: event, resend: false, now: Date()) }
-        let batch = try store.withSession(.write) { try $0.runEmailBatch(jobID: job.id, batchSize: 1_000, now: Date()) }
+        let job = try store.withSession(.write) { try $0.jobs.createEmailJob(eventID: event, resend: false, now: Date()) }
+        let batch = try store.withSession(.write) { try $0.jobs.runEmailBatch(jobID: job.id, batchSize: 1_000, now: Date()) }
         #expect(batch.queued == Self.count)
 
         let environment = Self.environment(certificates, databaseURL: databaseURL, smtp: smtp)
@@ -62,7 +62,7 @@ struct MailCrashTests {
 
         let second = try ServerProcess(["serve"], environment: environment, directory: directory)
         try await eventually("the second process sent the rest: \(second.standardError.suffix(1_000))", timeout: 120) {
-            try store.withSession(.read) { try $0.emailCounts(eventID: event) } == EmailCounts(sent: Self.count)
+            try store.withSession(.read) { try $0.mail.emailCounts(eventID: event) } == EmailCounts(sent: Self.count)
         }
         let perRecipient = Dictionary(grouping: try smtp.messages().flatMap { $0.rcptTos ?? [] }, by: { $0 }).mapValues(\.count)
         #expect((0..<Self.count).allSatisfy { perRecipient["guest\($0)@example.com"] ?? 0 >= 1 }, "every ticket emailed")

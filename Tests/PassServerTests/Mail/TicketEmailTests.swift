@@ -78,7 +78,7 @@ struct TicketEmailTests {
             attendee: "Eve\r\nBcc: victim@example.com\r\n\r\n<script>alert(1)</script>"
         )
         pass.attendeeEmail = "eve@example.com"
-        let stored = try fixture.app.store.withSession(.write) { try $0.insertPass(pass, now: Date()) }
+        let stored = try fixture.app.store.withSession(.write) { try $0.passes.insertPass(pass, now: Date()) }
         #expect(try fixture.app.admin("POST", "/admin/v1/tickets/\(stored.serialNumber)/email").status == 202)
         // And one through the API, with markup in the name and the venue.
         let response = try fixture.app.admin("POST", "/admin/v1/events/\(event)/tickets", json: """

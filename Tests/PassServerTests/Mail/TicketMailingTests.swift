@@ -45,18 +45,18 @@ struct TicketMailingTests {
                 {"name":"Swift Night","venue":"Tokyo Hall","startsAt":"2027-03-01T19:00:00+09:00","timeZone":"Asia/Tokyo","template":"\(template)"}
                 """)
             let id = try #require(created.jsonObject?["id"] as? String, "event not created: \(created.status) \(created.text)")
-            return try #require(try app.store.withSession(.read) { try $0.event(id: id) })
+            return try #require(try app.store.withSession(.read) { try $0.events.event(id: id) })
         }
 
         func ticket(_ event: Event, email: String? = "ada@example.com") throws -> StoredPass {
             let address = email.map { #","attendeeEmail":"\#($0)""# } ?? ""
             let issued = try app.admin("POST", "/admin/v1/events/\(event.id)/tickets", json: #"{"attendeeName":"Ada Lovelace"\#(address)}"#)
             let serial = try #require(issued.jsonObject?["serialNumber"] as? String, "ticket not issued: \(issued.status) \(issued.text)")
-            return try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
+            return try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: "\(serial)") })
         }
 
         func emailState(_ ticket: StoredPass) throws -> TicketEmail.State? {
-            try app.store.withSession(.read) { try $0.ticketEmails(passIDs: [ticket.id]) }[ticket.id]?.state
+            try app.store.withSession(.read) { try $0.mail.ticketEmails(passIDs: [ticket.id]) }[ticket.id]?.state
         }
     }
 
@@ -96,7 +96,7 @@ struct TicketMailingTests {
 
         let cancelled = try desk.ticket(event, email: "grace@example.com")
         #expect(try desk.app.admin("POST", "/admin/v1/tickets/\(cancelled.serialNumber.rawValue)/cancel", json: "{}").status == 200)
-        let stored = try #require(try desk.app.store.withSession(.read) { try $0.pass(passTypeIdentifier: cancelled.passTypeIdentifier, serialNumber: cancelled.serialNumber) })
+        let stored = try #require(try desk.app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: cancelled.passTypeIdentifier, serialNumber: cancelled.serialNumber) })
         #expect(Self.conflictCode { try mailing.email(stored, requestID: "r") } == "ticket_cancelled")
         #expect(try desk.emailState(stored) == nil)
         #expect(desk.queued.count == 1)
@@ -161,7 +161,7 @@ struct TicketMailingTests {
         let resend = try mailing.email(event, resend: true, requestID: "req-job")
         #expect(resend.kind == Job.emailResendKind)
         #expect(desk.jobs.count == 2)
-        let stored = try #require(try desk.app.store.withSession(.read) { try $0.job(id: resend.id) })
+        let stored = try #require(try desk.app.store.withSession(.read) { try $0.jobs.job(id: resend.id) })
         #expect(stored.isEmail)
     }
 

@@ -75,7 +75,7 @@ struct OrganizerTests {
         #expect(issues.map(\.field) == ["zzz", "name", "venue", "timeZone", "template", "language", "endsAt"])
         #expect(issues.last?.message == "must not be before startsAt")
         #expect(issues.first { $0.field == "template" }?.message == "no template named 'no-such-template'")
-        #expect(try app.store.withSession(.read) { try $0.events(matching: EventFilter(), after: nil, limit: 10) }.count == 1, "nothing stored when refused")
+        #expect(try app.store.withSession(.read) { try $0.events.events(matching: EventFilter(), after: nil, limit: 10) }.count == 1, "nothing stored when refused")
         #expect(Self.refusal { _ = try organizer.event(id: "no-such-event") } == .notFound("No such event."))
         #expect(Self.refusal { _ = try organizer.event(id: "../x") } == .notFound("No such event."))
     }
@@ -197,7 +197,7 @@ struct OrganizerTests {
         let colour = try organizer.createEvent(Self.draft(template: "colour-ticket"), requestID: "t")
         let unbuildable = TicketDraft(attendeeName: "Cy", extra: ["colour": .text("purple")])
         #expect(Self.fields { _ = try organizer.issueTicket(unbuildable, of: colour, notify: false, requestID: "t") } == ["pass"])
-        let stored = try app.store.withSession(.read) { try $0.passes(eventID: colour.id, matching: PassFilter(), after: 0, limit: 10) }
+        let stored = try app.store.withSession(.read) { try $0.passes.passes(eventID: colour.id, matching: PassFilter(), after: 0, limit: 10) }
         #expect(stored.isEmpty, "rolled back")
     }
 

@@ -54,7 +54,7 @@ struct AndroidWalletTests {
     /// The push log of a relay token, newest first.
     static func log(_ fixture: RelayFixture, _ token: String) throws -> [PushLogEntry] {
         let hash = try PushDispatcher.tokenHash(PushToken(trusted: token))
-        return try fixture.app.store.withSession(.read) { try $0.latestPushes(tokenHashes: [hash], limit: 50) }
+        return try fixture.app.store.withSession(.read) { try $0.outbox.latestPushes(tokenHashes: [hash], limit: 50) }
     }
 
     /// A phone running WalletPasses: Apple's requests with `AndroidPass` and a relay token.

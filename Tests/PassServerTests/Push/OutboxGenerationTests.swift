@@ -16,19 +16,19 @@ struct OutboxGenerationTests {
         let store = try Storage.openStore(url: backend.freshDatabaseURL(in: directory))
         try store.migrate()
         _ = try store.withSession(.write) {
-            try $0.insertPass(NewPass(
+            try $0.passes.insertPass(NewPass(
                 passTypeIdentifier: passType, serialNumber: "S1", authenticationTokenHash: [1], downloadTokenHash: [2], attendeeName: "Ada"
             ), now: Date())
         }
         let token = PushToken.hex(Phone.randomPushToken())
         _ = try store.withSession(.write) {
-            try $0.upsertRegistration(deviceLibraryIdentifier: "device1", pushToken: token, passTypeIdentifier: passType, serialNumber: "S1", now: Date())
+            try $0.registrations.upsertRegistration(deviceLibraryIdentifier: "device1", pushToken: token, passTypeIdentifier: passType, serialNumber: "S1", now: Date())
         }
         return (store, token)
     }
 
     static func change(_ store: any Store, seat: String) throws {
-        _ = try store.withSession(.write) { try $0.updatePass(passTypeIdentifier: passType, serialNumber: "S1", change: PassChange(seat: seat), now: Date()) }
+        _ = try store.withSession(.write) { try $0.passes.updatePass(passTypeIdentifier: passType, serialNumber: "S1", change: PassChange(seat: seat), now: Date()) }
     }
 
     @Test("a push enqueued while its row is claimed survives the completion of the claim", arguments: Backend.allCases)
@@ -36,18 +36,18 @@ struct OutboxGenerationTests {
         let (store, token) = try Self.store(backend)
         defer { store.close() }
         try Self.change(store, seat: "A1")
-        let claimed = try store.withSession(.write) { try $0.claimOutbox(limit: 10, now: Date(), lease: .seconds(60)) }
+        let claimed = try store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: Date(), lease: .seconds(60)) }
         #expect(claimed.map(\.pushToken) == [token])
         let row = try #require(claimed.first)
 
         try Self.change(store, seat: "A2")
         #expect(try store.settle(row, .completed, now: Date()) == false, "a newer change keeps the row")
-        let again = try store.withSession(.write) { try $0.claimOutbox(limit: 10, now: Date(), lease: .seconds(60)) }
+        let again = try store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: Date(), lease: .seconds(60)) }
         #expect(again.map(\.id) == [row.id])
         #expect((again.first?.generation ?? 0) > row.generation)
         let newer = try #require(again.first)
         #expect(try store.settle(newer, .completed, now: Date()) == true)
-        #expect(try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0])
+        #expect(try store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }.summary == [0, 0, 0])
     }
 
     @Test("a claimed row is not handed out twice until its lease expires", arguments: Backend.allCases)
@@ -56,10 +56,10 @@ struct OutboxGenerationTests {
         defer { store.close() }
         try Self.change(store, seat: "B1")
         let now = Date()
-        #expect(try store.withSession(.write) { try $0.claimOutbox(limit: 10, now: now, lease: .seconds(5)) }.count == 1)
-        #expect(try store.withSession(.write) { try $0.claimOutbox(limit: 10, now: now.addingTimeInterval(1), lease: .seconds(5)) }.isEmpty)
-        #expect(try store.withSession(.read) { try $0.outboxCounts(now: now.addingTimeInterval(1)) }.inFlight == 1)
-        #expect(try store.withSession(.write) { try $0.claimOutbox(limit: 10, now: now.addingTimeInterval(6), lease: .seconds(5)) }.count == 1, "re-claimed after the lease")
+        #expect(try store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: now, lease: .seconds(5)) }.count == 1)
+        #expect(try store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: now.addingTimeInterval(1), lease: .seconds(5)) }.isEmpty)
+        #expect(try store.withSession(.read) { try $0.outbox.outboxCounts(now: now.addingTimeInterval(1)) }.inFlight == 1)
+        #expect(try store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: now.addingTimeInterval(6), lease: .seconds(5)) }.count == 1, "re-claimed after the lease")
     }
 
     @Test("a failed row is revived as pending, due now, by a later change", arguments: Backend.allCases)
@@ -67,14 +67,14 @@ struct OutboxGenerationTests {
         let (store, token) = try Self.store(backend)
         defer { store.close() }
         try Self.change(store, seat: "C1")
-        let row = try #require(try store.withSession(.write) { try $0.claimOutbox(limit: 10, now: Date(), lease: .seconds(60)) }.first)
+        let row = try #require(try store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: Date(), lease: .seconds(60)) }.first)
         try store.settle(row, .failed(status: 503, reason: "gave up"), now: Date())
-        #expect(try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 1])
-        #expect(try store.withSession(.write) { try $0.claimOutbox(limit: 10, now: Date().addingTimeInterval(3_600), lease: .seconds(60)) }.isEmpty, "failed rows are not sent")
+        #expect(try store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }.summary == [0, 0, 1])
+        #expect(try store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: Date().addingTimeInterval(3_600), lease: .seconds(60)) }.isEmpty, "failed rows are not sent")
 
         try Self.change(store, seat: "C2")
-        #expect(try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [1, 0, 0])
-        let revived = try store.withSession(.write) { try $0.claimOutbox(limit: 10, now: Date(), lease: .seconds(60)) }
+        #expect(try store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }.summary == [1, 0, 0])
+        let revived = try store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: Date(), lease: .seconds(60)) }
         #expect(revived.map(\.pushToken) == [token])
         #expect(revived.first?.attempts == 0)
     }
@@ -84,9 +84,9 @@ struct OutboxGenerationTests {
         let (store, _) = try Self.store(backend)
         defer { store.close() }
         try Self.change(store, seat: "D1")
-        let row = try #require(try store.withSession(.write) { try $0.claimOutbox(limit: 10, now: Date(), lease: .seconds(60)) }.first)
+        let row = try #require(try store.withSession(.write) { try $0.outbox.claimOutbox(limit: 10, now: Date(), lease: .seconds(60)) }.first)
         try Self.change(store, seat: "D2")
         try store.settle(row, .failed(status: 503, reason: "gave up"), now: Date())
-        #expect(try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [1, 0, 0])
+        #expect(try store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }.summary == [1, 0, 0])
     }
 }

@@ -43,8 +43,8 @@ struct PushCrashTests {
         await offPool { setup.app.stop() }
         let store = try Storage.openStore(url: databaseURL)
         defer { store.close() }
-        _ = try store.withSession(.write) { try $0.updatePass(passTypeIdentifier: passType, serialNumber: "\(serial)", change: PassChange(seat: "Z9"), now: Date()) }
-        #expect(try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.pending == Self.pushCount)
+        _ = try store.withSession(.write) { try $0.passes.updatePass(passTypeIdentifier: passType, serialNumber: "\(serial)", change: PassChange(seat: "Z9"), now: Date()) }
+        #expect(try store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }.pending == Self.pushCount)
 
         let environment = Self.environment(certificates, databaseURL: databaseURL, fake: fake)
         let first = try ServerProcess(["serve"], environment: environment, directory: directory)
@@ -54,14 +54,14 @@ struct PushCrashTests {
         let killed = await ServerProcess.killAsSoonAs { fake.pushes.count > 200 ? pid : nil }
         #expect(killed == pid, "first process sending its second round")
         first.forceKill()
-        let counts = try store.withSession(.read) { try $0.outboxCounts(now: Date()) }
+        let counts = try store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }
         let inFlight = counts.inFlight
         let deliveredBeforeKill = Self.pushCount - counts.pending
         #expect(inFlight > 0, "the kill hit a batch in flight")
         #expect(deliveredBeforeKill > 0, "the first round was recorded before the kill")
 
         let second = try ServerProcess(["serve"], environment: environment, directory: directory)
-        try await eventually("second process delivered everything", timeout: 90) { try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.pending == 0 }
+        try await eventually("second process delivered everything", timeout: 90) { try store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }.pending == 0 }
         let perToken = Dictionary(grouping: fake.pushes.filter { $0.status == 200 }, by: \.token).mapValues(\.count)
         #expect(tokens.allSatisfy { (perToken[$0] ?? 0) >= 1 }, "every token got a push")
         let duplicates = perToken.values.reduce(0) { $0 + $1 - 1 }

@@ -41,8 +41,8 @@ struct PushDeliveryTests {
         let (phone, serial) = try fixture.registeredPhone()
         let passType = fixture.app.passType
         try fixture.app.store.transaction { session in
-            _ = try session.updatePass(passTypeIdentifier: passType, serialNumber: "\(serial)", change: PassChange(seat: "B1"), now: Date())
-            _ = try session.updatePass(passTypeIdentifier: passType, serialNumber: "\(serial)", change: PassChange(seat: "B2"), now: Date())
+            _ = try session.passes.updatePass(passTypeIdentifier: passType, serialNumber: "\(serial)", change: PassChange(seat: "B1"), now: Date())
+            _ = try session.passes.updatePass(passTypeIdentifier: passType, serialNumber: "\(serial)", change: PassChange(seat: "B2"), now: Date())
         }
         fixture.app.application.dispatcher.wake()
         try await eventually("pushed") { fixture.fake.count(token: phone.pushToken) == 1 }

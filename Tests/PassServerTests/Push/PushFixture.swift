@@ -89,16 +89,16 @@ struct PushFixture {
     }
 
     var counts: OutboxCounts {
-        get throws { try app.store.withSession(.read) { try $0.outboxCounts(now: Date()) } }
+        get throws { try app.store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) } }
     }
 
     func registrations(_ serial: String) throws -> Int {
-        try app.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }
+        try app.store.withSession(.read) { try $0.registrations.registrationCount(passTypeIdentifier: app.passType, serialNumber: "\(serial)") }
     }
 
     /// The push log of one token, newest first.
     func log(_ token: String) throws -> [PushLogEntry] {
-        try app.store.withSession(.read) { try $0.latestPushes(tokenHashes: [PushDispatcher.tokenHash(.hex(token))], limit: 50) }
+        try app.store.withSession(.read) { try $0.outbox.latestPushes(tokenHashes: [PushDispatcher.tokenHash(.hex(token))], limit: 50) }
     }
 
     func readiness() throws -> TestResponse { try app.request("GET", "/readyz") }

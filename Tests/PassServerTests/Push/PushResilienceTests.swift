@@ -17,7 +17,7 @@ struct PushResilienceTests {
         let passType = fixture.app.passType
         try fixture.app.store.transaction { session in
             for (index, token) in tokens.enumerated() {
-                _ = try session.upsertRegistration(
+                _ = try session.registrations.upsertRegistration(
                     deviceLibraryIdentifier: "device\(index)x\(UUID().uuidString.prefix(8))", pushToken: .hex(token),
                     passTypeIdentifier: passType, serialNumber: "\(serial)", now: Date()
                 )
@@ -80,8 +80,8 @@ struct PushResilienceTests {
 
         let store = try Storage.openStore(url: fixture.app.databaseURL)
         defer { store.close() }
-        #expect(try store.withSession(.read) { try $0.outboxCounts(now: Date()) }.summary == [0, 0, 0])
-        let log = try store.withSession(.read) { try $0.latestPushes(tokenHashes: tokens.map { try PushDispatcher.tokenHash(.hex($0)) }, limit: 100) }
+        #expect(try store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }.summary == [0, 0, 0])
+        let log = try store.withSession(.read) { try $0.outbox.latestPushes(tokenHashes: tokens.map { try PushDispatcher.tokenHash(.hex($0)) }, limit: 100) }
         #expect(log.count == 10)
         #expect(log.allSatisfy { $0.status == 200 })
     }

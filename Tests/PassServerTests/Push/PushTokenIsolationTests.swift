@@ -52,7 +52,7 @@ struct PushTokenIsolationTests {
         #expect(elapsed < Double(Self.haltPause), "took \(elapsed) s")
         // In recording order, the deliveries recorded after the first refusal: a halt would have
         // let through only the pushes already in flight (fewer than `concurrency`).
-        let log = try fixture.app.store.withSession(.read) { try $0.latestPushes(tokenHashes: tokens.map { try PushDispatcher.tokenHash(.hex($0)) }, limit: 5_000) }.reversed()
+        let log = try fixture.app.store.withSession(.read) { try $0.outbox.latestPushes(tokenHashes: tokens.map { try PushDispatcher.tokenHash(.hex($0)) }, limit: 5_000) }.reversed()
         #expect(log.count == 1_000)
         let firstRefusal = try #require(log.firstIndex { $0.reason == "DeviceTokenNotForTopic" })
         let deliveredAfter = log[firstRefusal...].filter { $0.status == 200 && $0.outcome == "delivered" }.count
@@ -72,7 +72,7 @@ struct PushTokenIsolationTests {
             #expect(perToken[token] == (foreign.contains(token) ? [400] : [200]), "token \(token.prefix(8))")
         }
         #expect(try fixture.registrations(serial) == 990)
-        let remaining = Set(try fixture.app.store.withSession(.read) { try $0.pushTokens(passTypeIdentifier: fixture.app.passType, serialNumber: "\(serial)") }.map(\.rawValue))
+        let remaining = Set(try fixture.app.store.withSession(.read) { try $0.registrations.pushTokens(passTypeIdentifier: fixture.app.passType, serialNumber: "\(serial)") }.map(\.rawValue))
         #expect(remaining.isDisjoint(with: foreign))
         #expect(remaining.count == 990)
 

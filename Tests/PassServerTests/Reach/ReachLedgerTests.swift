@@ -29,12 +29,12 @@ struct ReachLedgerTests {
             let devices = (0..<phones).map { DeviceLibraryIdentifier(stringLiteral: "ledger-phone-\($0)") }
             for device in devices {
                 _ = try app.store.withSession(.write) {
-                    try $0.upsertRegistration(
+                    try $0.registrations.upsertRegistration(
                         deviceLibraryIdentifier: device, pushToken: .fixture(device.rawValue), passTypeIdentifier: passType, serialNumber: serial, now: Date()
                     )
                 }
             }
-            let pass = try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: passType, serialNumber: serial) }
+            let pass = try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: passType, serialNumber: serial) }
             self.app = app
             self.devices = devices
             self.pass = try #require(pass, sourceLocation: sourceLocation)
@@ -45,14 +45,14 @@ struct ReachLedgerTests {
         func storedPass() throws -> StoredPass? {
             let passType = app.passType
             let serial = pass.serialNumber
-            return try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: passType, serialNumber: serial) }
+            return try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: passType, serialNumber: serial) }
         }
 
         /// The pass's registrations as stored now.
         func registrations() throws -> [RegisteredDevice] {
             let passType = app.passType
             let serial = pass.serialNumber
-            return try app.store.withSession(.read) { try $0.registeredDevices(passTypeIdentifier: passType, serialNumber: serial) }
+            return try app.store.withSession(.read) { try $0.reach.registeredDevices(passTypeIdentifier: passType, serialNumber: serial) }
         }
 
         /// Every phone listed the pass and the pass was served.

@@ -28,7 +28,7 @@ struct ReachTests {
         defer { app.stop() }
         let eventID = try app.createEvent()
         // A job as stored, made a re-push job "J" of each state.
-        var job = try app.store.withSession(.write) { try $0.createEmailJob(eventID: eventID, resend: false, now: Date()) }
+        var job = try app.store.withSession(.write) { try $0.jobs.createEmailJob(eventID: eventID, resend: false, now: Date()) }
         (job.id, job.kind) = ("J", Job.repushKind)
         let own = Tally(devices: 2, devicesUpToDate: 1, pushesPending: 1, pushesDelivered: 3)
         let event = EventTally(total: Self.tally, byJob: ["J": own])
@@ -51,7 +51,7 @@ struct ReachTests {
         let event = try app.createEvent()
         let serial = SerialNumber(stringLiteral: try app.issueTicket(event: event))
         let passType = app.passType
-        let stored = try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: passType, serialNumber: serial) }
+        let stored = try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: passType, serialNumber: serial) }
         let pass = try #require(stored)
         // Not started: marks wait, nothing is written.
         let ledger = ReachLedger(store: app.store, logger: Logger(label: "reach", sink: MemorySink()))

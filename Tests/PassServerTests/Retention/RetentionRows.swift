@@ -44,7 +44,7 @@ struct RetentionRows {
         }
         try store.transaction { session in
             for index in 0..<extraPushLog {
-                try session.recordPushes([PushLogEntry(
+                try session.outbox.recordPushes([PushLogEntry(
                     tokenHash: "extra\(index)", passTypeIdentifier: passType, status: 410, latencyMilliseconds: 1,
                     createdAt: ago(retention.pushLog, -margin - TimeInterval(index))
                 )])
@@ -62,7 +62,7 @@ struct RetentionRows {
         }
 
         func event(_ name: String, starts: Date, ends: Date?) throws -> String {
-            try store.withSession(.write) { try $0.createEvent(NewEvent(name: name, venue: "Hall", startsAt: starts, endsAt: ends, timeZone: "UTC", template: "event-ticket"), now: now) }.id
+            try store.withSession(.write) { try $0.events.createEvent(NewEvent(name: name, venue: "Hall", startsAt: starts, endsAt: ends, timeZone: "UTC", template: "event-ticket"), now: now) }.id
         }
         let endedOld = try event("ended-old", starts: ago(retention.registrations, -margin - 3_600), ends: ago(retention.registrations, -margin))
         let endedYoung = try event("ended-young", starts: ago(retention.registrations, -margin - 3_600), ends: ago(retention.registrations, margin))
@@ -71,7 +71,7 @@ struct RetentionRows {
         for (serial, eventID) in [("old-ended", endedOld), ("young-ended", endedYoung), ("old-no-end", noEndOld),
                                   ("young-no-end", noEndYoung), ("no-event", nil)] as [(SerialNumber, String?)] {
             _ = try store.withSession(.write) {
-                try $0.insertPass(NewPass(
+                try $0.passes.insertPass(NewPass(
                     passTypeIdentifier: passType, serialNumber: serial, authenticationTokenHash: Array("a-\(serial)".utf8),
                     downloadTokenHash: Array("d-\(serial)".utf8), eventID: eventID, attendeeName: "Ada", attendeeEmail: nil, seat: nil
                 ), now: now)
@@ -97,7 +97,7 @@ struct RetentionRows {
         for (device, serial) in [("dev-old", "old-ended"), ("dev-mixed", "old-no-end"), ("dev-mixed", "young-no-end"),
                                  ("dev-young", "young-ended"), ("dev-young", "no-event")] {
             _ = try store.withSession(.write) {
-                try $0.upsertRegistration(
+                try $0.registrations.upsertRegistration(
                     deviceLibraryIdentifier: "\(device)", pushToken: .fixture("token-\(device)"), passTypeIdentifier: passType, serialNumber: "\(serial)", now: now
                 )
             }

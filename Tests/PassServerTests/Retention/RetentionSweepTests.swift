@@ -56,10 +56,10 @@ struct RetentionSweepTests {
         let (store, _) = try Self.store(backend)
         defer { store.close() }
         let event = try store.withSession(.write) {
-            try $0.createEvent(NewEvent(name: "Gala", venue: "Hall", startsAt: Self.now, endsAt: nil, timeZone: "UTC", template: "event-ticket"), now: Self.now)
+            try $0.events.createEvent(NewEvent(name: "Gala", venue: "Hall", startsAt: Self.now, endsAt: nil, timeZone: "UTC", template: "event-ticket"), now: Self.now)
         }
         let pass = try store.withSession(.write) {
-            try $0.insertPass(NewPass(
+            try $0.passes.insertPass(NewPass(
                 passTypeIdentifier: RetentionRows.passType, serialNumber: "GW-1", authenticationTokenHash: Array("a-GW-1".utf8),
                 downloadTokenHash: Array("d-GW-1".utf8), eventID: event.id, attendeeName: "Ada", attendeeEmail: nil, seat: nil
             ), now: Self.now)
@@ -67,14 +67,14 @@ struct RetentionSweepTests {
         let age = RetentionSweep.googleWalletNonceAge
         try store.withSession(.write) { session in
             for (nonce, offset) in [("old", -0.001), ("edge", 0), ("young", 0.001)] {
-                _ = try session.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: nonce, saved: true, now: Self.now - age + offset)
+                _ = try session.google.recordGoogleWalletCallback(passID: pass.id, eventID: event.id, nonce: nonce, saved: true, now: Self.now - age + offset)
             }
         }
         let removed = try #require(try Self.sweep(store).run())
         #expect(removed.googleWalletNonces == 1)
         let left = try store.withSession(.read) { try $0.execute("SELECT nonce FROM google_wallet_nonces ORDER BY nonce").map { try $0.string("nonce") } }
         #expect(left == ["edge", "young"])
-        #expect(try store.withSession(.read) { try $0.googleWalletSaved(eventID: event.id) } == 1, "the ticket stays saved")
+        #expect(try store.withSession(.read) { try $0.google.googleWalletSaved(eventID: event.id) } == 1, "the ticket stays saved")
     }
 
     @Test("configured retentions move every boundary", arguments: Backend.allCases)
@@ -143,13 +143,13 @@ struct RetentionSweepTests {
             // After the first batch the slow sweep's lease has expired and another process takes it.
             if !takenOver {
                 takenOver = (try? store.withSession(.write) {
-                    try $0.acquireLease(RetentionSweep.leaseName, holder: "other", now: Self.now.addingTimeInterval(1), duration: .seconds(600))
+                    try $0.leases.acquireLease(RetentionSweep.leaseName, holder: "other", now: Self.now.addingTimeInterval(1), duration: .seconds(600))
                 }) ?? false
             }
             return false
         }))
         #expect(takenOver)
-        #expect(try store.withSession(.write) { try $0.acquireLease(RetentionSweep.leaseName, holder: "third", now: Self.now, duration: .seconds(1)) } == false,
+        #expect(try store.withSession(.write) { try $0.leases.acquireLease(RetentionSweep.leaseName, holder: "third", now: Self.now, duration: .seconds(1)) } == false,
                 "the lost lease was not released from under its new holder")
         #expect(removed.pushLog == 6, "the batch after the renewal that still succeeded, then it stopped")
         #expect(try RetentionRows.remaining(store)["jobs"] == ["done-old", "done-young", "running"])

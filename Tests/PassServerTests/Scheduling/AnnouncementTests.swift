@@ -119,7 +119,7 @@ struct AnnouncementTests {
             let event = try app.createEvent()
             _ = try app.issueTicket(event: event)
             let first = try #require(try SchedulingSupport.announce(app, event: event, message: "Doors open at 18:00").jsonObject)
-            let sentAt = try #require(try app.store.withSession(.read) { try $0.announcement(id: first["id"] as? String ?? "") }?.sentAt)
+            let sentAt = try #require(try app.store.withSession(.read) { try $0.announcements.announcement(id: first["id"] as? String ?? "") }?.sentAt)
             let refused = try app.admin("POST", "/admin/v1/events/\(event)/announcements", json: #"{"message":"Gate B is closed"}"#)
             #expect(refused.status == 409)
             #expect(refused.errorCode == "announcement_too_soon")
@@ -174,7 +174,7 @@ struct AnnouncementTests {
         let withdrawn = try await offPool { try app.admin("POST", "/admin/v1/events/\(event)/announcements/\(id)/withdraw") }
         #expect(withdrawn.status == 200, "\(withdrawn.text)")
         #expect(withdrawn.jsonObject?["state"] as? String == "withdrawn" && withdrawn.jsonObject?["current"] as? Bool == false)
-        let job = try #require(try app.store.withSession(.read) { try $0.announcement(id: id) }?.withdrawJobID, "the withdrawal re-pushes the passes")
+        let job = try #require(try app.store.withSession(.read) { try $0.announcements.announcement(id: id) }?.withdrawJobID, "the withdrawal re-pushes the passes")
         try await SchedulingSupport.settled(app, job: job)
         #expect(SchedulingSupport.pushes(setup.fake)[phone.pushToken, default: 0] == pushesBefore + 1, "the phone is pushed to fetch the pass")
         #expect(try phone.changedSerials(since: tag).serials == [serial])
@@ -207,11 +207,11 @@ struct AnnouncementTests {
         try await eventually("the announcement is sent", timeout: 20) {
             let item = try app.admin("GET", "/admin/v1/events/\(setup.event)/announcements/\(id)").jsonObject
             guard item?["state"] as? String == "sent" else { return false }
-            sentAt = try app.store.withSession(.read) { try $0.announcement(id: id) }?.sentAt
+            sentAt = try app.store.withSession(.read) { try $0.announcements.announcement(id: id) }?.sentAt
             return true
         }
         let at = try #require(sentAt)
-        let action = try #require(try app.store.withSession(.read) { try $0.scheduledAction(id: id) })
+        let action = try #require(try app.store.withSession(.read) { try $0.schedule.scheduledAction(id: id) })
         // The time as sent (whole seconds) is the one it is due at.
         #expect(abs(action.dueAt.timeIntervalSince(due)) < 1)
         #expect(at >= action.dueAt && at <= action.dueAt.addingTimeInterval(5), "sent within 5 s of its time (\(at.timeIntervalSince(action.dueAt)) s)")
@@ -219,7 +219,7 @@ struct AnnouncementTests {
         try await SchedulingSupport.settled(app, job: try #require(action.jobID))
         let pass = try PassArchive.passJSON(try await offPool { try phone.fetch(serial) }.body)
         #expect(AdminSupport.field("announcement", in: pass)?["value"] as? String == "Encore at 22:30")
-        let rows = try app.store.withSession(.read) { try $0.announcements(eventID: setup.event) }
+        let rows = try app.store.withSession(.read) { try $0.announcements.announcements(eventID: setup.event) }
         #expect(rows.map(\.id) == [id], "sent once")
     }
 
@@ -244,7 +244,7 @@ struct AnnouncementTests {
                 let response = try app.admin("POST", "/admin/v1/events/\(event)/announcements", json: body)
                 #expect(response.status == 400 && response.text.contains(problem), "\(body): \(response.status) \(response.text)")
             }
-            #expect(try app.store.withSession(.read) { try $0.announcements(eventID: event) }.isEmpty)
+            #expect(try app.store.withSession(.read) { try $0.announcements.announcements(eventID: event) }.isEmpty)
             // Line breaks are kept (CR LF as LF), surrounding blanks dropped.
             let kept = try #require(try SchedulingSupport.announce(app, event: event, message: "  Line one\r\nLine two \n", notify: false).jsonObject)
             #expect(kept["message"] as? String == "Line one\nLine two")

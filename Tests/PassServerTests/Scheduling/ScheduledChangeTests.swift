@@ -22,7 +22,7 @@ struct ScheduledChangeTests {
     }
 
     static func action(_ app: TestApp, _ id: String) throws -> ScheduledAction? {
-        try app.store.withSession(.read) { try $0.scheduledAction(id: id) }
+        try app.store.withSession(.read) { try $0.schedule.scheduledAction(id: id) }
     }
 
     /// Waits until the action has left `pending`, and returns it.
@@ -52,14 +52,14 @@ struct ScheduledChangeTests {
         let applied = try await Self.finished(app, moved)
         #expect(applied.state == .applied)
         #expect(applied.finishedAt.map { $0 >= applied.dueAt && $0 <= applied.dueAt.addingTimeInterval(5) } == true, "applied within 5 s of its time")
-        let job = try #require(try app.store.withSession(.read) { try $0.job(id: applied.jobID ?? "") }, "the edit started its re-push job")
+        let job = try #require(try app.store.withSession(.read) { try $0.jobs.job(id: applied.jobID ?? "") }, "the edit started its re-push job")
         #expect(job.kind == Job.repushKind)
         try await SchedulingSupport.settled(app, job: job.id)
         let shown = try #require(try await app.adminOffPool("GET", "/admin/v1/events/\(event)").jsonObject)
         #expect(shown["venue"] as? String == "Second Hall")
         #expect(shown["name"] as? String == "Swift Night", "the cancelled change, due at the same moment, never applied")
         #expect(try Self.action(app, renamed)?.state == .cancelled)
-        #expect(try app.store.withSession(.read) { try $0.jobs(eventID: event, limit: 10) }.count == 1, "one job: the change applied once")
+        #expect(try app.store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 10) }.count == 1, "one job: the change applied once")
         let pass = try PassArchive.passJSON(try await offPool { try phone.fetch(serial) }.body)
         #expect(AdminSupport.field("venue", in: pass)?["value"] as? String == "Second Hall")
         // Listed with their states; the applied one can no longer be edited or cancelled.
@@ -84,8 +84,8 @@ struct ScheduledChangeTests {
         let applied = try await Self.finished(second, id)
         #expect(applied.state == .applied)
         #expect(applied.finishedAt.map { $0 <= applied.dueAt.addingTimeInterval(5) } == true)
-        #expect(try second.store.withSession(.read) { try $0.event(id: event) }?.venue == "New Hall")
-        #expect(try second.store.withSession(.read) { try $0.jobs(eventID: event, limit: 10) }.count == 1)
+        #expect(try second.store.withSession(.read) { try $0.events.event(id: event) }?.venue == "New Hall")
+        #expect(try second.store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 10) }.count == 1)
     }
 
     @Test("a pending change is edited (time and fields) and applies as edited", arguments: Backend.allCases)
@@ -103,7 +103,7 @@ struct ScheduledChangeTests {
         #expect(edit["venue"] as? String == "Hall C")
         #expect(edit["endsAt"] as? String == "2027-03-01T23:00:00+09:00", "times in the event's zone")
         #expect(try await Self.finished(app, id).state == .applied)
-        let stored = try #require(try app.store.withSession(.read) { try $0.event(id: event) })
+        let stored = try #require(try app.store.withSession(.read) { try $0.events.event(id: event) })
         #expect(stored.venue == "Hall C" && stored.endsAt.map { ISODate.format($0) } == "2027-03-01T14:00:00Z")
     }
 
@@ -135,7 +135,7 @@ struct ScheduledChangeTests {
         #expect(reasons[0].reason == "The event is archived.")
         #expect(reasons[1].reason == "The event was deleted.")
         #expect(reasons[2].reason?.contains("endsAt: must not be before startsAt") == true, "\(reasons[2].reason ?? "")")
-        #expect(try app.store.withSession(.read) { try $0.event(id: refit) }?.endsAt == nil, "nothing of it applied")
+        #expect(try app.store.withSession(.read) { try $0.events.event(id: refit) }?.endsAt == nil, "nothing of it applied")
         let listed = try #require(try await app.adminOffPool("GET", "/admin/v1/events/\(refit)/scheduled-changes").jsonObject?["items"] as? [[String: Any]])
         #expect(listed.first?["state"] as? String == "failed" && (listed.first?["reason"] as? String)?.contains("endsAt") == true)
     }
@@ -162,7 +162,7 @@ struct ScheduledChangeTests {
                 #expect(response.status == 400, "\(body): \(response.status) \(response.text)")
                 for problem in problems { #expect(response.text.contains(problem), "\(body): \(response.text)") }
             }
-            #expect(try app.store.withSession(.read) { try $0.scheduledActions(eventID: event, kind: .eventEdit) }.isEmpty)
+            #expect(try app.store.withSession(.read) { try $0.schedule.scheduledActions(eventID: event, kind: .eventEdit) }.isEmpty)
             // A design alone is a change.
             let design = try app.admin("POST", "/admin/v1/events/\(event)/scheduled-changes", json: ##"{"applyAt":"\##(later)","design":{"backgroundColor":"#102030"}}"##)
             #expect(design.status == 201, "\(design.text)")
@@ -212,10 +212,10 @@ final class ScheduledRowHolder: Sendable {
         Thread { [self] in
             do {
                 try store.transaction { session in
-                    guard try session.lockedScheduledAction(id: id) != nil else { throw AdminSupport.Failure(description: "no row \(id)") }
+                    guard try session.schedule.lockedScheduledAction(id: id) != nil else { throw AdminSupport.Failure(description: "no row \(id)") }
                     held.signal()
                     _ = self.finishing.wait(timeout: .now() + 120)
-                    if self.outcome.get() == true { _ = try session.finishScheduledAction(id: id, state: .applied, now: Date()) }
+                    if self.outcome.get() == true { _ = try session.schedule.finishScheduledAction(id: id, state: .applied, now: Date()) }
                 }
             } catch {
                 failure.set("\(error)")

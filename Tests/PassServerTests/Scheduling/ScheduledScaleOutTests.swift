@@ -28,7 +28,7 @@ struct ScheduledScaleOutTests {
         try await offPool {
             try fixture.store.transaction { session in
                 for (pass, token) in zip(passes, tokens) {
-                    _ = try session.upsertRegistration(
+                    _ = try session.registrations.upsertRegistration(
                         deviceLibraryIdentifier: "device\(pass.id)", pushToken: .hex(token), passTypeIdentifier: pass.passTypeIdentifier,
                         serialNumber: pass.serialNumber, now: Date()
                     )
@@ -36,7 +36,7 @@ struct ScheduledScaleOutTests {
             }
         }
         let adminToken = AdminAuthentication.newToken()
-        _ = try fixture.store.withSession(.write) { try $0.createAdminToken(name: "scheduled", tokenHash: TokenVault.hash(adminToken), now: Date()) }
+        _ = try fixture.store.withSession(.write) { try $0.admin.createAdminToken(name: "scheduled", tokenHash: TokenVault.hash(adminToken), now: Date()) }
         let environment = PushCrashTests.environment(fixture.certificates, databaseURL: fixture.databaseURL, fake: fake).merging(["LOG_LEVEL": "info"]) { $1 }
         for _ in 0..<2 { servers.append(try ServerProcess(["serve"], environment: environment, directory: fixture.directory)) }
         let ports = [try await servers[0].port(), try await servers[1].port()]
@@ -62,12 +62,12 @@ struct ScheduledScaleOutTests {
 
         // The announcement: applied once, within 5 s, and every phone pushed once for it.
         try await ScaleOutRepushTests.wait("the announcement applied and its pushes delivered", timeout: 60) {
-            guard let action = try store.withSession(.read, { try $0.scheduledAction(id: announcement) }), action.state == .applied,
-                let job = action.jobID, try store.withSession(.read, { try $0.job(id: job) })?.state == .done
+            guard let action = try store.withSession(.read, { try $0.schedule.scheduledAction(id: announcement) }), action.state == .applied,
+                let job = action.jobID, try store.withSession(.read, { try $0.jobs.job(id: job) })?.state == .done
             else { return false }
             return try SchedulingSupport.outboxDrained(store)
         }
-        let sent = try #require(try store.withSession(.read) { try $0.scheduledAction(id: announcement) })
+        let sent = try #require(try store.withSession(.read) { try $0.schedule.scheduledAction(id: announcement) })
         #expect(sent.finishedAt.map { $0 >= sent.dueAt && $0 <= sent.dueAt.addingTimeInterval(5) } == true, "sent within 5 s of its time")
         let afterAnnouncement = Dictionary(grouping: fake.pushes.filter { $0.status == 200 }, by: \.token).mapValues(\.count)
         #expect(tokens.allSatisfy { afterAnnouncement[$0] == 1 }, "every phone pushed exactly once")
@@ -85,17 +85,17 @@ struct ScheduledScaleOutTests {
 
         // The edit: applied once, within 5 s, as one re-push job.
         try await ScaleOutRepushTests.wait("the edit applied", timeout: 60) {
-            try store.withSession(.read) { try $0.scheduledAction(id: edit) }?.state == .applied
+            try store.withSession(.read) { try $0.schedule.scheduledAction(id: edit) }?.state == .applied
         }
-        let applied = try #require(try store.withSession(.read) { try $0.scheduledAction(id: edit) })
+        let applied = try #require(try store.withSession(.read) { try $0.schedule.scheduledAction(id: edit) })
         #expect(applied.finishedAt.map { $0 >= applied.dueAt && $0 <= applied.dueAt.addingTimeInterval(5) } == true, "applied within 5 s of its time")
-        #expect(try store.withSession(.read) { try $0.event(id: event) }?.venue == "Second Hall")
+        #expect(try store.withSession(.read) { try $0.events.event(id: event) }?.venue == "Second Hall")
 
         // Once each: one announcement row, two jobs in all, and one line of one process per
         // action, read once both processes have stopped (a line is written after its commit, and
         // the log is written in batches).
-        #expect(try store.withSession(.read) { try $0.announcements(eventID: event) }.map(\.id) == [announcement])
-        let jobs = try store.withSession(.read) { try $0.jobs(eventID: event, limit: 10) }
+        #expect(try store.withSession(.read) { try $0.announcements.announcements(eventID: event) }.map(\.id) == [announcement])
+        let jobs = try store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 10) }
         #expect(jobs.map(\.kind).sorted() == [Job.announcementKind, Job.repushKind])
         for server in servers { server.signal(SIGTERM) }
         for server in servers { #expect(await server.waitForExit(timeout: 30) == 0) }

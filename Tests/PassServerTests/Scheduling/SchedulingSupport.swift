@@ -62,7 +62,7 @@ enum SchedulingSupport {
 
     /// Whether no push waits in the outbox.
     static func outboxDrained(_ store: any Store) throws -> Bool {
-        let outbox = try store.withSession(.read) { try $0.outboxCounts(now: Date()) }
+        let outbox = try store.withSession(.read) { try $0.outbox.outboxCounts(now: Date()) }
         return outbox.pending == 0 && outbox.inFlight == 0
     }
 
@@ -73,7 +73,7 @@ enum SchedulingSupport {
     /// Waits until the job is done and no push of the app waits in the outbox.
     static func settled(_ app: TestApp, job: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         try await eventually("job \(job) done and the outbox drained", timeout: 60, sourceLocation: sourceLocation) {
-            try app.store.withSession(.read) { try $0.job(id: job) }?.state == .done && outboxDrained(app)
+            try app.store.withSession(.read) { try $0.jobs.job(id: job) }?.state == .done && outboxDrained(app)
         }
     }
 

@@ -80,7 +80,7 @@ final class TestApp: Sendable {
         try application.start()
         let token = AdminAuthentication.newToken()
         _ = try application.store.withSession(.write) {
-            try $0.createAdminToken(name: "test-\(UUID().uuidString.prefix(8))", tokenHash: TokenVault.hash(token), now: Date())
+            try $0.admin.createAdminToken(name: "test-\(UUID().uuidString.prefix(8))", tokenHash: TokenVault.hash(token), now: Date())
         }
         return TestApp(application: application, certificates: certificates, directory: directory, databaseURL: databaseURL, logs: logs, adminToken: token)
     }

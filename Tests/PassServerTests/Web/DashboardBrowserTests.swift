@@ -98,7 +98,7 @@ struct DashboardBrowserTests {
         let files = try PassArchive.files(Array(bundle))
         #expect(Set(ids.keys) == ["logo", "strip"])
         for (kind, id) in ids {
-            let stored = try #require(try app.store.withSession(.read) { try $0.passImage(id: id) }, "\(kind) \(id) is not stored")
+            let stored = try #require(try app.store.withSession(.read) { try $0.images.passImage(id: id) }, "\(kind) \(id) is not stored")
             #expect(stored.kind == kind)
             #expect(files["\(kind).png"] == stored.image1x && files["\(kind)@2x.png"] == stored.image2x && files["\(kind)@3x.png"] == stored.image3x, "\(kind)")
         }

@@ -32,7 +32,7 @@ struct DashboardClaimsBrowserTests {
                 lock.release()
             }
         )
-        let jobs = try app.store.withSession(.read) { try $0.jobs(eventID: event, limit: 5) }
+        let jobs = try app.store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 5) }
         #expect(jobs.count == 1)
         #expect(jobs.first?.state == .done && jobs.first?.done == 4)
     }

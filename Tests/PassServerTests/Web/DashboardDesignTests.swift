@@ -57,7 +57,7 @@ struct DashboardDesignTests {
 
     /// Whether the event stores no design at all.
     static func hasNoDesign(_ app: TestApp, _ event: String) throws -> Bool {
-        try app.store.withSession(.read) { try $0.event(id: event) }?.design == nil
+        try app.store.withSession(.read) { try $0.events.event(id: event) }?.design == nil
     }
 
     @Test("the event page links the design page; a viewer sees it with the preview and no way to save", arguments: Backend.allCases)
@@ -201,8 +201,8 @@ struct DashboardDesignTests {
         let design = try Self.design(app, event)
         let images = try #require(design["images"] as? [String: String])
         #expect(Set(images.keys) == ["logo", "strip"], "an empty file input stores nothing: \(images)")
-        let logo = try #require(try app.store.withSession(.read) { try $0.passImage(id: images["logo"] ?? "") })
-        let strip = try #require(try app.store.withSession(.read) { try $0.passImage(id: images["strip"] ?? "") })
+        let logo = try #require(try app.store.withSession(.read) { try $0.images.passImage(id: images["logo"] ?? "") })
+        let strip = try #require(try app.store.withSession(.read) { try $0.images.passImage(id: images["strip"] ?? "") })
         let fetched = try phone.fetch(serial)
         let files = try PassArchive.files(fetched.body)
         let pass = try PassArchive.passJSON(fetched.body)
@@ -255,14 +255,14 @@ struct DashboardDesignTests {
         let logo = (name: "images.logo", fileName: "logo.png", bytes: try EventDesignTests.png(480, 150))
         #expect(try Self.save(admin, event: event, Self.unchangedFields(page.text), files: [strip], csrf: csrf).status == 303)
         let paletteStrip = try #require((try Self.design(app, event)["images"] as? [String: String])?["strip"])
-        let storedStrip = try #require(try app.store.withSession(.read) { try $0.passImage(id: paletteStrip) })
+        let storedStrip = try #require(try app.store.withSession(.read) { try $0.images.passImage(id: paletteStrip) })
         #expect(storedStrip.image3x[25] == 3, "without the box ticked the strip is a palette PNG")
 
         let shown = try admin.get("/admin/events/\(event)/design")
         let fullColour = Self.unchangedFields(shown.text) + [("imagesFullColor", "true")]
         #expect(try Self.save(admin, event: event, fullColour, files: [logo], csrf: csrf).status == 303)
         let images = try #require(try Self.design(app, event)["images"] as? [String: String])
-        let storedLogo = try #require(try app.store.withSession(.read) { try $0.passImage(id: images["logo"] ?? "") })
+        let storedLogo = try #require(try app.store.withSession(.read) { try $0.images.passImage(id: images["logo"] ?? "") })
         #expect(storedLogo.image3x[25] == 2, "with the box ticked the logo is in full colour")
         #expect(images["strip"] == paletteStrip, "the strip stored before is kept as it was")
 
@@ -278,7 +278,7 @@ struct DashboardDesignTests {
         let app = try TestApp.start(backend)
         defer { app.stop() }
         let id = try #require(try EventDesignTests.upload(app, try EventDesignTests.png(480, 150), kind: "logo").jsonObject?["id"] as? String)
-        let stored = try #require(try app.store.withSession(.read) { try $0.passImage(id: id) })
+        let stored = try #require(try app.store.withSession(.read) { try $0.images.passImage(id: id) })
         for (scale, bytes) in [(nil, stored.image1x), ("1", stored.image1x), ("2", stored.image2x), ("3", stored.image3x)] {
             let response = try app.request("GET", "/images/\(id)" + (scale.map { "?scale=\($0)" } ?? ""))
             #expect(response.status == 200 && response.body == bytes, "scale \(scale ?? "none"): \(response.status)")

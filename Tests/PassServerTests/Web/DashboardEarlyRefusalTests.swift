@@ -22,12 +22,12 @@ struct DashboardEarlyRefusalTests {
     /// A session stored directly (as signing in stores it) for a token of `role`; returns the cookie.
     static func session(_ fixture: ProcessFixture, role: AdminRole, expired: Bool = false) throws -> String {
         let token = try fixture.store.withSession(.write) {
-            try $0.createAdminToken(name: "\(role.rawValue)-\(UUID().uuidString.prefix(8))", role: role, tokenHash: TokenVault.hash(AdminAuthentication.newToken()), now: Date())
+            try $0.admin.createAdminToken(name: "\(role.rawValue)-\(UUID().uuidString.prefix(8))", role: role, tokenHash: TokenVault.hash(AdminAuthentication.newToken()), now: Date())
         }
         let id = Crypto.randomToken(bytes: 32)
         let now = Date()
         try fixture.store.withSession(.write) {
-            try $0.createAdminSession(idHash: TokenVault.hash(id), tokenID: token.id, now: now, expiresAt: now.addingTimeInterval(expired ? -60 : 3_600))
+            try $0.admin.createAdminSession(idHash: TokenVault.hash(id), tokenID: token.id, now: now, expiresAt: now.addingTimeInterval(expired ? -60 : 3_600))
         }
         return "\(DashboardSessions.cookieName(secure: true))=\(id)"
     }

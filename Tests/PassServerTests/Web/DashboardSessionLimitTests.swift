@@ -31,7 +31,7 @@ struct DashboardSessionLimitTests {
             clients.append(client)
         }
         let counts = try Self.sessionCounts(app)
-        let adminName = try #require(try app.store.withSession(.read) { try $0.adminTokens() }.first { $0.role == .admin }?.name)
+        let adminName = try #require(try app.store.withSession(.read) { try $0.admin.adminTokens() }.first { $0.role == .admin }?.name)
         #expect(counts[adminName] == limit, "\(counts)")
         #expect(counts.values.reduce(0, +) == limit + 1, "the other token's session stays: \(counts)")
         // The three oldest were ended; every later one still works, and so does the other token's.

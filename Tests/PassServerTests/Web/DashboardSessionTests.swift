@@ -135,7 +135,7 @@ struct DashboardSessionTests {
         // The expired row goes and the live one stays. The server's own retention sweep may run
         // first (it sweeps at start), so the count this call removes is 1 or 0; the rows are what
         // must hold.
-        let removed = try app.store.withSession(.write) { try $0.deleteExpiredAdminSessions(before: Date(), limit: 100) }
+        let removed = try app.store.withSession(.write) { try $0.admin.deleteExpiredAdminSessions(before: Date(), limit: 100) }
         #expect(removed <= 1)
         let secondHash = try TokenVault.hash(Self.sessionID(try #require(second.cookie)))
         let left = try app.store.execute("SELECT id_hash FROM admin_sessions").map { try $0.bytes("id_hash") }
@@ -161,8 +161,8 @@ struct DashboardSessionTests {
         let token = try AdminRoleTests.token(app, role: .viewer)
         let (client, _) = try DashboardClient.signIn(app, token: token)
         #expect(try client.get("/admin/").text.contains("<h1>Events</h1>"))
-        let name = try #require(try app.store.withSession(.read) { try $0.adminTokens() }.first { $0.role == .viewer }?.name)
-        _ = try app.store.withSession(.write) { try $0.revokeAdminToken(idOrName: name, now: Date()) }
+        let name = try #require(try app.store.withSession(.read) { try $0.admin.adminTokens() }.first { $0.role == .viewer }?.name)
+        _ = try app.store.withSession(.write) { try $0.admin.revokeAdminToken(idOrName: name, now: Date()) }
         #expect(try client.get("/admin/").text.contains("Admin token"))
     }
 

@@ -73,7 +73,7 @@ struct DashboardTemplatesTests {
             csrf: csrf
         )
         #expect(created.status == 303, "\(created.status) \(created.text)")
-        let event = try #require(try app.store.withSession(.read) { try $0.events(matching: EventFilter(), after: nil, limit: 5) }.first)
+        let event = try #require(try app.store.withSession(.read) { try $0.events.events(matching: EventFilter(), after: nil, limit: 5) }.first)
         #expect(event.template == "spring-gala")
     }
 
@@ -95,7 +95,7 @@ struct DashboardTemplatesTests {
         let notZip = try Self.upload(client, csrf: csrf, name: "gala", archive: Array("<script>alert(1)</script>".utf8))
         #expect(notZip.status == 400 && notZip.text.contains("not a readable zip archive"))
         #expect(!notZip.text.contains("<script>alert"))
-        #expect(try app.store.withSession(.read) { try $0.storedTemplateNames() }.isEmpty)
+        #expect(try app.store.withSession(.read) { try $0.templates.storedTemplateNames() }.isEmpty)
 
         let (viewer, _) = try DashboardClient.signIn(app, token: try AdminRoleTests.token(app, role: .viewer))
         let page = try viewer.get("/admin/templates")
@@ -103,6 +103,6 @@ struct DashboardTemplatesTests {
         let forbidden = try Self.upload(viewer, csrf: try viewer.csrf(on: "/admin/templates"), name: "gala", archive: try DesignerFolder.archive())
         #expect(forbidden.status == 403)
         #expect(try viewer.get("/admin/templates/nope").status == 404)
-        #expect(try app.store.withSession(.read) { try $0.storedTemplateNames() }.isEmpty)
+        #expect(try app.store.withSession(.read) { try $0.templates.storedTemplateNames() }.isEmpty)
     }
 }

@@ -27,7 +27,7 @@ struct DoorStaffBrowserTests {
         try await offPool {
             #expect(try DoorPhone.isCheckedIn(app, ours))
             #expect(try DoorPhone.isCheckedIn(app, theirs) == false)
-            let accesses = try app.store.withSession(.read) { try $0.scannerAccesses(eventID: event) }
+            let accesses = try app.store.withSession(.read) { try $0.scanners.scannerAccesses(eventID: event) }
             #expect(accesses.count == 1 && accesses.first?.revokedAt != nil)
             #expect(try app.store.execute("SELECT id_hash FROM scanner_sessions").isEmpty, "revoking ended the phone's session")
         }

@@ -32,7 +32,7 @@ struct ErasureBrowserTests {
         try await BrowserScript.expectPasses(
             "erase_and_past.py", serverURL: app.baseURL, name: "erase-and-past", environment: setup, timeLimit: .seconds(240), keepingOutput: true
         )
-        let remaining = try await offPool { try app.store.withSession(.read) { try $0.event(id: setup["EVENT_ID"] ?? "") } }
+        let remaining = try await offPool { try app.store.withSession(.read) { try $0.events.event(id: setup["EVENT_ID"] ?? "") } }
         #expect(remaining?.deletingAt != nil && remaining?.erasedAt != nil, "the page erased, then deleted the event")
     }
 }

@@ -26,7 +26,7 @@ struct SchedulingBrowserTests {
             }
             return (event, phones)
         }
-        let serials = try app.store.withSession(.read) { try $0.passes(eventID: event, limit: 10) }.map(\.serialNumber.rawValue)
+        let serials = try app.store.withSession(.read) { try $0.passes.passes(eventID: event, limit: 10) }.map(\.serialNumber.rawValue)
         let now = Date()
         let environment = [
             "ADMIN_TOKEN": app.adminToken, "EVENT_ID": event, "VENUE": "Pier 4", "PHONES": "3",
@@ -40,7 +40,7 @@ struct SchedulingBrowserTests {
                 try await offPool {
                     // Once the announcement's job is done, each phone lists and fetches its pass.
                     try SchedulingSupport.wait("the announcement job done", timeout: 60) {
-                        try app.store.withSession(.read) { try $0.jobs(eventID: event, limit: 1) }.first?.state == .done
+                        try app.store.withSession(.read) { try $0.jobs.jobs(eventID: event, limit: 1) }.first?.state == .done
                     }
                     for (phone, serial) in zip(phones, serials) {
                         _ = try phone.changedSerials()
@@ -51,8 +51,8 @@ struct SchedulingBrowserTests {
             keepingOutput: true
         )
         let stored = try app.store.withSession(.read) { session in
-            (try session.announcements(eventID: event), try session.scheduledActions(eventID: event, kind: .announcement),
-             try session.scheduledActions(eventID: event, kind: .eventEdit), try session.event(id: event))
+            (try session.announcements.announcements(eventID: event), try session.schedule.scheduledActions(eventID: event, kind: .announcement),
+             try session.schedule.scheduledActions(eventID: event, kind: .eventEdit), try session.events.event(id: event))
         }
         #expect(stored.0.count == 1 && stored.0.first?.withdrawnAt != nil, "the page sent one announcement and withdrew it")
         #expect(stored.1.map(\.state) == [.cancelled], "and cancelled the scheduled one")

@@ -55,10 +55,10 @@ struct SortedJSONTests {
         let serial = try #require(SerialNumber(text))
         // A name no request could set: control characters and an escape-worthy mix.
         _ = try app.store.withSession(.write) {
-            try $0.updatePass(passTypeIdentifier: app.passType, serialNumber: serial, change: PassChange(attendeeName: "A\u{1}d\\a\t\"L\" é 🎫"), now: Date())
+            try $0.passes.updatePass(passTypeIdentifier: app.passType, serialNumber: serial, change: PassChange(attendeeName: "A\u{1}d\\a\t\"L\" é 🎫"), now: Date())
         }
-        let pass = try #require(try app.store.withSession(.read) { try $0.pass(passTypeIdentifier: app.passType, serialNumber: serial) })
-        let stored = try #require(try app.store.withSession(.read) { try $0.event(id: event) })
+        let pass = try #require(try app.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: app.passType, serialNumber: serial) })
+        let stored = try #require(try app.store.withSession(.read) { try $0.events.event(id: event) })
         try Self.same(TicketBody(pass, downloadURL: try app.application.passes.downloadURL(for: pass)))
         try Self.same(EventBody(stored))
     }

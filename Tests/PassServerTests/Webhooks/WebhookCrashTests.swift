@@ -40,7 +40,7 @@ struct WebhookCrashTests {
         defer { store.close() }
         let now = Date()
         let endpoint = try store.withSession(.write) {
-            try $0.createWebhookEndpoint(
+            try $0.webhooks.createWebhookEndpoint(
                 NewWebhookEndpoint(url: receiver.url("crash"), description: "", eventTypes: Set(WebhookEventType.allCases), secretNonce: "crash-nonce"), now: now
             )
         }
@@ -54,26 +54,26 @@ struct WebhookCrashTests {
                 pass.externalID = "x\(index)"
                 return pass
             }
-            serials += try store.withSession(.write) { try $0.importPasses(passes, eventID: event, now: now) }.map(\.pass.serialNumber)
+            serials += try store.withSession(.write) { try $0.passes.importPasses(passes, eventID: event, now: now) }.map(\.pass.serialNumber)
         }
         let type = PassTypeIdentifier(trusted: passType)
         let first = serials[0]
         try store.withSession(.write) { session in
-            _ = try session.updatePass(passTypeIdentifier: type, serialNumber: first, change: PassChange(attendeeName: "Renamed"), now: now)
-            _ = try session.updatePass(passTypeIdentifier: type, serialNumber: serials[1], change: PassChange(status: .cancelled), now: now)
-            _ = try session.checkIn(Scan(passTypeIdentifier: type, serialNumber: serials[2], scannedAt: now, gate: "East"), now: now)
-            _ = try session.upsertRegistration(
+            _ = try session.passes.updatePass(passTypeIdentifier: type, serialNumber: first, change: PassChange(attendeeName: "Renamed"), now: now)
+            _ = try session.passes.updatePass(passTypeIdentifier: type, serialNumber: serials[1], change: PassChange(status: .cancelled), now: now)
+            _ = try session.checkIns.checkIn(Scan(passTypeIdentifier: type, serialNumber: serials[2], scannedAt: now, gate: "East"), now: now)
+            _ = try session.registrations.upsertRegistration(
                 deviceLibraryIdentifier: "crashphone", pushToken: PushToken.fixture("crash"), passTypeIdentifier: type, serialNumber: serials[3], now: now,
                 keepingAtMost: 10
             )
-            _ = try session.deleteRegistration(deviceLibraryIdentifier: "crashphone", passTypeIdentifier: type, serialNumber: serials[3], now: now)
-            let failedEmail = try #require(try session.pass(passTypeIdentifier: type, serialNumber: serials[4]))
-            try session.recordEmails([EmailResult(passID: failedEmail.id, kind: .failed, reply: "550 5.1.1 User unknown")], now: now)
-            let saved = try #require(try session.pass(passTypeIdentifier: type, serialNumber: serials[5]))
-            _ = try session.recordGoogleWalletCallback(passID: saved.id, eventID: event, nonce: "n1", saved: true, now: now)
-            _ = try session.recordGoogleWalletCallback(passID: saved.id, eventID: event, nonce: "n2", saved: false, now: now)
-            _ = try session.updateEvent(id: event, change: EventChange(venue: "Crash Hall"), now: now)
-            _ = try session.markEventDeleting(id: other, reason: "deleted", now: now)
+            _ = try session.registrations.deleteRegistration(deviceLibraryIdentifier: "crashphone", passTypeIdentifier: type, serialNumber: serials[3], now: now)
+            let failedEmail = try #require(try session.passes.pass(passTypeIdentifier: type, serialNumber: serials[4]))
+            try session.mail.recordEmails([EmailResult(passID: failedEmail.id, kind: .failed, reply: "550 5.1.1 User unknown")], now: now)
+            let saved = try #require(try session.passes.pass(passTypeIdentifier: type, serialNumber: serials[5]))
+            _ = try session.google.recordGoogleWalletCallback(passID: saved.id, eventID: event, nonce: "n1", saved: true, now: now)
+            _ = try session.google.recordGoogleWalletCallback(passID: saved.id, eventID: event, nonce: "n2", saved: false, now: now)
+            _ = try session.events.updateEvent(id: event, change: EventChange(venue: "Crash Hall"), now: now)
+            _ = try session.erasure.markEventDeleting(id: other, reason: "deleted", now: now)
         }
         let recorded = try store.execute("SELECT public_id, event_type FROM webhook_events").map { (try $0.string("public_id"), try $0.string("event_type")) }
         #expect(Set(recorded.map(\.1)) == Set(WebhookEventType.allCases.map(\.rawValue)), "every type was recorded")
@@ -103,13 +103,13 @@ struct WebhookCrashTests {
         // Received after the answered ones: their answers were being held when the server died.
         let unanswered = Set(atKill.dropFirst(Self.answeredBeforeHolding).compactMap(\.webhookID))
         #expect(unanswered.count >= 1)
-        let pendingAtKill = try store.withSession(.read) { try $0.webhookCounts() }.pending
+        let pendingAtKill = try store.withSession(.read) { try $0.webhooks.webhookCounts() }.pending
         #expect(pendingAtKill > 0, "the kill left deliveries to send")
 
         receiver.always("crash", .status(200))
         let second = try ServerProcess(["serve"], environment: environment, directory: directory)
         try await eventually("the second process delivered everything", timeout: 180) {
-            let counts = try store.withSession(.read) { try $0.webhookCounts() }
+            let counts = try store.withSession(.read) { try $0.webhooks.webhookCounts() }
             return counts.pending == 0 && counts.failed == 0
         }
         let received = receiver.deliveries("crash")

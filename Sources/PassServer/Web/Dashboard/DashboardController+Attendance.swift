@@ -24,7 +24,7 @@ extension AttendancePage {
 package enum AttendanceMarkup {
     /// The markup of `eventID`'s page as an admin sees it, read from `store` as the page reads it.
     package static func render(eventID: String, store: any Store) throws -> String {
-        guard let event = try store.withSession(.read, { try $0.event(id: eventID) }) else { throw OrganizerError.notFound("No such event.") }
+        guard let event = try store.withSession(.read, { try $0.events.event(id: eventID) }) else { throw OrganizerError.notFound("No such event.") }
         let visitor = DashboardSessions.Visitor(sessionIDHash: [], tokenName: "bench", role: .admin, csrfToken: "")
         return try AttendancePage.load(event, store: store, visitor: visitor).render().markup
     }

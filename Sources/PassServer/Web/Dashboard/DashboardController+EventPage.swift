@@ -40,7 +40,7 @@ extension DashboardController {
     /// The job named by `?job=`, or the event's latest job while it runs.
     private func followedJob(_ event: Event, _ request: Request) throws -> JobProgress? {
         var jobID = request.query["job"]
-        if jobID == nil, let latest = try store.withSession(.read, { try $0.jobs(eventID: event.id, limit: 1) }).first, latest.state == .pending || latest.state == .running {
+        if jobID == nil, let latest = try store.withSession(.read, { try $0.jobs.jobs(eventID: event.id, limit: 1) }).first, latest.state == .pending || latest.state == .running {
             jobID = latest.id
         }
         guard let jobID, let progress = try? organizer.job(id: jobID), progress.job.eventID == event.id else { return nil }

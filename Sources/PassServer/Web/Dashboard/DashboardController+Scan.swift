@@ -82,14 +82,14 @@ extension DashboardController {
             let now = admin.now()
             var events = try store.withSession(.read) { session in
                 // Events that have not ended more than a day ago, soonest last (newest first).
-                try session.events(
+                try session.events.events(
                     matching: EventFilter(startsFrom: now.addingTimeInterval(-3 * 86_400), archived: false), limit: Self.scannerEventChoices
                 )
             }
             var notice: DashboardLayout.Notice?
             let requested = request.query["event"].flatMap { AdminIdentifiers.isPlausible($0, lengths: 1...64) ? $0 : nil }
             if let requested, !events.contains(where: { $0.id == requested }) {
-                if let event = try store.withSession(.read, { try $0.event(id: requested) }) {
+                if let event = try store.withSession(.read, { try $0.events.event(id: requested) }) {
                     events.insert(event, at: 0)
                 } else {
                     notice = DashboardLayout.Notice(text: "No event has the id in this link; choose the event below.", isError: true)

@@ -54,7 +54,7 @@ extension DashboardController {
         let item = try organizer.withdrawAnnouncement(event, id: request.parameters["announcementId"], requestID: request.requestID)
         let notice = item.state == .cancelled ? "announcement-cancelled" : "withdrawn"
         var job: String?
-        if let withdrawn = try store.withSession(.read, { try $0.announcement(id: item.id) }) { job = withdrawn.withdrawJobID }
+        if let withdrawn = try store.withSession(.read, { try $0.announcements.announcement(id: item.id) }) { job = withdrawn.withdrawJobID }
         return Self.redirect("/admin/events/\(event.id)?notice=\(notice)").with(job: job)
     }
 

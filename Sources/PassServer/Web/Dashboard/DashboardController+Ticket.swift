@@ -13,7 +13,7 @@ extension DashboardController {
         let pass = try organizer.ticket(serialNumber: request.parameters["serialNumber"])
         let event = try organizer.event(of: pass)
         let order = try pass.orderID.flatMap { id in
-            try store.withSession(.read) { session in try session.order(id: id).map { ($0, try session.passes(orderID: id).count) } }
+            try store.withSession(.read) { session in try session.orders.order(id: id).map { ($0, try session.orders.passes(orderID: id).count) } }
         }
         let preview = event.flatMap { event in
             (try? admin.passes.preview(pass, event: event)).map { TicketPage.PassPreview(definition: $0.pass, strings: $0.strings) }

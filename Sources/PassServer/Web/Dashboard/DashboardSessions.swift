@@ -71,8 +71,8 @@ struct DashboardSessions: Sendable {
         guard let id = Self.cookie(cookieName, in: request), Self.isPlausible(id) else { return nil }
         let hash = try TokenVault.hash(id)
         let (found, door) = try store.withSession(.read) { session -> (AdminSession?, ScannerSession?) in
-            if let found = try session.adminSession(idHash: hash, now: now()) { return (found, nil) }
-            return (nil, try session.scannerSession(idHash: hash, now: now()))
+            if let found = try session.admin.adminSession(idHash: hash, now: now()) { return (found, nil) }
+            return (nil, try session.scanners.scannerSession(idHash: hash, now: now()))
         }
         if let door {
             guard allowingScanner else { throw Self.doorStaffRefused }
@@ -94,15 +94,15 @@ struct DashboardSessions: Sendable {
     func signIn(token presented: String) throws -> (cookie: String, role: AdminRole)? {
         let token = presented.trimmingCharacters(in: .whitespacesAndNewlines)
         guard token.hasPrefix(AdminAuthentication.tokenPrefix), token.utf8.count <= 128,
-            let stored = try store.withSession(.read, { try $0.adminToken(tokenHash: TokenVault.hash(token)) })
+            let stored = try store.withSession(.read, { try $0.admin.adminToken(tokenHash: TokenVault.hash(token)) })
         else { return nil }
         let id = Crypto.randomToken(bytes: 32)
         let start = now()
         try store.withSession(.write) { session in
-            try session.createAdminSession(
+            try session.admin.createAdminSession(
                 idHash: TokenVault.hash(id), tokenID: stored.id, now: start, expiresAt: start.addingTimeInterval(TimeInterval(lifetime))
             )
-            try session.deleteAdminSessions(tokenID: stored.id, keepingNewest: Self.maxSessionsPerToken)
+            try session.admin.deleteAdminSessions(tokenID: stored.id, keepingNewest: Self.maxSessionsPerToken)
         }
         return (cookie(cookieName, value: id, maxAge: lifetime), stored.role)
     }
@@ -114,7 +114,7 @@ struct DashboardSessions: Sendable {
         let start = now()
         let end = min(access.expiresAt, start.addingTimeInterval(TimeInterval(lifetime)))
         try store.withSession(.write) { session in
-            try session.createScannerSession(
+            try session.scanners.createScannerSession(
                 idHash: TokenVault.hash(id), accessID: access.id, device: DoorStaff.device(request), now: start, expiresAt: end,
                 keepingNewest: DoorStaff.maxSessionsPerAccess
             )
@@ -126,7 +126,7 @@ struct DashboardSessions: Sendable {
     /// `Set-Cookie` value that clears it in the browser.
     func signOut(_ visitor: Visitor) throws -> String {
         _ = try store.withSession(.write) { session in
-            visitor.isDoorStaff ? try session.deleteScannerSession(idHash: visitor.sessionIDHash) : try session.deleteAdminSession(idHash: visitor.sessionIDHash)
+            visitor.isDoorStaff ? try session.scanners.deleteScannerSession(idHash: visitor.sessionIDHash) : try session.admin.deleteAdminSession(idHash: visitor.sessionIDHash)
         }
         return cookie(cookieName, value: "", maxAge: 0)
     }
