@@ -227,7 +227,8 @@ import json, statistics, sys
 before, after = float(sys.argv[1] or 0), float(sys.argv[2] or 0)
 rate = max(before, after)
 runs = []
-for path in sys.argv[3:]:
+# A pattern that matched nothing (FLEET_BENCH_REPEAT=0) comes through as itself: no run.
+for path in (path for path in sys.argv[3:] if "*" not in path):
     try:
         with open(path) as handle:
             runs.append(json.loads(handle.read()))
