@@ -51,13 +51,14 @@ public struct Template: Sendable {
     }
 
     /// The label of an announcement's back field on this template's passes
-    /// (`TicketData.announcementLabel`).
-    public var announcementLabel: String {
-        TicketData.announcementLabel(localizedStrings: localizations.compactMap { passStrings(language: $0) })
-    }
+    /// (`TicketData.announcementLabel`). Worked out once, when the template loads: every pass
+    /// rendered asks for it.
+    public let announcementLabel: String
 
     /// Languages with an `.lproj` folder, sorted (`["en", "ja"]`).
-    public var localizations: [String] {
+    public var localizations: [String] { Self.localizations(of: files) }
+
+    private static func localizations(of files: [File]) -> [String] {
         Array(Set(files.compactMap { file in
             file.path.split(separator: "/").first.flatMap { $0.hasSuffix(".lproj") ? String($0.dropLast(6)) : nil }
         })).sorted()
@@ -100,6 +101,9 @@ public struct Template: Sendable {
         archive = try TemplateArchive(try ZipWriter.compress(staticFiles.map { ($0.key, $0.value) }))
         manifestHalves = try Self.manifestHalves(self.files)
         contentHash = try Self.contentHash(passJSON: passJSON, fieldsJSON: files[TemplateField.fileName], files: self.files)
+        announcementLabel = TicketData.announcementLabel(localizedStrings: Self.localizations(of: self.files).compactMap { language in
+            files["\(language).lproj/pass.strings"].flatMap(PassStrings.decode)
+        })
     }
 
     /// manifest.json (keys sorted, as `JSONValue` writes an object) cut where pass.json's hash goes.

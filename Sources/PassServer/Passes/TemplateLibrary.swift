@@ -49,6 +49,11 @@ final class TemplateLibrary: Sendable {
     /// Where uploaded templates are stored; nil serves folders only.
     private let store: (any Store)?
     private let kept = Mutex<[String: Uploaded]>([:])
+    /// What `isFileTemplate` last answered for each name, and when: every pass built looks its
+    /// template up, and a `stat` per pass cost more than rendering its barcode. An answer is used
+    /// for `files.checkInterval`, as long as the folder store itself goes without looking at a
+    /// folder, so a folder added or removed is noticed as soon as an edit of one would be.
+    private let folderAnswers = Mutex<[String: (isFolder: Bool, at: ContinuousClock.Instant)]>([:])
 
     /// How many uploaded templates are kept built at once; past it the kept ones are dropped (and
     /// built again on their next use).
@@ -70,6 +75,21 @@ final class TemplateLibrary: Sendable {
         return FileManager.default.fileExists(atPath: root + "/" + name + "/pass.json")
     }
 
+    /// `isFileTemplate(name)`, as answered within the last `files.checkInterval`.
+    private func isRecentlyFileTemplate(_ name: String) -> Bool {
+        let interval = files.checkInterval
+        guard interval > .zero else { return isFileTemplate(name) }
+        let now = ContinuousClock.now
+        if let known = folderAnswers.withLock({ $0[name] }), now - known.at < interval { return known.isFolder }
+        let answer = isFileTemplate(name)
+        folderAnswers.withLock { answers in
+            // Names come from events' templates, a handful; the bound is for a stream of unknown ones.
+            if answers.count >= Self.keptLimit { answers.removeAll() }
+            answers[name] = (answer, now)
+        }
+        return answer
+    }
+
     /// The names of the folder templates, sorted.
     var fileTemplateNames: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
@@ -80,7 +100,7 @@ final class TemplateLibrary: Sendable {
     /// from its row when the row changed). Throws `PassBundleError` when there is none or it does
     /// not load, a storage error when the database does not answer.
     func template(named name: String) throws -> Template {
-        if store == nil || isFileTemplate(name) { return try files.template(named: name) }
+        if store == nil || isRecentlyFileTemplate(name) { return try files.template(named: name) }
         guard let uploaded = try uploaded(named: name) else {
             throw PassBundleError(.templateUnreadable, "no template named \(name)")
         }
