@@ -66,14 +66,14 @@ struct TwoInstanceStalenessTests {
         let device = "staleness-device"
         try await offPool {
             _ = try fixture.store.withSession(.write) {
-                try $0.upsertRegistration(
+                try $0.registrations.upsertRegistration(
                     deviceLibraryIdentifier: "\(device)", pushToken: .hex(Phone.randomPushToken()), passTypeIdentifier: pass.passTypeIdentifier,
                     serialNumber: pass.serialNumber, now: Date()
                 )
             }
         }
         let adminToken = AdminAuthentication.newToken()
-        _ = try fixture.store.withSession(.write) { try $0.createAdminToken(name: "staleness", tokenHash: TokenVault.hash(adminToken), now: Date()) }
+        _ = try fixture.store.withSession(.write) { try $0.admin.createAdminToken(name: "staleness", tokenHash: TokenVault.hash(adminToken), now: Date()) }
         for _ in 0..<2 { servers.append(try fixture.launch()) }
         let ports = [try await servers[0].port(), try await servers[1].port()]
         let authentication = try fixture.vault.authenticationToken(passType: pass.passTypeIdentifier, serial: pass.serialNumber).rawValue
@@ -115,7 +115,7 @@ struct TwoInstanceStalenessTests {
                 return job
             }
             try await ScaleOutRepushTests.wait("edit \(edit)'s job done", timeout: 60) {
-                try store.withSession(.read) { try $0.job(id: job) }?.state == .done
+                try store.withSession(.read) { try $0.jobs.job(id: job) }?.state == .done
             }
 
             // Through the other process: listed with a later tag, then the new pass, not a 304.
