@@ -1,8 +1,9 @@
 import Foundation
 import PassIdentifiers
 import PassServerTesting
-import Storage
 import Testing
+
+@testable import Storage
 
 /// What a phone's requests cost the database: a capped registration is one round trip on
 /// PostgreSQL (its pass lock, upsert, eviction, tallies and `pass.added` sent together), the head
@@ -40,8 +41,8 @@ struct DeviceRoundTripTests {
             _ = try register(session, device: "warm", serial: "WARM")
             var trips: [Int] = []
             var results: [RegistrationResult] = []
-            for (index, device) in ["a", "b", "c", "a", "d"].enumerated() {
-                trips.append(try roundTrips(session) { results.append(try register(session, device: DeviceLibraryIdentifier(device)!, serial: "ONE", at: Double(index))) })
+            for (index, device) in (["a", "b", "c", "a", "d"] as [DeviceLibraryIdentifier]).enumerated() {
+                trips.append(try roundTrips(session) { results.append(try register(session, device: device, serial: "ONE", at: Double(index))) })
             }
             #expect(results == [.created, .created, .created, .updated, .created])
             #expect(trips == [1, 1, 1, 1, 1], "round trips per registration: \(trips)")
@@ -75,12 +76,12 @@ struct DeviceRoundTripTests {
     func concurrentFirstDevices() throws {
         let fixture = try StoreFixture(.postgres, options: StoreOptions(poolSize: 16))
         _ = try WebhookOutboxTests.endpoint(fixture, [.passAdded])
-        let serials: [SerialNumber] = (0..<8).map { SerialNumber("RACE\($0)")! }
+        let serials: [SerialNumber] = (0..<8).map { SerialNumber("RACE\($0)") }
         for serial in serials { try fixture.makePass(serial: serial, now: now) }
         for serial in serials {
             try onThreads(12) { index in
                 _ = try fixture.store.withSession(.write) { session in
-                    try register(session, device: DeviceLibraryIdentifier("\(serial)-\(index)")!, serial: serial, at: Double(index), limit: 5)
+                    try register(session, device: DeviceLibraryIdentifier("\(serial)-\(index)"), serial: serial, at: Double(index), limit: 5)
                 }
             }
         }
@@ -88,8 +89,9 @@ struct DeviceRoundTripTests {
             SELECT p.serial_number, count(*) AS n FROM webhook_events w JOIN passes p ON p.id = w.pass_id
             WHERE w.event_type = 'pass.added' GROUP BY p.serial_number
             """)
+        let counts = try added.map { try $0.int("n") }
         #expect(added.count == serials.count)
-        #expect(try added.allSatisfy { try $0.int("n") == 1 }, "pass.added per pass: \(try added.map { try $0.int("n") })")
+        #expect(counts.allSatisfy { $0 == 1 }, "pass.added per pass: \(counts)")
         for serial in serials {
             let count = try fixture.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) }
             #expect(count == 5, "\(serial): \(count) registrations")

@@ -1,6 +1,7 @@
 import PassIdentifiers
 import Foundation
 import HTTPServer
+import PassBundle
 import Logging
 import Storage
 
