@@ -83,17 +83,7 @@ extension StoreSession {
                 SELECT id FROM passes WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) FOR NO KEY UPDATE
                 """)
             guard let row = try executeFinal("""
-                WITH device AS (
-                    INSERT INTO devices (device_library_identifier, push_token, push_service, updated_at)
-                    VALUES (\(device), \(pushToken), \(service), \(millis))
-                    ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token,
-                        push_service = excluded.push_service, updated_at = excluded.updated_at
-                    RETURNING 1),
-                registration AS (
-                    INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
-                    VALUES (\(device), \(passType), \(serial), \(millis), \(millis))
-                    ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
-                    RETURNING (xmax = 0) AS inserted),
+                WITH \(Self.upserts(device: device, pushToken: pushToken, service: service, passType: passType, serial: serial, millis: millis)),
                 evicted AS (
                     DELETE FROM registrations
                     WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) AND device_library_identifier <> \(device)
@@ -131,17 +121,9 @@ extension StoreSession {
                 .passAdded, where: "\(thisPass) AND EXISTS (SELECT 1 FROM registration WHERE registration.inserted) AND \(noRegistration())", now: now
             )
             guard let row = try first("""
-                WITH device AS (
-                    INSERT INTO devices (device_library_identifier, push_token, push_service, updated_at)
-                    VALUES (\(deviceLibraryIdentifier), \(pushToken), \(service), \(millis))
-                    ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token,
-                        push_service = excluded.push_service, updated_at = excluded.updated_at
-                    RETURNING 1),
-                registration AS (
-                    INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
-                    VALUES (\(deviceLibraryIdentifier), \(passTypeIdentifier), \(serialNumber), \(millis), \(millis))
-                    ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
-                    RETURNING (xmax = 0) AS inserted),
+                WITH \(Self.upserts(
+                    device: deviceLibraryIdentifier, pushToken: pushToken, service: service, passType: passTypeIdentifier, serial: serialNumber, millis: millis
+                )),
                 added AS (\(added))
                 SELECT inserted FROM registration
                 """)
@@ -172,6 +154,27 @@ extension StoreSession {
                 """)
             return .updated
         }
+    }
+
+    /// The CTEs `device` and `registration` upserting a device and its registration of a pass in
+    /// one PostgreSQL statement (foreign keys are checked at its end); `registration.inserted` is
+    /// true for a new registration (`xmax = 0` only for a row the statement inserted).
+    private static func upserts(
+        device: DeviceLibraryIdentifier, pushToken: String, service: PushService, passType: PassTypeIdentifier, serial: SerialNumber, millis: Int64
+    ) -> SQLQuery {
+        """
+        device AS (
+            INSERT INTO devices (device_library_identifier, push_token, push_service, updated_at)
+            VALUES (\(device), \(pushToken), \(service), \(millis))
+            ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token,
+                push_service = excluded.push_service, updated_at = excluded.updated_at
+            RETURNING 1),
+        registration AS (
+            INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
+            VALUES (\(device), \(passType), \(serial), \(millis), \(millis))
+            ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
+            RETURNING (xmax = 0) AS inserted)
+        """
     }
 
     /// Deletes the registrations of a pass beyond the `limit` most recently updated, never the
