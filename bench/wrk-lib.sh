@@ -25,7 +25,7 @@ wrk_live_server() {
     for tool in wrk psql curl python3 openssl; do
         command -v "$tool" >/dev/null || { echo "bench/$name.sh: $tool is not installed" >&2; exit 1; }
     done
-    database="bench_${name}_$(date +%s)_$$"
+    database="bench_${name//-/_}_$(date +%s)_$$"
     psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "CREATE DATABASE $database" >/dev/null
     database_url="${PASS_SERVER_TEST_DATABASE_URL%/*}/$database"
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')

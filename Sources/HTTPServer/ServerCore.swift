@@ -88,18 +88,19 @@ final class ServerCore: Sendable {
         // Every request passes here: build the line only when it is written.
         guard logger.level <= .info else { return }
         let milliseconds = duration / .milliseconds(1)
-        var metadata: Logger.Metadata = [
-            "method": context.method.rawValue,
-            "path": loggedPath.redact(context.rawPath),
-            "status": String(status),
-            "bytes": String(bytes),
-            "duration_ms": String((milliseconds * 100).rounded() / 100),
-            "request.id": context.requestID,
-            "peer": context.peerAddress,
-            "client": context.clientAddress,
+        // Pairs, not a dictionary: the line is written for every request.
+        var fields: [(key: String, value: String)] = [
+            ("method", context.method.rawValue),
+            ("path", loggedPath.redact(context.rawPath)),
+            ("status", String(status)),
+            ("bytes", String(bytes)),
+            ("duration_ms", String((milliseconds * 100).rounded() / 100)),
+            ("request.id", context.requestID),
+            ("peer", context.peerAddress),
+            ("client", context.clientAddress),
         ]
-        if let note { metadata["note"] = note }
-        if let failure = context.failure { metadata["error"] = failure }
-        logger.info("request", metadata)
+        if let note { fields.append(("note", note)) }
+        if let failure = context.failure { fields.append(("error", failure)) }
+        logger.log(.info, "request", fields: fields)
     }
 }

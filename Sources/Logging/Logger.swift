@@ -102,6 +102,16 @@ public struct Logger: Sendable {
         sink.write(Self.format(level: level, label: label, message: message(), metadata: all))
     }
 
+    /// `log` with the line's own metadata as pairs rather than a dictionary, for a line written on
+    /// every request (the access log): the same line, without building and hashing a dictionary.
+    /// A key given twice keeps its last value; the logger's metadata gives way to `fields`.
+    public func log(_ level: LogLevel, _ message: String, fields: [(key: String, value: String)]) {
+        guard level >= self.level else { return }
+        var pairs = fields
+        for (key, value) in metadata where !fields.contains(where: { $0.key == key }) { pairs.append((key, value)) }
+        sink.write(Self.format(level: level, label: label, message: message, sortedPairs: Self.sortedUnique(pairs)))
+    }
+
     public func trace(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) { log(.trace, message(), extra()) }
     public func debug(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) { log(.debug, message(), extra()) }
     public func info(_ message: @autoclosure () -> String, _ extra: @autoclosure () -> Metadata = [:]) { log(.info, message(), extra()) }
@@ -113,24 +123,81 @@ public struct Logger: Sendable {
     /// One line: timestamp, level, label, message, then `key=value` metadata sorted by key. Every
     /// part is escaped by `LogText`, so no caller can put a line break or terminal control into it.
     static func format(level: LogLevel, label: String, message: String, metadata: Metadata) -> String {
-        var line = "\(timestamp()) \(level) \(LogText.name(label)): \(LogText.escape(message))"
-        for key in metadata.keys.sorted() {
-            line += " \(LogText.name(key))=\(LogText.value(metadata[key] ?? ""))"
+        format(level: level, label: label, message: message, sortedPairs: metadata.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+
+    /// `pairs` sorted by key, each key once (its last value).
+    static func sortedUnique(_ pairs: [(key: String, value: String)]) -> [(key: String, value: String)] {
+        // Stable: of equal keys the later stays last, and is the one kept.
+        let sorted = pairs.enumerated().sorted { $0.element.key != $1.element.key ? $0.element.key < $1.element.key : $0.offset < $1.offset }
+        var unique: [(key: String, value: String)] = []
+        unique.reserveCapacity(sorted.count)
+        for (_, pair) in sorted {
+            if let last = unique.last, last.key == pair.key { unique[unique.count - 1] = pair } else { unique.append(pair) }
+        }
+        return unique
+    }
+
+    private static func format(level: LogLevel, label: String, message: String, sortedPairs: [(key: String, value: String)]) -> String {
+        var line = timestamp()
+        line.reserveCapacity(128 + message.utf8.count + sortedPairs.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 2 })
+        line += " "
+        line += level.description
+        line += " "
+        line += LogText.name(label)
+        line += ": "
+        line += LogText.escape(message)
+        for (key, value) in sortedPairs {
+            line += " "
+            line += LogText.name(key)
+            line += "="
+            line += LogText.value(value)
         }
         return line
     }
 
-    private static func timestamp() -> String {
+    /// `2026-12-06T14:47:32.123Z`: the time now in UTC with milliseconds, its digits written
+    /// straight into the string (every line has one; `String(format:)` cost more than the rest of
+    /// an access line).
+    static func timestamp() -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
+        return timestamp(seconds: now.tv_sec, milliseconds: Int(now.tv_nsec / 1_000_000))
+    }
+
+    static func timestamp(seconds: Int, milliseconds: Int) -> String {
+        var seconds = seconds
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        let millis = now.tv_nsec / 1_000_000
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-            Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), millis
-        )
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            var index = 0
+            func digits(_ value: Int, _ count: Int) {
+                var value = value
+                for position in stride(from: index + count - 1, through: index, by: -1) {
+                    buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                index += count
+            }
+            func byte(_ character: Unicode.Scalar) {
+                buffer[index] = UInt8(ascii: character)
+                index += 1
+            }
+            digits(Int(parts.tm_year) + 1900, 4)
+            byte("-")
+            digits(Int(parts.tm_mon) + 1, 2)
+            byte("-")
+            digits(Int(parts.tm_mday), 2)
+            byte("T")
+            digits(Int(parts.tm_hour), 2)
+            byte(":")
+            digits(Int(parts.tm_min), 2)
+            byte(":")
+            digits(Int(parts.tm_sec), 2)
+            byte(".")
+            digits(milliseconds, 3)
+            byte("Z")
+            return index
+        }
     }
 }

@@ -28,7 +28,9 @@ struct HealthController: Sendable {
     }
 
     func register(in router: inout Router) {
-        router.get("/healthz") { _ in .json(Status(status: "ok"), encoder: .api) }
+        // The same bytes every time: encoded once, not per request (load balancers ask often).
+        let alive = Response.json(Status(status: "ok"), encoder: .api)
+        router.get("/healthz") { _ in alive }
         router.get("/readyz") { request in
             var findings: [Readiness.Finding] = []
             do {

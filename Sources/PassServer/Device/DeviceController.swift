@@ -1,6 +1,7 @@
 import PassIdentifiers
 import Foundation
 import HTTPServer
+import PassBundle
 import Logging
 import Storage
 
@@ -123,27 +124,40 @@ struct DeviceController: Sendable {
         return out
     }
 
+    /// The pass, in one round trip while its bundle is cached: the head of the pass
+    /// (`PassHead`) authenticates, answers a conditional request and names the cached bundle; only
+    /// a bundle to sign reads the pass whole with its event (`authenticatedPass`).
     func latestPass(_ request: Request) throws -> Response {
-        let (pass, event) = try authenticatedPass(request)
-        var headers: HTTPHeaders = [
-            "Last-Modified": HTTPDate.format(epochSeconds: pass.modifiedAt),
-            "Cache-Control": "private, no-cache",
-        ]
+        let (token, _, passType, serial) = try credentials(request)
+        let found = try store.withSession(.read) { try $0.passHead(passTypeIdentifier: passType, serialNumber: serial) }
+        let matches = try TokenVault.matches(token.rawValue, storedHash: found?.authenticationTokenHash ?? Self.noHash)
+        guard let head = found, matches else { throw DeviceRequest.unauthorized }
         let current = Int64(now().timeIntervalSince1970)
-        if PassFreshness.isNotModified(modifiedAt: pass.modifiedAt, ifModifiedSince: request.headers["If-Modified-Since"], now: current) {
+        if PassFreshness.isNotModified(modifiedAt: head.modifiedAt, ifModifiedSince: request.headers["If-Modified-Since"], now: current) {
             // The phone confirms it holds the current revision.
-            recordServed(pass)
-            return Response(status: 304, headers: headers)
+            reach.served(head, at: now())
+            return Response(status: 304, headers: Self.passHeaders(modifiedAt: head.modifiedAt))
         }
+        if let bundle = passes.cachedBundle(for: head) {
+            return passResponse(bundle, head: head, method: request.method)
+        }
+        let (pass, event) = try authenticatedPass(request)
         let bundle = try passes.bundle(for: pass) { event }
-        if request.method == .GET { recordServed(pass) }
-        headers.replace(name: "Content-Type", value: "application/vnd.apple.pkpass")
-        return Response(status: 200, headers: headers, parts: bundle.runs)
+        return passResponse(bundle, head: PassHead(pass), method: request.method)
     }
 
-    /// Reach: the pass's current revision reached a device (`ReachLedger.served`).
-    private func recordServed(_ pass: StoredPass) {
-        reach.served(pass, at: now())
+    /// A hash no token has: what an unknown pass's token is compared with, so both paths hash.
+    private static let noHash = [UInt8](repeating: 0, count: 32)
+
+    private static func passHeaders(modifiedAt: Int64) -> HTTPHeaders {
+        ["Last-Modified": HTTPDate.format(epochSeconds: modifiedAt), "Cache-Control": "private, no-cache"]
+    }
+
+    private func passResponse(_ bundle: SignedBundle, head: PassHead, method: HTTPMethod) -> Response {
+        if method == .GET { reach.served(head, at: now()) }
+        var headers = Self.passHeaders(modifiedAt: head.modifiedAt)
+        headers.replace(name: "Content-Type", value: "application/vnd.apple.pkpass")
+        return Response(status: 200, headers: headers, parts: bundle.runs)
     }
 
     // MARK: Logs
@@ -198,7 +212,7 @@ struct DeviceController: Sendable {
     /// `stored` if `token` matches its hash. Hashes even when the pass is unknown, so both paths
     /// cost the same.
     private func authenticate(_ token: AuthenticationToken, _ stored: StoredPass?, passType: PassTypeIdentifier, serial: SerialNumber) throws -> StoredPass {
-        let matches = try TokenVault.matches(token.rawValue, storedHash: stored?.authenticationTokenHash ?? [UInt8](repeating: 0, count: 32))
+        let matches = try TokenVault.matches(token.rawValue, storedHash: stored?.authenticationTokenHash ?? Self.noHash)
         guard let stored, matches else { throw DeviceRequest.unauthorized }
         authentication.remember(stored.authenticationTokenHash, passType: passType, serial: serial)
         return stored

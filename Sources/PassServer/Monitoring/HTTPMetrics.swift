@@ -26,6 +26,12 @@ final class HTTPMetrics: Sendable {
         var counts = [Int](repeating: 0, count: HTTPMetrics.buckets.count)
         var sum = 0.0
         var count = 0
+
+        mutating func record(_ seconds: Double, bucket: Int?) {
+            if let bucket { counts[bucket] += 1 }
+            sum += seconds
+            count += 1
+        }
     }
 
     private struct State {
@@ -43,16 +49,21 @@ final class HTTPMetrics: Sendable {
     func observe(_ request: CompletedRequest) {
         let route = request.route ?? Self.unmatched
         let method = Self.methods.contains(request.method.rawValue) ? request.method.rawValue : "other"
-        let key = RequestKey(method: method, route: route, status: "\(request.status / 100)xx")
+        let key = RequestKey(method: method, route: route, status: Self.statusClass(request.status))
         let seconds = Double(request.duration.components.seconds) + Double(request.duration.components.attoseconds) / 1e18
+        let bucket = Self.buckets.firstIndex(where: { seconds <= $0 })
         state.withLock { state in
             state.requests[key, default: 0] += 1
-            var histogram = state.latency[route] ?? Histogram()
-            if let bucket = Self.buckets.firstIndex(where: { seconds <= $0 }) { histogram.counts[bucket] += 1 }
-            histogram.sum += seconds
-            histogram.count += 1
-            state.latency[route] = histogram
+            // In place: a histogram copied out and stored back would copy its counts every request.
+            state.latency[route, default: Histogram()].record(seconds, bucket: bucket)
         }
+    }
+
+    private static let statusClasses = (0...9).map { "\($0)xx" }
+
+    /// `2xx` for 200…299 and so on, without formatting a string per request.
+    static func statusClass(_ status: Int) -> String {
+        statusClasses.indices.contains(status / 100) ? statusClasses[status / 100] : "\(status / 100)xx"
     }
 
     /// Request counts, sorted by route, method and status.

@@ -63,6 +63,21 @@ final class BundleCache<Value: CacheableValue>: Sendable {
 
     private enum Step { case hit(Value), wait(Flight), make(Flight) }
 
+    /// The cached bundle for `key`, counted as a hit, or nil (nothing counted: the caller goes on
+    /// to `bundle(for:make:)`).
+    func cached(_ key: Key) -> Value? {
+        state.withLock { state in
+            if let bytes = state.young[key] {
+                state.hits += 1
+                return bytes
+            }
+            guard let bytes = state.old.removeValue(forKey: key) else { return nil }
+            state.hits += 1
+            Self.insert(key, bytes, into: &state, generationBytes: generationBytes)
+            return bytes
+        }
+    }
+
     /// The cached bundle for `key`, or the result of `make`, run once however many threads ask.
     func bundle(for key: Key, make: () throws -> Value) throws -> Value {
         let step: Step = state.withLock { state in

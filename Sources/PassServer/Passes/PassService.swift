@@ -73,6 +73,15 @@ final class PassService: Sendable {
         }
     }
 
+    /// The signed bundle of the pass `head` names at its revision, if it is cached (then counted as
+    /// asked for, like `bundle(for:loadEvent:)`); nil if the pass must be read whole and signed.
+    func cachedBundle(for head: PassHead) -> SignedBundle? {
+        let key = BundleKey(passTypeIdentifier: head.passTypeIdentifier, serialNumber: head.serialNumber, revision: head.revision)
+        guard let bundle = cache.cached(key) else { return nil }
+        meter.requested()
+        return bundle
+    }
+
     var cacheStatistics: (hits: Int, misses: Int, entries: Int) { cache.statistics }
 
     /// What an erased ticket's pass and page show for the attendee's name (erasing leaves it empty).

@@ -18,6 +18,11 @@ extension ReachLedger {
     /// revision reached a device. Marked once per revision (the row read to authenticate tells
     /// whether it is known already).
     func served(_ pass: StoredPass, at time: Date) {
+        served(PassHead(pass), at: time)
+    }
+
+    /// `served` from the head of the pass a fetch read.
+    func served(_ pass: PassHead, at time: Date) {
         guard (pass.servedRevision ?? -1) < pass.revision else { return }
         served(.init(passTypeIdentifier: pass.passTypeIdentifier, serialNumber: pass.serialNumber, revision: pass.revision, at: time))
     }

@@ -32,6 +32,19 @@ extension PassOperations {
             """).map(StoredPass.init(row:))
     }
 
+    /// The head of a pass (`PassHead`): what a phone's fetch reads while its bundle is cached.
+    /// One index lookup returning five small columns.
+    public func passHead(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws -> PassHead? {
+        guard let row = try first("""
+            SELECT authentication_token_hash, revision, modified_at, served_revision FROM passes
+            WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
+            """) else { return nil }
+        return PassHead(
+            passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, authenticationTokenHash: try row.bytes("authentication_token_hash"),
+            revision: try row.int64("revision"), modifiedAt: try row.int64("modified_at"), servedRevision: try row.optionalInt64("served_revision")
+        )
+    }
+
     /// The pass with its event (nil when it has none), read in one statement: what a phone's
     /// fetch needs to build the pass, from one snapshot.
     public func passWithEvent(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws -> (pass: StoredPass, event: Event?)? {

@@ -33,16 +33,13 @@ extension RegistrationOperations {
                 passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now
             )
         }
+        if dialect == .postgres {
+            return try registerCapped(
+                deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken, service: service,
+                passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now, limit: max(limit, 1)
+            )
+        }
         return try transaction {
-            if dialect == .postgres {
-                // NO KEY UPDATE: registrations of this pass wait for each other, while the
-                // foreign-key checks of other writers (KEY SHARE) do not wait for us.
-                guard try first("""
-                    SELECT id FROM passes WHERE pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
-                    FOR NO KEY UPDATE
-                    """) != nil
-                else { throw StorageError(.notFound, "no such pass") }
-            }
             let result = try upsertRegistrationRows(
                 deviceLibraryIdentifier: deviceLibraryIdentifier, pushToken: pushToken, service: service,
                 passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, now: now
@@ -51,6 +48,62 @@ extension RegistrationOperations {
                 passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, keeping: deviceLibraryIdentifier, limit: max(limit, 1)
             )
             return result
+        }
+    }
+
+    /// PostgreSQL's capped registration in one round trip: BEGIN, the pass row's lock, one
+    /// statement doing the rest, and COMMIT go to the server together (a pipeline).
+    ///
+    /// The lock is a statement of its own, before the one that reads the pass's registrations: in
+    /// READ COMMITTED each statement sees what was committed when it began, so the second one,
+    /// begun once the lock is held, sees every registration committed by the pass's previous
+    /// registrant. (Taken inside the same statement, the lock would be granted after that
+    /// statement's snapshot: two first devices would both record `pass.added`, and two newcomers
+    /// to a full pass would both keep the limit's last place.) NO KEY UPDATE: registrations of
+    /// this pass wait for each other, while the foreign-key checks of other writers (KEY SHARE)
+    /// do not wait for us. An unknown pass leaves the statement's foreign-key check failing
+    /// (`.notFound`), and the transaction rolls back.
+    ///
+    /// The statement upserts the device and the registration, deletes the pass's registrations
+    /// beyond the `limit` most recently updated (never the registering device's; the new row is
+    /// not in the statement's view, hence `limit - 1` others), forgets the devices that held only
+    /// an evicted registration, and records `pass.added` when the registration is the pass's
+    /// first (an endpoint wanting it). `xmax = 0` is true only for a row this statement inserted.
+    private func registerCapped(
+        deviceLibraryIdentifier device: DeviceLibraryIdentifier, pushToken: String, service: PushService,
+        passTypeIdentifier passType: PassTypeIdentifier, serialNumber serial: SerialNumber, now: Date, limit: Int
+    ) throws -> RegistrationResult {
+        let millis = now.storageMillis
+        let thisPass: SQLQuery = "p.pass_type_identifier = \(passType) AND p.serial_number = \(serial)"
+        let added = ticketWebhookStatement(
+            .passAdded, where: "\(thisPass) AND EXISTS (SELECT 1 FROM registration WHERE registration.inserted) AND \(noRegistration())", now: now
+        )
+        return try transaction {
+            try executeDeferred("""
+                SELECT id FROM passes WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) FOR NO KEY UPDATE
+                """)
+            guard let row = try executeFinal("""
+                WITH \(Self.upserts(device: device, pushToken: pushToken, service: service, passType: passType, serial: serial, millis: millis)),
+                evicted AS (
+                    DELETE FROM registrations
+                    WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) AND device_library_identifier <> \(device)
+                      AND device_library_identifier NOT IN (
+                        SELECT device_library_identifier FROM registrations
+                        WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) AND device_library_identifier <> \(device)
+                        ORDER BY updated_at DESC, created_at DESC, device_library_identifier DESC
+                        LIMIT \(limit - 1))
+                    RETURNING device_library_identifier),
+                forgotten AS (
+                    DELETE FROM devices d USING evicted e
+                    WHERE d.device_library_identifier = e.device_library_identifier
+                      AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_library_identifier = e.device_library_identifier
+                        AND (r.pass_type_identifier <> \(passType) OR r.serial_number <> \(serial)))
+                    RETURNING 1),
+                added AS (\(added))
+                SELECT inserted FROM registration
+                """).first
+            else { throw StorageError(.backend, "upsert returned no row") }
+            return try row.int64("inserted") == 1 ? .created : .updated
         }
     }
 
@@ -68,17 +121,9 @@ extension RegistrationOperations {
                 .passAdded, where: "\(thisPass) AND EXISTS (SELECT 1 FROM registration WHERE registration.inserted) AND \(session.webhooks.noRegistration())", now: now
             )
             guard let row = try first("""
-                WITH device AS (
-                    INSERT INTO devices (device_library_identifier, push_token, push_service, updated_at)
-                    VALUES (\(deviceLibraryIdentifier), \(pushToken), \(service), \(millis))
-                    ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token,
-                        push_service = excluded.push_service, updated_at = excluded.updated_at
-                    RETURNING 1),
-                registration AS (
-                    INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
-                    VALUES (\(deviceLibraryIdentifier), \(passTypeIdentifier), \(serialNumber), \(millis), \(millis))
-                    ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
-                    RETURNING (xmax = 0) AS inserted),
+                WITH \(Self.upserts(
+                    device: deviceLibraryIdentifier, pushToken: pushToken, service: service, passType: passTypeIdentifier, serial: serialNumber, millis: millis
+                )),
                 added AS (\(added))
                 SELECT inserted FROM registration
                 """)
@@ -109,6 +154,27 @@ extension RegistrationOperations {
                 """)
             return .updated
         }
+    }
+
+    /// The CTEs `device` and `registration` upserting a device and its registration of a pass in
+    /// one PostgreSQL statement (foreign keys are checked at its end); `registration.inserted` is
+    /// true for a new registration (`xmax = 0` only for a row the statement inserted).
+    private static func upserts(
+        device: DeviceLibraryIdentifier, pushToken: String, service: PushService, passType: PassTypeIdentifier, serial: SerialNumber, millis: Int64
+    ) -> SQLQuery {
+        """
+        device AS (
+            INSERT INTO devices (device_library_identifier, push_token, push_service, updated_at)
+            VALUES (\(device), \(pushToken), \(service), \(millis))
+            ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token,
+                push_service = excluded.push_service, updated_at = excluded.updated_at
+            RETURNING 1),
+        registration AS (
+            INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
+            VALUES (\(device), \(passType), \(serial), \(millis), \(millis))
+            ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
+            RETURNING (xmax = 0) AS inserted)
+        """
     }
 
     /// Deletes the registrations of a pass beyond the `limit` most recently updated, never the
