@@ -16,7 +16,7 @@ struct DeviceRoundTripTests {
     private func register(
         _ session: StoreSession, device: DeviceLibraryIdentifier, serial: SerialNumber, at seconds: Double = 0, limit: Int = 3
     ) throws -> RegistrationResult {
-        try session.upsertRegistration(
+        try session.registrations.upsertRegistration(
             deviceLibraryIdentifier: device, pushToken: .fixture("t-\(device)"), passTypeIdentifier: StoreFixture.passType, serialNumber: serial,
             now: now.addingTimeInterval(seconds), keepingAtMost: limit
         )
@@ -94,7 +94,7 @@ struct DeviceRoundTripTests {
         #expect(added.count == serials.count)
         #expect(counts.allSatisfy { $0 == 1 }, "pass.added per pass: \(counts)")
         for serial in serials {
-            let count = try fixture.store.withSession(.read) { try $0.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) }
+            let count = try fixture.store.withSession(.read) { try $0.registrations.registrationCount(passTypeIdentifier: StoreFixture.passType, serialNumber: serial) }
             #expect(count == 5, "\(serial): \(count) registrations")
         }
     }
@@ -103,15 +103,15 @@ struct DeviceRoundTripTests {
     func passHead(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let pass = try fixture.makePass(serial: "HEAD", now: now)
-        let head = try fixture.store.withSession(.read) { try $0.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "HEAD") }
+        let head = try fixture.store.withSession(.read) { try $0.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "HEAD") }
         #expect(head == PassHead(pass))
         #expect(head?.authenticationTokenHash == Array("auth-HEAD".utf8))
         #expect(head?.servedRevision == nil)
         try fixture.store.withSession(.write) { session in
-            try session.recordReach(ReachMarks(served: [.init(passTypeIdentifier: StoreFixture.passType, serialNumber: "HEAD", revision: pass.revision, at: now)]))
+            try session.reach.recordReach(ReachMarks(served: [.init(passTypeIdentifier: StoreFixture.passType, serialNumber: "HEAD", revision: pass.revision, at: now)]))
         }
-        #expect(try fixture.store.withSession(.read) { try $0.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "HEAD") }?.servedRevision == pass.revision)
-        #expect(try fixture.store.withSession(.read) { try $0.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "NONE") } == nil)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "HEAD") }?.servedRevision == pass.revision)
+        #expect(try fixture.store.withSession(.read) { try $0.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "NONE") } == nil)
     }
 
     @Test("PostgreSQL: the head of a pass is one round trip")
@@ -119,8 +119,8 @@ struct DeviceRoundTripTests {
         let fixture = try StoreFixture(.postgres)
         try fixture.makePass(serial: "HEAD", now: now)
         try fixture.store.withSession(.read) { session in
-            _ = try session.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "HEAD")
-            #expect(try roundTrips(session) { _ = try session.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "HEAD") } == 1)
+            _ = try session.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "HEAD")
+            #expect(try roundTrips(session) { _ = try session.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "HEAD") } == 1)
         }
     }
 }

@@ -129,7 +129,7 @@ struct DeviceController: Sendable {
     /// a bundle to sign reads the pass whole with its event (`authenticatedPass`).
     func latestPass(_ request: Request) throws -> Response {
         let (token, _, passType, serial) = try credentials(request)
-        let found = try store.withSession(.read) { try $0.passHead(passTypeIdentifier: passType, serialNumber: serial) }
+        let found = try store.withSession(.read) { try $0.passes.passHead(passTypeIdentifier: passType, serialNumber: serial) }
         let matches = try TokenVault.matches(token.rawValue, storedHash: found?.authenticationTokenHash ?? Self.noHash)
         guard let head = found, matches else { throw DeviceRequest.unauthorized }
         let current = Int64(now().timeIntervalSince1970)

@@ -75,8 +75,8 @@ extension RegistrationOperations {
     ) throws -> RegistrationResult {
         let millis = now.storageMillis
         let thisPass: SQLQuery = "p.pass_type_identifier = \(passType) AND p.serial_number = \(serial)"
-        let added = ticketWebhookStatement(
-            .passAdded, where: "\(thisPass) AND EXISTS (SELECT 1 FROM registration WHERE registration.inserted) AND \(noRegistration())", now: now
+        let added = session.webhooks.ticketWebhookStatement(
+            .passAdded, where: "\(thisPass) AND EXISTS (SELECT 1 FROM registration WHERE registration.inserted) AND \(session.webhooks.noRegistration())", now: now
         )
         return try transaction {
             try executeDeferred("""
