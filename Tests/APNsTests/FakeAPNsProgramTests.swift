@@ -1,7 +1,9 @@
 import APNs
+import FakeAPNs
 import Foundation
 import Logging
 import PassServerTesting
+import SystemSupport
 import Testing
 
 /// The fake as people run it: its log of received pushes, and the `fake-apns` program's help.

@@ -1,5 +1,7 @@
+import FakeAPNs
 import Foundation
 import PassServerTesting
+import SystemSupport
 import Testing
 
 /// `pass-server-bench` as bench/*.sh run it: the built executable, its help and exit codes, and a

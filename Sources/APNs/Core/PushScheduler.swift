@@ -5,6 +5,8 @@
 /// server's SETTINGS arrive), which connections are draining after a GOAWAY, and when the next
 /// connection attempt may start (exponential backoff). The I/O loop tells it what happened and
 /// carries out what it returns.
+import SystemSupport
+
 struct PushScheduler: Sendable {
     typealias RequestID = UInt64
     typealias ConnectionID = Int

@@ -1,8 +1,8 @@
 // After the organizer's edit: each accepted push wakes its phone, which behaves like Wallet
 // (PhoneSync) until every phone holds the new revision of every pass, or the deadline passes.
 
-import APNs
 import Foundation
+import SystemSupport
 
 extension FleetDriver {
     private struct VenueChange: Encodable {

@@ -2,9 +2,9 @@
 // server's public APIs (FleetDriver+Setup), and what they do after an organizer's edit
 // (FleetDriver+Storm). Event loop thread only; see Fleet.swift for the threading model.
 
-import APNs
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// Counters other threads may read while the fleet runs.
 final class FleetProgress: Sendable {

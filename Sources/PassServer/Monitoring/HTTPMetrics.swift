@@ -1,5 +1,6 @@
 import HTTPServer
 import Synchronization
+import SystemSupport
 
 /// Counts answered requests by method, route pattern and status class, and their latency by route
 /// pattern. Labels come only from the router's patterns and a fixed method list, so the number of
@@ -44,7 +45,7 @@ final class HTTPMetrics: Sendable {
         let route = request.route ?? Self.unmatched
         let method = Self.methods.contains(request.method.rawValue) ? request.method.rawValue : "other"
         let key = RequestKey(method: method, route: route, status: "\(request.status / 100)xx")
-        let seconds = Double(request.duration.components.seconds) + Double(request.duration.components.attoseconds) / 1e18
+        let seconds = request.duration.timeInterval
         state.withLock { state in
             state.requests[key, default: 0] += 1
             var histogram = state.latency[route] ?? Histogram()

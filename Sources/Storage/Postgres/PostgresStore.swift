@@ -2,6 +2,8 @@
 ///
 /// Several processes may share one database: the outbox and jobs are claimed with
 /// `FOR UPDATE SKIP LOCKED`, and migrations hold `pg_advisory_lock`.
+import SystemSupport
+
 public final class PostgresStore: Store {
     private let pool: PGConnectionPool
 

@@ -1,5 +1,6 @@
 import Foundation
 import PassServerTesting
+import SystemSupport
 
 /// Runs the built `pass-server` binary as a child process.
 enum PassServerExecutable {
