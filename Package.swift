@@ -134,7 +134,7 @@ let package = Package(
             dependencies: ["Fleet", "FakeAPNs", "SystemSupport", "HTTPServer", "PassBundle", "Certificates", "PassServerTesting"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "PassServerCLITests", dependencies: ["PassServerCLI", "SystemSupport", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "PassServerCLITests", dependencies: ["PassServerCLI", "PassServer", "Storage", "SystemSupport", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BenchmarksTests",
             dependencies: ["Benchmarks", "PassServerCLI", "APNs", "Storage", "SystemSupport", "FakeAPNs", "PassServerTesting"],

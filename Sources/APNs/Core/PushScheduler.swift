@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The HTTP/2 bookkeeping of `APNSClient`, as a pure value type (no sockets, no clocks).
 ///
 /// It knows which requests wait in the queue, which are in flight on which connection, how many
@@ -5,8 +7,6 @@
 /// server's SETTINGS arrive), which connections are draining after a GOAWAY, and when the next
 /// connection attempt may start (exponential backoff). The I/O loop tells it what happened and
 /// carries out what it returns.
-import SystemSupport
-
 struct PushScheduler: Sendable {
     typealias RequestID = UInt64
     typealias ConnectionID = Int

@@ -1,9 +1,9 @@
+import SystemSupport
+
 /// The PostgreSQL `Store`: libpq connections from a pool, one thread per connection at a time.
 ///
 /// Several processes may share one database: the outbox and jobs are claimed with
 /// `FOR UPDATE SKIP LOCKED`, and migrations hold `pg_advisory_lock`.
-import SystemSupport
-
 public final class PostgresStore: Store {
     private let pool: PGConnectionPool
 
