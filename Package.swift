@@ -36,15 +36,19 @@ let package = Package(
 
         // MARK: Feature libraries
         .target(name: "Logging", swiftSettings: swiftSettings),
+        // Below every feature library: threads (worker loop, I/O thread, wake pipe), time (monotonic
+        // clock, backoff, Duration conversions, ISO 8601 dates), child processes and the command-line
+        // option reader.
+        .target(name: "SystemSupport", dependencies: ["Logging", "CSpawn"], swiftSettings: swiftSettings),
         .target(name: "ByteEncoding", swiftSettings: swiftSettings),
         .target(name: "PassIdentifiers", swiftSettings: swiftSettings),
         .target(name: "Certificates", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "HTTPServer", dependencies: ["ByteEncoding", "CMicroHTTPD", "Logging"], swiftSettings: swiftSettings),
-        .target(name: "PassBundle", dependencies: ["ByteEncoding", "Certificates", "CZip", "CZlib"], swiftSettings: swiftSettings),
-        .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
-        .target(name: "Storage", dependencies: ["ByteEncoding", "PassIdentifiers", "CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
-        .target(name: "Mail", dependencies: ["ByteEncoding", "Certificates", "CCurl"], swiftSettings: swiftSettings),
-        .target(name: "HTTPClient", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(name: "PassBundle", dependencies: ["ByteEncoding", "Certificates", "SystemSupport", "CZip", "CZlib"], swiftSettings: swiftSettings),
+        .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "SystemSupport", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
+        .target(name: "Storage", dependencies: ["ByteEncoding", "PassIdentifiers", "SystemSupport", "CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),
+        .target(name: "Mail", dependencies: ["ByteEncoding", "Certificates", "SystemSupport", "CCurl"], swiftSettings: swiftSettings),
+        .target(name: "HTTPClient", dependencies: ["SystemSupport", "CCurl"], swiftSettings: swiftSettings),
         .target(name: "GoogleWallet", dependencies: ["ByteEncoding", "Certificates", "COpenSSL", "HTTPClient"], swiftSettings: swiftSettings),
         .target(name: "PassImages", dependencies: ["ByteEncoding", "Certificates", "CVips", "CZbar", "PassBundle"], swiftSettings: swiftSettings),
 
@@ -52,7 +56,8 @@ let package = Package(
         .target(
             name: "PassServer",
             dependencies: [
-                "ByteEncoding", "PassIdentifiers", "Logging", "Certificates", "HTTPServer", "PassBundle", "PassImages", "APNs", "Storage", "Mail", "GoogleWallet", "HTTPClient", "CQRencode",
+                "ByteEncoding", "PassIdentifiers", "Logging", "SystemSupport", "Certificates", "HTTPServer", "PassBundle", "PassImages", "APNs", "Storage", "Mail", "GoogleWallet",
+                "HTTPClient", "CQRencode",
             ],
             // The pages' stylesheet and scripts, compiled into the server (served by WebAssets).
             resources: [.embedInCode("Web/Assets/site.css"), .embedInCode("Web/Assets/dashboard.js"), .embedInCode("Web/Assets/scanner.js"),
@@ -62,7 +67,7 @@ let package = Package(
         // The command tree of `pass-server`, apart from the library the server and its tests link.
         .target(
             name: "PassServerCLI",
-            dependencies: ["PassServer", "Logging", "Certificates", "PassBundle", "Storage"],
+            dependencies: ["PassServer", "Logging", "SystemSupport", "Certificates", "PassBundle", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "pass-server", dependencies: ["PassServerCLI"], swiftSettings: swiftSettings),
@@ -71,29 +76,40 @@ let package = Package(
         .target(
             name: "Benchmarks",
             dependencies: [
-                "PassServerCLI", "PassServer", "PassIdentifiers", "APNs", "Storage", "PassBundle", "PassImages", "Certificates", "Logging", "CVips",
-                "PassServerTesting",
+                "PassServerCLI", "PassServer", "PassIdentifiers", "APNs", "Storage", "PassBundle", "PassImages", "Certificates", "Logging",
+                "SystemSupport", "CVips", "FakeAPNs", "PassServerTesting",
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "pass-server-bench", dependencies: ["Benchmarks"], swiftSettings: swiftSettings),
 
-        // MARK: Test support
+        // MARK: Tools (shipped: no test framework, no storage)
+        // A local stand-in for Apple's push service: the `fake-apns` program, the fleet and the tests.
         .target(
-            name: "PassServerTesting",
-            dependencies: ["ByteEncoding", "PassIdentifiers", "APNs", "Certificates", "COpenSSL", "CQRencode", "CSpawn", "HTTPServer", "Logging", "Storage"],
+            name: "FakeAPNs",
+            dependencies: ["PassIdentifiers", "APNs", "Certificates", "SystemSupport", "Logging"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "fake-apns", dependencies: ["PassServerTesting", "APNs", "Logging"], swiftSettings: swiftSettings),
+        .executableTarget(name: "fake-apns", dependencies: ["FakeAPNs", "SystemSupport", "Logging"], swiftSettings: swiftSettings),
         .target(
             name: "Fleet",
-            dependencies: ["ByteEncoding", "PassServerTesting", "APNs", "PassBundle", "Certificates", "CZip"],
+            dependencies: ["ByteEncoding", "FakeAPNs", "SystemSupport", "HTTPServer", "PassBundle", "Certificates", "CZip"],
             swiftSettings: swiftSettings
         ),
         // Named apart from the `Fleet` library so their modules differ on case-insensitive file systems.
-        .executableTarget(name: "fleet-cli", dependencies: ["Fleet", "PassServerTesting"], swiftSettings: swiftSettings),
+        .executableTarget(name: "fleet-cli", dependencies: ["Fleet", "FakeAPNs", "SystemSupport"], swiftSettings: swiftSettings),
+
+        // MARK: Test support (linked by test targets and the benchmarks only)
+        .target(
+            name: "PassServerTesting",
+            dependencies: [
+                "ByteEncoding", "PassIdentifiers", "Certificates", "COpenSSL", "CQRencode", "HTTPServer", "Logging", "Storage", "SystemSupport",
+            ],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "LoggingTests", dependencies: ["Logging", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassIdentifiersTests", dependencies: ["PassIdentifiers"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPServer", "Logging", "PassServerTesting"], swiftSettings: swiftSettings),
@@ -104,28 +120,31 @@ let package = Package(
         .testTarget(
             name: "PassBundleTests",
             // CZip: the tests write hostile archives (links, `..` paths) that no honest tool makes.
-            dependencies: ["PassBundle", "Certificates", "PassServerTesting", "CZip"],
+            dependencies: ["PassBundle", "Certificates", "SystemSupport", "PassServerTesting", "CZip"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CertificatesTests", dependencies: ["ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassServerTestingTests", dependencies: ["PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "MailTests", dependencies: ["Mail", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassImagesTests", dependencies: ["PassImages", "PassBundle", "CVips", "ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassIdentifiers", "SystemSupport", "FakeAPNs", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "FakeAPNsTests", dependencies: ["FakeAPNs", "APNs", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FleetTests",
-            dependencies: ["Fleet", "APNs", "PassBundle", "Certificates", "PassServerTesting"],
+            dependencies: ["Fleet", "FakeAPNs", "SystemSupport", "HTTPServer", "PassBundle", "Certificates", "PassServerTesting"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "PassServerCLITests", dependencies: ["PassServerCLI", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "PassServerCLITests", dependencies: ["PassServerCLI", "PassServer", "Storage", "SystemSupport", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BenchmarksTests",
-            dependencies: ["Benchmarks", "PassServerCLI", "APNs", "Storage", "PassServerTesting"],
+            dependencies: ["Benchmarks", "PassServerCLI", "APNs", "Storage", "SystemSupport", "FakeAPNs", "PassServerTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PassServerTests",
-            dependencies: ["ByteEncoding", "PassServer", "PassIdentifiers", "PassServerCLI", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet", "GoogleWallet"],
+            dependencies: ["ByteEncoding", "PassServer", "PassIdentifiers", "PassServerCLI", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet", "GoogleWallet",
+                "SystemSupport", "FakeAPNs",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -13,6 +13,7 @@
 import Foundation
 public import Logging
 import Synchronization
+import SystemSupport
 
 /// A point-in-time view of the client's connections and streams.
 public struct APNSClientStats: Sendable, Equatable {
@@ -40,7 +41,7 @@ public final class APNSClient: Sendable {
         self.endpoint = try APNSEndpoint(url: configuration.url)
         self.logger = logger
         let tls = try TLSContext(configuration: configuration)
-        self.wake = try WakePipe()
+        do throws(SystemCallError) { self.wake = try WakePipe() } catch { throw APNSError(code: .invalidConfiguration, message: error.description) }
         self.shared = SharedInbox()
         let loop = ClientLoop(configuration: configuration, endpoint: endpoint, tls: tls, shared: shared, wake: wake, logger: logger)
         self.thread = IOThread(name: "apns-io") { loop.run() }

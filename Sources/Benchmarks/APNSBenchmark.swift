@@ -5,6 +5,7 @@ import Foundation
 public import Logging
 import PassIdentifiers
 import Synchronization
+import SystemSupport
 
 /// Sends many pushes through one APNSClient as fast as the server answers, and reports the rate.
 public enum APNSBenchmark {
@@ -47,7 +48,7 @@ public enum APNSBenchmark {
             }
         }
         let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.timeInterval
         return Result(pushes: count, failures: tally.failures.load(ordering: .relaxed), seconds: seconds, peakMemoryBytes: peakMemory())
     }
 

@@ -6,6 +6,7 @@
 import Foundation
 import PassServer
 public import Storage
+import SystemSupport
 
 public enum AttendanceBenchmark {
     public struct Result: Sendable {
@@ -67,7 +68,7 @@ public enum AttendanceBenchmark {
             let begin = ContinuousClock.now
             _ = try AttendanceMarkup.render(eventID: eventID, store: store)
             let elapsed = ContinuousClock.now - begin
-            times.append(Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15)
+            times.append(elapsed.timeInterval * 1_000)
         }
         times.sort()
         func percentile(_ p: Double) -> Double { times.isEmpty ? 0 : times[min(times.count - 1, Int((Double(times.count) * p).rounded(.up)) - 1)] }

@@ -5,6 +5,7 @@ import PassBundle
 import PassServer
 import PassServerCLI
 import Storage
+import SystemSupport
 
 /// The `pass-server-bench` command tree: the drivers behind `make bench` (bench/*.sh), kept out of
 /// the server's own executable and libraries.
@@ -201,8 +202,8 @@ extension BenchmarkCommandLine {
         do {
             let options = try OptionParser(arguments, valued: ["url", "ca-file", "count", "connections", "concurrency", "cert-der", "key-der"])
             func number(_ name: String, _ fallback: Int) throws(UsageError) -> Int {
-                guard let text = options.options[name] else { return fallback }
-                guard let value = Int(text), value > 0 else { throw UsageError("--\(name) must be a positive number, not '\(text)'") }
+                let value = try options.number(name, fallback)
+                guard value > 0 else { throw UsageError("--\(name) must be a positive number") }
                 return value
             }
             func bytes(_ name: String) throws -> [UInt8] {

@@ -11,6 +11,7 @@ import PassIdentifiers
 import PassImages
 import PassServer
 import PassServerTesting
+import SystemSupport
 
 /// Frame decoding measurement behind `pass-server-bench frames`.
 public enum FrameDecodeBenchmark {
@@ -125,9 +126,7 @@ public enum FrameDecodeBenchmark {
         try BenchImages.encode(rgb: frame.pixels.flatMap { [$0, $0, $0] }, width: frame.width, height: frame.height, as: .jpeg)
     }
 
-    private static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
-    }
+    private static func milliseconds(_ duration: Duration) -> Double { duration.timeInterval * 1_000 }
 
     private static func percentile(_ values: [Double], _ fraction: Double) -> Double {
         let sorted = values.sorted()

@@ -7,6 +7,7 @@ import PassIdentifiers
 public import PassServer
 import PassServerTesting
 public import Storage
+import SystemSupport
 
 /// What bench/webhooks.sh needs besides the server.
 public enum WebhookBenchmark {
@@ -48,7 +49,7 @@ public enum WebhookBenchmark {
                 let began = ContinuousClock.now
                 _ = try store.withSession(.write) { try $0.passes.importPasses(passes, eventID: event, now: Date()) }
                 let elapsed = ContinuousClock.now - began
-                times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                times.append(elapsed.timeInterval)
             }
             return times
         }

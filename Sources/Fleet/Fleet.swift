@@ -3,12 +3,11 @@
 //
 // Threading model: one dedicated thread (`EventLoop`) owns every socket of the HTTP/1.1 client,
 // every timer and all phone state, in a poll() loop. The fake APNs runs on its own thread (see
-// PassServerTesting's FakeAPNs) and hands each accepted push to the loop through its inbox. The
+// the FakeAPNs module) and hands each accepted push to the loop through its inbox. The
 // async methods below post their work to the loop and suspend until it answers, so no thread of
 // Swift's cooperative pool ever blocks on the fleet.
 
-import APNs
-public import PassServerTesting
+public import FakeAPNs
 
 /// A fleet of simulated phones with an embedded fake APNs.
 ///

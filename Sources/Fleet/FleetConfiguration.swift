@@ -1,4 +1,4 @@
-public import PassServerTesting
+public import FakeAPNs
 
 /// How the fleet is shaped and how its phones behave.
 public struct FleetConfiguration: Sendable {

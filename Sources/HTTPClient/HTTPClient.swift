@@ -13,6 +13,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import SystemSupport
 #endif
 
 /// Settings shared by every request of a client.
@@ -244,13 +245,6 @@ private struct CurlOptions {
 
     mutating func check(_ code: CURLcode) {
         if code != CURLE_OK, failure == nil { failure = code }
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds.
-    var milliseconds: Int64 {
-        components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000
     }
 }
 

@@ -1,15 +1,27 @@
 public import Foundation
 
 extension Request {
-    /// Decodes the JSON body. Malformed or mistyped JSON becomes a 400 `invalid_json` error, so a
-    /// handler can simply `try` this and never turn bad input into a 500.
-    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws(HTTPError) -> T {
+    /// Decodes the JSON body: the one reader of JSON request bodies, so a handler can simply `try`
+    /// this and never turn bad input into a 500. A `Content-Type` other than `application/json`
+    /// is a 400 `unsupported_content_type`; an empty body is a 400 `missing_body` unless `ifEmpty`
+    /// stands in for it; malformed or mistyped JSON is a 400 `malformed_json` naming the field,
+    /// never the value. (JSONDecoder rather than JSONSerialization: the latter drops a byte order
+    /// mark that starts a string value, so what is stored would differ from what was checked.)
+    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder(), ifEmpty: [UInt8]? = nil) throws(HTTPError) -> T {
+        if let contentType = headers["Content-Type"]?.lowercased(), !contentType.hasPrefix("application/json") {
+            throw HTTPError.badRequest("Content-Type must be application/json.", code: "unsupported_content_type")
+        }
+        var body = self.body
+        if body.isEmpty {
+            guard let ifEmpty else { throw HTTPError.badRequest("A JSON body is required.", code: "missing_body") }
+            body = ifEmpty
+        }
         do {
             return try decoder.decode(type, from: Data(body))
         } catch let error as DecodingError {
-            throw HTTPError.badRequest(Self.describe(error), code: "invalid_json")
+            throw HTTPError.badRequest(Self.describe(error), code: "malformed_json")
         } catch {
-            throw HTTPError.badRequest("The request body is not valid JSON.", code: "invalid_json")
+            throw HTTPError.badRequest("The request body is not valid JSON.", code: "malformed_json")
         }
     }
 

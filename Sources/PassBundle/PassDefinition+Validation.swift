@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 extension PassDefinition {
     /// Decodes pass.json bytes; problems become issues naming the key.
@@ -100,39 +101,10 @@ extension PassDefinition {
         return bytes.allSatisfy { (65...90).contains($0) || (48...57).contains($0) || $0 == UInt8(ascii: "_") }
     }
 
-    /// `YYYY-MM-DDTHH:MM[:SS[.fff]]` followed by `Z` or `±HH:MM` (W3C profile of ISO 8601).
-    /// Hand-written: DateFormatter is too slow to create on the per-pass path.
+    /// `YYYY-MM-DDTHH:MM[:SS[.fff]]` followed by `Z` or `±HH:MM` (W3C profile of ISO 8601, as
+    /// Wallet reads it: the seconds may be left out), a real date-time (`ISO8601Zoned.parse`).
     static func isISO8601WithZone(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        var index = 0
-        func digits(_ count: Int, max: Int) -> Bool {
-            guard index + count <= bytes.count else { return false }
-            var value = 0
-            for byte in bytes[index..<(index + count)] {
-                guard (48...57).contains(byte) else { return false }
-                value = value * 10 + Int(byte - 48)
-            }
-            index += count
-            return value <= max
-        }
-        func literal(_ character: Character) -> Bool {
-            guard index < bytes.count, bytes[index] == character.asciiValue else { return false }
-            index += 1
-            return true
-        }
-        guard digits(4, max: 9999), literal("-"), digits(2, max: 12), literal("-"), digits(2, max: 31), literal("T"),
-              digits(2, max: 23), literal(":"), digits(2, max: 59) else { return false }
-        if literal(":") {
-            guard digits(2, max: 60) else { return false }
-            if literal(".") {
-                let start = index
-                while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
-                guard index > start else { return false }
-            }
-        }
-        if literal("Z") { return index == bytes.count }
-        guard literal("+") || literal("-"), digits(2, max: 23), literal(":"), digits(2, max: 59) else { return false }
-        return index == bytes.count
+        ISO8601Zoned.parse(text, secondsOptional: true) != nil
     }
 
     /// `rgb(r, g, b)` with 0…255 components and optional spaces.

@@ -1,4 +1,5 @@
 public import Foundation
+import SystemSupport
 
 /// Everything that varies between the passes of one template: what the application fills in
 /// from its event and pass rows.

@@ -1,4 +1,5 @@
 public import Foundation
+import SystemSupport
 
 extension WalletEventDetails {
     /// The `preferredStyleSchemes` of a poster: the poster first, the classic ticket as fallback.

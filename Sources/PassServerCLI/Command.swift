@@ -1,5 +1,6 @@
 import Foundation
 import PassServer
+import SystemSupport
 
 /// Exit codes of `pass-server` (BSD sysexits where one fits).
 public enum ExitCode {
@@ -9,13 +10,6 @@ public enum ExitCode {
     public static let usage: Int32 = 64
     /// Try again later: another process holds what the command needs (EX_TEMPFAIL).
     public static let temporaryFailure: Int32 = 75
-}
-
-/// A command-line mistake: printed with the command's usage, exit 64.
-public struct UsageError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }
 
 /// The streams and environment a command runs with; injected so tests can capture them.
@@ -78,46 +72,5 @@ public struct Command: Sendable {
         }
         if !details.isEmpty { text += "\n\n\(details)" }
         return text
-    }
-}
-
-/// Reads `--name value` / `--name=value` options and positional arguments for one command.
-package struct OptionParser {
-    package private(set) var options: [String: String] = [:]
-    package private(set) var flags: Set<String> = []
-    package private(set) var positional: [String] = []
-
-    /// `valued` options take a value; `booleans` do not. Anything else is a usage error.
-    package init(_ arguments: [String], valued: Set<String>, booleans: Set<String> = []) throws(UsageError) {
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("--") else {
-                positional.append(argument)
-                continue
-            }
-            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0].dropFirst(2))
-            if booleans.contains(name), parts.count == 1 {
-                flags.insert(name)
-            } else if valued.contains(name) {
-                if parts.count == 2 {
-                    options[name] = String(parts[1])
-                } else if index < arguments.count {
-                    options[name] = arguments[index]
-                    index += 1
-                } else {
-                    throw UsageError("--\(name) needs a value")
-                }
-            } else {
-                throw UsageError("unknown option '\(argument)'")
-            }
-        }
-    }
-
-    package func required(_ name: String) throws(UsageError) -> String {
-        guard let value = options[name], !value.isEmpty else { throw UsageError("--\(name) is required") }
-        return value
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PassServer
 import Storage
+import SystemSupport
 
 /// The `pass-server` command tree. `main.swift` only calls `run` and exits with its code.
 public enum CommandLineInterface {

@@ -2,6 +2,7 @@ import Certificates
 import Foundation
 import PassBundle
 import PassServer
+import SystemSupport
 
 extension CommandLineInterface {
     static var certsCommand: Command {

@@ -1,5 +1,6 @@
 import PassServer
 import Storage
+import SystemSupport
 
 extension CommandLineInterface {
     static var revisionCommand: Command {

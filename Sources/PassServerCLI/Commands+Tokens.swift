@@ -1,6 +1,7 @@
 import Foundation
 package import PassServer
 import Storage
+package import SystemSupport
 
 extension CommandLineInterface {
     static var tokenCommand: Command {

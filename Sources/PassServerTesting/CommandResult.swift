@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Result of running a command-line tool in a test.
 public struct CommandResult: Sendable {

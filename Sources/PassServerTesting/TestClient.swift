@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTPServer
 
 /// A raw HTTP/1.1 client over a POSIX socket: writes exactly the bytes a test gives it and parses
 /// the response by hand, so tests can send malformed or stalled requests that URLSession cannot.
@@ -79,65 +80,29 @@ public final class TestClient {
         return response
     }
 
-    /// Reads one response; nil when the connection closed before a status line arrived.
+    /// Reads one response (an interim 1xx one included); nil when the connection closed before
+    /// any of it arrived. Framing is `HTTPResponseParser`'s: a connection that ends before a
+    /// framed body is complete is an error, never a shorter body.
     public func readResponse(method: String = "GET") throws -> TestResponse? {
-        guard let headEnd = try fill(until: { $0.firstRange(of: [13, 10, 13, 10]) }) else { return nil }
-        let head = String(decoding: buffer[..<headEnd.lowerBound], as: UTF8.self)
-        buffer.removeSubrange(..<headEnd.upperBound)
-        var lines = head.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw Failure(description: "bad status line: \(head)") }
-        let headers = lines.compactMap { line -> (String, String)? in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }
-        var response = TestResponse(status: status, headers: headers, body: [])
-        if method == "HEAD" || status < 200 || status == 204 || status == 304 { return response }
-        if let length = response.header("Content-Length").flatMap({ Int($0) }) {
-            guard try fill(until: { $0.count >= length ? length : nil }) != nil else { throw Failure(description: "short body") }
-            response.body = Array(buffer[..<length])
-            buffer.removeSubrange(..<length)
-        } else if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
-            response.body = try readChunkedBody()
-        } else {
-            while try readMore() {}
-            response.body = buffer
-            buffer = []
-        }
-        return response
-    }
-
-    /// A chunked body (RFC 9112 §7.1), decoded strictly: a connection that ends before the last
-    /// (empty) chunk is an error, never a shorter body.
-    private func readChunkedBody() throws -> [UInt8] {
-        var body: [UInt8] = []
-        while true {
-            guard let lineEnd = try fill(until: { $0.firstRange(of: [13, 10]) }) else {
-                throw Failure(description: "incomplete chunked body: the connection ended after \(body.count) bytes")
-            }
-            let line = String(decoding: buffer[..<lineEnd.lowerBound], as: UTF8.self)
-            buffer.removeSubrange(..<lineEnd.upperBound)
-            guard let size = Int(line.split(separator: ";").first.map(String.init) ?? "", radix: 16), size >= 0 else {
-                throw Failure(description: "bad chunk size line: \(line)")
-            }
-            if size == 0 {
-                // Trailer fields, up to an empty line.
-                while true {
-                    guard let end = try fill(until: { $0.firstRange(of: [13, 10]) }) else {
-                        throw Failure(description: "incomplete chunked body: no end after the last chunk")
-                    }
-                    let empty = end.lowerBound == 0
-                    buffer.removeSubrange(..<end.upperBound)
-                    if empty { return body }
+        var parser = HTTPResponseParser(keepBody: true, headRequest: method == "HEAD", interimResponses: true)
+        while !parser.isComplete {
+            if buffer.isEmpty {
+                guard try readMore() else {
+                    guard parser.receivedAny else { return nil }
+                    do throws(HTTPResponseParser.Failure) { try parser.endOfStream() } catch { throw Failure(description: error.message) }
+                    continue
                 }
             }
-            guard try fill(until: { $0.count >= size + 2 ? size : nil }) != nil else {
-                throw Failure(description: "incomplete chunked body: the connection ended inside a chunk after \(body.count) bytes")
+            let used: Int
+            do throws(HTTPResponseParser.Failure) {
+                used = try buffer.withUnsafeBufferPointer { bytes throws(HTTPResponseParser.Failure) in try parser.consume(bytes) }
+            } catch {
+                throw Failure(description: error.message)
             }
-            body.append(contentsOf: buffer[..<size])
-            guard buffer[size] == 13, buffer[size + 1] == 10 else { throw Failure(description: "a chunk does not end with CRLF") }
-            buffer.removeSubrange(..<(size + 2))
+            buffer.removeFirst(used)
         }
+        let response = parser.result
+        return TestResponse(status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
     }
 
     /// Whether the server has closed the connection (EOF or reset), without waiting or consuming data.
@@ -157,13 +122,6 @@ public final class TestClient {
             if count < 0 && errno != EAGAIN && errno != EWOULDBLOCK { return true }
         }
         return false
-    }
-
-    private func fill<T>(until found: ([UInt8]) -> T?) throws -> T? {
-        while true {
-            if let value = found(buffer) { return value }
-            guard try readMore() else { return nil }
-        }
     }
 
     /// Reads once; false at end of stream or on a reset.

@@ -6,6 +6,7 @@
 
 import Foundation
 import Storage
+import SystemSupport
 
 /// Why PostgreSQL test support could not do what was asked. Tests fail with it; they never skip.
 public struct TestPostgresError: Error, CustomStringConvertible {

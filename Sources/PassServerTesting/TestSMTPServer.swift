@@ -1,5 +1,6 @@
 public import Foundation
 import Glibc
+import SystemSupport
 public import Testing
 
 /// A real SMTP server for tests: `scripts/test-smtp-server.py` (aiosmtpd, Debian

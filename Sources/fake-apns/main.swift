@@ -1,10 +1,10 @@
 // fake-apns: the FakeAPNs server as a process (for h2load, `pass-server-bench apns` and trying
 // things out). `usage` below lists the flags.
 
-import APNs
+import FakeAPNs
 import Foundation
 import Logging
-import PassServerTesting
+import SystemSupport
 
 let usage = """
     fake-apns: a local stand-in for Apple's push service (HTTP/2 over TLS), for tests, benchmarks and trying things out.
@@ -25,58 +25,41 @@ let usage = """
     Exit codes: 0 after --help, 64 for a usage error (unknown option, missing or bad value), 1 when it cannot serve.
     """
 
-struct Usage: Error, CustomStringConvertible {
-    var description: String
-}
+/// The options `fake-apns` takes (names without `--`).
+let valuedOptions: Set<String> = ["cert", "key", "client-ca", "port", "max-streams", "goaway-after", "answer", "log-level", "push-log"]
+let switches: Set<String> = ["no-client-auth", "print-port"]
 
-func parseFlags(_ arguments: ArraySlice<String>) throws(Usage) -> [String: String] {
-    var flags: [String: String] = [:]
-    var rest = arguments
-    let switches: Set<String> = ["--no-client-auth", "--print-port"]
-    let valued: Set<String> = ["--cert", "--key", "--client-ca", "--port", "--max-streams", "--goaway-after", "--answer", "--log-level", "--push-log"]
-    while let flag = rest.popFirst() {
-        guard flag.hasPrefix("--") else { throw Usage(description: "unexpected argument '\(LogText.escape(flag))'") }
-        guard switches.contains(flag) || valued.contains(flag) else { throw Usage(description: "unknown option '\(LogText.escape(flag))'") }
-        if switches.contains(flag) {
-            flags[flag] = "1"
-        } else {
-            guard let value = rest.popFirst() else { throw Usage(description: "\(flag) needs a value") }
-            flags[flag] = value
-        }
-    }
-    return flags
-}
-
-func integer(_ flags: [String: String], _ name: String, _ fallback: Int) throws -> Int {
-    guard let text = flags[name] else { return fallback }
-    guard let value = Int(text), value >= 0 else { throw Usage(description: "\(name) must be a non-negative integer") }
+func integer(_ options: OptionParser, _ name: String, _ fallback: Int) throws(UsageError) -> Int {
+    let value = try options.number(name, fallback)
+    guard value >= 0 else { throw UsageError("--\(name) must be a non-negative integer") }
     return value
 }
 
-func serve(_ flags: [String: String]) throws {
-    guard let cert = flags["--cert"], let key = flags["--key"] else { throw Usage(description: "--cert and --key are required") }
-    let clientCA = flags["--no-client-auth"] == nil ? flags["--client-ca"] : nil
-    if flags["--no-client-auth"] == nil && clientCA == nil {
-        throw Usage(description: "give --client-ca (required client certificate) or --no-client-auth")
+func serve(_ options: OptionParser) throws {
+    guard let cert = options.options["cert"], let key = options.options["key"] else { throw UsageError("--cert and --key are required") }
+    let clientAuth = !options.flags.contains("no-client-auth")
+    let clientCA = clientAuth ? options.options["client-ca"] : nil
+    if clientAuth && clientCA == nil {
+        throw UsageError("give --client-ca (required client certificate) or --no-client-auth")
     }
     var configuration = FakeAPNs.Configuration(certificatePath: cert, privateKeyPath: key, clientCAPath: clientCA)
-    configuration.port = UInt16(clamping: try integer(flags, "--port", 0))
-    configuration.maxConcurrentStreams = UInt32(clamping: try integer(flags, "--max-streams", 1000))
-    if flags["--goaway-after"] != nil { configuration.goAwayAfter = try integer(flags, "--goaway-after", 0) }
+    configuration.port = UInt16(clamping: try integer(options, "port", 0))
+    configuration.maxConcurrentStreams = UInt32(clamping: try integer(options, "max-streams", 1000))
+    if options.options["goaway-after"] != nil { configuration.goAwayAfter = try integer(options, "goaway-after", 0) }
     configuration.recordPushes = false
-    if let path = flags["--push-log"] {
+    if let path = options.options["push-log"] {
         let log = try PushLogFile(path: path)
         configuration.onPush = { push in log.append(push) }
     }
-    if let answer = flags["--answer"], answer != "200" {
+    if let answer = options.options["answer"], answer != "200" {
         let parts = answer.split(separator: ":", maxSplits: 1)
-        guard let status = Int(parts[0]) else { throw Usage(description: "--answer is STATUS or STATUS:Reason") }
+        guard let status = parts.first.flatMap({ Int($0) }) else { throw UsageError("--answer is STATUS or STATUS:Reason") }
         configuration.defaultAnswer = .error(status: status, reason: parts.count > 1 ? String(parts[1]) : "")
     }
-    let levelName = flags["--log-level"] ?? "info"
-    guard let level = LogLevel(name: levelName) else { throw Usage(description: "--log-level must be one of trace, debug, info, notice, warning, error") }
+    let levelName = options.options["log-level"] ?? "info"
+    guard let level = LogLevel(name: levelName) else { throw UsageError("--log-level must be one of trace, debug, info, notice, warning, error") }
     let fake = try FakeAPNs(configuration: configuration, logger: Logger(label: "fake-apns", level: level))
-    if flags["--print-port"] != nil {
+    if options.flags.contains("print-port") {
         print(fake.port)
     } else {
         print("fake-apns listening on \(fake.url)")
@@ -92,7 +75,7 @@ final class PushLogFile: @unchecked Sendable {
     private let file: UnsafeMutablePointer<FILE>
 
     init(path: String) throws {
-        guard let file = fopen(path, "a") else { throw Usage(description: "cannot open --push-log \(path)") }
+        guard let file = fopen(path, "a") else { throw UsageError("cannot open --push-log \(path)") }
         self.file = file
     }
 
@@ -103,14 +86,14 @@ final class PushLogFile: @unchecked Sendable {
     }
 }
 
-let arguments = CommandLine.arguments.dropFirst()
+let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print(usage)
     exit(0)
 }
 do {
-    try serve(try parseFlags(arguments))
-} catch let error as Usage {
+    try serve(try OptionParser(arguments, valued: valuedOptions, booleans: switches, positionals: false))
+} catch let error as UsageError {
     FileHandle.standardError.write(Data("fake-apns: \(error)\n\n\(usage)\n".utf8))
     exit(64)
 } catch {

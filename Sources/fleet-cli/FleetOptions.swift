@@ -1,6 +1,7 @@
+import FakeAPNs
 import Fleet
 import Foundation
-import PassServerTesting
+import SystemSupport
 
 /// The command line of `fleet`, parsed into a configuration.
 struct FleetOptions {
@@ -24,9 +25,12 @@ struct FleetOptions {
         Exit status: 0 when every phone was updated, 1 when some were left behind, 2 on errors.
         """
 
-    struct UsageError: Error, CustomStringConvertible {
-        var description: String
-    }
+    /// Every option `fleet` takes (names without `--`); each takes a value.
+    static let valued: Set<String> = [
+        "server", "admin-token", "phones", "passes-per-phone", "phones-per-pass", "apns-cert", "apns-key", "apns-client-ca", "apns-port",
+        "connections", "think-time", "content-sample", "signature-sample", "trust-root", "design", "expect-files", "retry-base", "retry-max",
+        "request-timeout", "deadline", "faulty-phones", "failed-fetches", "seed", "venue", "server-pid", "database-pid", "before-edit",
+    ]
 
     var configuration: FleetConfiguration
     var serverPort: UInt16
@@ -34,73 +38,61 @@ struct FleetOptions {
     var beforeEdit: String?
 
     init(_ arguments: [String], environment: [String: String]) throws {
-        var flags: [String: String] = [:]
-        var rest = arguments[...]
-        while let flag = rest.popFirst() {
-            guard flag.hasPrefix("--"), let value = rest.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
-            flags[flag] = value
-        }
-        func required(_ name: String) throws -> String {
-            guard let value = flags.removeValue(forKey: name) else { throw UsageError(description: "\(name) is required") }
-            return value
-        }
-        func number<T: LosslessStringConvertible>(_ name: String, _ fallback: T) throws -> T {
-            guard let text = flags.removeValue(forKey: name) else { return fallback }
-            guard let value = T(text) else { throw UsageError(description: "\(name) must be a number") }
-            return value
-        }
-        let server = try required("--server")
+        let options = try OptionParser(arguments, valued: Self.valued, positionals: false)
+        let flags = options.options
+        func required(_ name: String) throws(UsageError) -> String { try options.required(name) }
+        func number<T: LosslessStringConvertible>(_ name: String, _ fallback: T) throws(UsageError) -> T { try options.number(name, fallback) }
+        let server = try required("server")
         guard let url = URLComponents(string: server), url.scheme == "http", url.host == "127.0.0.1", let port = url.port,
             let serverPort = UInt16(exactly: port)
-        else { throw UsageError(description: "--server must be http://127.0.0.1:PORT (loopback only)") }
+        else { throw UsageError("--server must be http://127.0.0.1:PORT (loopback only)") }
         self.serverPort = serverPort
-        guard let token = flags.removeValue(forKey: "--admin-token") ?? environment["FLEET_ADMIN_TOKEN"] else {
-            throw UsageError(description: "--admin-token (or FLEET_ADMIN_TOKEN) is required")
+        guard let token = flags["admin-token"] ?? environment["FLEET_ADMIN_TOKEN"] else {
+            throw UsageError("--admin-token (or FLEET_ADMIN_TOKEN) is required")
         }
         adminToken = token
-        beforeEdit = flags.removeValue(forKey: "--before-edit")
+        beforeEdit = flags["before-edit"]
 
         let layout = try FleetLayout(
-            phones: try number("--phones", 0), passesPerPhone: try number("--passes-per-phone", 1), phonesPerPass: try number("--phones-per-pass", 1)
+            phones: try number("phones", 0), passesPerPhone: try number("passes-per-phone", 1), phonesPerPass: try number("phones-per-pass", 1)
         )
         var apns = FakeAPNs.Configuration(
-            certificatePath: try required("--apns-cert"), privateKeyPath: try required("--apns-key"),
-            clientCAPath: flags.removeValue(forKey: "--apns-client-ca")
+            certificatePath: try required("apns-cert"), privateKeyPath: try required("apns-key"),
+            clientCAPath: flags["apns-client-ca"]
         )
-        apns.port = try number("--apns-port", 0)
+        apns.port = try number("apns-port", 0)
         apns.recordPushes = false
         var configuration = FleetConfiguration(layout: layout, apns: apns)
-        configuration.connections = try number("--connections", configuration.connections)
-        if let think = flags.removeValue(forKey: "--think-time") {
+        configuration.connections = try number("connections", configuration.connections)
+        if let think = flags["think-time"] {
             let bounds = think.split(separator: "-").compactMap { Double($0) }
-            guard bounds.count == 2, bounds[0] <= bounds[1] else { throw UsageError(description: "--think-time is MIN-MAX seconds, e.g. 0-2") }
+            guard bounds.count == 2, bounds[0] <= bounds[1] else { throw UsageError("--think-time is MIN-MAX seconds, e.g. 0-2") }
             configuration.thinkTime = bounds[0]...bounds[1]
         }
-        configuration.contentSample = try number("--content-sample", configuration.contentSample)
-        configuration.signatureSample = try number("--signature-sample", configuration.signatureSample)
-        configuration.trustRoot = flags.removeValue(forKey: "--trust-root")
-        if let path = flags.removeValue(forKey: "--design") {
-            guard let body = FileManager.default.contents(atPath: path) else { throw UsageError(description: "--design: cannot read \(path)") }
+        configuration.contentSample = try number("content-sample", configuration.contentSample)
+        configuration.signatureSample = try number("signature-sample", configuration.signatureSample)
+        configuration.trustRoot = flags["trust-root"]
+        if let path = flags["design"] {
+            guard let body = FileManager.default.contents(atPath: path) else { throw UsageError("--design: cannot read \(path)") }
             configuration.design = Array(body)
         }
-        configuration.expectedFiles = flags.removeValue(forKey: "--expect-files")?.split(separator: ",").map(String.init) ?? []
+        configuration.expectedFiles = flags["expect-files"]?.split(separator: ",").map(String.init) ?? []
         if configuration.trustRoot == nil { configuration.signatureSample = 0 }
-        configuration.retryBase = try number("--retry-base", configuration.retryBase)
-        configuration.retryMaximum = try number("--retry-max", configuration.retryMaximum)
-        configuration.requestTimeout = try number("--request-timeout", configuration.requestTimeout)
-        configuration.deadline = try number("--deadline", configuration.deadline)
-        configuration.faultyPhones = try number("--faulty-phones", 0)
-        configuration.failedFetchesPerFaultyPhone = try number("--failed-fetches", configuration.failedFetchesPerFaultyPhone)
-        configuration.seed = try number("--seed", configuration.seed)
-        configuration.venue = flags.removeValue(forKey: "--venue")
-        func processID(_ name: String) throws -> Int32? {
-            guard let text = flags.removeValue(forKey: name) else { return nil }
-            guard let value = Int32(text), value > 0 else { throw UsageError(description: "\(name) must be a process id") }
+        configuration.retryBase = try number("retry-base", configuration.retryBase)
+        configuration.retryMaximum = try number("retry-max", configuration.retryMaximum)
+        configuration.requestTimeout = try number("request-timeout", configuration.requestTimeout)
+        configuration.deadline = try number("deadline", configuration.deadline)
+        configuration.faultyPhones = try number("faulty-phones", 0)
+        configuration.failedFetchesPerFaultyPhone = try number("failed-fetches", configuration.failedFetchesPerFaultyPhone)
+        configuration.seed = try number("seed", configuration.seed)
+        configuration.venue = flags["venue"]
+        func processID(_ name: String) throws(UsageError) -> Int32? {
+            guard let text = flags[name] else { return nil }
+            guard let value = Int32(text), value > 0 else { throw UsageError("--\(name) must be a process id") }
             return value
         }
-        configuration.serverPID = try processID("--server-pid")
-        configuration.databasePID = try processID("--database-pid")
-        if let unknown = flags.keys.sorted().first { throw UsageError(description: "unknown option \(unknown)") }
+        configuration.serverPID = try processID("server-pid")
+        configuration.databasePID = try processID("database-pid")
         self.configuration = configuration
     }
 }

@@ -2,7 +2,7 @@
 
 import Fleet
 import Foundation
-import PassServerTesting
+import SystemSupport
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("fleet: \(message)\n".utf8))

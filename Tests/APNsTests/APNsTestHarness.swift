@@ -5,6 +5,7 @@
 
 import APNs
 import Certificates
+import FakeAPNs
 import Foundation
 import Logging
 import PassIdentifiers

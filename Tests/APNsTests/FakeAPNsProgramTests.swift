@@ -1,11 +1,13 @@
 import APNs
+import FakeAPNs
 import Foundation
 import Logging
 import PassServerTesting
+import SystemSupport
 import Testing
 
 /// The fake as people run it: its log of received pushes, and the `fake-apns` program's help.
-@Suite("fake-apns: push log and command line", .offCooperativePool, .timeLimit(.minutes(2)))
+@Suite("fake-apns: push log and command line", .offCooperativePool, .timeLimit(.minutes(2)), .tags(.endToEnd))
 struct FakeAPNsProgramTests {
     @Test("each push received is logged at info level, its token cut to 8 characters")
     func logsEachPush() async throws {

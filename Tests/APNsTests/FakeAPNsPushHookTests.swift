@@ -1,4 +1,5 @@
 import APNs
+import FakeAPNs
 import Foundation
 import PassServerTesting
 import Synchronization

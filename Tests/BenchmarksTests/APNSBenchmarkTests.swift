@@ -1,5 +1,6 @@
 import APNs
 import Benchmarks
+import FakeAPNs
 import PassServerTesting
 import Testing
 

@@ -1,10 +1,12 @@
+import FakeAPNs
 import Foundation
 import PassServerTesting
+import SystemSupport
 import Testing
 
 /// `pass-server-bench` as bench/*.sh run it: the built executable, its help and exit codes, and a
 /// push benchmark against a fake.
-@Suite("pass-server-bench (the real executable)", .offCooperativePool, .timeLimit(.minutes(3)))
+@Suite("pass-server-bench (the real executable)", .offCooperativePool, .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct BenchProgramTests {
     @Test("--help lists every driver and exits 0; an unknown command or option exits 64 with the usage")
     func help() throws {

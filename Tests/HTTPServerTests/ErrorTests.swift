@@ -48,7 +48,7 @@ private struct DatabaseDown: Error {}
             let client = try server.client()
             let bad = try client.request("POST", "/decode", body: Array("{nope".utf8))
             #expect(bad.status == 400)
-            #expect(bad.errorCode == "invalid_json")
+            #expect(bad.errorCode == "malformed_json")
             let good = try client.request("POST", "/decode", body: Array(#"{"name":"Ada"}"#.utf8))
             #expect(good.text == "Ada")
         }

@@ -70,7 +70,7 @@ import Testing
             #expect {
                 _ = try Request(body: Array(body.utf8)).decode(Payload.self)
             } throws: { error in
-                (error as? HTTPError)?.status == 400 && (error as? HTTPError)?.code == "invalid_json"
+                (error as? HTTPError)?.status == 400 && (error as? HTTPError)?.code == "malformed_json"
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PassBundle
 import PassServerTesting
+import SystemSupport
 import Testing
 
 @Suite("Importing a Pass Designer template (.pkpasstemplate)", .offCooperativePool, .timeLimit(.minutes(3)))

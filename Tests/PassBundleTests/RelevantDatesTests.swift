@@ -1,5 +1,6 @@
 import Foundation
 import PassBundle
+import SystemSupport
 import Testing
 
 @Suite("relevantDates intervals", .offCooperativePool)

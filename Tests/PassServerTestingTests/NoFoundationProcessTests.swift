@@ -1,5 +1,6 @@
 import Foundation
 import PassServerTesting
+import SystemSupport
 import Testing
 
 /// Foundation's `Process` must not come back: on Swift 6.3.1 for Linux its `run()` reads past a

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import PassServerTesting
+import SystemSupport
 import Testing
 
 @testable import PassServer

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The HTTP/2 bookkeeping of `APNSClient`, as a pure value type (no sockets, no clocks).
 ///
 /// It knows which requests wait in the queue, which are in flight on which connection, how many

@@ -3,6 +3,7 @@
 
 import Foundation
 import Logging
+import SystemSupport
 
 final class ClientLoop: @unchecked Sendable {
     // Safe because: created before the I/O thread starts and from then on used only by that thread.

@@ -2,6 +2,7 @@
 // Fleet.swift). It carries one request at a time; a keep-alive connection goes back to the pool.
 
 import Foundation
+import HTTPServer
 
 final class ClientConnection {
     enum State { case connecting, busy, idle, closed }
@@ -148,10 +149,15 @@ final class ClientConnection {
         while true {
             let count = recv(fd, scratch.baseAddress, scratch.count, 0)
             if count > 0 {
-                let used = try parser.consume(UnsafeBufferPointer(rebasing: scratch[0..<count]))
+                let used: Int
+                do throws(HTTPResponseParser.Failure) {
+                    used = try parser.consume(UnsafeBufferPointer(rebasing: scratch[0..<count]))
+                } catch {
+                    throw Self.fleetError(error)
+                }
                 if parser.isComplete { return finish(clean: used == count, now: now) }
             } else if count == 0 {
-                try parser.endOfStream()
+                do throws(HTTPResponseParser.Failure) { try parser.endOfStream() } catch { throw Self.fleetError(error) }
                 return finish(clean: false, now: now)
             } else if errno == EAGAIN || errno == EWOULDBLOCK {
                 return nil
@@ -165,9 +171,7 @@ final class ClientConnection {
         guard let done = exchange else { return nil }
         exchange = nil
         served += 1
-        var response = parser.result
-        response.latency = now - done.startedAt
-        response.queueWait = done.startedAt - done.queuedAt
+        let response = ClientResponse(parsed: parser.result, latency: now - done.startedAt, queueWait: done.startedAt - done.queuedAt)
         if parser.closeAfter || !clean || oneShot {
             close()
         } else {
@@ -175,6 +179,11 @@ final class ClientConnection {
             idleSince = now
         }
         return (done, .success(response))
+    }
+
+    /// The parser's refusal as the fleet counts it.
+    static func fleetError(_ failure: HTTPResponseParser.Failure) -> FleetError {
+        FleetError(failure.code == .connectionClosed ? .connectionClosed : .protocolError, failure.message)
     }
 
     static func transportError(_ number: Int32, what: String) -> FleetError {

@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// One HTTP/1.1 request of the fleet, and what to do with the answer's body.
 struct ClientRequest {
     var method: String
@@ -29,23 +31,24 @@ struct ClientRequest {
     }
 }
 
-/// One complete HTTP response.
+/// One complete HTTP response, and how long it took.
 struct ClientResponse {
-    var status: Int
-    var headers: [(name: String, value: String)]
-    /// The body, when the request kept it.
-    var body: [UInt8]
-    /// Body bytes received, kept or not.
-    var bodyLength: Int
-    /// The first bytes of the body (up to four), kept or not: enough to recognise a zip archive.
-    var bodyPrefix: [UInt8]
+    /// What the parser read.
+    var parsed: HTTPResponseParser.Response
     /// Seconds from the moment a connection took the request to the last byte of the answer.
     var latency: Double = 0
     /// Seconds the request waited for a free connection before that.
     var queueWait: Double = 0
 
+    var status: Int { parsed.status }
+    var headers: [(name: String, value: String)] { parsed.headers }
+    /// The body, when the request kept it.
+    var body: [UInt8] { parsed.body }
+    /// Body bytes received, kept or not.
+    var bodyLength: Int { parsed.bodyLength }
+    /// The first bytes of the body (up to four), kept or not: enough to recognise a zip archive.
+    var bodyPrefix: [UInt8] { parsed.bodyPrefix }
+
     /// The first field named `name` (ASCII case-insensitive).
-    func header(_ name: String) -> String? {
-        headers.first { $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name.lowercased() }?.value
-    }
+    func header(_ name: String) -> String? { parsed.header(name) }
 }

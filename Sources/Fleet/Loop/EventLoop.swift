@@ -2,9 +2,9 @@
 // times, retries, the deadline) and an inbox through which other threads (the fake APNs thread,
 // callers awaiting a result) hand it work. Everything the phones do happens on this thread.
 
-import APNs
 import Foundation
 import Synchronization
+import SystemSupport
 
 final class EventLoop: @unchecked Sendable {
     // Safe because: `timers` and `pool` are touched only on the loop's own thread (other threads
@@ -23,7 +23,7 @@ final class EventLoop: @unchecked Sendable {
     var pool: ClientPool?
 
     init() throws(FleetError) {
-        do throws(APNSError) { wake = try WakePipe() } catch { throw FleetError(.invalidConfiguration, error.message) }
+        do throws(SystemCallError) { wake = try WakePipe() } catch { throw FleetError(.invalidConfiguration, error.description) }
     }
 
     /// Starts the thread.

@@ -1,7 +1,7 @@
 // The report of one edit, from the counters of its StormState.
 
-import APNs
 import Foundation
+import SystemSupport
 
 extension FleetDriver {
     func report(_ state: StormState) -> FleetReport {

@@ -3,8 +3,8 @@
 // reads its authenticationToken from pass.json, so the fleet needs no server secret); then each
 // phone registers its passes and asks once for its serials, keeping the tag.
 
-import APNs
 import Foundation
+import SystemSupport
 
 extension FleetDriver {
     private struct NewEvent: Encodable {

@@ -1,8 +1,9 @@
 // After the organizer's edit: each accepted push wakes its phone, which behaves like Wallet
 // (PhoneSync) until every phone holds the new revision of every pass, or the deadline passes.
 
-import APNs
 import Foundation
+import HTTPServer
+import SystemSupport
 
 extension FleetDriver {
     private struct VenueChange: Encodable {
@@ -26,7 +27,7 @@ extension FleetDriver {
         storm = StormState(
             generation: generation, venue: venue, startedAt: monotonicSeconds(), fleetCPUAtStart: ProcessStats.ownCPUSeconds(),
             serverPID: configuration.serverPID, databasePID: configuration.databasePID,
-            baseline: slotModified.map { httpDateEpoch($0) ?? 0 }, passesPerPhone: layout.passesPerPhone, phones: layout.phones,
+            baseline: slotModified.map { HTTPDate.parse($0, obsoleteForms: false) ?? 0 }, passesPerPhone: layout.passesPerPhone, phones: layout.phones,
             faulty: configuration.faultyPhoneIndices, failuresPerFaultyPhone: configuration.failedFetchesPerFaultyPhone
         )
         let request = ClientRequest(
@@ -131,7 +132,7 @@ extension FleetDriver {
     /// A pass arrived: the phone keeps it; it counts as the new revision if it checks out.
     private func received(_ response: ClientResponse, phone: Int, slot: Int, checks: FetchChecks) {
         guard let state = storm else { return }
-        guard let modified = response.header("Last-Modified"), let epoch = httpDateEpoch(modified),
+        guard let modified = response.header("Last-Modified"), let epoch = HTTPDate.parse(modified, obsoleteForms: false),
             response.bodyPrefix == [0x50, 0x4B, 0x03, 0x04]
         else {
             state.stale += 1

@@ -2,9 +2,9 @@
 // server's public APIs (FleetDriver+Setup), and what they do after an organizer's edit
 // (FleetDriver+Storm). Event loop thread only; see Fleet.swift for the threading model.
 
-import APNs
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// Counters other threads may read while the fleet runs.
 final class FleetProgress: Sendable {
@@ -115,24 +115,4 @@ final class FleetDriver: @unchecked Sendable {
     static func object(_ response: ClientResponse) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
     }
-}
-
-/// Seconds since 1970 of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, fixed columns), the
-/// form servers send in Last-Modified; nil for anything else.
-func httpDateEpoch(_ text: String) -> Int64? {
-    let bytes = Array(text.utf8)
-    guard bytes.count == 29, bytes[3] == 0x2C, bytes[25...] == Array(" GMT".utf8)[...] else { return nil }
-    func number(_ range: Range<Int>) -> Int32? { Int32(String(decoding: bytes[range], as: UTF8.self)) }
-    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    guard let day = number(5..<7), let month = months.firstIndex(of: String(decoding: bytes[8..<11], as: UTF8.self)),
-        let year = number(12..<16), let hour = number(17..<19), let minute = number(20..<22), let second = number(23..<25)
-    else { return nil }
-    var parts = tm()
-    parts.tm_year = year - 1900
-    parts.tm_mon = Int32(month)
-    parts.tm_mday = day
-    parts.tm_hour = hour
-    parts.tm_min = minute
-    parts.tm_sec = second
-    return Int64(timegm(&parts))
 }

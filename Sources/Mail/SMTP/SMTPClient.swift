@@ -7,6 +7,7 @@
 
 internal import CCurl
 import Foundation
+import SystemSupport
 
 /// An SMTP submission client: one message to one recipient per call, with a typed outcome
 /// (`SMTPOutcome`) that carries the server's reply.
@@ -129,12 +130,5 @@ public final class SMTPClient {
         guard code == CURLE_OK else {
             throw MailError(.curl, "libcurl refused \(what): \(String(cString: curl_easy_strerror(code)))")
         }
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds.
-    var milliseconds: Int64 {
-        components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -49,16 +49,10 @@ struct AdminInput {
     /// Reads the body. `bodyRequired`: an empty body is refused (the route documents a required
     /// body); otherwise it counts as `{}`.
     init(_ request: Request, allowed: Set<String>, bodyRequired: Bool = true) throws(HTTPError) {
-        if let contentType = request.headers["Content-Type"]?.lowercased(), !contentType.hasPrefix("application/json") {
-            throw HTTPError.badRequest("Content-Type must be application/json.", code: "unsupported_content_type")
-        }
-        if request.body.isEmpty && bodyRequired {
+        if request.body.isEmpty && bodyRequired, request.headers["Content-Type"]?.lowercased().hasPrefix("application/json") ?? true {
             throw HTTPError.badRequest("A JSON object body is required.", code: "malformed_json")
         }
-        let body = request.body.isEmpty ? Array("{}".utf8) : request.body
-        // JSONDecoder rather than JSONSerialization: the latter drops a byte order mark that
-        // starts a string value, so what is stored would differ from what was sent and checked.
-        guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(body)) else {
+        guard case .object(let object) = try request.decode(JSONValue.self, ifEmpty: Array("{}".utf8)) else {
             throw HTTPError.badRequest("The body must be a JSON object.", code: "malformed_json")
         }
         self.init(object: object, allowed: allowed)

@@ -6,6 +6,7 @@ import HTTPServer
 public import Logging
 import PassBundle
 package import Storage
+import SystemSupport
 
 /// The running service: one HTTP server, the store, pass signing, the push dispatcher, the job
 /// runner, the reach ledger, the retention sweep, the certificate expiry check and the tally

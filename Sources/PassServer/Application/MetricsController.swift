@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Logging
 import Storage
+import SystemSupport
 
 /// `GET /metrics`: Prometheus text exposition of what operators watch and alert on (see
 /// `deploy/prometheus-alerts.yml`): the outbox and its oldest pending push, push outcomes, pruned
@@ -197,7 +198,7 @@ struct MetricsController: Sendable {
         }
         let uptime = ContinuousClock.now - startedInstant
         text.gauge("passserver_process_uptime_seconds", "Seconds since this process started", [
-            ("", Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18),
+            ("", uptime.timeInterval),
         ])
         text.gauge("passserver_process_start_time_seconds", "When this process started (Unix time)", [("", Int(startedAt.timeIntervalSince1970))])
     }

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Mail
+import SystemSupport
 
 /// Every problem found while reading the configuration, reported together.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
@@ -39,7 +40,6 @@ extension Configuration {
         var problems: [String] = []
         var explicit = Set<String>()
         let byKey = Dictionary(uniqueKeysWithValues: settings.map { ($0.key, $0) })
-        let byFlag = Dictionary(uniqueKeysWithValues: settings.map { ($0.flag, $0) })
 
         for setting in settings {
             // An empty variable (as `env_file` passes an unfilled key) counts as unset.
@@ -48,34 +48,25 @@ extension Configuration {
             explicit.insert(setting.key)
         }
 
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--no-migrate", let setting = byKey["MIGRATE_ON_START"] {
-                apply(setting, "false", source: argument, to: &configuration, problems: &problems)
-                continue
-            }
-            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0])
-            guard name.hasPrefix("--"), let setting = byFlag[name] else {
-                problems.append("unknown option '\(argument)'")
-                continue
-            }
+        let flagNames = settings.map { String($0.flag.dropFirst(2)) }
+        let booleans = Set(settings.filter(\.isBoolean).map { String($0.flag.dropFirst(2)) })
+        let options = OptionParser(collecting: arguments, valued: Set(flagNames), booleans: booleans.union(["no-migrate"]), positionals: false)
+        problems += options.problems.map(\.message)
+        if options.flags.contains("no-migrate"), let setting = byKey["MIGRATE_ON_START"] {
+            apply(setting, "false", source: "--no-migrate", to: &configuration, problems: &problems)
+        }
+        for setting in settings {
+            let name = String(setting.flag.dropFirst(2))
             var value: String
-            if parts.count == 2 {
-                value = String(parts[1])
-            } else if setting.isBoolean {
+            if let given = options.options[name] {
+                value = given
+            } else if options.flags.contains(name) {
                 value = "true"
-            } else if index < arguments.count {
-                value = arguments[index]
-                index += 1
             } else {
-                problems.append("\(name) needs a value")
                 continue
             }
             if value.isEmpty && !setting.isBoolean { value = " " }
-            apply(setting, value, source: name, to: &configuration, problems: &problems)
+            apply(setting, value, source: setting.flag, to: &configuration, problems: &problems)
             explicit.insert(setting.key)
         }
 

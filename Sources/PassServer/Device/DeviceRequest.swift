@@ -40,16 +40,8 @@ enum DeviceRequest {
         return value
     }
 
-    /// Decodes a JSON body; anything else is a 400 naming the problem.
+    /// Decodes a JSON body (`Request.decode`); anything else is a 400 naming the problem.
     static func json<T: Decodable>(_ type: T.Type, from request: Request) throws(HTTPError) -> T {
-        if let contentType = request.headers["Content-Type"]?.lowercased(), !contentType.hasPrefix("application/json") {
-            throw HTTPError.badRequest("Content-Type must be application/json.", code: "unsupported_content_type")
-        }
-        guard !request.body.isEmpty else { throw HTTPError.badRequest("A JSON body is required.", code: "missing_body") }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(request.body))
-        } catch {
-            throw HTTPError.badRequest("The body is not the expected JSON object.", code: "malformed_json")
-        }
+        try request.decode(type)
     }
 }

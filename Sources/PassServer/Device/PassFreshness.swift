@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// The pure decisions behind the two "what changed?" questions a phone asks.
 enum PassFreshness {
     /// `passesUpdatedSince`: absent, empty or unparsable means "everything" (revision 0). Phones send

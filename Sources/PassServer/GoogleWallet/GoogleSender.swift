@@ -1,6 +1,7 @@
 import Foundation
 import GoogleWallet
 import Synchronization
+import SystemSupport
 
 /// One class or object ready to go to Google: its JSON, whether Google holds it already, and
 /// whether it is a notifying update.

@@ -1,6 +1,7 @@
 package import Foundation
 package import Logging
 package import Storage
+import SystemSupport
 
 /// Runs jobs: claims a pending job (or one whose runner died) and works through its event's passes
 /// in batches, each one transaction with its outbox rows: a re-push bumps them and enqueues pushes

@@ -1,6 +1,7 @@
 import Foundation
 import Mail
 import Synchronization
+import SystemSupport
 
 /// A message ready to leave: the envelope, the bytes, and until when its outbox row is ours.
 struct OutgoingMail: Sendable {

@@ -1,5 +1,6 @@
 import HTTPServer
 import Synchronization
+import SystemSupport
 
 /// Counts answered requests by method, route pattern and status class, and their latency by route
 /// pattern. Labels come only from the router's patterns and a fixed method list, so the number of
@@ -50,7 +51,7 @@ final class HTTPMetrics: Sendable {
         let route = request.route ?? Self.unmatched
         let method = Self.methods.contains(request.method.rawValue) ? request.method.rawValue : "other"
         let key = RequestKey(method: method, route: route, status: Self.statusClass(request.status))
-        let seconds = Double(request.duration.components.seconds) + Double(request.duration.components.attoseconds) / 1e18
+        let seconds = request.duration.timeInterval
         let bucket = Self.buckets.firstIndex(where: { seconds <= $0 })
         state.withLock { state in
             state.requests[key, default: 0] += 1

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SystemSupport
 
 extension OutboxEngine {
     /// The engine's thread: record answers, claim due rows while there is room, sleep until woken.

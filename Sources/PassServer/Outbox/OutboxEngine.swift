@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import SystemSupport
 
 /// How an outbox engine claims and sends.
 struct OutboxSettings: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// When a message that failed for now is tried again: exponential backoff with full jitter, and a
 /// limit on how long a message may keep being retried. Shared by the outboxes' reply policies.
@@ -11,10 +12,7 @@ struct RetrySchedule: Sendable, Equatable {
 
     /// Uniform in [base/2, base·2^(attempts-1)], capped at `maxDelay`; `random` in 0..<1.
     func delay(attempts: Int, random: Double) -> TimeInterval {
-        let exponent = Double(max(0, min(attempts - 1, 30)))
-        let ceiling = min(maxDelay, baseDelay * pow(2, exponent))
-        let floor = min(ceiling, baseDelay / 2)
-        return floor + (ceiling - floor) * min(max(random, 0), 1)
+        Backoff(base: baseDelay, maximum: maxDelay).fullJitterDelay(afterFailures: attempts, random: random)
     }
 
     /// The delay before the next attempt, or nil when that attempt would come after `maxRetryAge`.

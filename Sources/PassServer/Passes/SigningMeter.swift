@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// Bounds how many passes are signed at once and measures the signing: how many bundles were
 /// asked for (the phones' fetches and downloads), how many were signed, and for how long signing
@@ -45,7 +46,7 @@ final class SigningMeter: Sendable {
         let start = ContinuousClock.now
         defer {
             let elapsed = ContinuousClock.now - start
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.timeInterval
             state.withLock { state in
                 state.signed += 1
                 state.signingSeconds += seconds

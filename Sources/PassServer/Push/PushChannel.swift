@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Storage
 import Synchronization
+import SystemSupport
 
 /// Pushes as an outbox channel: `push_outbox` rows, APNs (or the log) as the sender, the APNs reply
 /// table (`PushPolicy`) as the policy. Records each batch in one transaction: the rows' settlement
@@ -79,7 +80,7 @@ final class PushChannel: OutboxChannel {
                 PushLogEntry(
                     tokenHash: try PushDispatcher.tokenHash(item.row.pushToken), passTypeIdentifier: item.row.passTypeIdentifier,
                     status: item.decision.status, reason: item.decision.reason, apnsID: item.answer.apnsID,
-                    latencyMilliseconds: PushDispatcher.milliseconds(item.latency), createdAt: now, outcome: item.decision.outcome
+                    latencyMilliseconds: item.latency.milliseconds, createdAt: now, outcome: item.decision.outcome
                 )
             })
             // What the events' and jobs' tallies learn: pushes delivered, failed, and left the outbox.

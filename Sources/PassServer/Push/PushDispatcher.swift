@@ -99,10 +99,6 @@ final class PushDispatcher: Sendable {
     /// Stops claiming, waits for in-flight pushes (bounded by the drain timeout) and records them.
     func shutdown() { engine.shutdown() }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000
-    }
-
     /// What the push log keeps of a token: its SHA-256, never the token.
     static func tokenHash(_ pushToken: PushToken) throws -> String {
         Hex.encode(try Digest.sha256().hash(Array(pushToken.rawValue.utf8)))

@@ -3,6 +3,7 @@ import Logging
 import PassIdentifiers
 import Storage
 import Synchronization
+import SystemSupport
 
 /// Reach marks from the phones' requests (a device was told a tag, a pass's revision was served),
 /// written in batches by a thread of their own instead of one transaction per request.

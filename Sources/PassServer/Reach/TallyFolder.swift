@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Storage
 import Synchronization
+import SystemSupport
 
 /// Folds the tally changes that triggers and the push dispatcher append into the running
 /// tallies, so reading an event's counts stays a few rows. Run every second by a periodic `Worker`;

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Storage
+import SystemSupport
 
 /// Applies scheduled actions when they are due: an announcement to send, an event edit to apply.
 ///

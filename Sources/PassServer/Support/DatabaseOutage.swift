@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Storage
+import SystemSupport
 
 /// A background loop's view of a database outage (the push dispatcher's, the job runner's): the
 /// first transient failure (`StorageError.isTransient`) begins it, retries back off by doubling
@@ -9,6 +10,7 @@ import Storage
 struct DatabaseOutage {
     let initialDelay: TimeInterval
     let maximumDelay: TimeInterval
+    private let backoff: Backoff
     /// When the current outage began; nil while the database answers.
     private(set) var since: Date?
     private var failures = 0
@@ -16,6 +18,7 @@ struct DatabaseOutage {
     init(initialDelay: TimeInterval = 0.25, maximumDelay: TimeInterval = 5) {
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay
+        self.backoff = Backoff(base: initialDelay, maximum: maximumDelay)
     }
 
     /// Whether `error` means the database is away for now (worth waiting for), not a bug.
@@ -28,8 +31,8 @@ struct DatabaseOutage {
     mutating func failed(at now: Date) -> (began: Bool, retryIn: TimeInterval) {
         let began = since == nil
         if began { since = now }
-        let delay = min(maximumDelay, initialDelay * pow(2, Double(min(failures, 20))))
         failures += 1
+        let delay = backoff.ceiling(afterFailures: failures)
         return (began, delay)
     }
 

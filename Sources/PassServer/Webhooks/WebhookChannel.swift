@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Storage
 import Synchronization
+import SystemSupport
 
 /// Webhooks as an outbox channel: `webhook_deliveries` rows, the endpoints' servers as the far
 /// end (`WebhookSender`), `WebhookPolicy` as the reply policy. Each row's body is made from its
@@ -92,7 +93,7 @@ final class WebhookChannel: OutboxChannel {
         let attempts = batch.items.map { item in
             WebhookAttempt(
                 deliveryID: item.row.id, endpointID: item.row.endpointID, status: item.answer.status,
-                latencyMilliseconds: Int(item.latency.components.seconds * 1_000 + item.latency.components.attoseconds / 1_000_000_000_000_000),
+                latencyMilliseconds: Int(item.latency.milliseconds),
                 outcome: item.answer.attempt
             )
         }

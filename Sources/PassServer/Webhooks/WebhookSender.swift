@@ -2,6 +2,7 @@ import Foundation
 import HTTPClient
 import Storage
 import Synchronization
+import SystemSupport
 
 /// One delivery ready to go, or the answer it gets without being sent.
 enum WebhookOutgoing: Sendable {

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The PostgreSQL `Store`: libpq connections from a pool, one thread per connection at a time.
 ///
 /// Several processes may share one database: the outbox and jobs are claimed with

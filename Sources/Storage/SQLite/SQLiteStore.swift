@@ -9,6 +9,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// The SQLite `Store`: WAL journal, `busy_timeout`, `foreign_keys = ON`.
 public final class SQLiteStore: Store {

@@ -1,5 +1,6 @@
 @testable import APNs
 import PassServerTesting
+import SystemSupport
 import Testing
 
 @Suite("PushScheduler (pure HTTP/2 bookkeeping)", .offCooperativePool)

@@ -1,5 +1,6 @@
 import APNs
 import PassServerTesting
+import SystemSupport
 import Testing
 
 @testable import Fleet

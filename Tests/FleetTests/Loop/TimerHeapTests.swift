@@ -31,13 +31,4 @@ struct TimerHeapTests {
         #expect(Percentile.value([1, 2, 3], 1, population: 4) == nil)
         #expect(Percentile.value([], 0.5) == nil)
     }
-
-    @Test("Last-Modified dates parse to epoch seconds; other forms do not")
-    func httpDates() {
-        #expect(httpDateEpoch("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
-        #expect(httpDateEpoch("Thu, 01 Jan 1970 00:00:00 GMT") == 0)
-        #expect(httpDateEpoch("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
-        #expect(httpDateEpoch("Sun, 06 Nov 1994 08:49:37 UTC") == nil)
-        #expect(httpDateEpoch("Sun, 06 Xyz 1994 08:49:37 GMT") == nil)
-    }
 }

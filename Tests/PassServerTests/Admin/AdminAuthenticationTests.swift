@@ -6,7 +6,7 @@ import Testing
 @testable import PassServer
 
 /// Every admin route needs a valid, unrevoked bearer token; tokens come from `pass-server token`.
-@Suite("Admin API: authentication and tokens", .offCooperativePool, .timeLimit(.minutes(4)))
+@Suite("Admin API: authentication and tokens", .offCooperativePool, .timeLimit(.minutes(4)), .tags(.endToEnd))
 struct AdminAuthenticationTests {
     /// A concrete path for a route pattern (`:param` → a plausible value).
     static func concrete(_ pattern: String) -> String {

@@ -9,7 +9,7 @@ import Testing
 /// so unauthenticated clients cannot make the server hold their uploads in memory.
 /// The server's resident memory is the evidence; a control shows that it does grow when the same
 /// uploads come from an admin, whose bodies the server reads and holds until their last byte.
-@Suite("Admin API: refused before the body is read", .offCooperativePool, .timeLimit(.minutes(6)))
+@Suite("Admin API: refused before the body is read", .offCooperativePool, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct AdminEarlyRefusalTests {
     static let bodySize = 1 << 20
     static let clients = 60

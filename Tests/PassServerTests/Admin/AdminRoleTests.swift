@@ -1,13 +1,14 @@
 import Foundation
 import PassServerTesting
 import Storage
+import SystemSupport
 import Testing
 
 @testable import PassServer
 
 /// Roles of admin tokens: every admin route the application serves is enumerated, so a route
 /// added later is covered without changing this test.
-@Suite("Admin API: token roles", .offCooperativePool, .timeLimit(.minutes(4)))
+@Suite("Admin API: token roles", .offCooperativePool, .timeLimit(.minutes(4)), .tags(.endToEnd))
 struct AdminRoleTests {
     /// A token of `role` stored in the app's database.
     static func token(_ app: TestApp, role: AdminRole) throws -> String {

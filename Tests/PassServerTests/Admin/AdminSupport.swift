@@ -1,3 +1,4 @@
+import FakeAPNs
 import PassIdentifiers
 import Foundation
 import PassServerTesting

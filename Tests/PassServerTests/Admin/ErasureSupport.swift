@@ -1,6 +1,7 @@
 import Foundation
 import PassServerTesting
 import Storage
+import SystemSupport
 import Testing
 
 @testable import PassServer

@@ -3,6 +3,7 @@ import ByteEncoding
 import Foundation
 import PassServerTesting
 import Storage
+import SystemSupport
 import Testing
 
 @testable import PassServer

@@ -6,7 +6,7 @@ import Testing
 @testable import PassServer
 
 /// Re-push jobs survive a crash of the real process and never bump a pass twice.
-@Suite("Re-push job: crash recovery and the repush command", .offCooperativePool, .timeLimit(.minutes(6)))
+@Suite("Re-push job: crash recovery and the repush command", .offCooperativePool, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct JobRecoveryTests {
     @Test("SIGKILL mid-job, restart: the job finishes and every pass is bumped exactly once", arguments: Backend.allCases)
     func resumesAfterKill(backend: Backend) async throws {

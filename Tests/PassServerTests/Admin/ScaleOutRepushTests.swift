@@ -1,3 +1,4 @@
+import FakeAPNs
 import Foundation
 import PassServerTesting
 import Storage
@@ -9,7 +10,7 @@ import Testing
 /// 5,000 passes: the re-push job runs once (each pass bumped exactly once, proven from the
 /// revision counter), every token is pushed (to the fake APNs over TLS + HTTP/2), and duplicates
 /// come only from pushes in flight in a process that was killed.
-@Suite("Re-push job across two serve processes", .offCooperativePool, .serialized, .timeLimit(.minutes(10)))
+@Suite("Re-push job across two serve processes", .offCooperativePool, .serialized, .timeLimit(.minutes(10)), .tags(.endToEnd))
 struct ScaleOutRepushTests {
     static let passCount = 5_000
 

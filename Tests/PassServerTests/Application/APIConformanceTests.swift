@@ -1,5 +1,6 @@
 import Foundation
 import PassServerTesting
+import SystemSupport
 import Testing
 
 /// `scripts/fuzz.py --bounded`: schemathesis against the real `pass-server` binary on PostgreSQL,

@@ -7,7 +7,7 @@ import Testing
 @testable import PassServer
 
 /// `pass-server serve` as operators run it: SIGTERM drains and exits 0, and the port closes.
-@Suite("Graceful shutdown of the real process", .offCooperativePool, .timeLimit(.minutes(4)))
+@Suite("Graceful shutdown of the real process", .offCooperativePool, .timeLimit(.minutes(4)), .tags(.endToEnd))
 struct GracefulShutdownTests {
     @Test("SIGTERM: a request sent just before completes with 200, the process exits 0, connects are refused", arguments: Backend.allCases)
     func sigterm(backend: Backend) async throws {

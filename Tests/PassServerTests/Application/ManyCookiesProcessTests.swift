@@ -10,7 +10,7 @@ import Testing
 /// afterwards does not wait for requests that were never completed. A control shows that the stop
 /// does wait for a request in flight, so the timing can fail. SQLite only: no request here reaches
 /// the database.
-@Suite("Many-cookie requests against the real process", .offCooperativePool, .timeLimit(.minutes(6)), .serialized)
+@Suite("Many-cookie requests against the real process", .offCooperativePool, .timeLimit(.minutes(6)), .serialized, .tags(.endToEnd))
 struct ManyCookiesProcessTests {
     static let cookieHead =
         "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: \((0..<600).map { "k\($0)=v" }.joined(separator: "; "))\r\nConnection: close\r\n\r\n"

@@ -1,5 +1,6 @@
 import Foundation
 import PassServerTesting
+import SystemSupport
 import Testing
 
 @testable import PassServer

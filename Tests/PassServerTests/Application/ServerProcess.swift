@@ -5,6 +5,7 @@ import Glibc
 import PassServerTesting
 import Storage
 import Synchronization
+import SystemSupport
 
 @testable import PassServer
 

@@ -3,7 +3,7 @@ import PassServerTesting
 import Testing
 
 /// What `make run` (`pass-server serve --development`) prints at start-up names the dashboard.
-@Suite("Start-up: the dashboard's address", .offCooperativePool, .timeLimit(.minutes(3)))
+@Suite("Start-up: the dashboard's address", .offCooperativePool, .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct StartupDashboardURLTests {
     @Test("the start-up log has a line with <PUBLIC_URL>/admin/")
     func dashboardURL() async throws {

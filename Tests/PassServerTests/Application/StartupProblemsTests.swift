@@ -1,10 +1,11 @@
+import FakeAPNs
 import Foundation
 import PassServerTesting
 import Testing
 
 /// `pass-server serve` as an operator meets a broken start: every independent problem at once,
 /// each with the setting to change and a hint, exit 64, and nothing a person cannot act on.
-@Suite("Start-up problems: reported together, each with a hint (the real executable)", .offCooperativePool, .timeLimit(.minutes(3)))
+@Suite("Start-up problems: reported together, each with a hint (the real executable)", .offCooperativePool, .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct StartupProblemsTests {
     /// What an operator should never see: Swift type names and Foundation's error dumps.
     static let internals = [

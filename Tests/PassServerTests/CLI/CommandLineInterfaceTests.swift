@@ -23,7 +23,7 @@ final class CapturedOutput: Sendable {
     }
 }
 
-@Suite("Command line", .offCooperativePool, .timeLimit(.minutes(3)))
+@Suite("Command line", .offCooperativePool, .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct CommandLineInterfaceTests {
     @Test("--help works at every level of the command tree")
     func helpEverywhere() {

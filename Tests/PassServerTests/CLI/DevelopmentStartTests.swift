@@ -3,7 +3,7 @@ import PassServerTesting
 import Testing
 
 /// `make run` (`pass-server serve --development`) and admin tokens, on the real binary.
-@Suite("Development start: admin tokens", .offCooperativePool, .timeLimit(.minutes(6)))
+@Suite("Development start: admin tokens", .offCooperativePool, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct DevelopmentStartTests {
     /// Starts `serve --development` in `directory`, waits until it listens and its standard output
     /// says something, stops it, and returns what it printed.

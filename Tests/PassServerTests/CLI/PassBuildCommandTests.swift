@@ -2,7 +2,7 @@ import Foundation
 import PassServerTesting
 import Testing
 
-@Suite("pass-server pass build (the real executable)", .offCooperativePool, .timeLimit(.minutes(3)))
+@Suite("pass-server pass build (the real executable)", .offCooperativePool, .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct PassBuildCommandTests {
     /// Builds one ticket with the binary in the given time zone and returns the archive's path.
     private func build(

@@ -5,7 +5,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("pass-server prune", .offCooperativePool, .timeLimit(.minutes(3)))
+@Suite("pass-server prune", .offCooperativePool, .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct PruneCommandTests {
     /// A fresh, migrated database holding rows on both sides of every retention boundary (an hour
     /// either side: the binary reads the clock itself).

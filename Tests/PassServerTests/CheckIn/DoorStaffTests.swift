@@ -9,7 +9,7 @@ import Testing
 /// token into one event's scanner page; that session scans that event's tickets only, reaches no
 /// other dashboard page and no admin API route (both enumerated from the router, so a route added
 /// later is covered), and ends with the access's revocation or expiry.
-@Suite("Door staff from the dashboard", .offCooperativePool, .timeLimit(.minutes(6)))
+@Suite("Door staff from the dashboard", .offCooperativePool, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct DoorStaffTests {
     /// The dashboard routes a door-staff phone may use: the entry (which sends it to its scanner
     /// page), the scanner page and its calls, signing out, and the sign-in forms.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("pass-server-bench tokens: the ApplePass tokens bench/device.sh uses", .offCooperativePool, .timeLimit(.minutes(3)))
+@Suite("pass-server-bench tokens: the ApplePass tokens bench/device.sh uses", .offCooperativePool, .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct DeviceBenchTokensTests {
     @Test("prints serial<TAB>token for every pass of the event, as the server derives them", arguments: Backend.allCases)
     func printsTokens(backend: Backend) throws {

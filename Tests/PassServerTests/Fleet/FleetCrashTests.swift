@@ -9,7 +9,7 @@ import Testing
 
 /// The fetch storm survives a crash of the real server process: SIGKILL while phones are being
 /// updated, a restart on the same port and database, and every phone still ends on the new pass.
-@Suite("Phone fleet: SIGKILL of the server mid-storm", .offCooperativePool, .serialized, .timeLimit(.minutes(5)))
+@Suite("Phone fleet: SIGKILL of the server mid-storm", .offCooperativePool, .serialized, .timeLimit(.minutes(5)), .tags(.endToEnd))
 struct FleetCrashTests {
     static let phones = 300
 

@@ -1,3 +1,4 @@
+import FakeAPNs
 import Fleet
 import Foundation
 import PassServerTesting

@@ -10,7 +10,7 @@ import Testing
 /// made then and signed with the service account's key (checked by the real `openssl`); before the
 /// object is at Google it asks to come back; without Google Wallet the route is 404 and no page
 /// has the button.
-@Suite("Google Wallet: the save link", .offCooperativePool, .timeLimit(.minutes(5)))
+@Suite("Google Wallet: the save link", .offCooperativePool, .timeLimit(.minutes(5)), .tags(.endToEnd))
 struct GoogleSaveLinkTests {
     static let html = AttendeePageTests.browserAccept
 

@@ -15,7 +15,7 @@ import Glibc
 /// second process on the same database brings every object to its right state, and nothing is
 /// inserted twice (an insert whose answer the first process never recorded meets Google's 409
 /// and becomes a patch).
-@Suite("Google Wallet: crash and restart", .offCooperativePool, .serialized, .timeLimit(.minutes(6)))
+@Suite("Google Wallet: crash and restart", .offCooperativePool, .serialized, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct GoogleWalletCrashTests {
     static let ticketCount = 1_500
 

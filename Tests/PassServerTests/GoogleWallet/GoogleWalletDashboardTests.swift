@@ -6,7 +6,7 @@ import Testing
 
 /// Google Wallet's reach on the dashboard's event and ticket pages: in headless Chromium at desktop
 /// and phone width (Tests/Browser/dashboard_google_wallet.py), and absent without Google Wallet.
-@Suite("Google Wallet on the dashboard", .offCooperativePool, .timeLimit(.minutes(5)))
+@Suite("Google Wallet on the dashboard", .offCooperativePool, .timeLimit(.minutes(5)), .tags(.endToEnd))
 struct GoogleWalletDashboardTests {
     @Test("the event page counts the saved tickets beside the phones; each ticket says saved, removed or never")
     func pages() async throws {

@@ -12,7 +12,7 @@ import Glibc
 /// Exactly once but for what was in flight, with real processes: `pass-server serve` is SIGKILLed
 /// while it sends an event's emails; a second process on the same database sends the rest, and
 /// only emails claimed and unrecorded at the kill can arrive twice.
-@Suite("Mail outbox: crash and restart", .offCooperativePool, .serialized, .timeLimit(.minutes(6)))
+@Suite("Mail outbox: crash and restart", .offCooperativePool, .serialized, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct MailCrashTests {
     static let count = 300
 

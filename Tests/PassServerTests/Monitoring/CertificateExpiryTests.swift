@@ -7,7 +7,7 @@ import Testing
 
 @testable import PassServer
 
-@Suite("Certificate expiry", .offCooperativePool, .timeLimit(.minutes(4)))
+@Suite("Certificate expiry", .offCooperativePool, .timeLimit(.minutes(4)), .tags(.endToEnd))
 struct CertificateExpiryTests {
     static let day: TimeInterval = 86_400
 

@@ -5,7 +5,7 @@ import Testing
 @testable import PassServer
 
 /// What a served pass says: expiry after the event, the cancellation on its back, the organization.
-@Suite("Pass content: expiry, cancellation, organization name", .offCooperativePool, .timeLimit(.minutes(3)))
+@Suite("Pass content: expiry, cancellation, organization name", .offCooperativePool, .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct PassContentTests {
     /// Creates an event with `fields` (JSON members) and a ticket; returns the ticket's serial.
     static func ticket(_ app: TestApp, event fields: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {

@@ -1,3 +1,4 @@
+import FakeAPNs
 import Foundation
 import PassServerTesting
 import Storage
@@ -12,7 +13,7 @@ import Glibc
 /// At-least-once across a crash, with real processes: `pass-server serve` is SIGKILLed while a
 /// batch is in flight; a second process on the same database delivers everything, re-sending at
 /// most the pushes that were in flight.
-@Suite("Push dispatcher: crash and restart", .offCooperativePool, .serialized, .timeLimit(.minutes(6)))
+@Suite("Push dispatcher: crash and restart", .offCooperativePool, .serialized, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct PushCrashTests {
     static let pushCount = 300
 

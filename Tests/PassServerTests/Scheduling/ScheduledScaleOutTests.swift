@@ -9,7 +9,7 @@ import Testing
 /// an announcement scheduled through one and an event edit scheduled through the other are each
 /// applied once, within 5 s of their time, by one of the two; every phone is pushed once for the
 /// announcement (to the fake APNs over TLS + HTTP/2) and holds it after fetching.
-@Suite("Scheduled actions across two serve processes", .offCooperativePool, .serialized, .timeLimit(.minutes(6)))
+@Suite("Scheduled actions across two serve processes", .offCooperativePool, .serialized, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct ScheduledScaleOutTests {
     static let passCount = 40
 

@@ -1,5 +1,6 @@
 import Foundation
 import PassServerTesting
+import SystemSupport
 import Testing
 
 /// A `.pkpasstemplate` folder as Apple's Pass Designer saves one, written to disk by the test and

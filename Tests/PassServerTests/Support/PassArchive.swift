@@ -1,5 +1,6 @@
 import Foundation
 import PassServerTesting
+import SystemSupport
 import Testing
 
 /// Unzips a served `.pkpass` with `/usr/bin/unzip`, as a reviewer would, for tests that read what phones get.

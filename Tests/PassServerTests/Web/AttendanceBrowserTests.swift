@@ -9,7 +9,7 @@ import Testing
 /// dashboard_job_reach.py): the attendance page's plots against the numbers the test counts, and
 /// the re-push job panel's live plot of phones holding the new pass. Screenshots at desktop and
 /// phone width stay in .build/test-output/browser/ to be looked at.
-@Suite("Attendance in a browser", .offCooperativePool, .timeLimit(.minutes(8)))
+@Suite("Attendance in a browser", .offCooperativePool, .timeLimit(.minutes(8)), .tags(.endToEnd))
 struct AttendanceBrowserTests {
     @Test("the attendance page: linked from the event page, every plot drawn to scale with the test's numbers in its table")
     func attendancePage() async throws {

@@ -3,7 +3,7 @@ import PassServerTesting
 import Testing
 
 /// The attendee's page in headless Chromium at 390×844 (Tests/Browser/attendee_page.py).
-@Suite("Web: the attendee's page in a browser", .offCooperativePool)
+@Suite("Web: the attendee's page in a browser", .offCooperativePool, .tags(.endToEnd))
 struct AttendeePageBrowserTests {
     @Test("event, button and QR code on a phone; the code reads as the pass's barcode; cancelled, hostile and Japanese tickets", .timeLimit(.minutes(4)))
     func page() async throws {

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// The page tests' harness: headless Chromium through Tests/Browser/browser.py, against a running server.
-@Suite("Web: browser harness", .offCooperativePool, .serialized)
+@Suite("Web: browser harness", .offCooperativePool, .serialized, .tags(.endToEnd))
 struct BrowserHarnessTests {
     @Test("every helper works: phone size, Accept-Language, labels, typing, clicks, Tab, cookies, dialogs, the server", .timeLimit(.minutes(4)))
     func helpers() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import PassServerTesting
+import SystemSupport
 import Testing
 
 /// Runs the page tests' Python scripts (Tests/Browser/, on the `browser` module there) in real

@@ -6,7 +6,7 @@ import Testing
 @testable import PassServer
 
 /// The dashboard's acceptance in real headless Chromium (Tests/Browser/dashboard_*.py).
-@Suite("Dashboard in a browser", .offCooperativePool, .timeLimit(.minutes(10)))
+@Suite("Dashboard in a browser", .offCooperativePool, .timeLimit(.minutes(10)), .tags(.endToEnd))
 struct DashboardBrowserTests {
     /// An app a browser on this machine can use: an http public URL, so the cookie is not Secure.
     static func start() throws -> TestApp {

@@ -9,7 +9,7 @@ import Testing
 /// (Tests/Browser/dashboard_*.py): the job progress script moving a job that is still running,
 /// event search and upcoming/past, archiving, the ticket table's status filter and paging, a new
 /// download link, a ticket's phones and pushes, the QR code's content.
-@Suite("Dashboard in a browser: README's claims", .offCooperativePool, .timeLimit(.minutes(10)))
+@Suite("Dashboard in a browser: README's claims", .offCooperativePool, .timeLimit(.minutes(10)), .tags(.endToEnd))
 struct DashboardClaimsBrowserTests {
     static func environment(_ app: TestApp, _ extra: [String: String]) -> [String: String] {
         extra.merging(["ADMIN_TOKEN": app.adminToken]) { $1 }

@@ -10,7 +10,7 @@ import Testing
 /// clients that are not signed in cannot make the server hold their uploads in memory. The
 /// server's resident memory is the evidence, as for the admin API (`AdminEarlyRefusalTests`); a
 /// control shows that it does grow when a signed-in admin's uploads are held.
-@Suite("Dashboard: forms refused before the body is read", .offCooperativePool, .timeLimit(.minutes(8)))
+@Suite("Dashboard: forms refused before the body is read", .offCooperativePool, .timeLimit(.minutes(8)), .tags(.endToEnd))
 struct DashboardEarlyRefusalTests {
     static let uploadSize = 48 << 20
     static let clients = 32

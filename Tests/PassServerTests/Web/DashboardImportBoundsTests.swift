@@ -8,7 +8,7 @@ import Testing
 /// An admin's CSV check in the dashboard costs memory and page size bounded by the import's own
 /// limits, not by what was sent: an upload larger than an import takes is refused from its
 /// headers, and the largest one it takes is checked without being echoed back.
-@Suite("Dashboard: the CSV check is bounded", .offCooperativePool, .timeLimit(.minutes(8)))
+@Suite("Dashboard: the CSV check is bounded", .offCooperativePool, .timeLimit(.minutes(8)), .tags(.endToEnd))
 struct DashboardImportBoundsTests {
     /// A `multipart/form-data` body as a browser sends the import form with a file.
     static func multipart(csrf: String, step: String, csv: [UInt8]) -> [UInt8] {

@@ -10,7 +10,7 @@ import Testing
 /// the token or with a wrong one, and no session at all are refused and change nothing in the
 /// database; the same request from the admin with its token is not refused, and (for the forms
 /// this test knows) does change something. Then the sign-in form's own double-submit check.
-@Suite("Dashboard: every form's guard", .offCooperativePool, .timeLimit(.minutes(6)))
+@Suite("Dashboard: every form's guard", .offCooperativePool, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct DashboardRouteGuardTests {
     /// The rows a form could change, as text: every column of every table below, rows sorted.
     /// Left out: tables that background workers write by themselves (tallies, reach, leases, logs).

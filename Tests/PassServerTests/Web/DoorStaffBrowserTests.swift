@@ -7,7 +7,7 @@ import Testing
 
 /// Door staff from the dashboard in real headless Chromium (Tests/Browser/door_staff.py): the
 /// sign-in QR code of a scanner access signs a fresh browser into one event's scanner page.
-@Suite("Door staff in a browser", .offCooperativePool, .timeLimit(.minutes(6)))
+@Suite("Door staff in a browser", .offCooperativePool, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct DoorStaffBrowserTests {
     @Test("the QR code signs a fresh phone into its event's scanner page; another event's ticket is red; revoking signs it out")
     func doorStaff() async throws {

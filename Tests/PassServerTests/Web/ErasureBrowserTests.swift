@@ -7,7 +7,7 @@ import Testing
 /// In headless Chromium at desktop and phone widths (Tests/Browser/erase_and_past.py): an ended
 /// event's attendee page, the dashboard's question before creating an event that started in the
 /// past, and erasing then deleting an event from its page with the name typed.
-@Suite("Web: ended events, past starts, erase and delete in a browser", .offCooperativePool)
+@Suite("Web: ended events, past starts, erase and delete in a browser", .offCooperativePool, .tags(.endToEnd))
 struct ErasureBrowserTests {
     @Test("ended page without the button; past start asked about; wrong name refused; erase, then delete", .timeLimit(.minutes(5)))
     func pages() async throws {

@@ -8,7 +8,7 @@ import Testing
 /// which lists every ticket of it with its status, the buyer (escaped), for an admin the buyer's
 /// page and its `.pkpasses` files, and sends the order's email again; a viewer reads it without
 /// links or forms.
-@Suite("Dashboard: orders", .offCooperativePool, .timeLimit(.minutes(5)))
+@Suite("Dashboard: orders", .offCooperativePool, .timeLimit(.minutes(5)), .tags(.endToEnd))
 struct OrderDashboardTests {
     /// The markup from the element with `id` to the end of its tag `tag` (nil when there is none).
     static func element(_ id: String, in page: String, tag: String = "p") -> String? {
@@ -74,7 +74,7 @@ struct OrderDashboardTests {
 
 /// An order's dashboard pages in headless Chromium (Tests/Browser/dashboard_order.py), at both
 /// widths and in both schemes.
-@Suite("Web: an order in the dashboard, in a browser", .offCooperativePool)
+@Suite("Web: an order in the dashboard, in a browser", .offCooperativePool, .tags(.endToEnd))
 struct OrderDashboardBrowserTests {
     @Test("the order page and its ticket's page lead to each other; at 1280×800 and 390×844, light and dark", .timeLimit(.minutes(5)))
     func screens() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// and a desktop's width: every ticket with its Apple and Google buttons, a cancelled one shown
 /// as such without any, one "Add all" button per `.pkpasses` file; without Google Wallet Apple's
 /// buttons only; Japanese; an unknown link answered like an unknown ticket link.
-@Suite("Web: the buyer's page of an order in a browser", .offCooperativePool)
+@Suite("Web: the buyer's page of an order in a browser", .offCooperativePool, .tags(.endToEnd))
 struct OrderPageBrowserTests {
     @Test("every ticket with its buttons and Add all per part, at phone and desktop width; cancelled, plain, Japanese, unknown", .timeLimit(.minutes(5)))
     func page() async throws {

@@ -9,7 +9,7 @@ import Testing
 /// The scanner page in real headless Chromium (Tests/Browser/scanner*.py), including scans kept
 /// while the server is really stopped and sent once it is started again on the same port and
 /// database.
-@Suite("Scanner page in a browser", .offCooperativePool)
+@Suite("Scanner page in a browser", .offCooperativePool, .tags(.endToEnd))
 struct ScannerBrowserTests {
     /// Configuration a browser on this machine can use: an http public URL, so the cookie is not Secure.
     static let browsable: @Sendable (inout Configuration) -> Void = {

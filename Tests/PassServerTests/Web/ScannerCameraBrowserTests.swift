@@ -10,7 +10,7 @@ import Testing
 /// code, turned and blurred (`QRFrame`); the page reads it (with `BarcodeDetector` where Chromium
 /// has one, else through `POST /admin/scan/decode`), checks the ticket in and answers in green.
 /// Typed check codes in the same run: the chosen event's green, another event's red.
-@Suite("Scanner page: the camera and typed check codes in a browser", .offCooperativePool)
+@Suite("Scanner page: the camera and typed check codes in a browser", .offCooperativePool, .tags(.endToEnd))
 struct ScannerCameraBrowserTests {
     @Test("a filmed ticket's QR code is checked in (green), typed check codes green and red", .timeLimit(.minutes(5)), arguments: Backend.allCases)
     func camera(backend: Backend) async throws {

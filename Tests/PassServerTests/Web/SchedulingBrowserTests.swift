@@ -9,7 +9,7 @@ import Testing
 /// announcement written and sent now (listed with its reach once the phones fetched), a second one
 /// refused with the time it is allowed, a silent one scheduled, both withdrawn or cancelled; an edit
 /// scheduled from the event's edit form, listed, edited and cancelled.
-@Suite("Web: announcements and scheduled changes in a browser", .offCooperativePool)
+@Suite("Web: announcements and scheduled changes in a browser", .offCooperativePool, .tags(.endToEnd))
 struct SchedulingBrowserTests {
     @Test("announce now and later, withdraw, cancel; schedule an edit, edit it, cancel it", .timeLimit(.minutes(5)))
     func pages() async throws {

@@ -9,7 +9,7 @@ import Testing
 /// register an endpoint, see its secret once, see the delivery log with each delivery's HTTP
 /// status, redeliver one; the receiver gets the redelivery with the same id and body, signed with
 /// the secret the page showed.
-@Suite("Webhooks in a browser", .offCooperativePool, .timeLimit(.minutes(6)))
+@Suite("Webhooks in a browser", .offCooperativePool, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct WebhookBrowserTests {
     @Test("register, the secret once, the delivery log with statuses, redeliver")
     func webhooks() async throws {

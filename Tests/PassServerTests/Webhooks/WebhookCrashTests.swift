@@ -16,7 +16,7 @@ import Glibc
 /// save and delete, an event edited and one deleted); `pass-server serve` is SIGKILLed while the
 /// receiver holds deliveries it has not answered yet; a second process on the same database sends
 /// them again after their lease, with the same id and body, and everything else once.
-@Suite("Webhooks: crash and restart", .offCooperativePool, .serialized, .timeLimit(.minutes(6)))
+@Suite("Webhooks: crash and restart", .offCooperativePool, .serialized, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct WebhookCrashTests {
     static let ticketCount = 1_200
     /// Deliveries answered at once before the receiver starts holding its answers.

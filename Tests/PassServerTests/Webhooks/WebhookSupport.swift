@@ -2,6 +2,7 @@ import ByteEncoding
 import Certificates
 import Foundation
 import PassServerTesting
+import SystemSupport
 import Testing
 
 @testable import PassServer

@@ -1,6 +1,6 @@
 // The dedicated thread that runs a poll() loop, and what such a loop needs from the system.
-// The APNs client's I/O thread and (through `package` access) the fake APNs server's thread both
-// start here: blocking poll() and getaddrinfo() calls never run on Swift's cooperative pool.
+// The APNs client's I/O thread, the fake APNs server's and the fleet's all start here: blocking
+// poll() and getaddrinfo() calls never run on Swift's cooperative pool.
 
 import Foundation
 
@@ -23,14 +23,12 @@ package final class IOThread: Sendable {
     /// Waits until the loop has returned, at most `timeout`; false when it is still running.
     @discardableResult
     package func waitUntilFinished(timeout: Duration) -> Bool {
-        let (seconds, attoseconds) = timeout.components
         // Beyond a few years a timeout means "no timeout" (and would overflow the conversion).
-        guard seconds < 100_000_000 else {
+        guard timeout.components.seconds < 100_000_000 else {
             finished.wait()
             return true
         }
-        let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        return finished.wait(timeout: .now() + .milliseconds(Int(milliseconds))) == .success
+        return finished.wait(timeout: .now() + .milliseconds(Int(max(0, timeout.milliseconds)))) == .success
     }
 }
 
@@ -53,11 +51,4 @@ package func nameCurrentThread(_ name: String) {
     defer { close(handle) }
     let bytes = Array(name.utf8.prefix(15))
     _ = bytes.withUnsafeBytes { write(handle, $0.baseAddress, $0.count) }
-}
-
-/// Monotonic seconds, for deadlines and backoff.
-package func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

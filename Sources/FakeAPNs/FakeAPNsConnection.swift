@@ -3,6 +3,7 @@
 import APNs
 import Certificates
 import Foundation
+import SystemSupport
 
 final class FakeAPNsConnection {
     enum State { case handshaking, open, closing, closed }

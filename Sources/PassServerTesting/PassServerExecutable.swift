@@ -1,25 +1,24 @@
-import Foundation
-import PassServerTesting
+public import Foundation
+public import SystemSupport
 
-/// Runs the built `pass-server` binary as a child process.
-enum PassServerExecutable {
-    struct Result {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
+/// Runs the built `pass-server` binary (or `pass-server-bench`) as a child process.
+public enum PassServerExecutable {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var standardOutput: String
+        public var standardError: String
     }
 
-    /// The package root, found from this file's path.
-    static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+    /// The package root, found from this file's path (Sources/PassServerTesting/…).
+    public static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
     /// `.build/debug/pass-server` (built by `swift build --build-tests`).
-    static var path: String { path(of: "pass-server") }
+    public static var path: String { path(of: "pass-server") }
 
     /// `.build/debug/<program>`: `pass-server` or `pass-server-bench`.
-    static func path(of program: String) -> String {
+    public static func path(of program: String) -> String {
         for candidate in [".build/debug/\(program)", ".build/x86_64-unknown-linux-gnu/debug/\(program)"] {
             let url = packageRoot.appendingPathComponent(candidate)
             if FileManager.default.isExecutableFile(atPath: url.path) { return url.path }
@@ -28,7 +27,7 @@ enum PassServerExecutable {
     }
 
     /// Starts the binary; the caller owns the process.
-    static func launch(
+    public static func launch(
         _ arguments: [String], environment: [String: String], currentDirectory: URL? = nil, program: String = "pass-server"
     ) throws -> ChildProcess {
         var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
@@ -40,7 +39,7 @@ enum PassServerExecutable {
     }
 
     /// Runs to completion and returns the exit status and output.
-    static func run(
+    public static func run(
         _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil, program: String = "pass-server"
     ) throws -> Result {
         let process = try launch(arguments, environment: environment, currentDirectory: currentDirectory, program: program)

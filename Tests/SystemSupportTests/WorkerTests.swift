@@ -3,7 +3,7 @@ import PassServerTesting
 import Synchronization
 import Testing
 
-@testable import PassServer
+import SystemSupport
 
 /// The one worker helper every background loop runs on: wake, sleep until due, drain on shutdown.
 @Suite("Worker: the shared loop helper", .offCooperativePool, .timeLimit(.minutes(1)))

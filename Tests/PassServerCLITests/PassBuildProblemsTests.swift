@@ -3,7 +3,7 @@ import PassServerTesting
 import Testing
 
 /// What `pass-server pass build` tells a user whose input is off, run as the real binary.
-@Suite("pass-server pass build: problems are named clearly (the real executable)", .offCooperativePool, .timeLimit(.minutes(3)))
+@Suite("pass-server pass build: problems are named clearly (the real executable)", .offCooperativePool, .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct PassBuildProblemsTests {
     static let goodAttendee = #"""
         {"serialNumber": "CLI-2", "eventName": "Swift Night", "venue": "Hall 1", "attendeeName": "Grace Hopper",

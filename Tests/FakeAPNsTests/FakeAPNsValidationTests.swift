@@ -1,4 +1,6 @@
-@testable import PassServerTesting
+@testable import FakeAPNs
+import FakeAPNs
+import PassServerTesting
 import Testing
 
 @Suite("FakeAPNs request checks", .offCooperativePool)

@@ -1,6 +1,7 @@
 import Foundation
 
-/// HTTP-dates (RFC 9110 §5.6.7): formats IMF-fixdate, parses all three historic forms.
+/// HTTP-dates (RFC 9110 §5.6.7): formats IMF-fixdate, parses all three historic forms. The one
+/// reader and writer of `Last-Modified` and `If-Modified-Since`: the server's and its clients'.
 public enum HTTPDate {
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -21,13 +22,21 @@ public enum HTTPDate {
             + padded(parts.tm_sec, 2) + " GMT"
     }
 
-    /// Seconds since 1970 of an IMF-fixdate, RFC 850 or asctime date; `nil` when it is none of them.
+    /// Seconds since 1970 of an IMF-fixdate, RFC 850 or asctime date; `nil` when it is none of them
+    /// (a server reading `If-Modified-Since` must take all three).
     public static func parse(_ text: String) -> Int64? {
+        parse(text, obsoleteForms: true)
+    }
+
+    /// `parse(_:)`; `obsoleteForms: false` takes IMF-fixdate only: the form every sender must
+    /// generate, so a client reading a server's `Last-Modified` expects nothing else (RFC 9110 §5.6.7).
+    public static func parse(_ text: String, obsoleteForms: Bool) -> Int64? {
         let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
         // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT → [Sun, 06, Nov, 1994, 08:49:37, GMT]
         if tokens.count == 6, tokens[5] == "GMT", weekdays.contains(tokens[0]) {
             return epoch(day: tokens[1], month: tokens[2], year: tokens[3], time: tokens[4])
         }
+        guard obsoleteForms else { return nil }
         // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
         if tokens.count == 4, tokens[3] == "GMT" {
             let date = tokens[1].split(separator: "-").map(String.init)

@@ -1,5 +1,5 @@
-// A self-pipe that wakes a poll() loop's thread when other threads hand it work. Used by the
-// client's I/O thread and, through `package` access, by the fake APNs server in PassServerTesting.
+// A self-pipe that wakes a poll() loop's thread when other threads hand it work. Used by the APNs
+// client's I/O thread, the fake APNs server and the fleet's event loop.
 
 import Foundation
 
@@ -10,11 +10,9 @@ package final class WakePipe: Sendable {
     package let readEnd: Int32
     let writeEnd: Int32
 
-    package init() throws(APNSError) {
+    package init() throws(SystemCallError) {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
-            throw APNSError(code: .invalidConfiguration, message: "pipe failed: \(String(cString: strerror(errno)))")
-        }
+        guard pipe(&fds) == 0 else { throw SystemCallError("pipe") }
         for fd in fds {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)

@@ -11,6 +11,7 @@ import APNs
 import Foundation
 public import Logging
 import Synchronization
+import SystemSupport
 
 /// A scriptable fake of Apple's push service (HTTP/2 over TLS, client certificate required by default).
 public final class FakeAPNs: Sendable {
@@ -36,7 +37,7 @@ public final class FakeAPNs: Sendable {
         }
         let (listener, port) = try FakeAPNsListener.bind(port: configuration.port)
         self.port = port
-        do throws(APNSError) { self.wake = try WakePipe() } catch { throw FakeAPNsError(error.message) }
+        do throws(SystemCallError) { self.wake = try WakePipe() } catch { throw FakeAPNsError(error.description) }
         self.shared = FakeAPNsShared(maxConcurrentStreams: configuration.maxConcurrentStreams)
         let loop = FakeAPNsLoop(configuration: configuration, tls: tls, listener: listener, shared: shared, wake: wake, logger: logger)
         self.thread = IOThread(name: "fake-apns") { loop.run() }

@@ -1,8 +1,7 @@
 import Foundation
+import HTTPServer
 import PassServerTesting
 import Testing
-
-@testable import PassServer
 
 @Suite("HTTPDate: format and parse", .offCooperativePool)
 struct HTTPDateTests {
@@ -47,5 +46,14 @@ struct HTTPDateTests {
     ])
     func garbage(text: String) {
         #expect(HTTPDate.parse(text) == nil)
+    }
+
+    @Test("Last-Modified dates parse to epoch seconds; other forms do not")
+    func lastModifiedFromAClient() {
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT", obsoleteForms: false) == 784_111_777)
+        #expect(HTTPDate.parse("Thu, 01 Jan 1970 00:00:00 GMT", obsoleteForms: false) == 0)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT", obsoleteForms: false) == nil)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 UTC", obsoleteForms: false) == nil)
+        #expect(HTTPDate.parse("Sun, 06 Xyz 1994 08:49:37 GMT", obsoleteForms: false) == nil)
     }
 }

@@ -1,5 +1,4 @@
-import APNs
-import Foundation
+package import Foundation
 import Synchronization
 
 /// What a worker's thread runs: one round at a time, on that thread only.
@@ -7,7 +6,7 @@ import Synchronization
 /// The push dispatcher, the job runner, the retention sweep and the certificate check are each one
 /// such loop: plain single-threaded code that may block (database calls, signing) because it never
 /// runs on Swift's cooperative pool.
-protocol WorkerLoop: AnyObject {
+package protocol WorkerLoop: AnyObject {
     /// One round of work. `stopping` turns true once `Worker.shutdown()` was called; the loop then
     /// drains what it must (answers in flight) and returns `.done`.
     func step(stopping: Bool) -> Worker.Next
@@ -20,9 +19,9 @@ protocol WorkerLoop: AnyObject {
 /// Threading: `wake` and `shutdown` may be called from any thread; the loop object is handed to
 /// the thread at `start` and used by it alone. Waking is one flag and one semaphore: a wake that
 /// arrives while the loop is busy is remembered, so the next sleep returns at once.
-final class Worker: Sendable {
+package final class Worker: Sendable {
     /// What the loop wants after a round.
-    enum Next: Sendable, Equatable {
+    package enum Next: Sendable, Equatable {
         /// Run another round at once.
         case again
         /// Sleep until this time, or until woken (nil: until woken).
@@ -31,19 +30,19 @@ final class Worker: Sendable {
         case done
     }
 
-    let name: String
+    package let name: String
     private let signalled = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(name: String) {
+    package init(name: String) {
         self.name = name
     }
 
     /// Starts the thread running `loop`; the loop belongs to that thread from now on. Only the first call starts anything.
-    func start(_ loop: any WorkerLoop) {
+    package func start(_ loop: any WorkerLoop) {
         guard !started.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let owned = Owned(loop)
         let thread = Thread { [self] in
@@ -56,15 +55,15 @@ final class Worker: Sendable {
     }
 
     /// Ends the sleep in progress (or the next one): something arrived for the loop.
-    func wake() {
+    package func wake() {
         if !signalled.exchange(true, ordering: .sequentiallyConsistent) { wakeUp.signal() }
     }
 
     /// Whether `shutdown()` was called.
-    var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+    package var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
     /// Asks the loop to drain and finish, and waits for its thread to end. Idempotent.
-    func shutdown() {
+    package func shutdown() {
         guard started.load(ordering: .sequentiallyConsistent) else { return }
         stopping.store(true, ordering: .sequentiallyConsistent)
         wake()
@@ -111,24 +110,24 @@ extension Worker {
     /// A worker that runs `work` every `interval` (the first time at start, unless `runAtStart` is
     /// false) until shut down. `work` receives a check that turns true on shutdown, so a long run
     /// can end early between steps; `shutdown()` waits for the run in progress.
-    static func periodic(
+    package static func periodic(
         name: String, interval: TimeInterval, runAtStart: Bool = true, work: @escaping @Sendable (_ shouldStop: () -> Bool) -> Void
     ) -> Periodic {
         Periodic(worker: Worker(name: name), interval: interval, runAtStart: runAtStart, work: work)
     }
 
     /// A started-on-demand periodic worker (`Worker.periodic`).
-    struct Periodic: Sendable {
-        let worker: Worker
-        let interval: TimeInterval
-        let runAtStart: Bool
-        let work: @Sendable (_ shouldStop: () -> Bool) -> Void
+    package struct Periodic: Sendable {
+        package let worker: Worker
+        package let interval: TimeInterval
+        package let runAtStart: Bool
+        package let work: @Sendable (_ shouldStop: () -> Bool) -> Void
 
-        func start() {
+        package func start() {
             worker.start(PeriodicLoop(worker: worker, interval: interval, runAtStart: runAtStart, work: work))
         }
 
-        func shutdown() { worker.shutdown() }
+        package func shutdown() { worker.shutdown() }
     }
 
     private final class PeriodicLoop: WorkerLoop {

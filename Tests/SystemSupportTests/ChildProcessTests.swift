@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PassServerTesting
+import SystemSupport
 import Testing
 
 /// `ChildProcess`: what a child is given (arguments, environment, directory, streams, a clean signal

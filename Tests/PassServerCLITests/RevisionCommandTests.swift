@@ -3,7 +3,7 @@ import PassServerTesting
 import Storage
 import Testing
 
-@Suite("pass-server revision", .offCooperativePool, .timeLimit(.minutes(3)))
+@Suite("pass-server revision", .offCooperativePool, .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct RevisionCommandTests {
     /// A temporary SQLite database holding one pass, so the counter starts above zero.
     private func database() throws -> (directory: String, url: String) {

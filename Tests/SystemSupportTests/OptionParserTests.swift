@@ -1,7 +1,7 @@
 import PassServerTesting
+import SystemSupport
 import Testing
 
-@testable import PassServerCLI
 
 @Suite("Command options", .offCooperativePool)
 struct OptionParserTests {

@@ -4,7 +4,7 @@ import Testing
 
 /// Tools that work on an existing database name a mistyped SQLite path instead of creating an
 /// empty database there; only `serve` and `migrate` create one.
-@Suite("Commands given a missing SQLite database (the real executable)", .offCooperativePool, .timeLimit(.minutes(3)))
+@Suite("Commands given a missing SQLite database (the real executable)", .offCooperativePool, .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct MissingDatabaseTests {
     @Test("token list, prune, revision show and repush refuse a missing file and create nothing; migrate creates it")
     func onlyMigrateCreates() throws {

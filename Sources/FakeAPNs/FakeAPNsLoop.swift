@@ -3,6 +3,7 @@
 import APNs
 import Foundation
 import Logging
+import SystemSupport
 
 final class FakeAPNsLoop: @unchecked Sendable {
     // Safe because: created before the fake's thread starts and then used only by that thread.
