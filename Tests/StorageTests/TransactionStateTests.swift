@@ -1,9 +1,10 @@
+import PassServerTesting
 @testable import Storage
 import Testing
 
 /// The transaction state machine on its own: what each transition leaves and what ending a
 /// transaction takes, without a connection.
-@Suite("A session's transaction state")
+@Suite("A session's transaction state", .offCooperativePool)
 struct TransactionStateTests {
     /// The control words and query count of `steps`, to compare what would be sent.
     static func words(_ steps: [PipelineStep]) -> [String] {

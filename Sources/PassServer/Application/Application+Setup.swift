@@ -99,7 +99,7 @@ extension Application {
     }
 
     /// `APNS_MODE=live`: an HTTP/2 client authenticated with the pass type identity; `log`: a logger.
-    static func pushSender(_ configuration: Configuration, identity: SigningIdentity, logger: Logger) throws -> any PushSender {
+    static func pushSender(_ configuration: Configuration, identity: SigningIdentity, logger: Logger) throws -> PushSender {
         guard configuration.apns.mode == .live else { return LoggingPushSender(logger: logger) }
         var apns = APNSConfiguration(clientCertificateDER: identity.certificateDER, clientPrivateKeyDER: identity.privateKeyDER)
         apns.url = configuration.apns.url

@@ -107,7 +107,7 @@ struct MetricsController: Sendable {
         ])
     }
 
-    private func pushes(_ pushes: PushDispatcher.Statistics, _ text: inout MetricsText) {
+    private func pushes(_ pushes: OutboxStatistics, _ text: inout MetricsText) {
         text.counter("passserver_pushes_total", "Push attempts answered or given up on by this process, by outcome", [
             ("outcome=\"delivered\"", pushes.delivered), ("outcome=\"logged\"", pushes.logged), ("outcome=\"pruned\"", pushes.pruned),
             ("outcome=\"retried\"", pushes.retried), ("outcome=\"failed\"", pushes.failed), ("outcome=\"halted\"", pushes.halted),
@@ -126,7 +126,7 @@ struct MetricsController: Sendable {
     }
 
     /// Google Wallet's updates: answered rows by outcome, notifying updates, what waits, the halt.
-    private func googleWalletUpdates(_ updates: GoogleStatistics, dispatcher: GoogleWalletDispatcher, _ text: inout MetricsText) {
+    private func googleWalletUpdates(_ updates: OutboxStatistics, dispatcher: GoogleWalletDispatcher, _ text: inout MetricsText) {
         var outcomes: [(String, Int)] = [
             ("outcome=\"synced\"", updates.synced), ("outcome=\"retried\"", updates.retried), ("outcome=\"deferred\"", updates.deferred),
             ("outcome=\"halted\"", updates.halted), ("outcome=\"skipped\"", updates.skipped),
@@ -164,7 +164,7 @@ struct MetricsController: Sendable {
     }
 
     /// The relay's counters, while it is configured.
-    private func relayed(_ pushes: PushDispatcher.Statistics, halted: Bool, _ text: inout MetricsText) {
+    private func relayed(_ pushes: OutboxStatistics, halted: Bool, _ text: inout MetricsText) {
         text.counter("passserver_relay_pushes_total", "Pushes to Android wallets through the relay answered or given up on by this process, by outcome", [
             ("outcome=\"delivered\"", pushes.delivered), ("outcome=\"retried\"", pushes.retried), ("outcome=\"failed\"", pushes.failed),
             ("outcome=\"halted\"", pushes.halted),

@@ -46,22 +46,22 @@ struct GooglePolicy: OutboxPolicy {
     func decide(_ delivery: GoogleDelivery, attempts: Int, enqueuedAt: Date, now: Date, random: Double) -> OutboxDecision<Never> {
         switch delivery {
         case .synced(let status, _):
-            return OutboxDecision(settlement: .completed, status: status, reason: nil, outcome: "synced", accepted: true)
+            return OutboxDecision(settlement: .completed, status: status, reason: nil, result: .synced, accepted: true)
         case .refused(let status, let reason) where status == 401 || status == 403:
-            return OutboxDecision(settlement: .halt(why: "\(status) \(reason)"), status: status, reason: reason, outcome: "halted")
+            return OutboxDecision(settlement: .halt(why: "\(status) \(reason)"), status: status, reason: reason, result: .halted)
         case .refused(let status, let reason) where status == 429 || status >= 500 || status == 404:
             return retry(status: status, reason: reason, attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random)
         case .refused(let status, let reason):
             return OutboxDecision(
-                settlement: .failed(reason: "\(status) \(reason)"), status: status, reason: reason, outcome: "failed", label: "refused", rejected: true
+                settlement: .failed(reason: "\(status) \(reason)"), status: status, reason: reason, result: .failed(reason: "refused"), rejected: true
             )
         case .unreachable(let why):
             return retry(status: 0, reason: why, attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random)
         case .unwritable(let problem):
             // Nothing to bring up to date (the event or ticket is gone): the row is done.
-            return OutboxDecision(settlement: .completed, status: 0, reason: problem, outcome: "skipped")
+            return OutboxDecision(settlement: .completed, status: 0, reason: problem, result: .skipped)
         case .notSent(let why):
-            return OutboxDecision(settlement: .retry(after: 0), status: 0, reason: why, outcome: "deferred")
+            return OutboxDecision(settlement: .retry(after: 0), status: 0, reason: why, result: .deferred)
         }
     }
 
@@ -69,9 +69,9 @@ struct GooglePolicy: OutboxPolicy {
         guard let wait = schedule.retry(attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random) else {
             return OutboxDecision(
                 settlement: .failed(reason: "gave up after \(attempts) attempts: \(status) \(reason)"), status: status, reason: reason,
-                outcome: "failed", label: "gave_up"
+                result: .failed(reason: "gave_up")
             )
         }
-        return OutboxDecision(settlement: .retry(after: wait), status: status, reason: reason, outcome: "retried")
+        return OutboxDecision(settlement: .retry(after: wait), status: status, reason: reason, result: .retried)
     }
 }

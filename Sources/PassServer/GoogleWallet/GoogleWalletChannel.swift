@@ -24,7 +24,7 @@ final class GoogleWalletChannel: OutboxChannel {
     let readiness: Readiness
     let logger: Logger
     let now: @Sendable () -> Date
-    let statistics = Mutex(GoogleStatistics())
+    let statistics = Mutex(OutboxStatistics())
     /// Writes every class and object (one encoder for the engine's thread, not one per row).
     private let encoder = JSONEncoder.googleWallet
     let reachability = Mutex(Reachability())
@@ -105,18 +105,12 @@ final class GoogleWalletChannel: OutboxChannel {
             far: FarEnd(name: "Google's Wallet API", messages: "updates", answerKey: "google.answer"), logger: logger
         )
         guard receipt != nil else { return }
-        var added = GoogleStatistics()
+        var added = batch.statistics
         for item in batch.items {
-            switch item.decision.outcome {
-            case "synced":
-                added.synced += 1
+            switch item.decision.result {
+            case .synced:
                 if case .synced(_, true) = item.answer { added.notified += 1 }
-            case "retried": added.retried += 1
-            case "deferred": added.deferred += 1
-            case "halted": added.halted += 1
-            case "skipped": added.skipped += 1
-            case "failed":
-                added.failedByReason[item.decision.label ?? "unknown", default: 0] += 1
+            case .failed:
                 logger.warning("Google refused a change", [
                     "google.target": "\(item.row.target)", "google.reason": item.decision.reason ?? "",
                 ])
@@ -154,27 +148,3 @@ extension GoogleWalletChannel {
 
 extension GoogleOutboxRow: OutboxItem {}
 
-/// What the Google Wallet channel counted since start.
-struct GoogleStatistics: Sendable, Equatable {
-    var synced = 0
-    /// Synced updates that asked Google to notify the holder.
-    var notified = 0
-    var retried = 0
-    var deferred = 0
-    var halted = 0
-    /// Rows whose event or ticket was gone.
-    var skipped = 0
-    var failedByReason: [String: Int] = [:]
-
-    var failed: Int { failedByReason.values.reduce(0, +) }
-
-    mutating func add(_ other: GoogleStatistics) {
-        synced += other.synced
-        notified += other.notified
-        retried += other.retried
-        deferred += other.deferred
-        halted += other.halted
-        skipped += other.skipped
-        failedByReason.merge(other.failedByReason, uniquingKeysWith: +)
-    }
-}

@@ -17,7 +17,7 @@ final class GoogleWalletDispatcher: Sendable {
         engine = OutboxEngine(channel: channel, settings: settings, logger: logger, name: "google-dispatcher", activity: "Google Wallet update", now: now)
     }
 
-    var statistics: GoogleStatistics { channel.statistics.withLock { $0 } }
+    var statistics: OutboxStatistics { channel.statistics.withLock { $0 } }
     var isHalted: Bool { engine.isHalted }
 
     /// The `/readyz` warning while Google has been unreachable for longer than the grace and

@@ -25,7 +25,7 @@ final class MailChannel: OutboxChannel {
     let logger: Logger
     let now: @Sendable () -> Date
     /// Totals since start, for metrics and tests.
-    let statistics = Mutex(MailStatistics())
+    let statistics = Mutex(OutboxStatistics())
     /// Whether the SMTP server answers, from our own messages' outcomes: for `/readyz` and the
     /// warning logged when it stops.
     let reachability = Mutex(Reachability())
@@ -138,22 +138,13 @@ final class MailChannel: OutboxChannel {
             far: FarEnd(name: "the SMTP server", messages: "emails", answerKey: "smtp.answer"), logger: logger
         )
         guard receipt != nil else { return }
-        var added = MailStatistics()
         for item in batch.items {
-            switch item.decision.outcome {
-            case "sent": added.sent += 1
-            case "retried": added.retried += 1
-            case "deferred": added.deferred += 1
-            case "halted": added.halted += 1
-            case "failed":
-                added.failedByReason[item.decision.label ?? "unknown", default: 0] += 1
-                logger.warning("email failed", [
-                    "pass.id": "\(item.row.passID)", "order.id": item.row.orderID ?? "", "mail.reason": item.decision.label ?? "unknown",
-                    "smtp.reply": item.decision.reason ?? "",
-                ])
-            default: break
-            }
+            guard case .failed(let reason) = item.decision.result else { continue }
+            logger.warning("email failed", [
+                "pass.id": "\(item.row.passID)", "order.id": item.row.orderID ?? "", "mail.reason": reason, "smtp.reply": item.decision.reason ?? "",
+            ])
         }
+        let added = batch.statistics
         statistics.withLock { $0.add(added) }
     }
 
@@ -172,23 +163,3 @@ final class MailChannel: OutboxChannel {
 
 extension MailOutboxRow: OutboxItem {}
 
-/// What the mail channel counted since start.
-struct MailStatistics: Sendable, Equatable {
-    var sent = 0
-    var retried = 0
-    /// Not sent (a claim ran out, the sender stopped): tried again at once.
-    var deferred = 0
-    var halted = 0
-    /// Emails given up on, by `MailPolicy` label (`rejected`, `gave_up`, `unwritable`).
-    var failedByReason: [String: Int] = [:]
-
-    var failed: Int { failedByReason.values.reduce(0, +) }
-
-    mutating func add(_ other: MailStatistics) {
-        sent += other.sent
-        retried += other.retried
-        deferred += other.deferred
-        halted += other.halted
-        failedByReason.merge(other.failedByReason, uniquingKeysWith: +)
-    }
-}

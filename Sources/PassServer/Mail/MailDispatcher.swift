@@ -39,7 +39,7 @@ final class MailDispatcher: Sendable {
         )
     }
 
-    var statistics: MailStatistics { channel.statistics.withLock { $0 } }
+    var statistics: OutboxStatistics { channel.statistics.withLock { $0 } }
 
     /// Whether sending is paused after the SMTP server refused us (probing included).
     var isHalted: Bool { engine.isHalted }

@@ -19,30 +19,30 @@ struct MailPolicy: OutboxPolicy {
     func decide(_ delivery: MailDelivery, attempts: Int, enqueuedAt: Date, now: Date, random: Double) -> OutboxDecision<Never> {
         switch delivery {
         case .sent(.accepted(let reply)):
-            return OutboxDecision(settlement: .completed, status: reply.code, reason: reply.description, outcome: "sent", accepted: true)
+            return OutboxDecision(settlement: .completed, status: reply.code, reason: reply.description, result: .sent, accepted: true)
         case .sent(.transient(let failure)):
             let status = failure.reply?.code ?? 0
             guard let wait = schedule.retry(attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random) else {
                 return OutboxDecision(
                     settlement: .failed(reason: "gave up after \(attempts) attempts: \(failure)"), status: status, reason: failure.description,
-                    outcome: "failed", label: "gave_up"
+                    result: .failed(reason: "gave_up")
                 )
             }
-            return OutboxDecision(settlement: .retry(after: wait), status: status, reason: failure.description, outcome: "retried")
+            return OutboxDecision(settlement: .retry(after: wait), status: status, reason: failure.description, result: .retried)
         case .sent(.rejected(let failure)):
             return OutboxDecision(
                 settlement: .failed(reason: failure.description), status: failure.reply?.code ?? 0, reason: failure.description,
-                outcome: "failed", label: "rejected"
+                result: .failed(reason: "rejected")
             )
         case .sent(.refused(let failure)):
             return OutboxDecision(
                 settlement: .halt(why: "\(failure.stage.rawValue): \(failure)"), status: failure.reply?.code ?? 0, reason: failure.description,
-                outcome: "halted"
+                result: .halted
             )
         case .unwritable(let problem):
-            return OutboxDecision(settlement: .failed(reason: problem), status: 0, reason: problem, outcome: "failed", label: "unwritable")
+            return OutboxDecision(settlement: .failed(reason: problem), status: 0, reason: problem, result: .failed(reason: "unwritable"))
         case .notSent(let why):
-            return OutboxDecision(settlement: .retry(after: 0), status: 0, reason: why, outcome: "deferred")
+            return OutboxDecision(settlement: .retry(after: 0), status: 0, reason: why, result: .deferred)
         }
     }
 }

@@ -4,9 +4,9 @@ import Storage
 extension MetricsController {
     /// Ticket emails: whether email is on, what this process's sends came to, whether sending is
     /// paused, and the mail outbox (read on every scrape, like the push outbox).
-    func emails(_ statistics: MailStatistics?, _ text: inout MetricsText) {
+    func emails(_ statistics: OutboxStatistics?, _ text: inout MetricsText) {
         text.gauge("passserver_mail_enabled", "1 when an SMTP server is configured (SMTP_URL)", [("", mail == nil ? 0 : 1)])
-        let counts = statistics ?? MailStatistics()
+        let counts = statistics ?? OutboxStatistics()
         text.counter("passserver_emails_total", "Ticket emails answered or given up on by this process, by outcome", [
             ("outcome=\"sent\"", counts.sent), ("outcome=\"retried\"", counts.retried), ("outcome=\"failed\"", counts.failed),
             ("outcome=\"halted\"", counts.halted), ("outcome=\"deferred\"", counts.deferred),

@@ -7,7 +7,7 @@ import Storage
 /// Rows are taken in lock order (`OutboxItem.locksBefore`), so the transaction that records them
 /// locks rows in the same order as one that enqueues changes, and the two never deadlock.
 struct OutboxBatch<Channel: OutboxChannel>: Sendable {
-    typealias Answer = Channel.Sender.Answer
+    typealias Answer = Channel.Policy.Answer
     typealias Effect = Channel.Policy.Effect
 
     struct Item: Sendable {
@@ -68,8 +68,13 @@ struct OutboxBatch<Channel: OutboxChannel>: Sendable {
         items.compactMap { item in item.decision.effect.map { (item.row, $0) } }
     }
 
-    /// How many answers ended in each outcome word.
+    /// The batch's answers counted by outcome, for the channel's `OutboxStatistics`.
+    var statistics: OutboxStatistics {
+        items.reduce(into: OutboxStatistics()) { $0.count($1.decision.result) }
+    }
+
+    /// How many answers ended in each outcome, by its word (for logs and tests).
     var outcomes: [String: Int] {
-        items.reduce(into: [:]) { $0[$1.decision.outcome, default: 0] += 1 }
+        statistics.counts.reduce(into: [:]) { $0[$1.key.rawValue] = $1.value }
     }
 }

@@ -17,7 +17,11 @@ extension OutboxRow: OutboxItem {}
 
 /// Sends messages and reports each answer exactly once, from any thread (the APNs client calls
 /// back on its I/O thread). `answered` must stay short: the engine only appends to its queue.
-protocol OutboxSender: Sendable {
+///
+/// The one sender protocol of every channel: `APNSClient`, the log-only and relay push senders,
+/// `MailSender`, `GoogleSender` and `WebhookSender` conform to it themselves. A channel that picks
+/// its sender at run time keeps it as `any OutboxSender<Message, Answer>`.
+protocol OutboxSender<Message, Answer>: Sendable {
     associatedtype Message: Sendable
     associatedtype Answer: Sendable
     func send(_ messages: [Message], answered: @escaping @Sendable (_ index: Int, _ answer: Answer) -> Void)
@@ -54,30 +58,38 @@ struct OutboxDecision<Effect: Sendable>: Sendable {
     /// The answer as recorded: a status (0 when none arrived) and a reason.
     var status: Int
     var reason: String?
-    /// The word the log and the counters keep (`delivered`, `retried`, …).
-    var outcome: String
+    /// What became of the answer, for the counters and the log.
+    var result: OutboxOutcome
     /// Whether the answer shows the far end accepts our messages again (ends a halt).
     var accepted = false
-    /// A bounded label for counters (Apple's reason of a prune or a failure).
-    var label: String?
     /// Whether the far end refused the message itself as malformed (a mistake in how we build
     /// messages: logged as an error).
     var rejected = false
+
+    /// The word the log keeps (`delivered`, `retried`, …).
+    var outcome: String { result.kind.rawValue }
+    /// The bounded label of a prune or a failure (Apple's reason, `gave_up`, …).
+    var label: String? { result.label }
 }
 
-/// One kind of outbox (pushes; mail could be another): its table, its sender and its reply policy.
-/// The engine claims, sends and settles; the channel supplies everything specific.
+/// One kind of outbox (pushes, mail, Google Wallet, webhooks): its table, its sender and its reply
+/// policy. The engine claims, sends and settles; the channel supplies everything specific.
 protocol OutboxChannel: Sendable {
     associatedtype Row: OutboxItem
-    associatedtype Sender: OutboxSender
-    associatedtype Policy: OutboxPolicy where Policy.Answer == Sender.Answer
+    associatedtype Message: Sendable
+    associatedtype Policy: OutboxPolicy
+    /// The sender as the channel keeps it: a conforming type (`MailSender`), or
+    /// `any OutboxSender<Message, Policy.Answer>` when it is chosen at run time (pushes).
+    associatedtype Sender: Sendable
 
     var sender: Sender { get }
+    /// The sender as the engine calls it; given for a `Sender` that conforms itself.
+    var outboxSender: any OutboxSender<Message, Policy.Answer> { get }
     var policy: Policy { get }
 
     /// Claims up to `limit` due rows for `lease` (`FOR UPDATE SKIP LOCKED` where several processes share the table).
     func claim(limit: Int, now: Date, lease: Duration) throws -> [Row]
-    func message(for row: Row) -> Sender.Message
+    func message(for row: Row) -> Message
     /// What `record` learnt that the counters need (pushes: registrations pruned by reason).
     associatedtype Receipt: Sendable
 
@@ -90,6 +102,10 @@ protocol OutboxChannel: Sendable {
     /// Sending paused for `pause`, until `until`, because of `why` / sending resumed after a probe was accepted.
     func halted(why: String, until: Date, pause: TimeInterval)
     func resumed()
+}
+
+extension OutboxChannel where Sender: OutboxSender, Sender.Message == Message, Sender.Answer == Policy.Answer {
+    var outboxSender: any OutboxSender<Message, Policy.Answer> { sender }
 }
 
 /// One answered row on its way from the sender's thread to the engine's.

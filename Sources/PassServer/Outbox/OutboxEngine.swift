@@ -38,7 +38,7 @@ struct OutboxSettings: Sendable {
 /// only in the transaction that records its answer; rows of a process that dies stay claimed
 /// until their lease expires and are then sent again.
 final class OutboxEngine<Channel: OutboxChannel>: Sendable {
-    typealias Answer = OutboxAnswer<Channel.Row, Channel.Sender.Answer>
+    typealias Answer = OutboxAnswer<Channel.Row, Channel.Policy.Answer>
 
     typealias Settings = OutboxSettings
 
@@ -89,14 +89,14 @@ final class OutboxEngine<Channel: OutboxChannel>: Sendable {
     /// them, then stops the sender.
     func shutdown() {
         worker.shutdown()
-        channel.sender.shutdown()
+        channel.outboxSender.shutdown()
     }
 
     /// Hands claimed rows to the sender; each answer comes back through `inbox`.
     func send(_ rows: [Channel.Row]) {
         let start = ContinuousClock.now
         let messages = rows.map(channel.message(for:))
-        channel.sender.send(messages) { [self] index, answer in
+        channel.outboxSender.send(messages) { [self] index, answer in
             let item = Answer(row: rows[index], answer: answer, latency: ContinuousClock.now - start)
             let wasEmpty = inbox.withLock { answers in
                 defer { answers.append(item) }

@@ -12,7 +12,7 @@ import SystemSupport
 /// and one into the tally changes of the pushes' events and jobs (`PushTallies`). Keeps the counters and APNs's reachability for metrics and `/readyz`.
 final class PushChannel: OutboxChannel {
     let store: any Store
-    let sender: AnyPushSender
+    let sender: PushSender
     let policy: PushPolicy
     let readiness: Readiness
     let logger: Logger
@@ -23,22 +23,24 @@ final class PushChannel: OutboxChannel {
     let status = Mutex(Status())
 
     struct Status: Sendable {
-        var statistics = PushDispatcher.Statistics()
+        var statistics = OutboxStatistics()
         var reachability = Reachability()
     }
 
     init(
-        store: any Store, sender: any PushSender, policy: PushPolicy, readiness: Readiness, logger: Logger, unreachableGrace: TimeInterval,
+        store: any Store, sender: PushSender, policy: PushPolicy, readiness: Readiness, logger: Logger, unreachableGrace: TimeInterval,
         service: PushService = .apns
     ) {
         self.store = store
-        self.sender = AnyPushSender(base: sender)
+        self.sender = sender
         self.policy = policy
         self.readiness = readiness
         self.logger = logger
         self.unreachableGrace = unreachableGrace
         self.service = service
     }
+
+    var outboxSender: PushSender { sender }
 
     /// How logs and `/readyz` name the far end.
     var remote: String { service == .apns ? "APNs" : "the push relay" }
@@ -91,20 +93,10 @@ final class PushChannel: OutboxChannel {
 
     func recorded(_ batch: OutboxBatch<PushChannel>, receipt pruned: [String: Int]?, now: Date) {
         // A send APNs never answered happened whatever became of the transaction.
-        var statistics = PushDispatcher.Statistics(transportFailures: batch.items.count { $0.answer.outcome.isNeverAnswered })
+        var statistics = OutboxStatistics()
+        statistics.transportFailures = batch.items.count { $0.answer.outcome.isNeverAnswered }
         if let pruned {
-            for item in batch.items {
-                let decision = item.decision
-                switch decision.outcome {
-                case "delivered": statistics.delivered += 1
-                case "logged": statistics.logged += 1
-                case "pruned": statistics.pruned += 1
-                case "retried": statistics.retried += 1
-                case "halted": statistics.halted += 1
-                case "failed": statistics.failedByReason[decision.label ?? "unknown", default: 0] += 1
-                default: break
-                }
-            }
+            statistics.add(batch.statistics)
             statistics.registrationsPruned = pruned
             let rejected = batch.items.filter(\.decision.rejected).reduce(into: [String: Int]()) { counts, item in
                 counts["\(item.decision.status) \(item.decision.reason ?? "without a reason")", default: 0] += 1

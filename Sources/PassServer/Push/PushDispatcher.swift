@@ -16,35 +16,6 @@ final class PushDispatcher: Sendable {
     typealias Settings = OutboxSettings
 
     /// Totals since start, for metrics and tests.
-    struct Statistics: Sendable, Equatable {
-        var delivered = 0
-        /// Only logged (`APNS_MODE=log`), never sent.
-        var logged = 0
-        /// Pushes whose answer pruned their token's registrations.
-        var pruned = 0
-        var retried = 0
-        var halted = 0
-        /// Registrations deleted after those answers, by APNs's reason (`APNSReason.metricLabel`).
-        var registrationsPruned: [String: Int] = [:]
-        /// Rows given up on, by `PushPolicy.Failure.metricLabel`.
-        var failedByReason: [String: Int] = [:]
-        /// Sends APNs never answered (connection or TLS failure, connection lost, timeout).
-        var transportFailures = 0
-
-        var failed: Int { failedByReason.values.reduce(0, +) }
-
-        mutating func add(_ other: Statistics) {
-            delivered += other.delivered
-            logged += other.logged
-            pruned += other.pruned
-            retried += other.retried
-            halted += other.halted
-            registrationsPruned.merge(other.registrationsPruned, uniquingKeysWith: +)
-            failedByReason.merge(other.failedByReason, uniquingKeysWith: +)
-            transportFailures += other.transportFailures
-        }
-    }
-
     let store: any Store
     let policy: PushPolicy
     let settings: Settings
@@ -53,7 +24,7 @@ final class PushDispatcher: Sendable {
     let engine: OutboxEngine<PushChannel>
 
     init(
-        store: any Store, sender: any PushSender, policy: PushPolicy, readiness: Readiness, logger: Logger,
+        store: any Store, sender: PushSender, policy: PushPolicy, readiness: Readiness, logger: Logger,
         settings: Settings = Settings(), pacing: any OutboxPacing = Unpaced(), service: PushService = .apns,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
@@ -72,7 +43,7 @@ final class PushDispatcher: Sendable {
         )
     }
 
-    var statistics: Statistics { channel.status.withLock { $0.statistics } }
+    var statistics: OutboxStatistics { channel.status.withLock { $0.statistics } }
 
     /// Whether sending is paused after APNs refused our credentials or topic (probing included).
     var isHalted: Bool { engine.isHalted }

@@ -14,7 +14,7 @@ extension PushPolicy: OutboxPolicy {
     func decide(_ delivery: PushDelivery, attempts: Int, enqueuedAt: Date, now: Date, random: Double) -> OutboxDecision<PushPrune> {
         let action = action(for: delivery.outcome, attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random)
         let (status, reason) = delivery.outcome.recorded
-        var decision = OutboxDecision<PushPrune>(settlement: .completed, status: status, reason: reason, outcome: action.name)
+        var decision = OutboxDecision<PushPrune>(settlement: .completed, status: status, reason: reason, result: action.outcome)
         switch action {
         case .delivered:
             decision.accepted = true
@@ -22,14 +22,12 @@ extension PushPolicy: OutboxPolicy {
             break
         case .prune(let why, let cutoff):
             decision.effect = PushPrune(reason: why, unlessRenewedAfter: cutoff)
-            decision.label = why.metricLabel
         case .halt(let haltStatus, let haltReason):
             decision.settlement = .halt(why: "\(haltStatus) \(haltReason?.rawValue ?? "without a reason")")
         case .retry(let delay):
             decision.settlement = .retry(after: delay)
         case .fail(let failure):
             decision.settlement = .failed(reason: failure.description)
-            decision.label = failure.metricLabel
             if case .rejected = failure { decision.rejected = true }
         }
         return decision
@@ -56,15 +54,15 @@ extension PushPolicy.Outcome {
 }
 
 extension PushPolicy.Action {
-    /// The word the push log keeps for it.
-    var name: String {
+    /// What the log and the counters keep of it.
+    var outcome: OutboxOutcome {
         switch self {
-        case .delivered: "delivered"
-        case .logged: "logged"
-        case .prune: "pruned"
-        case .halt: "halted"
-        case .retry: "retried"
-        case .fail: "failed"
+        case .delivered: .delivered
+        case .logged: .logged
+        case .prune(let why, _): .pruned(reason: why.metricLabel)
+        case .halt: .halted
+        case .retry: .retried
+        case .fail(let failure): .failed(reason: failure.metricLabel)
         }
     }
 }

@@ -2,13 +2,10 @@ import APNs
 import Foundation
 import Logging
 
-/// Sends empty pushes and reports what became of each, from any thread. `APNSClient` is the live
-/// sender; `LoggingPushSender` is `APNS_MODE=log`.
-protocol PushSender: Sendable {
-    /// `answered` runs exactly once per request, with the request's index.
-    func send(_ requests: [APNSRequest], answered: @escaping @Sendable (_ index: Int, _ delivery: PushDelivery) -> Void)
-    func shutdown()
-}
+/// A sender of empty pushes, chosen at start-up: `APNSClient` is the live sender,
+/// `LoggingPushSender` is `APNS_MODE=log`, `RelayPushSender` the Android wallets' relay. Each
+/// conforms to `OutboxSender` itself.
+typealias PushSender = any OutboxSender<APNSRequest, PushDelivery>
 
 /// What one send attempt produced: the outcome for the reply table and APNs's id for the log.
 struct PushDelivery: Sendable, Equatable {
@@ -30,7 +27,7 @@ extension PushDelivery {
     }
 }
 
-extension APNSClient: PushSender {
+extension APNSClient: OutboxSender {
     /// Hands the requests to the I/O thread in one go; answers arrive on that thread.
     func send(_ requests: [APNSRequest], answered: @escaping @Sendable (_ index: Int, _ delivery: PushDelivery) -> Void) {
         submit(requests.enumerated().map { index, request in
@@ -41,7 +38,7 @@ extension APNSClient: PushSender {
 
 /// Development sender: logs each push and reports it as logged (never as delivered), so
 /// `make run` works end to end without Apple and the records say what really happened.
-struct LoggingPushSender: PushSender {
+struct LoggingPushSender: OutboxSender {
     let logger: Logger
 
     func send(_ requests: [APNSRequest], answered: @escaping @Sendable (_ index: Int, _ delivery: PushDelivery) -> Void) {
@@ -52,15 +49,4 @@ struct LoggingPushSender: PushSender {
     }
 
     func shutdown() {}
-}
-
-/// Either sender, as the push channel's `OutboxSender`.
-struct AnyPushSender: OutboxSender {
-    let base: any PushSender
-
-    func send(_ messages: [APNSRequest], answered: @escaping @Sendable (_ index: Int, _ answer: PushDelivery) -> Void) {
-        base.send(messages, answered: answered)
-    }
-
-    func shutdown() { base.shutdown() }
 }

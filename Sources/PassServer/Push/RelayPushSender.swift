@@ -16,7 +16,7 @@ import PassIdentifiers
 /// relay answer prunes a registration: the relay's answers are about requests, not tokens.
 ///
 /// Sends on the calling thread (the relay dispatcher's), one request after another.
-struct RelayPushSender: PushSender {
+struct RelayPushSender: OutboxSender {
     let url: String
     let key: String?
     let transport: any RelayTransport

@@ -27,7 +27,7 @@ final class WebhookChannel: OutboxChannel {
     let now: @Sendable () -> Date
     let perEndpointInFlight: Int
     let disableAfter: TimeInterval
-    let statistics = Mutex(WebhookStatistics())
+    let statistics = Mutex(OutboxStatistics())
     /// Rows claimed by this process and not yet recorded, per endpoint.
     private let inFlight = Mutex<[String: Int]>([:])
     /// Which endpoint's budget comes first in the next claim.
@@ -113,15 +113,16 @@ final class WebhookChannel: OutboxChannel {
             }
         }
         guard let receipt else { return }
-        var added = WebhookStatistics()
         for item in batch.items {
-            added.outcomes[item.decision.outcome, default: 0] += 1
-            if item.decision.outcome == "failed" || item.decision.outcome == "blocked" {
+            switch item.decision.result {
+            case .failed, .blocked:
                 logger.warning("webhook delivery failed", [
                     "webhook.endpoint": item.row.endpointID, "webhook.delivery": "\(item.row.id)", "webhook.reason": item.decision.reason ?? "",
                 ])
+            default: break
             }
         }
+        let added = batch.statistics
         statistics.withLock { $0.add(added) }
         for failing in receipt { disable(failing, now: now) }
     }
@@ -146,14 +147,7 @@ final class WebhookChannel: OutboxChannel {
 
 extension WebhookDeliveryRow: OutboxItem {}
 
-/// What the webhook channel counted since start, by outcome (`delivered`, `retried`, `deferred`,
-/// `held`, `not_sent`, `blocked`, `failed`).
-struct WebhookStatistics: Sendable, Equatable {
-    static let outcomes = ["delivered", "retried", "deferred", "held", "not_sent", "blocked", "failed"]
-
-    var outcomes: [String: Int] = [:]
-
-    mutating func add(_ other: WebhookStatistics) {
-        outcomes.merge(other.outcomes, uniquingKeysWith: +)
-    }
+extension WebhookChannel {
+    /// The outcomes a webhook delivery can have, in the order the metrics list them.
+    static let outcomes: [OutboxOutcome.Kind] = [.delivered, .retried, .deferred, .held, .notSent, .blocked, .failed]
 }

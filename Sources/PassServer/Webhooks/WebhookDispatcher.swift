@@ -17,7 +17,7 @@ final class WebhookDispatcher: Sendable {
         engine = OutboxEngine(channel: channel, settings: settings, logger: logger, name: "webhook-dispatcher", activity: "webhook delivery", now: now)
     }
 
-    var statistics: WebhookStatistics { channel.statistics.withLock { $0 } }
+    var statistics: OutboxStatistics { channel.statistics.withLock { $0 } }
 
     func start() {
         channel.sender.start()

@@ -55,34 +55,34 @@ struct WebhookPolicy: OutboxPolicy {
     func decide(_ answer: WebhookAnswer, attempts: Int, enqueuedAt: Date, now: Date, random: Double) -> OutboxDecision<Never> {
         switch answer {
         case .answered(let status) where (200...299).contains(status):
-            return OutboxDecision(settlement: .completed, status: status, reason: nil, outcome: "delivered", accepted: true)
+            return OutboxDecision(settlement: .completed, status: status, reason: nil, result: .delivered, accepted: true)
         case .answered(let status):
-            return retry(status: status, reason: "answered \(status)", label: status >= 500 ? "5xx" : status >= 400 ? "4xx" : "other",
+            return retry(status: status, reason: "answered \(status)",
                          attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random)
         case .unreachable(let why):
-            return retry(status: 0, reason: why, label: "unreachable", attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random)
+            return retry(status: 0, reason: why, attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random)
         case .deferred(let why):
-            return retry(status: 0, reason: why, label: "deferred", attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random, outcome: "deferred")
+            return retry(status: 0, reason: why, attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random, result: .deferred)
         case .blocked(let why):
-            return OutboxDecision(settlement: .failed(reason: why), status: 0, reason: why, outcome: "blocked", label: "blocked")
+            return OutboxDecision(settlement: .failed(reason: why), status: 0, reason: why, result: .blocked)
         case .unsendable(let why):
-            return OutboxDecision(settlement: .failed(reason: why), status: 0, reason: why, outcome: "failed", label: "unsendable")
+            return OutboxDecision(settlement: .failed(reason: why), status: 0, reason: why, result: .failed(reason: "unsendable"))
         case .held:
-            return OutboxDecision(settlement: .retry(after: 0), status: 0, reason: "endpoint disabled", outcome: "held")
+            return OutboxDecision(settlement: .retry(after: 0), status: 0, reason: "endpoint disabled", result: .held)
         case .notSent(let why):
-            return OutboxDecision(settlement: .retry(after: 0), status: 0, reason: why, outcome: "not_sent")
+            return OutboxDecision(settlement: .retry(after: 0), status: 0, reason: why, result: .notSent)
         }
     }
 
     private func retry(
-        status: Int, reason: String, label: String, attempts: Int, enqueuedAt: Date, now: Date, random: Double, outcome: String = "retried"
+        status: Int, reason: String, attempts: Int, enqueuedAt: Date, now: Date, random: Double, result: OutboxOutcome = .retried
     ) -> OutboxDecision<Never> {
         guard let wait = schedule.retry(attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random) else {
             return OutboxDecision(
                 settlement: .failed(reason: "gave up after \(attempts) attempts: \(reason)"), status: status, reason: reason,
-                outcome: "failed", label: "gave_up"
+                result: .failed(reason: "gave_up")
             )
         }
-        return OutboxDecision(settlement: .retry(after: wait), status: status, reason: reason, outcome: outcome, label: label)
+        return OutboxDecision(settlement: .retry(after: wait), status: status, reason: reason, result: result)
     }
 }

@@ -28,13 +28,13 @@ final class MemoryChannel: OutboxChannel {
         func decide(_ answer: Answer, attempts: Int, enqueuedAt: Date, now: Date, random: Double) -> OutboxDecision<Never> {
             switch answer {
             case .accepted:
-                OutboxDecision(settlement: .completed, status: 200, reason: nil, outcome: "delivered", accepted: true)
+                OutboxDecision(settlement: .completed, status: 200, reason: nil, result: .delivered, accepted: true)
             case .busy:
-                OutboxDecision(settlement: .retry(after: 60), status: 503, reason: "busy", outcome: "retried")
+                OutboxDecision(settlement: .retry(after: 60), status: 503, reason: "busy", result: .retried)
             case .refused:
-                OutboxDecision(settlement: .failed(reason: "refused"), status: 400, reason: "refused", outcome: "failed")
+                OutboxDecision(settlement: .failed(reason: "refused"), status: 400, reason: "refused", result: .failed(reason: "unknown"))
             case .refusesOurCredentials:
-                OutboxDecision(settlement: .halt(why: "403"), status: 403, reason: "credentials", outcome: "halted")
+                OutboxDecision(settlement: .halt(why: "403"), status: 403, reason: "credentials", result: .halted)
             }
         }
     }
