@@ -13,7 +13,7 @@ import Testing
 /// the new venue in pass.json and a later Last-Modified. Repeated for several edits, the two
 /// processes taking turns, so a bundle, a revision or a Last-Modified kept by one process across
 /// another's edit would be served stale.
-@Suite("Device: two serve processes, an edit through one is fetched through the other", .offCooperativePool, .serialized, .timeLimit(.minutes(6)))
+@Suite("Device: two serve processes, an edit through one is fetched through the other", .offCooperativePool, .serialized, .timeLimit(.minutes(6)), .tags(.endToEnd))
 struct TwoInstanceStalenessTests {
     static let edits = 6
 
