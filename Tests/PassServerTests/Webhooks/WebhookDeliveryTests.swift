@@ -31,9 +31,12 @@ struct WebhookDeliveryTests {
             // Delays of a second and more, which a loaded machine's own delays (claims, answers recorded) do not blur.
             configuration.webhooks.retryBaseDelay = 1
             configuration.webhooks.retryMaxDelay = 30
+            // The 16 timed-out deliveries below all in flight at once: none waits behind another.
+            configuration.webhooks.perEndpointConcurrency = 16
         }
         defer { app.stop() }
-        let receiver = try FakeWebhookReceiver()
+        // A delayed answer holds a thread: room for the 16 slow ones and the rest.
+        let receiver = try FakeWebhookReceiver(threads: 32)
         defer { receiver.shutdown() }
         let failing = try WebhookTest.register(app, url: receiver.url("failing"), types: ["ticket.issued"])
         receiver.always("failing", .status(500))
@@ -59,18 +62,21 @@ struct WebhookDeliveryTests {
         #expect(received.allSatisfy { WebhookTest.verifies($0, secret: failing.secret) })
         #expect(Set(received.map { $0.body }).count == 12, "each delivery sent the same body every time")
 
-        // Timeouts: a receiver that answers only after the 1 s timeout.
+        // Timeouts: a receiver that answers only after the 1 s timeout. Sixteen deliveries: each
+        // delay is drawn from a window that doubles (full jitter: 0.5–1 s, 0.5–2 s, 0.5–4 s), and
+        // with eight the medians of two neighbouring windows came out in the wrong order now and
+        // then by chance alone.
         let slow = try WebhookTest.register(app, url: receiver.url("slow"), types: ["ticket.cancelled"])
         receiver.always("slow", .delayed(seconds: 1.6, status: 200))
         var cancelled: [String] = []
-        for index in 0..<8 {
+        for index in 0..<16 {
             let serial = try app.issueTicket(event: event, attendee: "Late \(index)")
             #expect(try app.admin("POST", "/admin/v1/tickets/\(serial)/cancel", json: "{}").status == 200)
             cancelled.append(serial)
         }
-        let timedOut = try await WebhookTest.waitFor(receiver, "slow", "four attempts of each of 8 deliveries", timeout: 90) {
+        let timedOut = try await WebhookTest.waitFor(receiver, "slow", "four attempts of each of 16 deliveries", timeout: 90) {
             let byID = Self.attempts($0)
-            return byID.count == 8 && byID.values.allSatisfy { $0.count >= 4 }
+            return byID.count == 16 && byID.values.allSatisfy { $0.count >= 4 }
         }
         let slowGaps = (0..<3).map { step in
             Self.attempts(timedOut).values.map { $0[step + 1].timeIntervalSince($0[step]) - 1 }
@@ -82,7 +88,7 @@ struct WebhookDeliveryTests {
                 "\(slowLog.prefix(2))")
         receiver.always("slow", .status(200))
         try await WebhookTest.waitFor(receiver, "slow", "every timed-out delivery answered in time") { deliveries in
-            Set(deliveries.filter { $0.answer == 200 }.compactMap(\.webhookID)).count == 8
+            Set(deliveries.filter { $0.answer == 200 }.compactMap(\.webhookID)).count == 16
         }
     }
 
