@@ -81,8 +81,9 @@ let connectionNotification: MHD_NotifyConnectionCallback = { cls, connection, so
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     switch code {
     case .CONNECTION_NOTIFY_STARTED:
-        socketContext?.pointee = Unmanaged.passRetained(ConnectionContext()).toOpaque()
-        core.connections.started(connection)
+        let state = ConnectionContext()
+        socketContext?.pointee = Unmanaged.passRetained(state).toOpaque()
+        core.connections.started(connection, deadline: state.deadline)
     case .CONNECTION_NOTIFY_CLOSED:
         if let socketContext, let pointer = socketContext.pointee {
             socketContext.pointee = nil

@@ -16,6 +16,9 @@ import CMicroHTTPD
 /// cleared by a completion) is a request libmicrohttpd dropped: it is answered then
 /// (`ServerCore.answerAbandoned`).
 final class ConnectionContext {
+    /// Since when the connection has been waiting for a request (the request deadline); the
+    /// connection table holds it too, for the sweep.
+    let deadline = RequestDeadline(waitingSince: .now)
     /// The request target as the URI callback saw it, until the access handler takes it.
     var target: RawTarget?
     /// The request between the access handler's first call and its completion.

@@ -55,22 +55,27 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    func started(_ connection: OpaquePointer) {
+    /// The connection started; `deadline` is its own (its `ConnectionContext`'s), which the
+    /// connection's thread sets per request without this registry's lock.
+    func started(_ connection: OpaquePointer, deadline: RequestDeadline) {
         let fd = shim_MHD_connection_fd(connection)
         let peer = shim_MHD_client_address(connection).flatMap { IPAddress(socketAddress: $0) }
-        table.withLock { $0.start(Self.key(connection), fd: fd, peer: peer, thread: Self.thread, now: .now) }
+        table.withLock { $0.start(Self.key(connection), fd: fd, peer: peer, thread: Self.thread, deadline: deadline) }
     }
 
     func closed(_ connection: OpaquePointer) {
         table.withLock { $0.close(Self.key(connection)) }
     }
 
+    /// A response was queued: the request has arrived (or was answered early). Lock-free: the
+    /// connection's own `RequestDeadline`.
     func answered(_ connection: OpaquePointer) {
-        table.withLock { $0.answered(Self.key(connection)) }
+        ConnectionContext.of(connection)?.deadline.answered()
     }
 
+    /// The request is over; the connection now waits for the next one. Lock-free, as above.
     func awaitNext(_ connection: OpaquePointer) {
-        table.withLock { $0.awaitNext(Self.key(connection), now: .now) }
+        ConnectionContext.of(connection)?.deadline.awaitNext(now: .now)
     }
 
     /// Open connections from `address` that count against the cap (for tests and metrics).

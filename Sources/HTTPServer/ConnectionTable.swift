@@ -1,7 +1,8 @@
 /// The open connections, as libmicrohttpd reports them: how many there are (for the server's
 /// cap), how many each client address holds (for the per-client cap) and since when each has
-/// been waiting for its current request (for the request deadline). A value type without I/O;
-/// `ConnectionRegistry` owns one behind a lock.
+/// been waiting for its current request (for the request deadline, each connection's own
+/// `RequestDeadline`, which its worker thread sets without this table's lock). A value type
+/// without I/O; `ConnectionRegistry` owns one behind a lock.
 ///
 /// libmicrohttpd asks the accept policy (`admit`) and then reports the new connection as started
 /// (`start`) on the same worker thread, with no other accept on that thread in between. `admit`
@@ -20,9 +21,8 @@ struct ConnectionTable {
         /// Whether it was admitted (every connection is; a defensive check that a close never
         /// frees a slot nobody took).
         let holdsSlot: Bool
-        /// When the connection became ready for its current request; nil while a response is
-        /// being produced or sent (the deadline covers only the arrival of a request).
-        var waitingSince: ContinuousClock.Instant?
+        /// Since when the connection has been waiting for its current request.
+        let deadline: RequestDeadline
     }
 
     /// Connections from one client address (trusted proxies exempt).
@@ -71,9 +71,9 @@ struct ConnectionTable {
     }
 
     /// A connection admitted on `thread` has started.
-    mutating func start(_ key: UInt, fd: Int32, peer: IPAddress?, thread: UInt, now: ContinuousClock.Instant) {
+    mutating func start(_ key: UInt, fd: Int32, peer: IPAddress?, thread: UInt, deadline: RequestDeadline) {
         let slot = admitted.removeValue(forKey: thread)
-        connections[key] = Connection(fd: fd, peer: peer, counted: slot ?? nil, holdsSlot: slot != nil, waitingSince: now)
+        connections[key] = Connection(fd: fd, peer: peer, counted: slot ?? nil, holdsSlot: slot != nil, deadline: deadline)
     }
 
     /// The connection has closed: its slots are free again.
@@ -82,25 +82,9 @@ struct ConnectionTable {
         free(connection.counted)
     }
 
-    /// A response was queued: the request has arrived (or was answered early).
-    mutating func answered(_ key: UInt) {
-        connections[key]?.waitingSince = nil
-    }
-
-    /// The request is over; the connection now waits for the next one.
-    mutating func awaitNext(_ key: UInt, now: ContinuousClock.Instant) {
-        connections[key]?.waitingSince = now
-    }
-
-    /// The connections waiting longer than `timeout`; each is reported once.
-    mutating func expire(now: ContinuousClock.Instant, timeout: Duration) -> [Connection] {
-        var expired: [Connection] = []
-        for (key, connection) in connections {
-            guard let since = connection.waitingSince, now - since >= timeout else { continue }
-            connections[key]?.waitingSince = nil
-            expired.append(connection)
-        }
-        return expired
+    /// The connections waiting longer than `timeout`; each is reported once per wait.
+    func expire(now: ContinuousClock.Instant, timeout: Duration) -> [Connection] {
+        connections.values.filter { $0.deadline.expire(now: now, timeout: timeout) }
     }
 
     /// Open connections counted against `address`.

@@ -15,11 +15,11 @@ struct ConnectionTableTests {
     func total() {
         var table = ConnectionTable(limit: 2, totalLimit: 3, trusted: [Self.proxy])
         #expect(table.admit(Self.client, thread: 1) == nil)
-        table.start(1, fd: 10, peer: Self.client, thread: 1, now: .now)
+        table.start(1, fd: 10, peer: Self.client, thread: 1, deadline: RequestDeadline(waitingSince: .now))
         #expect(table.admit(Self.viaProxy, thread: 1) == nil)
-        table.start(2, fd: 11, peer: Self.viaProxy, thread: 1, now: .now)
+        table.start(2, fd: 11, peer: Self.viaProxy, thread: 1, deadline: RequestDeadline(waitingSince: .now))
         #expect(table.admit(Self.other, thread: 2) == nil)
-        table.start(3, fd: 12, peer: Self.other, thread: 2, now: .now)
+        table.start(3, fd: 12, peer: Self.other, thread: 2, deadline: RequestDeadline(waitingSince: .now))
         #expect(table.total == 3)
         #expect(table.admit(Self.viaProxy, thread: 1) == .full)
         #expect(table.admit(Self.other, thread: 2) == .full)
@@ -33,7 +33,7 @@ struct ConnectionTableTests {
     func perClient() {
         var table = ConnectionTable(limit: 1, totalLimit: 10, trusted: [])
         #expect(table.admit(Self.client, thread: 1) == nil)
-        table.start(1, fd: 10, peer: Self.client, thread: 1, now: .now)
+        table.start(1, fd: 10, peer: Self.client, thread: 1, deadline: RequestDeadline(waitingSince: .now))
         #expect(table.admit(Self.client, thread: 1) == .tooManyFromClient)
         #expect(table.total == 1)
         #expect(table.count(for: Self.client) == 1)
@@ -49,8 +49,29 @@ struct ConnectionTableTests {
         #expect(table.count(for: Self.client) == 0)
         #expect(table.total == 1)
         // A close of a connection nobody admitted frees nothing.
-        table.start(9, fd: 19, peer: Self.client, thread: 7, now: .now)
+        table.start(9, fd: 19, peer: Self.client, thread: 7, deadline: RequestDeadline(waitingSince: .now))
         table.close(9)
         #expect(table.total == 1)
+    }
+
+    @Test("the deadline: a wait expires once, an arrived request does not, and the next request waits anew")
+    func deadline() {
+        let start = ContinuousClock.now
+        var table = ConnectionTable(limit: 5, totalLimit: 5, trusted: [])
+        let slow = RequestDeadline(waitingSince: start)
+        let served = RequestDeadline(waitingSince: start)
+        #expect(table.admit(Self.client, thread: 1) == nil)
+        table.start(1, fd: 10, peer: Self.client, thread: 1, deadline: slow)
+        #expect(table.admit(Self.other, thread: 1) == nil)
+        table.start(2, fd: 11, peer: Self.other, thread: 1, deadline: served)
+        served.answered()
+        // Before the timeout nothing expires; at it, only the connection still waiting, once.
+        #expect(table.expire(now: start + .seconds(9), timeout: .seconds(10)).isEmpty)
+        #expect(table.expire(now: start + .seconds(10), timeout: .seconds(10)).map(\.fd) == [10])
+        #expect(table.expire(now: start + .seconds(30), timeout: .seconds(10)).isEmpty)
+        // The served connection's next request waits from when the last one ended.
+        served.awaitNext(now: start + .seconds(20))
+        #expect(table.expire(now: start + .seconds(29), timeout: .seconds(10)).isEmpty)
+        #expect(table.expire(now: start + .seconds(30), timeout: .seconds(10)).map(\.fd) == [11])
     }
 }
