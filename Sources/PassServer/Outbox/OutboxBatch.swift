@@ -63,9 +63,9 @@ struct OutboxBatch<Channel: OutboxChannel>: Sendable {
         self.accepted = accepted
     }
 
-    /// The effects to apply, in lock order.
+    /// The effects the outcomes apply, in lock order.
     var effects: [(row: Channel.Row, effect: Effect)] {
-        items.compactMap { item in item.decision.effect.map { (item.row, $0) } }
+        items.compactMap { item in item.decision.result.effect.map { (item.row, $0) } }
     }
 
     /// The batch's answers counted by outcome, for the channel's `OutboxStatistics`.

@@ -32,14 +32,15 @@ protocol OutboxSender<Message, Answer>: Sendable {
 /// A reply policy: what one answer means for its row. Pure (the push reply table is one).
 protocol OutboxPolicy: Sendable {
     associatedtype Answer: Sendable
-    /// What the bookkeeping does besides settling the row (pushes: prune a dead token's registrations).
-    associatedtype Effect: Sendable
+    /// What the bookkeeping does besides settling the row (pushes: prune a dead token's
+    /// registrations), carried by the outcome (`OutboxOutcome.applied`); `Never` for none.
+    associatedtype Effect: OutboxEffect
     /// `attempts` counts this one (1-based); `random` in 0..<1 is the jitter.
     func decide(_ answer: Answer, attempts: Int, enqueuedAt: Date, now: Date, random: Double) -> OutboxDecision<Effect>
 }
 
 /// The policy's verdict on one answer.
-struct OutboxDecision<Effect: Sendable>: Sendable {
+struct OutboxDecision<Effect: OutboxEffect>: Sendable {
     enum Settlement: Sendable, Equatable {
         /// Done (delivered, or nothing more to do).
         case completed
@@ -53,13 +54,12 @@ struct OutboxDecision<Effect: Sendable>: Sendable {
     }
 
     var settlement: Settlement
-    /// Done in the same transaction, after the rows are settled (the rows are locked first).
-    var effect: Effect?
     /// The answer as recorded: a status (0 when none arrived) and a reason.
     var status: Int
     var reason: String?
-    /// What became of the answer, for the counters and the log.
-    var result: OutboxOutcome
+    /// What became of the answer, for the counters and the log. Its effect (`result.effect`) is
+    /// done in the same transaction, after the rows are settled (the rows are locked first).
+    var result: OutboxOutcome<Effect>
     /// Whether the answer shows the far end accepts our messages again (ends a halt).
     var accepted = false
     /// Whether the far end refused the message itself as malformed (a mistake in how we build
@@ -68,7 +68,7 @@ struct OutboxDecision<Effect: Sendable>: Sendable {
 
     /// The word the log keeps (`delivered`, `retried`, …).
     var outcome: String { result.kind.rawValue }
-    /// The bounded label of a prune or a failure (Apple's reason, `gave_up`, …).
+    /// The bounded label of an effect or a failure (Apple's reason, `gave_up`, …).
     var label: String? { result.label }
 }
 

@@ -1,8 +1,12 @@
 /// What became of one answer, as the log keeps it and the counters count it: one case per outcome
-/// of any channel, a failure or a prune with its bounded label. Policies decide it, the engine's
-/// batch counts it (`OutboxStatistics`), channels switch over it; its word (`kind.rawValue`) is
-/// what the logs, the push log's `outcome` column and the metrics' `outcome` label say.
-enum OutboxOutcome: Sendable, Equatable {
+/// of any channel, a failure with its bounded label, or the channel's own effect. Policies decide
+/// it, the engine's batch counts it (`OutboxStatistics`), channels switch over it; its word
+/// (`kind.rawValue`) is what the logs, the push log's `outcome` column and the metrics' `outcome`
+/// label say.
+///
+/// Generic over the channel's effect (`OutboxPolicy.Effect`; `Never` for a channel without one), so
+/// an effect rides on its outcome: an answer cannot be counted as one thing and do another.
+enum OutboxOutcome<Effect: OutboxEffect>: Sendable, Equatable {
     /// The far end took the message: a push or a webhook delivery.
     case delivered
     /// The SMTP server took the email.
@@ -11,8 +15,10 @@ enum OutboxOutcome: Sendable, Equatable {
     case synced
     /// Not sent, only logged (`APNS_MODE=log`).
     case logged
-    /// The push token is dead or foreign: its registrations are pruned (`reason`: APNs's, as a label).
-    case pruned(reason: String)
+    /// The channel's own work for this answer, done in the transaction that settles its row
+    /// (pushes: `PushPrune`, a dead or foreign token's registrations pruned). The effect names the
+    /// outcome's kind (`pruned`) and label (APNs's reason).
+    case applied(Effect)
     /// Sent again later, after the policy's backoff.
     case retried
     /// Not sent now (a claim ran out, the sender stopped, the endpoint just failed): tried again soon.
@@ -30,20 +36,13 @@ enum OutboxOutcome: Sendable, Equatable {
     /// Given up on (`reason`: a bounded label for counters, such as `gave_up` or APNs's reason).
     case failed(reason: String)
 
-    /// The outcome without its label: what the counters are keyed by.
-    enum Kind: String, Sendable, CaseIterable {
-        case delivered, sent, synced, logged, pruned, retried, deferred, held
-        case notSent = "not_sent"
-        case skipped, halted, blocked, failed
-    }
-
-    var kind: Kind {
+    var kind: OutboxOutcomeKind {
         switch self {
         case .delivered: .delivered
         case .sent: .sent
         case .synced: .synced
         case .logged: .logged
-        case .pruned: .pruned
+        case .applied(let effect): effect.kind
         case .retried: .retried
         case .deferred: .deferred
         case .held: .held
@@ -55,11 +54,40 @@ enum OutboxOutcome: Sendable, Equatable {
         }
     }
 
-    /// The bounded label of a prune or a failure.
+    /// The bounded label of an effect or a failure.
     var label: String? {
         switch self {
-        case .pruned(let reason), .failed(let reason): reason
+        case .applied(let effect): effect.label
+        case .failed(let reason): reason
         default: nil
         }
     }
+
+    /// The effect this outcome applies, if any.
+    var effect: Effect? {
+        if case .applied(let effect) = self { effect } else { nil }
+    }
+}
+
+/// An outcome without its label or effect: what the counters are keyed by, the same for every
+/// channel.
+enum OutboxOutcomeKind: String, Sendable, CaseIterable {
+    case delivered, sent, synced, logged, pruned, retried, deferred, held
+    case notSent = "not_sent"
+    case skipped, halted, blocked, failed
+}
+
+/// A channel's own work for an answer besides settling its row (pushes: `PushPrune`), carried by
+/// its outcome (`OutboxOutcome.applied`). It says what the counters and the log call that outcome.
+protocol OutboxEffect: Sendable, Equatable {
+    /// The outcome's kind (pushes: `pruned`).
+    var kind: OutboxOutcomeKind { get }
+    /// A bounded label for counters and the log (pushes: APNs's reason).
+    var label: String { get }
+}
+
+/// The effect of a channel that has none: `applied` cannot be built, and switches need not name it.
+extension Never: OutboxEffect {
+    var kind: OutboxOutcomeKind { switch self {} }
+    var label: String { switch self {} }
 }

@@ -3,7 +3,7 @@
 /// from what it recorded (pushes: registrations pruned, sends never answered; Google: updates that
 /// notified the holder). Read by metrics and the admin API through each channel's names below.
 struct OutboxStatistics: Sendable, Equatable {
-    private(set) var counts: [OutboxOutcome.Kind: Int] = [:]
+    private(set) var counts: [OutboxOutcomeKind: Int] = [:]
     /// Rows given up on, by label (`OutboxOutcome.failed`).
     private(set) var failedByReason: [String: Int] = [:]
     /// Registrations deleted after pushes' answers, by APNs's reason (`APNSReason.metricLabel`).
@@ -14,7 +14,7 @@ struct OutboxStatistics: Sendable, Equatable {
     var notified = 0
 
     /// Counts one answer's outcome.
-    mutating func count(_ outcome: OutboxOutcome) {
+    mutating func count<Effect>(_ outcome: OutboxOutcome<Effect>) {
         counts[outcome.kind, default: 0] += 1
         if case .failed(let reason) = outcome { failedByReason[reason, default: 0] += 1 }
     }
@@ -28,7 +28,7 @@ struct OutboxStatistics: Sendable, Equatable {
     }
 
     /// Answers that ended in `kind`.
-    subscript(kind: OutboxOutcome.Kind) -> Int { counts[kind] ?? 0 }
+    subscript(kind: OutboxOutcomeKind) -> Int { counts[kind] ?? 0 }
 
     var delivered: Int { self[.delivered] }
     var sent: Int { self[.sent] }

@@ -68,7 +68,7 @@ final class PushChannel: OutboxChannel {
                 try session.registrations.lockRegistrations(pushTokens: prunes.map(\.row.pushToken))
             }
             for item in batch.items {
-                guard let prune = item.decision.effect else { continue }
+                guard let prune = item.decision.result.effect else { continue }
                 let row = item.row
                 let removed = try session.registrations.pruneRegistrations(
                     pushToken: row.pushToken, passTypeIdentifier: row.passTypeIdentifier, unlessUpdatedAfter: prune.unlessRenewedAfter,

@@ -3,9 +3,13 @@ import Foundation
 
 /// What the bookkeeping does for a dead or foreign push token: delete that token's registrations
 /// for the pass type, except those renewed after `unlessRenewedAfter` (APNs's 410 timestamp).
-struct PushPrune: Sendable, Equatable {
+/// Its outcome is `pruned`, labelled with APNs's reason.
+struct PushPrune: OutboxEffect {
     var reason: APNSReason
     var unlessRenewedAfter: Date?
+
+    var kind: OutboxOutcomeKind { .pruned }
+    var label: String { reason.metricLabel }
 }
 
 extension PushPolicy: OutboxPolicy {
@@ -18,10 +22,9 @@ extension PushPolicy: OutboxPolicy {
         switch action {
         case .delivered:
             decision.accepted = true
-        case .logged:
+        case .logged, .prune:
+            // A prune is the outcome's effect (`OutboxOutcome.applied`).
             break
-        case .prune(let why, let cutoff):
-            decision.effect = PushPrune(reason: why, unlessRenewedAfter: cutoff)
         case .halt(let haltStatus, let haltReason):
             decision.settlement = .halt(why: "\(haltStatus) \(haltReason?.rawValue ?? "without a reason")")
         case .retry(let delay):
@@ -54,12 +57,12 @@ extension PushPolicy.Outcome {
 }
 
 extension PushPolicy.Action {
-    /// What the log and the counters keep of it.
-    var outcome: OutboxOutcome {
+    /// What the log and the counters keep of it; a prune carries its effect.
+    var outcome: OutboxOutcome<PushPrune> {
         switch self {
         case .delivered: .delivered
         case .logged: .logged
-        case .prune(let why, _): .pruned(reason: why.metricLabel)
+        case .prune(let why, let cutoff): .applied(PushPrune(reason: why, unlessRenewedAfter: cutoff))
         case .halt: .halted
         case .retry: .retried
         case .fail(let failure): .failed(reason: failure.metricLabel)

@@ -20,7 +20,7 @@ struct PushTallies {
             switch decision.settlement {
             case .completed:
                 // Delivered, logged or pruned; a row a newer change kept stays pending.
-                finished(item.row, removed: deleted.contains(item.row.id), delivered: decision.accepted, failed: decision.effect != nil)
+                finished(item.row, removed: deleted.contains(item.row.id), delivered: decision.accepted, failed: decision.result.effect != nil)
             case .failed:
                 // The row's own move from pending to failed is tallied by the database.
                 finished(item.row, removed: false, failed: true)

@@ -149,5 +149,5 @@ extension WebhookDeliveryRow: OutboxItem {}
 
 extension WebhookChannel {
     /// The outcomes a webhook delivery can have, in the order the metrics list them.
-    static let outcomes: [OutboxOutcome.Kind] = [.delivered, .retried, .deferred, .held, .notSent, .blocked, .failed]
+    static let outcomes: [OutboxOutcomeKind] = [.delivered, .retried, .deferred, .held, .notSent, .blocked, .failed]
 }

@@ -75,7 +75,7 @@ struct WebhookPolicy: OutboxPolicy {
     }
 
     private func retry(
-        status: Int, reason: String, attempts: Int, enqueuedAt: Date, now: Date, random: Double, result: OutboxOutcome = .retried
+        status: Int, reason: String, attempts: Int, enqueuedAt: Date, now: Date, random: Double, result: OutboxOutcome<Never> = .retried
     ) -> OutboxDecision<Never> {
         guard let wait = schedule.retry(attempts: attempts, enqueuedAt: enqueuedAt, now: now, random: random) else {
             return OutboxDecision(

@@ -134,4 +134,33 @@ struct PushPolicyTests {
         #expect(APNSReason.deviceTokenNotForTopic.metricLabel == "DeviceTokenNotForTopic")
         #expect(APNSReason.unknown("x").metricLabel == "unknown")
     }
+
+    @Test("as the outbox's policy, a pruning answer's outcome carries its prune, counted as pruned with Apple's reason as label; no other answer carries one")
+    func pruneRidesOnTheOutcome() {
+        let stamp = start.addingTimeInterval(-10)
+        func decision(_ outcome: PushPolicy.Outcome) -> OutboxDecision<PushPrune> {
+            policy.decide(PushDelivery(outcome: outcome, apnsID: nil), attempts: 1, enqueuedAt: start, now: start, random: 0.5)
+        }
+        let pruning: [(PushPolicy.Outcome, PushPrune, String)] = [
+            (answer(410, .unregistered, timestamp: stamp), PushPrune(reason: .unregistered, unlessRenewedAfter: stamp), "Unregistered"),
+            (answer(410, .expiredToken, timestamp: stamp), PushPrune(reason: .expiredToken, unlessRenewedAfter: stamp), "ExpiredToken"),
+            (answer(410, nil), PushPrune(reason: .unregistered, unlessRenewedAfter: nil), "Unregistered"),
+            (answer(400, .badDeviceToken), PushPrune(reason: .badDeviceToken, unlessRenewedAfter: nil), "BadDeviceToken"),
+            (answer(400, .deviceTokenNotForTopic), PushPrune(reason: .deviceTokenNotForTopic, unlessRenewedAfter: nil), "DeviceTokenNotForTopic"),
+        ]
+        for (outcome, prune, label) in pruning {
+            let pruned = decision(outcome)
+            #expect(pruned.result == .applied(prune), "\(outcome)")
+            #expect(pruned.result.kind == .pruned && pruned.outcome == "pruned" && pruned.label == label, "\(outcome)")
+            #expect(pruned.settlement == .completed, "\(outcome)")
+        }
+        let others: [PushPolicy.Outcome] = [
+            answer(200, nil), .logged, answer(429, .tooManyRequests), answer(400, .badPriority), answer(400, .badTopic),
+            answer(403, .badCertificate), answer(500, nil), .transportFailure("connection lost"), .unreachable("connect failed"),
+        ]
+        for outcome in others {
+            let other = decision(outcome)
+            #expect(other.result.effect == nil && other.outcome != "pruned", "\(outcome)")
+        }
+    }
 }
