@@ -104,6 +104,7 @@ let package = Package(
             name: "PassServerTesting",
             dependencies: [
                 "ByteEncoding", "PassIdentifiers", "Certificates", "COpenSSL", "CQRencode", "HTTPServer", "Logging", "Storage", "SystemSupport",
+                "APNs", "FakeAPNs",
             ],
             swiftSettings: swiftSettings
         ),
@@ -128,7 +129,11 @@ let package = Package(
         .testTarget(name: "MailTests", dependencies: ["Mail", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassImagesTests", dependencies: ["PassImages", "PassBundle", "CVips", "ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassIdentifiers", "SystemSupport", "FakeAPNs", "PassServerTesting"], swiftSettings: swiftSettings),
-        .testTarget(name: "FakeAPNsTests", dependencies: ["FakeAPNs", "APNs", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FakeAPNsTests",
+            dependencies: ["FakeAPNs", "APNs", "Certificates", "Logging", "PassIdentifiers", "SystemSupport", "PassServerTesting"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "FleetTests",
             dependencies: ["Fleet", "FakeAPNs", "SystemSupport", "HTTPServer", "PassBundle", "Certificates", "PassServerTesting"],
