@@ -108,6 +108,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The application's fixtures, for the test targets that run it (PassServerTests,
+        // PassServerCLITests, FleetTests): a running `Application` on a fresh database, the built
+        // server as a process, the rows and archives they read. Linked by test targets only.
+        .target(
+            name: "PassServerFixtures",
+            dependencies: ["PassServer", "PassServerCLI", "PassServerTesting", "FakeAPNs", "Storage", "PassIdentifiers", "ByteEncoding", "Logging", "SystemSupport"],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "PassServerTesting"], swiftSettings: swiftSettings),
@@ -136,10 +144,17 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetTests",
-            dependencies: ["Fleet", "FakeAPNs", "SystemSupport", "HTTPServer", "PassBundle", "Certificates", "PassServerTesting"],
+            // The fleet against the real server: in process (PassServer) and as the built program.
+            dependencies: ["Fleet", "FakeAPNs", "SystemSupport", "HTTPServer", "PassBundle", "Certificates", "PassServer", "Storage", "PassServerTesting",
+                "PassServerFixtures",
+            ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "PassServerCLITests", dependencies: ["PassServerCLI", "PassServer", "Storage", "SystemSupport", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PassServerCLITests",
+            dependencies: ["PassServerCLI", "PassServer", "Storage", "SystemSupport", "PassServerTesting", "PassServerFixtures"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "BenchmarksTests",
             dependencies: ["Benchmarks", "PassServerCLI", "APNs", "Storage", "SystemSupport", "FakeAPNs", "PassServerTesting"],
@@ -147,8 +162,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PassServerTests",
-            dependencies: ["ByteEncoding", "PassServer", "PassIdentifiers", "PassServerCLI", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet", "GoogleWallet",
-                "SystemSupport", "FakeAPNs",
+            dependencies: ["ByteEncoding", "PassServer", "PassIdentifiers", "PassServerCLI", "PassServerTesting", "PassServerFixtures", "HTTPServer", "Storage", "PassBundle", "APNs",
+                "Certificates", "Fleet", "GoogleWallet", "SystemSupport", "FakeAPNs",
             ],
             swiftSettings: swiftSettings
         ),
