@@ -104,7 +104,16 @@ let package = Package(
             name: "PassServerTesting",
             dependencies: [
                 "ByteEncoding", "PassIdentifiers", "Certificates", "COpenSSL", "CQRencode", "HTTPServer", "Logging", "Storage", "SystemSupport",
+                "APNs", "FakeAPNs",
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The application's fixtures, for the test targets that run it (PassServerTests,
+        // PassServerCLITests, FleetTests): a running `Application` on a fresh database, the built
+        // server as a process, the rows and archives they read. Linked by test targets only.
+        .target(
+            name: "PassServerFixtures",
+            dependencies: ["PassServer", "PassServerCLI", "PassServerTesting", "FakeAPNs", "Storage", "PassIdentifiers", "ByteEncoding", "Logging", "SystemSupport"],
             swiftSettings: swiftSettings
         ),
 
@@ -128,13 +137,24 @@ let package = Package(
         .testTarget(name: "MailTests", dependencies: ["Mail", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "PassImagesTests", dependencies: ["PassImages", "PassBundle", "CVips", "ByteEncoding", "Certificates", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "Certificates", "PassIdentifiers", "SystemSupport", "FakeAPNs", "PassServerTesting"], swiftSettings: swiftSettings),
-        .testTarget(name: "FakeAPNsTests", dependencies: ["FakeAPNs", "APNs", "Certificates", "PassIdentifiers", "PassServerTesting"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "FleetTests",
-            dependencies: ["Fleet", "FakeAPNs", "SystemSupport", "HTTPServer", "PassBundle", "Certificates", "PassServerTesting"],
+            name: "FakeAPNsTests",
+            dependencies: ["FakeAPNs", "APNs", "Certificates", "Logging", "PassIdentifiers", "SystemSupport", "PassServerTesting"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "PassServerCLITests", dependencies: ["PassServerCLI", "PassServer", "Storage", "SystemSupport", "PassServerTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FleetTests",
+            // The fleet against the real server: in process (PassServer) and as the built program.
+            dependencies: ["Fleet", "FakeAPNs", "SystemSupport", "HTTPServer", "PassBundle", "Certificates", "PassServer", "Storage", "PassServerTesting",
+                "PassServerFixtures",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PassServerCLITests",
+            dependencies: ["PassServerCLI", "PassServer", "Storage", "SystemSupport", "PassServerTesting", "PassServerFixtures"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "BenchmarksTests",
             dependencies: ["Benchmarks", "PassServerCLI", "APNs", "Storage", "SystemSupport", "FakeAPNs", "PassServerTesting"],
@@ -142,8 +162,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PassServerTests",
-            dependencies: ["ByteEncoding", "PassServer", "PassIdentifiers", "PassServerCLI", "PassServerTesting", "HTTPServer", "Storage", "PassBundle", "APNs", "Certificates", "Fleet", "GoogleWallet",
-                "SystemSupport", "FakeAPNs",
+            dependencies: ["ByteEncoding", "PassServer", "PassIdentifiers", "PassServerCLI", "PassServerTesting", "PassServerFixtures", "HTTPServer", "Storage", "PassBundle", "APNs",
+                "Certificates", "Fleet", "GoogleWallet", "SystemSupport", "FakeAPNs",
             ],
             swiftSettings: swiftSettings
         ),

@@ -16,11 +16,11 @@ struct EndToEndTagTests {
         "BrowserScript.expectPasses(", "Self.program()",
     ]
 
-    /// The helpers that start processes, where they are defined (not suites themselves).
+    /// The helpers under Tests/ that start processes, where they are defined (not suites
+    /// themselves). `ServerProcess` lives in the PassServerFixtures library, outside Tests/.
     static let definitions: Set<String> = [
-        "PassServerTests/Application/ServerProcess.swift", "PassServerTests/Application/ProcessFixture.swift",
-        "PassServerTests/Web/BrowserSupport.swift", "PassServerTestingTests/EndToEndTagTests.swift",
-        "PassServerTestingTests/NoFoundationProcessTests.swift",
+        "PassServerTests/Application/ProcessFixture.swift", "PassServerTests/Web/BrowserSupport.swift",
+        "PassServerTestingTests/EndToEndTagTests.swift", "PassServerTestingTests/NoFoundationProcessTests.swift",
     ]
 
     /// The `@Suite` lines of `text` without the tag, when the file starts processes.

@@ -1,7 +1,7 @@
 import APNs
 import Certificates
 import Dispatch
-import Foundation
+package import Foundation
 import HTTPServer
 public import Logging
 import PassBundle
@@ -18,8 +18,8 @@ import SystemSupport
 public final class Application: Sendable {
     public let configuration: Configuration
     let logger: Logger
-    let store: any Store
-    let passes: PassService
+    package let store: any Store
+    package let passes: PassService
     let readiness = Readiness()
     let server: HTTPServer
     let dispatcher: PushDispatcher
@@ -57,7 +57,7 @@ public final class Application: Sendable {
 
     /// `now` is the wall clock for certificate validity and expiry warnings and for the retention
     /// sweep's cutoffs (tests move it).
-    init(configuration: Configuration, logSink: any LogSink, now: @escaping @Sendable () -> Date) throws {
+    package init(configuration: Configuration, logSink: any LogSink, now: @escaping @Sendable () -> Date) throws {
         self.configuration = configuration
         let logger = Logger(label: "pass-server", level: configuration.logLevel, sink: logSink)
         self.logger = logger

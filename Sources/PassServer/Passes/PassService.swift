@@ -1,18 +1,18 @@
 import PassIdentifiers
 import Foundation
 import Logging
-import PassBundle
+package import PassBundle
 import Storage
 
 /// Turns stored passes into signed `.pkpass` bundles: fills the event-ticket template from the
 /// pass and its event, signs with the configured identity, and caches by (pass, revision).
 ///
 /// Signing blocks (OpenSSL); callers are HTTP engine threads or the job runner's thread.
-final class PassService: Sendable {
-    let signer: PassSigner
+package final class PassService: Sendable {
+    package let signer: PassSigner
     /// The folder templates and the uploaded ones, by name.
     let templates: TemplateLibrary
-    let vault: TokenVault
+    package let vault: TokenVault
     /// `webServiceURL` of every pass: PUBLIC_URL, so phones call back where we serve.
     let webServiceURL: String
     let organizationName: String

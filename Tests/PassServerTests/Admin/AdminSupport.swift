@@ -1,18 +1,15 @@
 import FakeAPNs
 import PassIdentifiers
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Testing
 
 @testable import PassServer
 
-/// Helpers shared by the admin API, job and process tests.
-enum AdminSupport {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
+/// The admin API and job tests' helpers beside the shared ones.
+extension AdminSupport {
     /// A running app whose pushes go to a fake APNs that trusts the app's client certificate.
     static func startWithFakeAPNs(
         _ backend: Backend, configure: (inout Configuration) -> Void = { _ in }
@@ -29,11 +26,6 @@ enum AdminSupport {
             fake.shutdown()
             throw error
         }
-    }
-
-    /// Sleeps without holding a cooperative thread.
-    static func pause(_ seconds: Double) async {
-        try? await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
     }
 
     /// The field `key` of an event ticket's pass.json, from any field group.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Testing

@@ -1,6 +1,7 @@
 import Certificates
 import ByteEncoding
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import SystemSupport
@@ -13,28 +14,11 @@ import Testing
 /// change bumps every pass, pushes its phones and serves the new bundle.
 @Suite("Admin API: pass designs and images", .offCooperativePool, .timeLimit(.minutes(5)))
 struct EventDesignTests {
-    /// A PNG of `width`×`height` made by the `vips` command line tool (libvips-tools).
-    static func png(_ width: Int, _ height: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
-        let directory = try TestCertificates.temporaryDirectory(prefix: "design-image")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/image.png"
-        let process = try ChildProcess("/usr/bin/vips", ["black", path, String(width), String(height), "--bands", "3"])
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "vips black failed", sourceLocation: sourceLocation)
-        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-
     /// A 1×1 GIF.
     static let gif: [UInt8] = [
         0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x21, 0xF9, 0x04, 0x01,
         0x00, 0x00, 0x00, 0x00, 0x2C, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B,
     ]
-
-    static func upload(_ app: TestApp, _ bytes: [UInt8], kind: String, type: String = "image/png") throws -> TestResponse {
-        try app.request(
-            "POST", "/admin/v1/images?kind=\(kind)", headers: [("Authorization", "Bearer \(app.adminToken)"), ("Content-Type", type)], body: bytes
-        )
-    }
 
     static func imageCount(_ app: TestApp) throws -> Int {
         try app.store.withSession(.read) { try $0.execute("SELECT id FROM pass_images").count }
@@ -51,24 +35,24 @@ struct EventDesignTests {
     func refusedUploads(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let good = try Self.png(1125, 294)
+        let good = try DesignImages.png(1125, 294)
         let cases: [(String, [UInt8], String, String)] = [
             ("a GIF", Self.gif, "logo", "GIF"),
             ("a file over 5 MiB", good + [UInt8](repeating: 0, count: 5 << 20), "strip", "MiB"),
-            ("a square strip", try Self.png(1200, 1200), "strip", "375:98"),
+            ("a square strip", try DesignImages.png(1200, 1200), "strip", "375:98"),
             ("text", Array("not an image at all".utf8), "icon", "not an image"),
-            ("a strip too small for @3x", try Self.png(375, 98), "strip", "1125"),
+            ("a strip too small for @3x", try DesignImages.png(375, 98), "strip", "1125"),
         ]
         for (name, bytes, kind, words) in cases {
-            let response = try Self.upload(app, bytes, kind: kind)
+            let response = try DesignImages.upload(app, bytes, kind: kind)
             #expect(response.status == 400, "\(name): \(response.status) \(response.text)")
             #expect(response.text.contains(words), "\(name) is refused naming the problem: \(response.text)")
         }
-        let unknownKind = try Self.upload(app, good, kind: "poster")
+        let unknownKind = try DesignImages.upload(app, good, kind: "poster")
         #expect(unknownKind.status == 400 && unknownKind.text.contains("kind"))
         #expect(try Self.imageCount(app) == 0, "nothing is stored for a refused upload")
         // The same file as a strip is taken: the refusals above were about the files.
-        let accepted = try Self.upload(app, good, kind: "strip")
+        let accepted = try DesignImages.upload(app, good, kind: "strip")
         #expect(accepted.status == 201, "\(accepted.text)")
         #expect(try Self.imageCount(app) == 1)
     }
@@ -77,7 +61,7 @@ struct EventDesignTests {
     func goodUpload(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let response = try Self.upload(app, try Self.png(1125, 294), kind: "strip")
+        let response = try DesignImages.upload(app, try DesignImages.png(1125, 294), kind: "strip")
         try #require(response.status == 201, "\(response.text)")
         let body = try #require(response.jsonObject)
         #expect(body["kind"] as? String == "strip")
@@ -87,7 +71,7 @@ struct EventDesignTests {
         #expect(Self.pngSize(stored.image1x).map { [$0.0, $0.1] } == [375, 98])
         #expect(Self.pngSize(stored.image2x).map { [$0.0, $0.1] } == [750, 196])
         #expect(Self.pngSize(stored.image3x).map { [$0.0, $0.1] } == [1125, 294])
-        let again = try Self.upload(app, try Self.png(1125, 294), kind: "strip")
+        let again = try DesignImages.upload(app, try DesignImages.png(1125, 294), kind: "strip")
         #expect(again.jsonObject?["id"] as? String == id, "the same image is the same id")
         #expect(try Self.imageCount(app) == 1, "and one row")
         let shown = try app.admin("GET", "/admin/v1/images/\(id)")
@@ -98,7 +82,7 @@ struct EventDesignTests {
     func uploadColors(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let bytes = try Self.png(1125, 294)
+        let bytes = try DesignImages.png(1125, 294)
         func upload(_ query: String) throws -> TestResponse {
             try app.request(
                 "POST", "/admin/v1/images?kind=strip\(query)", headers: [("Authorization", "Bearer \(app.adminToken)"), ("Content-Type", "image/png")],
@@ -144,8 +128,8 @@ struct EventDesignTests {
         let lastModified = try #require(before.header("Last-Modified"))
         let pushesBefore = fake.pushes.count
 
-        let logo = try #require(try Self.upload(app, try Self.png(480, 150), kind: "logo").jsonObject?["id"] as? String)
-        let strip = try #require(try Self.upload(app, try Self.png(1125, 294), kind: "strip").jsonObject?["id"] as? String)
+        let logo = try #require(try DesignImages.upload(app, try DesignImages.png(480, 150), kind: "logo").jsonObject?["id"] as? String)
+        let strip = try #require(try DesignImages.upload(app, try DesignImages.png(1125, 294), kind: "strip").jsonObject?["id"] as? String)
         let saved = try app.admin("PUT", "/admin/v1/events/\(event)/design", json: Self.design(logo: logo, strip: strip))
         try #require(saved.status == 200, "\(saved.text)")
         let job = try #require((saved.jsonObject?["job"] as? [String: Any])?["id"] as? String, "a design change starts the re-push job")
@@ -211,7 +195,7 @@ struct EventDesignTests {
         let app = try TestApp.start(backend)
         defer { app.stop() }
         let event = try app.createEvent()
-        let logo = try #require(try Self.upload(app, try Self.png(480, 150), kind: "logo").jsonObject?["id"] as? String)
+        let logo = try #require(try DesignImages.upload(app, try DesignImages.png(480, 150), kind: "logo").jsonObject?["id"] as? String)
         let cases: [(String, String)] = [
             (##"{"backgroundColor": "navy"}"##, "backgroundColor"),
             (#"{"images": {"strip": "\#(logo)"}}"#, "images.strip"),

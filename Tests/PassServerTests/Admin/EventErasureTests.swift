@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PassIdentifiers
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import SystemSupport
 import Testing
@@ -35,7 +36,7 @@ struct EventNFCTests {
     }
 
     static func uploadArtwork(_ app: TestApp, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let response = try EventDesignTests.upload(app, try EventDesignTests.png(1074, 1344, sourceLocation: sourceLocation), kind: "artwork")
+        let response = try DesignImages.upload(app, try DesignImages.png(1074, 1344, sourceLocation: sourceLocation), kind: "artwork")
         try #require(response.status == 201, "\(response.text)", sourceLocation: sourceLocation)
         return try #require(response.jsonObject?["id"] as? String, sourceLocation: sourceLocation)
     }

@@ -1,5 +1,6 @@
 import PassIdentifiers
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Testing

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PassServerFixtures
 import PassServerTesting
 import Testing
 

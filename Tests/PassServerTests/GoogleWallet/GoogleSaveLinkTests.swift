@@ -1,5 +1,6 @@
 import ByteEncoding
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import GoogleWallet
+import PassServerFixtures
 import PassServerTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import GoogleWallet
 import PassIdentifiers
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Mail
+import PassServerFixtures
 import PassServerTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Certificates
 import Foundation
 import Logging
+import PassServerFixtures
 import PassServerTesting
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Testing
 

@@ -2,6 +2,7 @@ import ByteEncoding
 import PassIdentifiers
 import Certificates
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Testing
 

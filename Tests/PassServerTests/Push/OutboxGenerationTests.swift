@@ -1,5 +1,6 @@
 import Foundation
 import PassIdentifiers
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Testing

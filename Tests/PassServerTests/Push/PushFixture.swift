@@ -1,5 +1,6 @@
 import FakeAPNs
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Testing

@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import FakeAPNs
 import Foundation
 import Synchronization
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Testing

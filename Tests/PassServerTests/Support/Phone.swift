@@ -1,6 +1,7 @@
 import ByteEncoding
 import Certificates
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 
 /// A simulated iPhone talking to the PassKit web service exactly as Wallet does (or an Android

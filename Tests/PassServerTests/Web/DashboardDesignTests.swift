@@ -1,6 +1,7 @@
 import ByteEncoding
 import Certificates
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Testing
@@ -91,7 +92,7 @@ struct DashboardDesignTests {
         let event = try app.createEvent()
         let (viewer, _) = try DashboardClient.signIn(app, token: AdminRoleTests.token(app, role: .viewer))
         let (admin, _) = try DashboardClient.signIn(app, token: app.adminToken)
-        let logo = (name: "images.logo", fileName: "logo.png", bytes: try EventDesignTests.png(480, 150))
+        let logo = (name: "images.logo", fileName: "logo.png", bytes: try DesignImages.png(480, 150))
         let viewerCSRF = try viewer.csrf(on: "/admin/events/\(event)/design")
         let byViewer = try Self.save(viewer, event: event, [("backgroundColor", "#102030")], files: [logo], csrf: viewerCSRF)
         #expect(byViewer.status == 403 && byViewer.text.contains("needs an admin token"), "\(byViewer.status)")
@@ -112,11 +113,11 @@ struct DashboardDesignTests {
         let event = try app.createEvent()
         let (admin, _) = try DashboardClient.signIn(app, token: app.adminToken)
         let csrf = try admin.csrf(on: "/admin/events/\(event)/design")
-        let goodLogo = (name: "images.logo", fileName: "logo.png", bytes: try EventDesignTests.png(480, 150))
+        let goodLogo = (name: "images.logo", fileName: "logo.png", bytes: try DesignImages.png(480, 150))
 
         let uploads = try Self.save(admin, event: event, [("backgroundColor", "#102030"), ("logoText", "Harbour <Hall>")], files: [
             (name: "images.icon", fileName: "notes.txt", bytes: Array("not an image at all".utf8)),
-            (name: "images.strip", fileName: "square.png", bytes: try EventDesignTests.png(1200, 1200)),
+            (name: "images.strip", fileName: "square.png", bytes: try DesignImages.png(1200, 1200)),
             goodLogo,
         ], csrf: csrf)
         #expect(uploads.status == 400, "\(uploads.status)")
@@ -181,8 +182,8 @@ struct DashboardDesignTests {
         ]
         let given = Set(fields.map(\.0))
         fields += Self.unchangedFields(page.text).filter { !given.contains($0.0) }
-        let logoUpload = try EventDesignTests.png(480, 150)
-        let stripUpload = try EventDesignTests.png(1125, 294)
+        let logoUpload = try DesignImages.png(480, 150)
+        let stripUpload = try DesignImages.png(1125, 294)
         let saved = try Self.save(admin, event: event, fields, files: [
             (name: "images.logo", fileName: "logo.png", bytes: logoUpload), (name: "images.strip", fileName: "strip.png", bytes: stripUpload),
             (name: "images.thumbnail", fileName: "", bytes: []),
@@ -251,8 +252,8 @@ struct DashboardDesignTests {
         #expect(page.text.contains(#"name="imagesFullColor""#) && page.text.contains("Keep new uploads in full colour"))
         #expect(DashboardPagesTests.element("images-weight", in: page.text) == "This design adds no images of its own to the pass.")
 
-        let strip = (name: "images.strip", fileName: "strip.png", bytes: try EventDesignTests.png(1125, 294))
-        let logo = (name: "images.logo", fileName: "logo.png", bytes: try EventDesignTests.png(480, 150))
+        let strip = (name: "images.strip", fileName: "strip.png", bytes: try DesignImages.png(1125, 294))
+        let logo = (name: "images.logo", fileName: "logo.png", bytes: try DesignImages.png(480, 150))
         #expect(try Self.save(admin, event: event, Self.unchangedFields(page.text), files: [strip], csrf: csrf).status == 303)
         let paletteStrip = try #require((try Self.design(app, event)["images"] as? [String: String])?["strip"])
         let storedStrip = try #require(try app.store.withSession(.read) { try $0.images.passImage(id: paletteStrip) })
@@ -277,7 +278,7 @@ struct DashboardDesignTests {
     func imageRoutes(backend: Backend) throws {
         let app = try TestApp.start(backend)
         defer { app.stop() }
-        let id = try #require(try EventDesignTests.upload(app, try EventDesignTests.png(480, 150), kind: "logo").jsonObject?["id"] as? String)
+        let id = try #require(try DesignImages.upload(app, try DesignImages.png(480, 150), kind: "logo").jsonObject?["id"] as? String)
         let stored = try #require(try app.store.withSession(.read) { try $0.images.passImage(id: id) })
         for (scale, bytes) in [(nil, stored.image1x), ("1", stored.image1x), ("2", stored.image2x), ("3", stored.image3x)] {
             let response = try app.request("GET", "/images/\(id)" + (scale.map { "?scale=\($0)" } ?? ""))
@@ -319,7 +320,7 @@ struct DashboardDesignTests {
         let csrf = try admin.csrf(on: "/admin/events/\(event)/design")
         let hostile = "<script>alert(1)</script>"
         let saved = try Self.save(admin, event: event, [("backgroundColor", "#102030"), ("foregroundColor", "#fafafa"), ("logoText", hostile)], files: [
-            (name: "images.logo", fileName: "logo.png", bytes: try EventDesignTests.png(480, 150)),
+            (name: "images.logo", fileName: "logo.png", bytes: try DesignImages.png(480, 150)),
         ], csrf: csrf)
         #expect(saved.status == 303, "\(saved.status)")
         let logo = try #require((try Self.design(app, event)["images"] as? [String: String])?["logo"])

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import PassImages
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Testing

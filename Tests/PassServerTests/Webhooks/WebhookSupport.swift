@@ -1,6 +1,7 @@
 import ByteEncoding
 import Certificates
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import SystemSupport
 import Testing

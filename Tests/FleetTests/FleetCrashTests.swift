@@ -1,5 +1,6 @@
 import Fleet
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Synchronization

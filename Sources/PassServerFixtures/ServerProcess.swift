@@ -1,26 +1,22 @@
 import ByteEncoding
-import Certificates
-import Foundation
+package import Foundation
 import Glibc
-import PassServerTesting
-import Storage
+package import PassServerTesting
 import Synchronization
-import SystemSupport
-
-@testable import PassServer
+package import SystemSupport
 
 /// The built `pass-server` binary as a long-running child process. Output goes to files (a pipe
 /// nobody drains would stall a chatty server), and the port is read from the "listening" log line.
-final class ServerProcess {
-    let process: ChildProcess
-    let outputPath: String
-    let errorPath: String
+package final class ServerProcess {
+    package let process: ChildProcess
+    package let outputPath: String
+    package let errorPath: String
 
     /// The token secret the binary is given (the same bytes `TestApp` uses).
-    static let tokenSecret: [UInt8] = Array(repeating: 7, count: 32)
+    package static let tokenSecret: [UInt8] = Array(repeating: 7, count: 32)
 
     /// Settings for `serve` against `databaseURL` with throwaway certificates; pushes are logged.
-    static func environment(certificates: TestCertificates, databaseURL: String) -> [String: String] {
+    package static func environment(certificates: TestCertificates, databaseURL: String) -> [String: String] {
         [
             "DATABASE_URL": databaseURL,
             "PUBLIC_URL": "https://passes.example.test",
@@ -38,7 +34,7 @@ final class ServerProcess {
     }
 
     /// Runs in the package root unless `currentDirectory` is given.
-    init(_ arguments: [String], environment: [String: String], directory: String, currentDirectory: URL? = nil) throws {
+    package init(_ arguments: [String], environment: [String: String], directory: String, currentDirectory: URL? = nil) throws {
         let name = UUID().uuidString.prefix(8)
         outputPath = "\(directory)/server-\(name).out"
         errorPath = "\(directory)/server-\(name).err"
@@ -54,11 +50,11 @@ final class ServerProcess {
         if process.isRunning { process.signal(SIGKILL) }
     }
 
-    var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
-    var standardOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    package var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+    package var standardOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
     /// The port from the "listening" line, waiting up to `timeout` seconds.
-    func port(timeout: TimeInterval = 60) async throws -> Int {
+    package func port(timeout: TimeInterval = 60) async throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             for line in standardError.split(separator: "\n") where line.contains(": listening") {
@@ -74,12 +70,12 @@ final class ServerProcess {
         throw AdminSupport.Failure(description: "pass-server did not start listening: \(standardError.suffix(2_000))")
     }
 
-    func signal(_ number: Int32) {
+    package func signal(_ number: Int32) {
         process.signal(number)
     }
 
     /// Waits up to `timeout` seconds for the exit; returns the status, or nil if still running.
-    func waitForExit(timeout: TimeInterval) async -> Int32? {
+    package func waitForExit(timeout: TimeInterval) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { await AdminSupport.pause(0.02) }
         guard !process.isRunning else { return nil }
@@ -90,7 +86,7 @@ final class ServerProcess {
     /// names a process, SIGKILLs it at once and returns its pid; nil if time ran out. A thread, not
     /// a task: a busy cooperative pool (a loaded machine, tests blocking it) must not delay a
     /// kill that has to land inside a short window, such as a batch in flight.
-    static func killAsSoonAs(timeout: TimeInterval = 60, _ target: @escaping @Sendable () -> pid_t?) async -> pid_t? {
+    package static func killAsSoonAs(timeout: TimeInterval = 60, _ target: @escaping @Sendable () -> pid_t?) async -> pid_t? {
         let outcome = Atomic<Int32>(0)  // 0 watching, -1 gave up, otherwise the pid killed
         Thread {
             let deadline = Date().addingTimeInterval(timeout)
@@ -110,7 +106,7 @@ final class ServerProcess {
     }
 
     /// Kills the process (if running) and waits for it.
-    func forceKill() {
+    package func forceKill() {
         if process.isRunning { signal(SIGKILL) }
         process.waitUntilExit()
     }

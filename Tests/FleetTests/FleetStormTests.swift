@@ -1,5 +1,6 @@
 import Fleet
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Storage
 import Testing
@@ -99,9 +100,9 @@ struct FleetStormTests {
         // second fleet also a file no pass has.
         let images = ["strip.png", "strip@2x.png", "strip@3x.png"]
         // Images are named by their content: an upload to another server gives the id here.
-        let png = try EventDesignTests.png(1125, 294)
+        let png = try DesignImages.png(1125, 294)
         let probe = try TestApp.start(backend)
-        let upload = try EventDesignTests.upload(probe, png, kind: "strip")
+        let upload = try DesignImages.upload(probe, png, kind: "strip")
         probe.stop()
         try #require(upload.status == 201, "\(upload.text)")
         let answer = try JSONSerialization.jsonObject(with: Data(upload.body)) as? [String: Any]
@@ -119,7 +120,7 @@ struct FleetStormTests {
             defer { fleet.shutdown() }
             let app = try fixture.app(backend, fleet: fleet)
             defer { app.stop() }
-            try #require(try EventDesignTests.upload(app, png, kind: "strip").status == 201)
+            try #require(try DesignImages.upload(app, png, kind: "strip").status == 201)
             let setup = try await fleet.setUp(serverPort: UInt16(app.port), adminToken: app.adminToken)
             let stored = try #require(try app.store.withSession(.read) { try $0.events.event(id: setup.eventID) })
             #expect(stored.design?.contains(strip) == true, "the event has the design before the edit")

@@ -1,23 +1,22 @@
-import FakeAPNs
-import PassIdentifiers
-import Foundation
-import Logging
-import PassServerTesting
-import Storage
+package import FakeAPNs
+package import PassIdentifiers
+package import Foundation
+package import Logging
+package import PassServer
+package import PassServerTesting
+package import Storage
 import Synchronization
 import Testing
 
-@testable import PassServer
-
 /// The two stores every application test runs on.
-enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+package enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
     case postgres
 
-    var testDescription: String { rawValue }
+    package var testDescription: String { rawValue }
 
     /// A fresh, empty database of this backend (a new PostgreSQL database per call).
-    func freshDatabaseURL(in directory: String) throws -> String {
+    package func freshDatabaseURL(in directory: String) throws -> String {
         switch self {
         case .sqlite: return "sqlite://\(directory)/pass-server.sqlite"
         case .postgres: return try TestPostgres.createDatabase()
@@ -27,25 +26,25 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
 /// A running `Application` on 127.0.0.1 with throwaway certificates and a fresh database, driven
 /// over real HTTP.
-final class TestApp: Sendable {
-    let application: Application
-    let certificates: TestCertificates
-    let directory: String
-    let databaseURL: String
-    let logs: MemorySink
-    let adminToken: String
+package final class TestApp: Sendable {
+    package let application: Application
+    package let certificates: TestCertificates
+    package let directory: String
+    package let databaseURL: String
+    package let logs: MemorySink
+    package let adminToken: String
 
-    var port: Int { application.port }
-    var store: any Store { application.store }
-    var passTypeIdentifier: String { application.passes.signer.passTypeIdentifier }
+    package var port: Int { application.port }
+    package var store: any Store { application.store }
+    package var passTypeIdentifier: String { application.passes.signer.passTypeIdentifier }
     /// The same, as the store takes it.
-    var passType: PassTypeIdentifier { "\(passTypeIdentifier)" }
+    package var passType: PassTypeIdentifier { "\(passTypeIdentifier)" }
 
     /// Starts an application. `apns` nil logs pushes instead of sending; otherwise pushes go to that fake.
     /// `frozenAt` stops the application's wall clock for certificate checks and retention at that
     /// instant (real time by default).
     /// `clock`, when given, is the application's wall clock (a test moves it forward).
-    static func start(
+    package static func start(
         _ backend: Backend, apns: FakeAPNs? = nil, databaseURL: String? = nil, certificates: TestCertificates? = nil,
         frozenAt: Date? = nil, clock: MovableClock? = nil, configure: (inout Configuration) -> Void = { _ in }
     ) throws -> TestApp {
@@ -95,24 +94,24 @@ final class TestApp: Sendable {
         self.adminToken = adminToken
     }
 
-    func stop() {
+    package func stop() {
         application.shutdown()
     }
 
     /// One request on a new connection.
-    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> TestResponse {
+    package func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> TestResponse {
         try TestClient(port: port, timeout: 30).request(method, target, headers: headers, body: body)
     }
 
     /// A JSON request to the admin API with this app's admin token.
-    func admin(_ method: String, _ target: String, json: String? = nil) throws -> TestResponse {
+    package func admin(_ method: String, _ target: String, json: String? = nil) throws -> TestResponse {
         var headers = [("Authorization", "Bearer \(adminToken)")]
         if json != nil { headers.append(("Content-Type", "application/json")) }
         return try request(method, target, headers: headers, body: Array((json ?? "").utf8))
     }
 
     /// The `ApplePass` token of a pass (derived from the configured secret, as the server does).
-    func authenticationToken(serial: String) -> String {
+    package func authenticationToken(serial: String) -> String {
         guard let passType = PassTypeIdentifier(passTypeIdentifier), let serialNumber = SerialNumber(serial),
             let token = try? application.passes.vault.authenticationToken(passType: passType, serial: serialNumber)
         else { return "" }
@@ -120,7 +119,7 @@ final class TestApp: Sendable {
     }
 
     /// Creates an event through the admin API and returns its id.
-    func createEvent(name: String = "Swift Night", venue: String = "Tokyo Hall") throws -> String {
+    package func createEvent(name: String = "Swift Night", venue: String = "Tokyo Hall") throws -> String {
         let response = try admin("POST", "/admin/v1/events", json: #"{"name":"\#(name)","venue":"\#(venue)","startsAt":"2027-03-01T19:00:00+09:00","timeZone":"Asia/Tokyo"}"#)
         guard response.status == 201, let id = response.jsonObject?["id"] as? String else {
             throw TestClient.Failure(description: "event not created: \(response.status) \(response.text)")
@@ -129,7 +128,7 @@ final class TestApp: Sendable {
     }
 
     /// Issues a ticket through the admin API and returns its serial number.
-    func issueTicket(event: String, attendee: String = "Ada Lovelace", seat: String? = "A1") throws -> String {
+    package func issueTicket(event: String, attendee: String = "Ada Lovelace", seat: String? = "A1") throws -> String {
         let seatJSON = seat.map { #","seat":"\#($0)""# } ?? ""
         let response = try admin("POST", "/admin/v1/events/\(event)/tickets", json: #"{"attendeeName":"\#(attendee)"\#(seatJSON)}"#)
         guard response.status == 201, let serial = response.jsonObject?["serialNumber"] as? String else {
@@ -140,18 +139,20 @@ final class TestApp: Sendable {
 }
 
 /// A wall clock a test moves forward: the real time plus an offset.
-final class MovableClock: Sendable {
+package final class MovableClock: Sendable {
     private let offset = Mutex<TimeInterval>(0)
 
-    func now() -> Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+    package init() {}
+
+    package func now() -> Date { Date().addingTimeInterval(offset.withLock { $0 }) }
 
     /// Sets the clock `seconds` ahead of the real time.
-    func set(ahead seconds: TimeInterval) { offset.withLock { $0 = seconds } }
+    package func set(ahead seconds: TimeInterval) { offset.withLock { $0 = seconds } }
 }
 
 extension TestResponse {
     /// The body as a JSON object, if it is one.
-    var jsonObject: [String: Any]? {
+    package var jsonObject: [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
     }
 }

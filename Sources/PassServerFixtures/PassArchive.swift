@@ -4,9 +4,9 @@ import SystemSupport
 import Testing
 
 /// Unzips a served `.pkpass` with `/usr/bin/unzip`, as a reviewer would, for tests that read what phones get.
-enum PassArchive {
+package enum PassArchive {
     /// The files of a `.pkpass` body, unzipped with `/usr/bin/unzip` into a temporary directory.
-    static func files(_ bundle: [UInt8]) throws -> [String: [UInt8]] {
+    package static func files(_ bundle: [UInt8]) throws -> [String: [UInt8]] {
         let directory = try TestCertificates.temporaryDirectory(prefix: "passserver-unzip")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let archive = directory + "/pass.pkpass"
@@ -32,13 +32,13 @@ enum PassArchive {
     }
 
     /// `pass.json` of a `.pkpass` body as a JSON object.
-    static func passJSON(_ bundle: [UInt8]) throws -> [String: Any] {
+    package static func passJSON(_ bundle: [UInt8]) throws -> [String: Any] {
         let file = try #require(try files(bundle)["pass.json"], "the bundle holds pass.json")
         return try #require(try JSONSerialization.jsonObject(with: Data(file)) as? [String: Any])
     }
 
     /// Every string value anywhere in `pass.json` (field values live in nested arrays).
-    static func strings(in value: Any) -> [String] {
+    package static func strings(in value: Any) -> [String] {
         switch value {
         case let text as String: [text]
         case let array as [Any]: array.flatMap(strings(in:))

@@ -1,6 +1,7 @@
 import FakeAPNs
 import Fleet
 import Foundation
+import PassServerFixtures
 import PassServerTesting
 import Storage
 

@@ -3,24 +3,23 @@
 // 127.0.0.1 and requires a client certificate from `root`; the client presents the pass identity
 // (`root` → WWDR → pass certificate, the WWDR sent as its chain), as a real pass server does.
 
-import APNs
-import Certificates
-import FakeAPNs
+public import APNs
+public import Certificates
+public import FakeAPNs
 import Foundation
 import Logging
-import PassIdentifiers
-import PassServerTesting
+public import PassIdentifiers
 import Synchronization
 
-struct APNsTestHarness {
-    let fake: FakeAPNs
-    let client: APNSClient
-    let certificates: TestCertificates
+public struct APNsTestHarness: Sendable {
+    public let fake: FakeAPNs
+    public let client: APNSClient
+    public let certificates: TestCertificates
 
-    static let topic: PassTypeIdentifier = "pass.com.example.tickets"
+    public static let topic: PassTypeIdentifier = "pass.com.example.tickets"
 
     /// A fake requiring the test CA's client certificate, and a client presenting it.
-    static func start(
+    public static func start(
         configureFake: (inout FakeAPNs.Configuration) -> Void = { _ in },
         configureClient: (inout APNSConfiguration) -> Void = { _ in }
     ) throws -> APNsTestHarness {
@@ -38,20 +37,20 @@ struct APNsTestHarness {
         return APNsTestHarness(fake: fake, client: client, certificates: certificates)
     }
 
-    func stop() {
+    public func stop() {
         client.shutdown()
         fake.shutdown()
     }
 
     /// A distinct token per index (64 hex digits). The fake keys its scripts and records by the
     /// token's `rawValue`.
-    static func token(_ index: Int) -> PushToken {
+    public static func token(_ index: Int) -> PushToken {
         PushToken.hex(String(format: "%064x", index + 1))
     }
 
     /// A client configuration for `url` presenting the pass identity (WWDR as its chain) and
     /// trusting the test root for the server certificate.
-    static func clientConfiguration(_ certificates: TestCertificates, url: String) -> APNSConfiguration {
+    public static func clientConfiguration(_ certificates: TestCertificates, url: String) -> APNSConfiguration {
         let identity = certificates.identity
         var configuration = APNSConfiguration(clientCertificateDER: identity.certificateDER, clientPrivateKeyDER: identity.privateKeyDER)
         configuration.clientChainDER = identity.intermediateDER.map { [$0] } ?? []
@@ -61,14 +60,14 @@ struct APNsTestHarness {
     }
 
     /// A client identity issued by the untrusted root (a fake requiring `root` refuses it).
-    static func strangerIdentity(_ certificates: TestCertificates) throws -> SigningIdentity {
+    public static func strangerIdentity(_ certificates: TestCertificates) throws -> SigningIdentity {
         try SigningIdentity.load(
             pem: certificates.untrustedClientCertificate, privateKey: certificates.untrustedClientKey, password: nil, wwdr: nil
         )
     }
 
     /// The test CA's files, written once per test process into a directory of their own.
-    static func sharedCertificates() throws -> TestCertificates {
+    public static func sharedCertificates() throws -> TestCertificates {
         try certificateCache.withLock { cached in
             if let cached { return cached }
             let made = try TestCertificates.make(in: TestCertificates.temporaryDirectory(prefix: "apns-tests"))

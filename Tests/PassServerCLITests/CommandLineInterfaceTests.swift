@@ -1,27 +1,10 @@
 import Foundation
+import PassServerFixtures
 import PassServerTesting
-import Synchronization
 import Testing
 
 @testable import PassServer
 @testable import PassServerCLI
-
-/// Captures what a command prints.
-final class CapturedOutput: Sendable {
-    private let out = Mutex<[String]>([])
-    private let err = Mutex<[String]>([])
-    var standardOutput: String { out.withLock { $0.joined(separator: "\n") } }
-    var standardError: String { err.withLock { $0.joined(separator: "\n") } }
-
-    func context(environment: [String: String] = [:]) -> CommandContext {
-        CommandContext(
-            environment: environment,
-            standardOutput: { line in self.out.withLock { $0.append(line) } },
-            standardError: { line in self.err.withLock { $0.append(line) } },
-            isTerminal: false
-        )
-    }
-}
 
 @Suite("Command line", .offCooperativePool, .timeLimit(.minutes(3)), .tags(.endToEnd))
 struct CommandLineInterfaceTests {

@@ -1,22 +1,16 @@
-import Foundation
-import PassIdentifiers
+package import Foundation
+package import PassIdentifiers
 import PassServerTesting
-import Storage
-
-@testable import PassServer
+package import PassServer
+package import Storage
 
 /// Rows on both sides of every retention boundary: for each table one row `margin` past its
 /// retention (a sweep at `now` removes it) and one `margin` short of it (it stays), plus a few
 /// that never go (a pending push however old, a running job, a pass without an event).
-struct RetentionRows {
-    /// What a sweep at `now` must remove.
-    static func expected(extraPushLog: Int) -> RetentionSweep.Removed {
-        RetentionSweep.Removed(pushLog: 1 + extraPushLog, failedPushes: 1, failedEmails: 1, failedGoogleUpdates: 1, jobs: 1, registrations: 2, devices: 1)
-    }
-
+package struct RetentionRows {
     /// What is left afterwards, by table. A sweep at `now` keeps the push log entry exactly as old
     /// as its retention; a sweep by the real clock, moments later, removes it.
-    static func survivors(exactEdge: Bool = true) -> [String: [String]] {
+    package static func survivors(exactEdge: Bool = true) -> [String: [String]] {
         var survivors = survivorsAtNow
         if !exactEdge { survivors["push_log"] = ["young"] }
         return survivors
@@ -32,10 +26,10 @@ struct RetentionRows {
         "devices": ["dev-mixed", "dev-young"],
     ]
 
-    static let passType: PassTypeIdentifier = "pass.test.retention"
+    package static let passType: PassTypeIdentifier = "pass.test.retention"
 
     /// Writes the rows; `extraPushLog` more push log rows past their retention test batching.
-    static func populate(_ store: any Store, now: Date, retention: Configuration.Retention = .init(), margin: TimeInterval, extraPushLog: Int = 0) throws {
+    package static func populate(_ store: any Store, now: Date, retention: Configuration.Retention = .init(), margin: TimeInterval, extraPushLog: Int = 0) throws {
         func ago(_ seconds: Int, _ offset: TimeInterval) -> Date { now.addingTimeInterval(-TimeInterval(seconds) + offset) }
         func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
@@ -116,7 +110,7 @@ struct RetentionRows {
     }
 
     /// The rows left, by table, in the form of `survivors`.
-    static func remaining(_ store: any Store) throws -> [String: [String]] {
+    package static func remaining(_ store: any Store) throws -> [String: [String]] {
         // Sorted here, not by SQL: the two backends collate differently.
         func column(_ sql: String, _ name: String = "v") throws -> [String] {
             try store.execute(SQLQuery(unsafeRaw: sql)).map { try $0.string(name) }.sorted()
