@@ -1,14 +1,30 @@
 /// JSON string literals written as UTF-8 bytes: pass.json, template output, the JSON parameters
 /// of batched statements and stored ticket fields all write strings through this one function.
 package enum JSONString {
+    /// Whether a byte of UTF-8 must be escaped in a JSON string.
+    @inlinable
+    package static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
     /// Appends `string` as a JSON string literal: `"` and `\` escaped with a backslash, `\n`, `\r`
     /// and `\t` by name, every other control character as `\u00XX` (lowercase); every other byte
     /// of the UTF-8 (multi-byte sequences included) copied as it is.
     @inlinable
     package static func append(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings need no escaping: copy them in one go.
-        guard string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+        // Most strings need no escaping: copy them in one go, scanning and copying the string's
+        // own UTF-8 storage where it has one (every native string) rather than going byte by byte.
+        let plain = string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard !utf8.contains(where: needsEscape) else { return false }
+            out.append(contentsOf: utf8)
+            return true
+        }
+        if plain == true {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        guard plain == false || string.utf8.contains(where: needsEscape) else {
             out.append(contentsOf: string.utf8)
             out.append(UInt8(ascii: "\""))
             return

@@ -78,9 +78,8 @@ enum ZipFormat {
         append(UInt16(0), to: &bytes)  // extra field
     }
 
-    /// The central directory of `entries`, which starts at `offset`, and the end record.
-    static func appendCentralDirectory(_ entries: [ZipEntryRecord], at offset: UInt32, to bytes: inout [UInt8]) {
-        let start = bytes.count
+    /// The central directory's header of each of `entries`.
+    static func appendCentralHeaders(_ entries: [ZipEntryRecord], to bytes: inout [UInt8]) {
         for entry in entries {
             append(centralHeaderSignature, to: &bytes)
             append(versionMadeBy, to: &bytes)
@@ -92,12 +91,15 @@ enum ZipFormat {
             append(entry.offset, to: &bytes)
             bytes += entry.name
         }
-        let size = UInt32(bytes.count - start)
+    }
+
+    /// The end record of a central directory of `entries` headers, `size` bytes, at `offset`.
+    static func appendEndRecord(entries: Int, size: UInt32, at offset: UInt32, to bytes: inout [UInt8]) {
         append(endSignature, to: &bytes)
         append(UInt16(0), to: &bytes)  // this disk
         append(UInt16(0), to: &bytes)  // the directory's disk
-        append(UInt16(entries.count), to: &bytes)
-        append(UInt16(entries.count), to: &bytes)
+        append(UInt16(entries), to: &bytes)
+        append(UInt16(entries), to: &bytes)
         append(size, to: &bytes)
         append(offset, to: &bytes)
         append(UInt16(0), to: &bytes)  // comment
@@ -121,6 +123,9 @@ enum ZipFormat {
 final class TemplateArchive: Sendable {
     let run: StableBytes
     let entries: [ZipEntryRecord]
+    /// The central directory's headers of `entries`, the same in every bundle (the template's
+    /// files lie at the same offsets in each): written once, copied per pass.
+    let centralHeaders: [UInt8]
 
     init(_ files: [CompressedFile]) throws(PassBundleError) {
         var bytes: [UInt8] = []
@@ -140,6 +145,9 @@ final class TemplateArchive: Sendable {
         }
         run = StableBytes(bytes)
         self.entries = entries
+        var headers: [UInt8] = []
+        ZipFormat.appendCentralHeaders(entries, to: &headers)
+        centralHeaders = headers
     }
 
     /// The second run of a bundle: `files` stored after the template's run, then the central
@@ -148,10 +156,10 @@ final class TemplateArchive: Sendable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(files.reduce(0) { $0 + 2 * ZipFormat.localHeaderSize + 2 * $1.path.utf8.count + $1.bytes.count }
             + entries.reduce(0) { $0 + ZipFormat.centralHeaderSize + $1.name.count } + ZipFormat.endRecordSize)
-        var all = entries
+        var own: [ZipEntryRecord] = []
         for file in files {
             let offset = run.count + bytes.count
-            guard ZipFormat.fits(size: offset + file.bytes.count, entries: all.count) else {
+            guard ZipFormat.fits(size: offset + file.bytes.count, entries: entries.count + own.count) else {
                 throw PassBundleError(.zipFailed, "the bundle is too large for a zip archive")
             }
             let entry = ZipEntryRecord(
@@ -160,11 +168,15 @@ final class TemplateArchive: Sendable {
             )
             ZipFormat.appendLocalHeader(entry, to: &bytes)
             bytes += file.bytes
-            all.append(entry)
+            own.append(entry)
         }
         let directory = run.count + bytes.count
-        guard ZipFormat.fits(size: directory, entries: all.count) else { throw PassBundleError(.zipFailed, "the bundle is too large for a zip archive") }
-        ZipFormat.appendCentralDirectory(all, at: UInt32(directory), to: &bytes)
+        let count = entries.count + own.count
+        guard ZipFormat.fits(size: directory, entries: count) else { throw PassBundleError(.zipFailed, "the bundle is too large for a zip archive") }
+        let start = bytes.count
+        bytes += centralHeaders
+        ZipFormat.appendCentralHeaders(own, to: &bytes)
+        ZipFormat.appendEndRecord(entries: count, size: UInt32(bytes.count - start), at: UInt32(directory), to: &bytes)
         return bytes
     }
 }
