@@ -17,6 +17,9 @@
 #                             the devices earlier runs registered, so every run starts alike)
 #        PEER_PIDS            the peer's processes (with their children), for its CPU seconds
 #        BASELINE_BINARY      another pass-server whose /healthz is measured beside ours
+#        DEVICE_BENCH_DURABLE (1: our PostgreSQL commits as a default cluster does, fsync,
+#                             synchronous_commit and full_page_writes on, as the peer's; 0: the test
+#                             cluster's settings, all three off)
 #        DEVICE_BENCH_TICKETS (1000) WRK_THREADS (2) WRK_CONNECTIONS (32) WRK_DURATION (15s) BENCH_ROUNDS (3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +40,14 @@ peer="${peer%/}"
 
 source "$(dirname "${BASH_SOURCE[0]}")/wrk-lib.sh"
 wrk_live_server device-peer
+# scripts/with-postgres.sh's cluster skips flushing its log to disk (fsync, synchronous_commit and
+# full_page_writes off) to keep the test suite fast; a peer on a default cluster waits for every
+# commit's flush. For a fair comparison our cluster commits as the default does, unless told not to.
+durable="${DEVICE_BENCH_DURABLE:-1}"
+if [ "$durable" = 1 ]; then
+    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "ALTER SYSTEM SET fsync = on" -c "ALTER SYSTEM SET synchronous_commit = on" \
+        -c "ALTER SYSTEM SET full_page_writes = on" -c "SELECT pg_reload_conf()" >/dev/null
+fi
 baseline_pid=""
 cleanup() {
     if [ -n "$baseline_pid" ]; then kill -TERM "$baseline_pid" 2>/dev/null || true; wait "$baseline_pid" 2>/dev/null || true; fi
@@ -131,7 +142,7 @@ all_runs() { awk -v n="$1" '$1 == n { printf "%s%.0f", sep, $2; sep = ", " }' "$
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f×", a / b; else print "–" }'; }
 per_cpu() { awk -v r="$1" -v c="$2" -v d="${duration%s}" 'BEGIN { if (c > 0) printf "%.0f", r * d / c; else print "–" }'; }
 
-echo "Device API beside ${peer:-no peer (PEER_URL not set)}: $tickets passes, wrk -t$threads -c$connections -d$duration, median of $rounds rounds alternating; load average $(awk '{ print $4 }' "$work/runs" | sort -g | head -1)–$(awk '{ print $4 }' "$work/runs" | sort -g | tail -1) (median $(awk '{ print $4 }' "$work/runs" | median)) at the runs' starts, $(nproc) cores."
+echo "Device API beside ${peer:-no peer (PEER_URL not set)}: our PostgreSQL $([ "$durable" = 1 ] && echo "durable (fsync, synchronous_commit, full_page_writes on)" || echo "not durable (fsync, synchronous_commit, full_page_writes off)"); $tickets passes, wrk -t$threads -c$connections -d$duration, median of $rounds rounds alternating; load average $(awk '{ print $4 }' "$work/runs" | sort -g | head -1)–$(awk '{ print $4 }' "$work/runs" | sort -g | tail -1) (median $(awk '{ print $4 }' "$work/runs" | median)) at the runs' starts, $(nproc) cores."
 echo
 echo "| endpoint | ours (req/s) | runs | requests per CPU-second of ours | peer (req/s) | runs | ratio |"
 echo "|---|---:|---|---:|---:|---|---:|"
