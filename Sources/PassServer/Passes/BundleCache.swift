@@ -19,6 +19,10 @@ struct BundleKey: Hashable, Sendable {
 /// Eviction is two-generation (a cheap LRU approximation): entries live in `young`; when `young`
 /// holds half the byte budget it becomes `old` and the previous `old` is dropped. A hit in `old`
 /// moves the entry back to `young`. Every operation is O(1); memory stays under the budget.
+///
+/// A cache of a few megabytes or more is split into shards by key, each with its share of the
+/// budget and a lock of its own: every fetch of a pass asks the cache, and one lock for all the
+/// request threads was the busiest thing in a server answering fetches from its cache.
 final class BundleCache<Value: CacheableValue>: Sendable {
     typealias Key = BundleKey
 
@@ -53,12 +57,26 @@ final class BundleCache<Value: CacheableValue>: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private final class Shard: Sendable {
+        let state = Mutex(State())
+    }
+
+    private let shards: [Shard]
     private let generationBytes: Int
 
-    /// `maxBytes` bounds the cached bundle bytes (both generations together).
+    /// Shards at most; a cache gets one per `bytesPerShard` of budget, so a small one stays whole.
+    static var maximumShards: Int { 16 }
+    static var bytesPerShard: Int { 4 << 20 }
+
+    /// `maxBytes` bounds the cached bundle bytes (both generations of every shard together).
     init(maxBytes: Int) {
-        generationBytes = max(1, maxBytes / 2)
+        let count = min(Self.maximumShards, max(1, maxBytes / Self.bytesPerShard))
+        shards = (0..<count).map { _ in Shard() }
+        generationBytes = max(1, maxBytes / count / 2)
+    }
+
+    private func shard(_ key: Key) -> Shard {
+        shards.count == 1 ? shards[0] : shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
     }
 
     private enum Step { case hit(Value), wait(Flight), make(Flight) }
@@ -66,7 +84,7 @@ final class BundleCache<Value: CacheableValue>: Sendable {
     /// The cached bundle for `key`, counted as a hit, or nil (nothing counted: the caller goes on
     /// to `bundle(for:make:)`).
     func cached(_ key: Key) -> Value? {
-        state.withLock { state in
+        shard(key).state.withLock { state in
             if let bytes = state.young[key] {
                 state.hits += 1
                 return bytes
@@ -80,7 +98,8 @@ final class BundleCache<Value: CacheableValue>: Sendable {
 
     /// The cached bundle for `key`, or the result of `make`, run once however many threads ask.
     func bundle(for key: Key, make: () throws -> Value) throws -> Value {
-        let step: Step = state.withLock { state in
+        let shard = shard(key)
+        let step: Step = shard.state.withLock { state in
             if let bytes = state.young[key] {
                 state.hits += 1
                 return .hit(bytes)
@@ -103,7 +122,7 @@ final class BundleCache<Value: CacheableValue>: Sendable {
             return try flight.wait().get()
         case .make(let flight):
             let result = Result { try make() }
-            state.withLock { state in
+            shard.state.withLock { state in
                 state.inFlight[key] = nil
                 if case .success(let bytes) = result {
                     Self.insert(key, bytes, into: &state, generationBytes: generationBytes)
@@ -116,7 +135,13 @@ final class BundleCache<Value: CacheableValue>: Sendable {
 
     /// Hit and miss counts since start (for metrics and tests).
     var statistics: (hits: Int, misses: Int, entries: Int) {
-        state.withLock { ($0.hits, $0.misses, $0.young.count + $0.old.count) }
+        shards.reduce(into: (hits: 0, misses: 0, entries: 0)) { total, shard in
+            shard.state.withLock { state in
+                total.hits += state.hits
+                total.misses += state.misses
+                total.entries += state.young.count + state.old.count
+            }
+        }
     }
 
     private static func insert(_ key: Key, _ bytes: Value, into state: inout State, generationBytes: Int) {
