@@ -21,12 +21,17 @@ extension WalletEventDetails {
     public func apply(to pass: inout JSONValue, eventName: String, startsAt: Date, endsAt: Date?, timeZone: TimeZone) {
         guard case .object(var root) = pass else { return }
         let iso = { (date: Date) in JSONValue.string(ISO8601Zoned.format(date, in: timeZone)) }
+        // The start and end are written up to three times each (semantics, relevantDate, the
+        // first and last relevant interval): formatted once.
+        let start = iso(startsAt)
+        let end = endsAt.map(iso)
+        let formatted = { (date: Date) in date == startsAt ? start : date == endsAt ? end ?? iso(date) : iso(date) }
 
         var semantics: [String: JSONValue] = [:]
         if case .object(let existing)? = root["semantics"] { semantics = existing }
         semantics["eventName"] = .string(eventName)
-        semantics["eventStartDate"] = iso(startsAt)
-        if let endsAt { semantics["eventEndDate"] = iso(endsAt) }
+        semantics["eventStartDate"] = start
+        if let end { semantics["eventEndDate"] = end }
         semantics["eventType"] = .string(kind.eventType)
         for (key, value) in [("venueName", venueName), ("venueRegionName", venueRegionName), ("venueRoom", venueRoom),
                              ("entranceDescription", entranceDescription), ("admissionLevel", admissionLevel)] {
@@ -45,9 +50,9 @@ extension WalletEventDetails {
         if root["voided"] == .bool(true) {
             for key in ["relevantDate", "relevantDates", "locations", "maxDistance"] { root[key] = nil }
         } else {
-            root["relevantDate"] = iso(startsAt)
+            root["relevantDate"] = start
             root["relevantDates"] = .array(Self.relevantIntervals(startsAt: startsAt, endsAt: endsAt, timeZone: timeZone).map { interval in
-                .object(["startDate": iso(interval.start), "endDate": iso(interval.end)])
+                .object(["startDate": formatted(interval.start), "endDate": formatted(interval.end)])
             })
             if let venueLocation {
                 root["locations"] = .array([venueLocation.json])

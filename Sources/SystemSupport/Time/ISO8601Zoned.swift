@@ -62,12 +62,30 @@ public enum ISO8601Zoned {
         let days = floorDivide(local, 86400)
         let secondsOfDay = local - days * 86400
         let (year, month, day) = civil(fromDays: days)
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
-        text += "T" + pad(secondsOfDay / 3600, 2) + ":" + pad(secondsOfDay % 3600 / 60, 2) + ":" + pad(secondsOfDay % 60, 2)
-        if offset == 0 { return text + "Z" }
-        let sign = offset < 0 ? "-" : "+"
-        let magnitude = Int64(abs(offset))
-        return text + sign + pad(magnitude / 3600, 2) + ":" + pad(magnitude % 3600 / 60, 2)
+        // Written as bytes: pass rendering writes several dates per pass.
+        var text: [UInt8] = []
+        text.reserveCapacity(25)
+        appendDigits(year, 4, to: &text)
+        text.append(UInt8(ascii: "-"))
+        appendDigits(month, 2, to: &text)
+        text.append(UInt8(ascii: "-"))
+        appendDigits(day, 2, to: &text)
+        text.append(UInt8(ascii: "T"))
+        appendDigits(secondsOfDay / 3600, 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(secondsOfDay % 3600 / 60, 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(secondsOfDay % 60, 2, to: &text)
+        if offset == 0 {
+            text.append(UInt8(ascii: "Z"))
+        } else {
+            let magnitude = Int64(abs(offset))
+            text.append(UInt8(ascii: offset < 0 ? "-" : "+"))
+            appendDigits(magnitude / 3600, 2, to: &text)
+            text.append(UInt8(ascii: ":"))
+            appendDigits(magnitude % 3600 / 60, 2, to: &text)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     static func isLeapYear(_ year: Int) -> Bool {
@@ -109,9 +127,23 @@ public enum ISO8601Zoned {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    /// `value` in decimal, zero-padded to at least `width` digits (a sign first if negative).
+    private static func appendDigits(_ value: Int64, _ width: Int, to text: inout [UInt8]) {
+        if value < 0 { text.append(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        var power: UInt64 = 1
+        var count = 1
+        while power <= magnitude / 10 {
+            power *= 10
+            count += 1
+        }
+        if count < width { text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - count)) }
+        var rest = magnitude
+        while power > 0 {
+            text.append(UInt8(ascii: "0") + UInt8(rest / power))
+            rest %= power
+            power /= 10
+        }
     }
 }
 
