@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "ByteEncoding", swiftSettings: swiftSettings),
         .target(name: "PassIdentifiers", swiftSettings: swiftSettings),
         .target(name: "Certificates", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "HTTPServer", dependencies: ["ByteEncoding", "CMicroHTTPD", "Logging"], swiftSettings: swiftSettings),
+        .target(name: "HTTPServer", dependencies: ["ByteEncoding", "CMicroHTTPD", "Logging", "SystemSupport"], swiftSettings: swiftSettings),
         .target(name: "PassBundle", dependencies: ["ByteEncoding", "Certificates", "SystemSupport", "CZip", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "APNs", dependencies: ["PassIdentifiers", "Certificates", "SystemSupport", "CNGHTTP2", "COpenSSL", "Logging"], swiftSettings: swiftSettings),
         .target(name: "Storage", dependencies: ["ByteEncoding", "PassIdentifiers", "SystemSupport", "CPostgres", "CSQLite", "Logging"], swiftSettings: swiftSettings),

@@ -15,17 +15,20 @@ package enum JSONString {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escaping: copy them in one go, scanning and copying the string's
         // own UTF-8 storage where it has one (every native string) rather than going byte by byte.
-        let plain = string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+        let copied: Bool
+        if let done = string.utf8.withContiguousStorageIfAvailable({ utf8 -> Bool in
             guard !utf8.contains(where: needsEscape) else { return false }
             out.append(contentsOf: utf8)
             return true
-        }
-        if plain == true {
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        guard plain == false || string.utf8.contains(where: needsEscape) else {
+        }) {
+            copied = done
+        } else if !string.utf8.contains(where: needsEscape) {
             out.append(contentsOf: string.utf8)
+            copied = true
+        } else {
+            copied = false
+        }
+        if copied {
             out.append(UInt8(ascii: "\""))
             return
         }

@@ -3,6 +3,7 @@ import Dispatch
 import Glibc
 import Logging
 import Synchronization
+import SystemSupport
 
 /// The connection caps (the server's and each client's) and the whole-request deadline, on top of
 /// libmicrohttpd.
@@ -87,7 +88,7 @@ final class ConnectionRegistry: Sendable {
     func startSweeping() {
         let interval = min(.seconds(1), max(.milliseconds(50), requestTimeout / 4))
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "http.request-deadline"))
-        timer.schedule(deadline: .now() + .nanoseconds(Int(interval / .nanoseconds(1))), repeating: .nanoseconds(Int(interval / .nanoseconds(1))))
+        timer.schedule(deadline: .now() + interval.dispatchInterval, repeating: interval.dispatchInterval)
         timer.setEventHandler { [weak self] in self?.sweep() }
         timer.resume()
         let wrapped = SweepTimer(source: timer)

@@ -1,4 +1,5 @@
 import Synchronization
+import SystemSupport
 
 /// Since when one connection has been waiting for its current request, as an atomic the
 /// connection's worker thread sets without any lock and the deadline sweep reads.
@@ -34,17 +35,12 @@ final class RequestDeadline: Sendable {
     /// wait (the wait is then over, as if the request had arrived).
     func expire(now: ContinuousClock.Instant, timeout: Duration) -> Bool {
         let value = since.load(ordering: .relaxed)
-        guard value != 0, Self.encode(now) - value >= Self.nanoseconds(timeout) else { return false }
+        guard value != 0, Self.encode(now) - value >= timeout.nanoseconds else { return false }
         // A request that arrives meanwhile (0) or a new wait (a later instant) wins.
         return since.compareExchange(expected: value, desired: 0, ordering: .relaxed).exchanged
     }
 
     private static func encode(_ instant: ContinuousClock.Instant) -> Int64 {
-        nanoseconds(instant - origin) + 1
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        (instant - origin).nanoseconds + 1
     }
 }

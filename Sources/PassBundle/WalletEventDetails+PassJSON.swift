@@ -25,7 +25,11 @@ extension WalletEventDetails {
         // first and last relevant interval): formatted once.
         let start = iso(startsAt)
         let end = endsAt.map(iso)
-        let formatted = { (date: Date) in date == startsAt ? start : date == endsAt ? end ?? iso(date) : iso(date) }
+        let formatted = { (date: Date) -> JSONValue in
+            if date == startsAt { return start }
+            if date == endsAt, let end { return end }
+            return iso(date)
+        }
 
         var semantics: [String: JSONValue] = [:]
         if case .object(let existing)? = root["semantics"] { semantics = existing }

@@ -13,8 +13,13 @@ extension Duration {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 
+    /// Whole nanoseconds (rounded toward zero), for clocks kept in integers.
+    public var nanoseconds: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+    }
+
     /// Whole nanoseconds, for Dispatch timeouts.
     public var dispatchInterval: DispatchTimeInterval {
-        .nanoseconds(Int(components.seconds) * 1_000_000_000 + Int(components.attoseconds / 1_000_000_000))
+        .nanoseconds(Int(nanoseconds))
     }
 }
