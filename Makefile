@@ -29,10 +29,11 @@ build: deps
 run: build
 	$(SWIFT) run $(SWIFT_FLAGS) pass-server serve --development
 
-# Builds with warnings as errors, starts a throwaway PostgreSQL cluster and runs every test.
+# Builds with warnings as errors, starts a throwaway PostgreSQL cluster and runs every test; the
+# issues a run recorded are repeated just before the runner's closing summary.
 test: test-deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	scripts/with-postgres.sh $(SWIFT) test --skip-build $(SWIFT_FLAGS)
+	SWIFT=$(SWIFT) scripts/with-postgres.sh scripts/run-tests.sh --skip-build $(SWIFT_FLAGS)
 
 # Checks the running server against openapi.yaml with schemathesis (pinned, from PyPI, in a
 # virtualenv under .build/): every check, positive and negative cases, stateful link sequences, in
