@@ -24,11 +24,15 @@ struct LoggedPath: Sendable {
 
     /// `rawPath` (no query, still percent-encoded) as it may be logged.
     func redact(_ rawPath: String) -> String {
+        guard let longest = secretPrefixes.map(\.count).max() else { return String(rawPath.prefix(Self.maxLength)) }
         let raw = rawPath.split(separator: "/", omittingEmptySubsequences: false)
         // Empty and "." segments are skipped when matching: `//download/…` is still a download link.
         let significant = raw.indices.filter { !raw[$0].isEmpty && raw[$0] != "." }
+        // The segments as literals are compared (percent-decoded, lowercased), each worked out once
+        // however many prefixes there are, and only as far as the longest prefix reaches.
+        let compared = significant.prefix(longest).map { Self.comparable(raw[$0]) }
         for prefix in secretPrefixes where significant.count > prefix.count {
-            guard Self.matches(prefix, significant.prefix(prefix.count).map { raw[$0] }) else { continue }
+            guard zip(prefix, compared).allSatisfy({ expected, segment in expected == nil || expected == segment }) else { continue }
             let start = significant[prefix.count]
             let kept = raw[..<start].joined(separator: "/")
             let secret = raw[start...].joined(separator: "/")
@@ -42,13 +46,9 @@ struct LoggedPath: Sendable {
         name.lowercased().contains("token")
     }
 
-    /// Literal segments compare case-insensitively after percent-decoding; parameters match any
-    /// segment.
-    private static func matches(_ prefix: [String?], _ raw: [Substring]) -> Bool {
-        for (expected, segment) in zip(prefix, raw) {
-            guard let expected else { continue }
-            guard (PercentDecoding.decode(segment) ?? String(segment)).lowercased() == expected else { return false }
-        }
-        return true
+    /// A segment as literals are compared: percent-decoded and lowercased (as is when it does not
+    /// decode).
+    private static func comparable(_ segment: Substring) -> String {
+        (PercentDecoding.decode(segment) ?? String(segment)).lowercased()
     }
 }

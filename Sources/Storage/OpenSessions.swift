@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// The sessions open on the current thread, one per store: a `withSession` (or `transaction`) on a
 /// store while the same thread is inside a session of that store gets that session back instead
@@ -12,13 +13,24 @@ enum OpenSessions {
         var sessions: [ObjectIdentifier: StoreSession] = [:]
     }
 
-    private static let key = "PassServer.Storage.OpenSessions"
+    /// Each thread's table, kept in a pthread key (released when the thread ends). Every store
+    /// operation asks for it, so it is not looked up in Foundation's thread dictionary (a
+    /// dictionary lookup with a bridged key).
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<Table>.fromOpaque(pointer).release() }
+        }
+        precondition(created == 0, "pthread_key_create failed: \(created)")
+        return key
+    }()
 
     private static var table: Table {
-        let dictionary = Thread.current.threadDictionary
-        if let table = dictionary[key] as? Table { return table }
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<Table>.fromOpaque(pointer).takeUnretainedValue()
+        }
         let table = Table()
-        dictionary[key] = table
+        pthread_setspecific(key, Unmanaged.passRetained(table).toOpaque())
         return table
     }
 
