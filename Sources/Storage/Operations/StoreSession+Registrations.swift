@@ -51,8 +51,9 @@ extension RegistrationOperations {
         }
     }
 
-    /// PostgreSQL's capped registration in one round trip: BEGIN, the pass row's lock, one
-    /// statement doing the rest, and COMMIT go to the server together (a pipeline).
+    /// PostgreSQL's capped registration in one round trip: BEGIN, the pass row's lock, the
+    /// statement doing the registration, the one forgetting evicted devices, and COMMIT go to the
+    /// server together (a pipeline).
     ///
     /// The lock is a statement of its own, before the one that reads the pass's registrations: in
     /// READ COMMITTED each statement sees what was committed when it began, so the second one,
@@ -64,11 +65,26 @@ extension RegistrationOperations {
     /// do not wait for us. An unknown pass leaves the statement's foreign-key check failing
     /// (`.notFound`), and the transaction rolls back.
     ///
-    /// The statement upserts the device and the registration, deletes the pass's registrations
-    /// beyond the `limit` most recently updated (never the registering device's; the new row is
-    /// not in the statement's view, hence `limit - 1` others), forgets the devices that held only
-    /// an evicted registration, and records `pass.added` when the registration is the pass's
-    /// first (an endpoint wanting it). `xmax = 0` is true only for a row this statement inserted.
+    /// The registration statement upserts the device and the registration, deletes the pass's
+    /// registrations beyond the `limit` most recently updated (never the registering device's; the
+    /// new row is not in the statement's view, hence `limit - 1` others), and records `pass.added`
+    /// when the registration is the pass's first (an endpoint wanting it). `xmax = 0` is true only
+    /// for a row this statement inserted. It also does what the triggers on `registrations` do for
+    /// other writers (migration 26), which the lock statement turns off for this transaction's own
+    /// statements (`pass_server.registration_tallied`): the registration gets its copies of the
+    /// pass (read under the lock), the pass its first Wallet add, `event_devices` its counts, and
+    /// `event_tally_changes` one row per event and job with the net change, none when a phone of
+    /// the event evicted for a new one cancels out. The evicted phones' `event_devices` rows are
+    /// locked before they are decremented or deleted, and both decide on the locked row: a phone
+    /// registering another ticket of the event meanwhile is counted, never lost.
+    ///
+    /// The devices left with no registration by the eviction are deleted by the next statement
+    /// (the registration statement hands them over, and whether it inserted, in settings local to
+    /// the transaction). Not in the same statement: a device's deletion cascades to its
+    /// registrations, and the registrations' delete trigger fired by that cascade would see, in its
+    /// transition table, every row the statement deleted, evicted ones included, and count them a
+    /// second time. In a statement of its own the cascade's trigger counts what the cascade
+    /// deletes, if anything (a registration of the device committed meanwhile).
     private func registerCapped(
         deviceLibraryIdentifier device: DeviceLibraryIdentifier, pushToken: String, service: PushService,
         passTypeIdentifier passType: PassTypeIdentifier, serialNumber serial: SerialNumber, now: Date, limit: Int
@@ -80,10 +96,22 @@ extension RegistrationOperations {
         )
         return try transaction {
             try executeDeferred("""
-                SELECT id FROM passes WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) FOR NO KEY UPDATE
+                SELECT id, set_config('pass_server.registration_tallied', 'on', true) FROM passes
+                WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) FOR NO KEY UPDATE
                 """)
-            guard let row = try executeFinal("""
-                WITH \(Self.upserts(device: device, pushToken: pushToken, service: service, passType: passType, serial: serial, millis: millis)),
+            try executeDeferred("""
+                WITH pass AS (
+                    SELECT id, event_id, job_id, revision, served_revision FROM passes
+                    WHERE pass_type_identifier = \(passType) AND serial_number = \(serial)),
+                \(Self.deviceUpsert(device: device, pushToken: pushToken, service: service, millis: millis)),
+                registration AS (
+                    INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at,
+                        pass_id, event_id, job_id, pass_revision, served_revision)
+                    VALUES (\(device), \(passType), \(serial), \(millis), \(millis),
+                        (SELECT id FROM pass), (SELECT event_id FROM pass), (SELECT job_id FROM pass), (SELECT revision FROM pass),
+                        (SELECT served_revision FROM pass))
+                    ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
+                    RETURNING (xmax = 0) AS inserted, event_id, COALESCE(job_id, '') AS job_id),
                 evicted AS (
                     DELETE FROM registrations
                     WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) AND device_library_identifier <> \(device)
@@ -92,18 +120,59 @@ extension RegistrationOperations {
                         WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) AND device_library_identifier <> \(device)
                         ORDER BY updated_at DESC, created_at DESC, device_library_identifier DESC
                         LIMIT \(limit - 1))
-                    RETURNING device_library_identifier),
-                forgotten AS (
-                    DELETE FROM devices d USING evicted e
-                    WHERE d.device_library_identifier = e.device_library_identifier
-                      AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_library_identifier = e.device_library_identifier
-                        AND (r.pass_type_identifier <> \(passType) OR r.serial_number <> \(serial)))
+                    RETURNING device_library_identifier, event_id, COALESCE(job_id, '') AS job_id,
+                        CASE WHEN told_revision >= pass_revision AND served_revision >= pass_revision THEN 1 ELSE 0 END AS up_to_date),
+                held AS (
+                    SELECT d.event_id, d.device_library_identifier, d.registrations FROM event_devices d
+                    JOIN evicted e ON e.event_id = d.event_id AND e.device_library_identifier = d.device_library_identifier
+                    ORDER BY d.event_id, d.device_library_identifier
+                    FOR UPDATE OF d),
+                left_event AS (
+                    DELETE FROM event_devices d USING held h
+                    WHERE d.event_id = h.event_id AND d.device_library_identifier = h.device_library_identifier AND h.registrations <= 1
+                    RETURNING d.event_id),
+                stayed AS (
+                    UPDATE event_devices d SET registrations = d.registrations - 1 FROM held h
+                    WHERE d.event_id = h.event_id AND d.device_library_identifier = h.device_library_identifier AND h.registrations > 1
+                    RETURNING 1),
+                joined AS (
+                    INSERT INTO event_devices (event_id, device_library_identifier, registrations)
+                    SELECT event_id, CAST(\(device) AS TEXT), 1 FROM registration WHERE inserted AND event_id IS NOT NULL
+                    ON CONFLICT (event_id, device_library_identifier) DO UPDATE SET registrations = event_devices.registrations + 1
+                    RETURNING event_id, (xmax = 0) AS created),
+                tallied AS (
+                    INSERT INTO event_tally_changes (event_id, job_id, registered_devices, devices, devices_current)
+                    SELECT event_id, job_id, sum(registered_devices), sum(devices), sum(devices_current) FROM (
+                        SELECT event_id, job_id, 0 AS registered_devices, 1 AS devices, 0 AS devices_current
+                        FROM registration WHERE inserted AND event_id IS NOT NULL
+                        UNION ALL SELECT event_id, job_id, 0, -1, -up_to_date FROM evicted WHERE event_id IS NOT NULL
+                        UNION ALL SELECT event_id, '', 1, 0, 0 FROM joined WHERE created
+                        UNION ALL SELECT event_id, '', -1, 0, 0 FROM left_event) change
+                    GROUP BY event_id, job_id
+                    HAVING sum(registered_devices) <> 0 OR sum(devices) <> 0 OR sum(devices_current) <> 0
+                    ORDER BY event_id, job_id
+                    RETURNING 1),
+                first_add AS (
+                    UPDATE passes SET wallet_added_at = \(millis)
+                    WHERE id = (SELECT id FROM pass) AND wallet_added_at IS NULL AND EXISTS (SELECT 1 FROM registration WHERE inserted)
                     RETURNING 1),
                 added AS (\(added))
-                SELECT inserted FROM registration
+                SELECT set_config('pass_server.registration_inserted', CAST(inserted AS TEXT), true),
+                    set_config('pass_server.evicted_devices',
+                        (SELECT COALESCE(CAST(json_agg(device_library_identifier) AS TEXT), '[]') FROM evicted), true)
+                FROM registration
+                """)
+            guard let row = try executeFinal("""
+                WITH forgotten AS (
+                    DELETE FROM devices d
+                    WHERE d.device_library_identifier IN (
+                        SELECT json_array_elements_text(CAST(current_setting('pass_server.evicted_devices') AS JSON)))
+                      AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_library_identifier = d.device_library_identifier)
+                    RETURNING 1)
+                SELECT current_setting('pass_server.registration_inserted') AS inserted
                 """).first
             else { throw StorageError(.backend, "upsert returned no row") }
-            return try row.int64("inserted") == 1 ? .created : .updated
+            return try row.string("inserted") == "true" ? .created : .updated
         }
     }
 
@@ -163,17 +232,24 @@ extension RegistrationOperations {
         device: DeviceLibraryIdentifier, pushToken: String, service: PushService, passType: PassTypeIdentifier, serial: SerialNumber, millis: Int64
     ) -> SQLQuery {
         """
-        device AS (
-            INSERT INTO devices (device_library_identifier, push_token, push_service, updated_at)
-            VALUES (\(device), \(pushToken), \(service), \(millis))
-            ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token,
-                push_service = excluded.push_service, updated_at = excluded.updated_at
-            RETURNING 1),
+        \(deviceUpsert(device: device, pushToken: pushToken, service: service, millis: millis)),
         registration AS (
             INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
             VALUES (\(device), \(passType), \(serial), \(millis), \(millis))
             ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
             RETURNING (xmax = 0) AS inserted)
+        """
+    }
+
+    /// The CTE `device` upserting a device and its push token.
+    private static func deviceUpsert(device: DeviceLibraryIdentifier, pushToken: String, service: PushService, millis: Int64) -> SQLQuery {
+        """
+        device AS (
+            INSERT INTO devices (device_library_identifier, push_token, push_service, updated_at)
+            VALUES (\(device), \(pushToken), \(service), \(millis))
+            ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token,
+                push_service = excluded.push_service, updated_at = excluded.updated_at
+            RETURNING 1)
         """
     }
 
