@@ -66,7 +66,7 @@ if [ "$statements" = 1 ]; then
     # Known once the library is loaded.
     # auto_explain logs the plans of one statement in 2,000 (those inside triggers too) with their
     # timings and buffers, to the cluster's log (printed at the end).
-    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" \
+    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" -c "ALTER SYSTEM SET pg_stat_statements.track_planning = on" \
         -c "ALTER SYSTEM SET auto_explain.log_min_duration = 0" -c "ALTER SYSTEM SET auto_explain.log_analyze = on" \
         -c "ALTER SYSTEM SET auto_explain.log_buffers = on" -c "ALTER SYSTEM SET auto_explain.log_nested_statements = on" \
         -c "ALTER SYSTEM SET auto_explain.sample_rate = 0.0005" -c "SELECT pg_reload_conf()" >/dev/null
@@ -219,7 +219,8 @@ if [ "$statements" = 1 ]; then
     # The statements of the runs by total time (those inside triggers and functions included), and
     # the tables' writes.
     psql -q "$database_url" -P pager=off >&2 <<'SQL'
-SELECT calls, round(total_exec_time::numeric, 1) AS total_ms, round((total_exec_time / calls)::numeric, 4) AS ms_a_call,
+SELECT calls, round(total_exec_time::numeric, 1) AS total_ms, round((total_exec_time / greatest(calls, 1))::numeric, 4) AS ms_a_call,
+       plans, round((total_plan_time / greatest(plans, 1))::numeric, 4) AS plan_ms_a_plan,
        rows, shared_blks_hit AS hits, left(regexp_replace(query, '\s+', ' ', 'g'), 160) AS statement
 FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
 ORDER BY total_exec_time DESC LIMIT 30;

@@ -9,13 +9,14 @@
 // device of an event out, one in). The statement now writes the copies, the first add, the
 // `event_devices` counts and one net change row itself (none when the changes cancel out), and
 // before it the transaction sets `pass_server.registration_tallied` (local to the transaction);
-// while it is set the triggers below do not fire for statements the transaction runs itself:
+// while it is set the triggers below do not fire in that transaction:
 //
 // - `registrations_copy_pass` fires only for rows inserted without their pass's id (every other
 //   writer), whatever the setting.
-// - `registrations_first_add` and the three tally triggers fire unless the setting is on and the
-//   statement is the transaction's own (`pg_trigger_depth() = 0`): rows deleted by a cascade, whose
-//   statement runs inside a foreign key's trigger, are tallied by the triggers as before.
+// - `registrations_first_add` and the three tally triggers fire unless the setting is on. The
+//   registration's transaction deletes no registration it does not count itself: the devices it
+//   forgets have none left (it deletes a device only while the device's row is the version it saw,
+//   and every writer of a registration upserts the device first), so their cascade deletes none.
 //
 // Every other writer of `registrations` (unregistrations, prunes, erasure, retention, the uncapped
 // upsert, job and reach updates, cascades) is unchanged. SQLite keeps its triggers: it has no such
@@ -31,22 +32,20 @@ extension Migration {
             FOR EACH ROW WHEN (NEW.pass_id IS NULL) EXECUTE FUNCTION registration_copy_pass();
         DROP TRIGGER registrations_first_add ON registrations;
         CREATE TRIGGER registrations_first_add AFTER INSERT ON registrations FOR EACH ROW
-            WHEN (\(firesForStatement)) EXECUTE FUNCTION registration_first_add();
+            WHEN (\(notTalliedByTransaction)) EXECUTE FUNCTION registration_first_add();
         DROP TRIGGER registrations_tally_insert ON registrations;
         CREATE TRIGGER registrations_tally_insert AFTER INSERT ON registrations REFERENCING NEW TABLE AS inserted
-            FOR EACH STATEMENT WHEN (\(firesForStatement)) EXECUTE FUNCTION tally_registrations_inserted();
+            FOR EACH STATEMENT WHEN (\(notTalliedByTransaction)) EXECUTE FUNCTION tally_registrations_inserted();
         DROP TRIGGER registrations_tally_update ON registrations;
         CREATE TRIGGER registrations_tally_update AFTER UPDATE ON registrations REFERENCING OLD TABLE AS previous NEW TABLE AS updated
-            FOR EACH STATEMENT WHEN (\(firesForStatement)) EXECUTE FUNCTION tally_registrations_updated();
+            FOR EACH STATEMENT WHEN (\(notTalliedByTransaction)) EXECUTE FUNCTION tally_registrations_updated();
         DROP TRIGGER registrations_tally_delete ON registrations;
         CREATE TRIGGER registrations_tally_delete AFTER DELETE ON registrations REFERENCING OLD TABLE AS removed
-            FOR EACH STATEMENT WHEN (\(firesForStatement)) EXECUTE FUNCTION tally_registrations_deleted();
+            FOR EACH STATEMENT WHEN (\(notTalliedByTransaction)) EXECUTE FUNCTION tally_registrations_deleted();
         """,
         sqlite: ""
     )
 
-    /// The triggers' condition: the statement is not one whose transaction writes the tallies of
-    /// its registrations itself.
-    private static let firesForStatement =
-        "pg_trigger_depth() > 0 OR current_setting('pass_server.registration_tallied', true) IS DISTINCT FROM 'on'"
+    private static let notTalliedByTransaction =
+        "current_setting('pass_server.registration_tallied', true) IS DISTINCT FROM 'on'"
 }

@@ -51,9 +51,8 @@ extension RegistrationOperations {
         }
     }
 
-    /// PostgreSQL's capped registration in one round trip: BEGIN, the pass row's lock, the
-    /// statement doing the registration, the one forgetting evicted devices, and COMMIT go to the
-    /// server together (a pipeline).
+    /// PostgreSQL's capped registration in one round trip: BEGIN, the pass row's lock, one
+    /// statement doing the rest, and COMMIT go to the server together (a pipeline).
     ///
     /// The lock is a statement of its own, before the one that reads the pass's registrations: in
     /// READ COMMITTED each statement sees what was committed when it began, so the second one,
@@ -65,26 +64,26 @@ extension RegistrationOperations {
     /// do not wait for us. An unknown pass leaves the statement's foreign-key check failing
     /// (`.notFound`), and the transaction rolls back.
     ///
-    /// The registration statement upserts the device and the registration, deletes the pass's
-    /// registrations beyond the `limit` most recently updated (never the registering device's; the
-    /// new row is not in the statement's view, hence `limit - 1` others), and records `pass.added`
-    /// when the registration is the pass's first (an endpoint wanting it). `xmax = 0` is true only
-    /// for a row this statement inserted. It also does what the triggers on `registrations` do for
-    /// other writers (migration 26), which the lock statement turns off for this transaction's own
-    /// statements (`pass_server.registration_tallied`): the registration gets its copies of the
-    /// pass (read under the lock), the pass its first Wallet add, `event_devices` its counts, and
+    /// The statement upserts the device and the registration, deletes the pass's registrations
+    /// beyond the `limit` most recently updated (never the registering device's; the new row is
+    /// not in the statement's view, hence `limit - 1` others), forgets the devices that held only
+    /// an evicted registration, and records `pass.added` when the registration is the pass's
+    /// first (an endpoint wanting it). `xmax = 0` is true only for a row this statement inserted.
+    ///
+    /// It also does what the triggers on `registrations` do for other writers (migration 26),
+    /// which the lock statement turns off for the rest of the transaction
+    /// (`pass_server.registration_tallied`): the registration gets its copies of the pass (read
+    /// under the lock), the pass its first Wallet add, `event_devices` its counts, and
     /// `event_tally_changes` one row per event and job with the net change, none when a phone of
     /// the event evicted for a new one cancels out. The evicted phones' `event_devices` rows are
     /// locked before they are decremented or deleted, and both decide on the locked row: a phone
     /// registering another ticket of the event meanwhile is counted, never lost.
     ///
-    /// The devices left with no registration by the eviction are deleted by the next statement
-    /// (the registration statement hands them over, and whether it inserted, in settings local to
-    /// the transaction). Not in the same statement: a device's deletion cascades to its
-    /// registrations, and the registrations' delete trigger fired by that cascade would see, in its
-    /// transition table, every row the statement deleted, evicted ones included, and count them a
-    /// second time. In a statement of its own the cascade's trigger counts what the cascade
-    /// deletes, if anything (a registration of the device committed meanwhile).
+    /// Forgetting a device cascades to its registrations, which no trigger would count here, so
+    /// the cascade must find none: a device is deleted only if its row is still the version the
+    /// statement saw (`xmin`). Every writer of a registration upserts its device first, in its
+    /// transaction: a phone registering another pass meanwhile has made a new version of the row,
+    /// and the deletion, waiting for that transaction, then skips the device.
     private func registerCapped(
         deviceLibraryIdentifier device: DeviceLibraryIdentifier, pushToken: String, service: PushService,
         passTypeIdentifier passType: PassTypeIdentifier, serialNumber serial: SerialNumber, now: Date, limit: Int
@@ -99,7 +98,7 @@ extension RegistrationOperations {
                 SELECT id, set_config('pass_server.registration_tallied', 'on', true) FROM passes
                 WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) FOR NO KEY UPDATE
                 """)
-            try executeDeferred("""
+            guard let row = try executeFinal("""
                 WITH pass AS (
                     SELECT id, event_id, job_id, revision, served_revision FROM passes
                     WHERE pass_type_identifier = \(passType) AND serial_number = \(serial)),
@@ -122,6 +121,15 @@ extension RegistrationOperations {
                         LIMIT \(limit - 1))
                     RETURNING device_library_identifier, event_id, COALESCE(job_id, '') AS job_id,
                         CASE WHEN told_revision >= pass_revision AND served_revision >= pass_revision THEN 1 ELSE 0 END AS up_to_date),
+                seen AS (
+                    SELECT d.device_library_identifier, d.xmin AS version FROM devices d
+                    JOIN evicted e ON e.device_library_identifier = d.device_library_identifier),
+                forgotten AS (
+                    DELETE FROM devices d USING seen s
+                    WHERE d.device_library_identifier = s.device_library_identifier AND d.xmin = s.version
+                      AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_library_identifier = s.device_library_identifier
+                        AND (r.pass_type_identifier <> \(passType) OR r.serial_number <> \(serial)))
+                    RETURNING 1),
                 held AS (
                     SELECT d.event_id, d.device_library_identifier, d.registrations FROM event_devices d
                     JOIN evicted e ON e.event_id = d.event_id AND e.device_library_identifier = d.device_library_identifier
@@ -157,22 +165,10 @@ extension RegistrationOperations {
                     WHERE id = (SELECT id FROM pass) AND wallet_added_at IS NULL AND EXISTS (SELECT 1 FROM registration WHERE inserted)
                     RETURNING 1),
                 added AS (\(added))
-                SELECT set_config('pass_server.registration_inserted', CAST(inserted AS TEXT), true),
-                    set_config('pass_server.evicted_devices',
-                        (SELECT COALESCE(CAST(json_agg(device_library_identifier) AS TEXT), '[]') FROM evicted), true)
-                FROM registration
-                """)
-            guard let row = try executeFinal("""
-                WITH forgotten AS (
-                    DELETE FROM devices d
-                    WHERE d.device_library_identifier IN (
-                        SELECT json_array_elements_text(CAST(current_setting('pass_server.evicted_devices') AS JSON)))
-                      AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_library_identifier = d.device_library_identifier)
-                    RETURNING 1)
-                SELECT current_setting('pass_server.registration_inserted') AS inserted
+                SELECT inserted FROM registration
                 """).first
             else { throw StorageError(.backend, "upsert returned no row") }
-            return try row.string("inserted") == "true" ? .created : .updated
+            return try row.int64("inserted") == 1 ? .created : .updated
         }
     }
 
