@@ -13,7 +13,7 @@ struct Migration: Sendable {
 
     /// Every migration, in the order they apply. Append only; never edit an applied one
     /// (`MigrationPinTests` holds the SHA-256 of each one's SQL on both backends).
-    static let all: [Migration] = [initialSchema, retention, pushOutcomes, downloadNonce, organizers, reach, sessions, hotUpdates, checkIns, mail, claimOrder, searchIndexes, pendingIndexes, designs, templateMappings, scannerAccess, erasure, attendance, googleWallet, pushServices, googleOutbox, webhooks, scheduling, orders, registrationTallies]
+    static let all: [Migration] = [initialSchema, retention, pushOutcomes, downloadNonce, organizers, reach, sessions, hotUpdates, checkIns, mail, claimOrder, searchIndexes, pendingIndexes, designs, templateMappings, scannerAccess, erasure, attendance, googleWallet, pushServices, googleOutbox, webhooks, scheduling, orders]
 }
 
 extension Migration {

@@ -69,21 +69,6 @@ extension RegistrationOperations {
     /// not in the statement's view, hence `limit - 1` others), forgets the devices that held only
     /// an evicted registration, and records `pass.added` when the registration is the pass's
     /// first (an endpoint wanting it). `xmax = 0` is true only for a row this statement inserted.
-    ///
-    /// It also does what the triggers on `registrations` do for other writers (migration 26),
-    /// which the lock statement turns off for the rest of the transaction
-    /// (`pass_server.registration_tallied`): the registration gets its copies of the pass (read
-    /// under the lock), the pass its first Wallet add, `event_devices` its counts, and
-    /// `event_tally_changes` one row per event and job with the net change, none when a phone of
-    /// the event evicted for a new one cancels out. The evicted phones' `event_devices` rows are
-    /// locked before they are decremented or deleted, and both decide on the locked row: a phone
-    /// registering another ticket of the event meanwhile is counted, never lost.
-    ///
-    /// Forgetting a device cascades to its registrations, which no trigger would count here, so
-    /// the cascade must find none: a device is deleted only if its row is still the version the
-    /// statement saw (`xmin`). Every writer of a registration upserts its device first, in its
-    /// transaction: a phone registering another pass meanwhile has made a new version of the row,
-    /// and the deletion, waiting for that transaction, then skips the device.
     private func registerCapped(
         deviceLibraryIdentifier device: DeviceLibraryIdentifier, pushToken: String, service: PushService,
         passTypeIdentifier passType: PassTypeIdentifier, serialNumber serial: SerialNumber, now: Date, limit: Int
@@ -95,22 +80,10 @@ extension RegistrationOperations {
         )
         return try transaction {
             try executeDeferred("""
-                SELECT id, set_config('pass_server.registration_tallied', 'on', true) FROM passes
-                WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) FOR NO KEY UPDATE
+                SELECT id FROM passes WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) FOR NO KEY UPDATE
                 """)
             guard let row = try executeFinal("""
-                WITH pass AS (
-                    SELECT id, event_id, job_id, revision, served_revision FROM passes
-                    WHERE pass_type_identifier = \(passType) AND serial_number = \(serial)),
-                \(Self.deviceUpsert(device: device, pushToken: pushToken, service: service, millis: millis)),
-                registration AS (
-                    INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at,
-                        pass_id, event_id, job_id, pass_revision, served_revision)
-                    VALUES (\(device), \(passType), \(serial), \(millis), \(millis),
-                        (SELECT id FROM pass), (SELECT event_id FROM pass), (SELECT job_id FROM pass), (SELECT revision FROM pass),
-                        (SELECT served_revision FROM pass))
-                    ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
-                    RETURNING (xmax = 0) AS inserted, event_id, COALESCE(job_id, '') AS job_id),
+                WITH \(Self.upserts(device: device, pushToken: pushToken, service: service, passType: passType, serial: serial, millis: millis)),
                 evicted AS (
                     DELETE FROM registrations
                     WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) AND device_library_identifier <> \(device)
@@ -119,50 +92,12 @@ extension RegistrationOperations {
                         WHERE pass_type_identifier = \(passType) AND serial_number = \(serial) AND device_library_identifier <> \(device)
                         ORDER BY updated_at DESC, created_at DESC, device_library_identifier DESC
                         LIMIT \(limit - 1))
-                    RETURNING device_library_identifier, event_id, COALESCE(job_id, '') AS job_id,
-                        CASE WHEN told_revision >= pass_revision AND served_revision >= pass_revision THEN 1 ELSE 0 END AS up_to_date),
-                seen AS (
-                    SELECT d.device_library_identifier, d.xmin AS version FROM devices d
-                    JOIN evicted e ON e.device_library_identifier = d.device_library_identifier),
+                    RETURNING device_library_identifier),
                 forgotten AS (
-                    DELETE FROM devices d USING seen s
-                    WHERE d.device_library_identifier = s.device_library_identifier AND d.xmin = s.version
-                      AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_library_identifier = s.device_library_identifier
+                    DELETE FROM devices d USING evicted e
+                    WHERE d.device_library_identifier = e.device_library_identifier
+                      AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_library_identifier = e.device_library_identifier
                         AND (r.pass_type_identifier <> \(passType) OR r.serial_number <> \(serial)))
-                    RETURNING 1),
-                held AS (
-                    SELECT d.event_id, d.device_library_identifier, d.registrations FROM event_devices d
-                    JOIN evicted e ON e.event_id = d.event_id AND e.device_library_identifier = d.device_library_identifier
-                    ORDER BY d.event_id, d.device_library_identifier
-                    FOR UPDATE OF d),
-                left_event AS (
-                    DELETE FROM event_devices d USING held h
-                    WHERE d.event_id = h.event_id AND d.device_library_identifier = h.device_library_identifier AND h.registrations <= 1
-                    RETURNING d.event_id),
-                stayed AS (
-                    UPDATE event_devices d SET registrations = d.registrations - 1 FROM held h
-                    WHERE d.event_id = h.event_id AND d.device_library_identifier = h.device_library_identifier AND h.registrations > 1
-                    RETURNING 1),
-                joined AS (
-                    INSERT INTO event_devices (event_id, device_library_identifier, registrations)
-                    SELECT event_id, CAST(\(device) AS TEXT), 1 FROM registration WHERE inserted AND event_id IS NOT NULL
-                    ON CONFLICT (event_id, device_library_identifier) DO UPDATE SET registrations = event_devices.registrations + 1
-                    RETURNING event_id, (xmax = 0) AS created),
-                tallied AS (
-                    INSERT INTO event_tally_changes (event_id, job_id, registered_devices, devices, devices_current)
-                    SELECT event_id, job_id, sum(registered_devices), sum(devices), sum(devices_current) FROM (
-                        SELECT event_id, job_id, 0 AS registered_devices, 1 AS devices, 0 AS devices_current
-                        FROM registration WHERE inserted AND event_id IS NOT NULL
-                        UNION ALL SELECT event_id, job_id, 0, -1, -up_to_date FROM evicted WHERE event_id IS NOT NULL
-                        UNION ALL SELECT event_id, '', 1, 0, 0 FROM joined WHERE created
-                        UNION ALL SELECT event_id, '', -1, 0, 0 FROM left_event) change
-                    GROUP BY event_id, job_id
-                    HAVING sum(registered_devices) <> 0 OR sum(devices) <> 0 OR sum(devices_current) <> 0
-                    ORDER BY event_id, job_id
-                    RETURNING 1),
-                first_add AS (
-                    UPDATE passes SET wallet_added_at = \(millis)
-                    WHERE id = (SELECT id FROM pass) AND wallet_added_at IS NULL AND EXISTS (SELECT 1 FROM registration WHERE inserted)
                     RETURNING 1),
                 added AS (\(added))
                 SELECT inserted FROM registration
@@ -228,24 +163,17 @@ extension RegistrationOperations {
         device: DeviceLibraryIdentifier, pushToken: String, service: PushService, passType: PassTypeIdentifier, serial: SerialNumber, millis: Int64
     ) -> SQLQuery {
         """
-        \(deviceUpsert(device: device, pushToken: pushToken, service: service, millis: millis)),
-        registration AS (
-            INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
-            VALUES (\(device), \(passType), \(serial), \(millis), \(millis))
-            ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
-            RETURNING (xmax = 0) AS inserted)
-        """
-    }
-
-    /// The CTE `device` upserting a device and its push token.
-    private static func deviceUpsert(device: DeviceLibraryIdentifier, pushToken: String, service: PushService, millis: Int64) -> SQLQuery {
-        """
         device AS (
             INSERT INTO devices (device_library_identifier, push_token, push_service, updated_at)
             VALUES (\(device), \(pushToken), \(service), \(millis))
             ON CONFLICT (device_library_identifier) DO UPDATE SET push_token = excluded.push_token,
                 push_service = excluded.push_service, updated_at = excluded.updated_at
-            RETURNING 1)
+            RETURNING 1),
+        registration AS (
+            INSERT INTO registrations (device_library_identifier, pass_type_identifier, serial_number, created_at, updated_at)
+            VALUES (\(device), \(passType), \(serial), \(millis), \(millis))
+            ON CONFLICT (device_library_identifier, pass_type_identifier, serial_number) DO UPDATE SET updated_at = excluded.updated_at
+            RETURNING (xmax = 0) AS inserted)
         """
     }
 
