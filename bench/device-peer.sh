@@ -20,7 +20,13 @@
 #        DEVICE_BENCH_DURABLE (1: our PostgreSQL commits as a default cluster does, fsync,
 #                             synchronous_commit and full_page_writes on, as the peer's; 0: the test
 #                             cluster's settings, all three off)
+#        DEVICE_BENCH_SCENARIOS which to measure, of: healthz register pass list (all four)
+#        DEVICE_BENCH_STATEMENTS (1: restarts our cluster once with pg_stat_statements, tracking the
+#                             statements inside triggers too, and prints the statements of the runs
+#                             by total time to stderr at the end; 0)
 #        DEVICE_BENCH_TICKETS (1000) WRK_THREADS (2) WRK_CONNECTIONS (32) WRK_DURATION (15s) BENCH_ROUNDS (3)
+# Prints beside our requests per CPU-second of the server the CPU milliseconds our PostgreSQL
+# cluster spent per request (the postmaster and its processes, exited backends included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +38,8 @@ threads="${WRK_THREADS:-2}"
 connections="${WRK_CONNECTIONS:-32}"
 duration="${WRK_DURATION:-15s}"
 rounds="${BENCH_ROUNDS:-3}"
+scenarios=" ${DEVICE_BENCH_SCENARIOS:-healthz register pass list} "
+statements="${DEVICE_BENCH_STATEMENTS:-0}"
 export PEER_PASS_TYPE="${PEER_PASS_TYPE:-pass.com.example.peerbench}" PEER_PASSES="${PEER_PASSES:-1000}"
 export PEER_SERIAL_FORMAT="${PEER_SERIAL_FORMAT:-SN%06d}" PEER_TOKEN_FORMAT="${PEER_TOKEN_FORMAT:-tok%06d-peerbench-auth}"
 export PEER_DEVICE_FORMAT="${PEER_DEVICE_FORMAT:-dev%06d}" PEER_SINCE="${PEER_SINCE:-2000-01-01T00:00:00Z}"
@@ -48,6 +56,24 @@ if [ "$durable" = 1 ]; then
     psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "ALTER SYSTEM SET fsync = on" -c "ALTER SYSTEM SET synchronous_commit = on" \
         -c "ALTER SYSTEM SET full_page_writes = on" -c "SELECT pg_reload_conf()" >/dev/null
 fi
+if [ "$statements" = 1 ]; then
+    # pg_stat_statements must be loaded when the cluster starts.
+    : "${PASS_SERVER_TEST_PG_CTL:?DEVICE_BENCH_STATEMENTS needs scripts/with-postgres.sh}"
+    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "ALTER SYSTEM SET shared_preload_libraries = pg_stat_statements, auto_explain" >/dev/null
+    as_cluster_owner() { if [ "$(id -un)" = "$PASS_SERVER_TEST_PG_OWNER" ]; then "$@"; else runuser -u "$PASS_SERVER_TEST_PG_OWNER" -- "$@"; fi; }
+    cluster_log="$(dirname "$PASS_SERVER_TEST_PG_DATA")/server.log"
+    as_cluster_owner "$PASS_SERVER_TEST_PG_CTL" -D "$PASS_SERVER_TEST_PG_DATA" -l "$cluster_log" -w -t 60 restart >/dev/null
+    # Known once the library is loaded.
+    # auto_explain logs the plans of one statement in 2,000 (those inside triggers too) with their
+    # timings and buffers, to the cluster's log (printed at the end).
+    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" -c "ALTER SYSTEM SET pg_stat_statements.track_planning = on" \
+        -c "ALTER SYSTEM SET auto_explain.log_min_duration = 0" -c "ALTER SYSTEM SET auto_explain.log_analyze = on" \
+        -c "ALTER SYSTEM SET auto_explain.log_buffers = on" -c "ALTER SYSTEM SET auto_explain.log_nested_statements = on" \
+        -c "ALTER SYSTEM SET auto_explain.sample_rate = 0.0005" -c "SELECT pg_reload_conf()" >/dev/null
+    cluster_log_start=$(wc -c <"$cluster_log")
+fi
+# The cluster's postmaster (scripts/with-postgres.sh), for PostgreSQL's CPU time.
+postmaster_pid=$(head -n 1 "${PASS_SERVER_TEST_PG_DATA:-/nonexistent}/postmaster.pid" 2>/dev/null || true)
 baseline_pid=""
 cleanup() {
     if [ -n "$baseline_pid" ]; then kill -TERM "$baseline_pid" 2>/dev/null || true; wait "$baseline_pid" 2>/dev/null || true; fi
@@ -99,14 +125,27 @@ cpu_ticks() {
     # shellcheck disable=SC2086
     for pid in $all; do cat "/proc/$pid/stat" 2>/dev/null; done | awk '{ sum += $14 + $15 } END { print sum + 0 }'
 }
+# CPU ticks of the PostgreSQL cluster: the postmaster with its exited children (cutime, cstime)
+# and its processes alive now.
+cluster_ticks() {
+    [ -n "$postmaster_pid" ] || { echo 0; return; }
+    {
+        awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$postmaster_pid/stat" 2>/dev/null
+        for pid in $(pgrep -P "$postmaster_pid" 2>/dev/null); do
+            awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null
+        done
+    } | awk '{ sum += $1 } END { print sum + 0 }'
+}
 hz=$(getconf CLK_TCK)
 
-# run NAME PIDS URL [SCRIPT [SCENARIO]]: one wrk run; appends "NAME rps cpu_seconds load" to $work/runs.
+# run NAME PIDS URL [SCRIPT [SCENARIO]]: one wrk run; appends "NAME rps cpu_seconds load
+# cluster_ms_per_request" to $work/runs (the last only for ours).
 run() {
-    local name="$1" pids="$2" url="$3" script="${4:-}" output rps errors before after load
+    local name="$1" pids="$2" url="$3" script="${4:-}" output rps errors before after load cluster_before cluster_after requests
     load=$(cut -d' ' -f1 /proc/loadavg)
     # shellcheck disable=SC2086
     before=$(cpu_ticks $pids)
+    cluster_before=$(cluster_ticks)
     if [ -n "$script" ]; then
         output=$(PEER_SCENARIO="${5:-}" wrk -t"$threads" -c"$connections" -d"$duration" -s "$script" "$url")
     else
@@ -114,20 +153,28 @@ run() {
     fi
     # shellcheck disable=SC2086
     after=$(cpu_ticks $pids)
+    cluster_after=$(cluster_ticks)
     rps=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$output")
+    requests=$(awk '/requests in/ { print $1 }' <<<"$output")
     [ -n "$rps" ] || { echo "bench/device-peer.sh: no wrk result for $name:" >&2; echo "$output" >&2; exit 1; }
     errors=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' <<<"$output")
     [ -n "$errors" ] && echo "bench/device-peer.sh: $name had $errors non-2xx responses" >&2
-    echo "bench/device-peer.sh: $name: $rps req/s (load $load)" >&2
-    echo "$name $rps $(awk -v t=$((after - before)) -v hz="$hz" 'BEGIN { printf "%.1f", t / hz }') $load" >>"$work/runs"
+    local cluster_ms
+    cluster_ms=$(awk -v t=$((cluster_after - cluster_before)) -v hz="$hz" -v n="${requests:-0}" 'BEGIN { if (n > 0) printf "%.3f", t * 1000 / hz / n; else print 0 }')
+    echo "bench/device-peer.sh: $name: $rps req/s, PostgreSQL $cluster_ms CPU ms a request (load $load)" >&2
+    echo "$name $rps $(awk -v t=$((after - before)) -v hz="$hz" 'BEGIN { printf "%.1f", t / hz }') $load $cluster_ms" >>"$work/runs"
 }
 
 peer_pids="${PEER_PIDS:-}"
+[ "$statements" = 1 ] && psql -q "$database_url" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "SELECT pg_stat_statements_reset()" >/dev/null
 for round in $(seq 1 "$rounds"); do
     echo "bench/device-peer.sh: round $round of $rounds" >&2
-    run healthz-ours "$server_pid" "$base/healthz"
-    [ -n "$baseline" ] && run healthz-baseline "$baseline_pid" "http://127.0.0.1:$baseline_port/healthz"
+    if [[ "$scenarios" == *" healthz "* ]]; then
+        run healthz-ours "$server_pid" "$base/healthz"
+        [ -n "$baseline" ] && run healthz-baseline "$baseline_pid" "http://127.0.0.1:$baseline_port/healthz"
+    fi
     for scenario in register pass list; do
+        [[ "$scenarios" == *" $scenario "* ]] || continue
         run "$scenario-ours" "$server_pid" "$base" "bench/device-$scenario.lua"
         if [ -n "$peer" ]; then
             [ "$scenario" = register ] && [ -n "${PEER_RESET_COMMAND:-}" ] && bash -c "$PEER_RESET_COMMAND" >/dev/null
@@ -144,23 +191,43 @@ per_cpu() { awk -v r="$1" -v c="$2" -v d="${duration%s}" 'BEGIN { if (c > 0) pri
 
 echo "Device API beside ${peer:-no peer (PEER_URL not set)}: our PostgreSQL $([ "$durable" = 1 ] && echo "durable (fsync, synchronous_commit, full_page_writes on)" || echo "not durable (fsync, synchronous_commit, full_page_writes off)"); $tickets passes, wrk -t$threads -c$connections -d$duration, median of $rounds rounds alternating; load average $(awk '{ print $4 }' "$work/runs" | sort -g | head -1)–$(awk '{ print $4 }' "$work/runs" | sort -g | tail -1) (median $(awk '{ print $4 }' "$work/runs" | median)) at the runs' starts, $(nproc) cores."
 echo
-echo "| endpoint | ours (req/s) | runs | requests per CPU-second of ours | peer (req/s) | runs | ratio |"
-echo "|---|---:|---|---:|---:|---|---:|"
+echo "| endpoint | ours (req/s) | runs | requests per CPU-second of ours | PostgreSQL CPU ms a request (median) | runs | peer (req/s) | runs | ratio |"
+echo "|---|---:|---|---:|---:|---|---:|---|---:|"
 for scenario in register pass list; do
+    [[ "$scenarios" == *" $scenario "* ]] || continue
     ours=$(column "$scenario-ours" 2)
+    cluster="$(column "$scenario-ours" 5) | $(awk -v n="$scenario-ours" '$1 == n { printf "%s%s", sep, $5; sep = ", " }' "$work/runs")"
     if [ -n "$peer" ]; then
         theirs=$(column "$scenario-peer" 2)
-        printf '| %s | %.0f | %s | %s | %.0f | %s | %s |\n' "$scenario" "$ours" "$(all_runs "$scenario-ours")" "$(per_cpu "$ours" "$(column "$scenario-ours" 3)")" \
-            "$theirs" "$(all_runs "$scenario-peer")" "$(ratio "$ours" "$theirs")"
+        printf '| %s | %.0f | %s | %s | %s | %.0f | %s | %s |\n' "$scenario" "$ours" "$(all_runs "$scenario-ours")" "$(per_cpu "$ours" "$(column "$scenario-ours" 3)")" \
+            "$cluster" "$theirs" "$(all_runs "$scenario-peer")" "$(ratio "$ours" "$theirs")"
     else
-        printf '| %s | %.0f | %s | %s | – | – | – |\n' "$scenario" "$ours" "$(all_runs "$scenario-ours")" "$(per_cpu "$ours" "$(column "$scenario-ours" 3)")"
+        printf '| %s | %.0f | %s | %s | %s | – | – | – |\n' "$scenario" "$ours" "$(all_runs "$scenario-ours")" "$(per_cpu "$ours" "$(column "$scenario-ours" 3)")" "$cluster"
     fi
 done
-ours=$(column healthz-ours 2)
-if [ -n "$baseline" ]; then
-    theirs=$(column healthz-baseline 2)
-    printf '| /healthz (access log on) | %.0f | %s | %s | baseline %.0f | %s | %s |\n' "$ours" "$(all_runs healthz-ours)" \
-        "$(per_cpu "$ours" "$(column healthz-ours 3)")" "$theirs" "$(all_runs healthz-baseline)" "$(ratio "$ours" "$theirs")"
-else
-    printf '| /healthz (access log on) | %.0f | %s | %s | – | – | – |\n' "$ours" "$(all_runs healthz-ours)" "$(per_cpu "$ours" "$(column healthz-ours 3)")"
+if [[ "$scenarios" == *" healthz "* ]]; then
+    ours=$(column healthz-ours 2)
+    if [ -n "$baseline" ]; then
+        theirs=$(column healthz-baseline 2)
+        printf '| /healthz (access log on) | %.0f | %s | %s | – | – | baseline %.0f | %s | %s |\n' "$ours" "$(all_runs healthz-ours)" \
+            "$(per_cpu "$ours" "$(column healthz-ours 3)")" "$theirs" "$(all_runs healthz-baseline)" "$(ratio "$ours" "$theirs")"
+    else
+        printf '| /healthz (access log on) | %.0f | %s | %s | – | – | – | – | – |\n' "$ours" "$(all_runs healthz-ours)" "$(per_cpu "$ours" "$(column healthz-ours 3)")"
+    fi
+fi
+if [ "$statements" = 1 ]; then
+    # The statements of the runs by total time (those inside triggers and functions included), and
+    # the tables' writes.
+    psql -q "$database_url" -P pager=off >&2 <<'SQL'
+SELECT calls, round(total_exec_time::numeric, 1) AS total_ms, round((total_exec_time / greatest(calls, 1))::numeric, 4) AS ms_a_call,
+       plans, round((total_plan_time / greatest(plans, 1))::numeric, 4) AS plan_ms_a_plan,
+       rows, shared_blks_hit AS hits, left(regexp_replace(query, '\s+', ' ', 'g'), 160) AS statement
+FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+ORDER BY total_exec_time DESC LIMIT 30;
+SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del FROM pg_stat_user_tables
+WHERE n_tup_upd + n_tup_ins + n_tup_del > 0 ORDER BY relname;
+SELECT relname, indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relname IN ('registrations', 'devices', 'event_devices', 'event_tally_changes', 'passes') ORDER BY 1, 2;
+SQL
+    echo "bench/device-peer.sh: plans sampled by auto_explain:" >&2
+    tail -c +"$((cluster_log_start + 1))" "$cluster_log" | grep -v '^\s*$' | head -n 2000 >&2 || true
 fi
