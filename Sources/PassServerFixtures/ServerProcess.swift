@@ -105,6 +105,29 @@ package final class ServerProcess {
         return pid > 0 ? pid : nil
     }
 
+    /// Runs `pass-server serve --development` in `directory` (on a free port of 127.0.0.1, with the
+    /// repository's pass templates and `environment` on top) until it listens and `done` holds of
+    /// it, for 30 s at most, then stops it with SIGTERM. Returns the stopped process, whose output
+    /// the caller reads, and its exit status (nil if it had not exited 30 s after the signal; it is
+    /// killed then).
+    package static func runDevelopment(
+        in directory: URL, environment: [String: String] = [:], until done: (ServerProcess) -> Bool
+    ) async throws -> (server: ServerProcess, status: Int32?) {
+        let defaults = [
+            "HTTP_PORT": "0", "HTTP_HOST": "127.0.0.1",
+            "PASSES_DIR": PassServerExecutable.packageRoot.appendingPathComponent("Passes").path,
+        ]
+        let server = try ServerProcess(
+            ["serve", "--development"], environment: defaults.merging(environment) { $1 }, directory: directory.path, currentDirectory: directory
+        )
+        defer { server.forceKill() }
+        _ = try await server.port()
+        let deadline = Date().addingTimeInterval(30)
+        while !done(server), Date() < deadline { await AdminSupport.pause(0.05) }
+        server.signal(SIGTERM)
+        return (server, await server.waitForExit(timeout: 30))
+    }
+
     /// Kills the process (if running) and waits for it.
     package func forceKill() {
         if process.isRunning { signal(SIGKILL) }

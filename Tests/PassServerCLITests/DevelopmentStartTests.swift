@@ -9,17 +9,8 @@ struct DevelopmentStartTests {
     /// Starts `serve --development` in `directory`, waits until it listens and its standard output
     /// says something, stops it, and returns what it printed.
     static func start(in directory: URL, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
-        let environment = [
-            "HTTP_PORT": "0", "HTTP_HOST": "127.0.0.1", "LOG_LEVEL": "info",
-            "PASSES_DIR": PassServerExecutable.packageRoot.appendingPathComponent("Passes").path,
-        ]
-        let server = try ServerProcess(["serve", "--development"], environment: environment, directory: directory.path, currentDirectory: directory)
-        defer { server.forceKill() }
-        _ = try await server.port()
-        let deadline = Date().addingTimeInterval(30)
-        while server.standardOutput.isEmpty, Date() < deadline { await AdminSupport.pause(0.05) }
-        server.signal(SIGTERM)
-        #expect(await server.waitForExit(timeout: 30) == 0, "\(server.standardError.suffix(2_000))", sourceLocation: sourceLocation)
+        let (server, status) = try await ServerProcess.runDevelopment(in: directory, environment: ["LOG_LEVEL": "info"]) { !$0.standardOutput.isEmpty }
+        #expect(status == 0, "\(server.standardError.suffix(2_000))", sourceLocation: sourceLocation)
         return server.standardOutput
     }
 

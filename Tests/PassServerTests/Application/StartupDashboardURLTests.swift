@@ -12,17 +12,10 @@ struct StartupDashboardURLTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificates = try PassServerExecutable.run(["certs", "dev", "--dir", "Certificates/dev"], currentDirectory: directory)
         try #require(certificates.status == 0, "\(certificates.standardError)")
-        let environment = [
-            "HTTP_PORT": "0", "HTTP_HOST": "127.0.0.1", "PUBLIC_URL": "http://127.0.0.1:18080/",
-            "PASSES_DIR": PassServerExecutable.packageRoot.appendingPathComponent("Passes").path,
-        ]
-        let server = try ServerProcess(["serve", "--development"], environment: environment, directory: directory.path, currentDirectory: directory)
-        defer { server.forceKill() }
-        _ = try await server.port()
-        let deadline = Date().addingTimeInterval(30)
-        while !server.standardError.contains("/admin/"), Date() < deadline { await AdminSupport.pause(0.05) }
-        server.signal(SIGTERM)
-        #expect(await server.waitForExit(timeout: 30) == 0, "\(server.standardError.suffix(2_000))")
+        let (server, status) = try await ServerProcess.runDevelopment(in: directory, environment: ["PUBLIC_URL": "http://127.0.0.1:18080/"]) {
+            $0.standardError.contains("/admin/")
+        }
+        #expect(status == 0, "\(server.standardError.suffix(2_000))")
         let lines = server.standardError.split(separator: "\n").filter { $0.contains("dashboard") }
         #expect(lines.count == 1, "\(server.standardError.suffix(3_000))")
         #expect(lines.first?.contains("http://127.0.0.1:18080/admin/") == true, "\(lines)")
