@@ -8,6 +8,8 @@
 struct LoggedPath: Sendable {
     /// For each route with a secret parameter: the segments before it (`nil` for a parameter).
     private let secretPrefixes: [[String?]]
+    /// The most segments any of them has.
+    private let longestPrefix: Int
     /// Longest logged path; the rest is cut.
     static let maxLength = 512
 
@@ -20,17 +22,18 @@ struct LoggedPath: Sendable {
             if !prefixes.contains(prefix) { prefixes.append(prefix) }
         }
         secretPrefixes = prefixes
+        longestPrefix = prefixes.map(\.count).max() ?? 0
     }
 
     /// `rawPath` (no query, still percent-encoded) as it may be logged.
     func redact(_ rawPath: String) -> String {
-        guard let longest = secretPrefixes.map(\.count).max() else { return String(rawPath.prefix(Self.maxLength)) }
+        guard !secretPrefixes.isEmpty else { return String(rawPath.prefix(Self.maxLength)) }
         let raw = rawPath.split(separator: "/", omittingEmptySubsequences: false)
         // Empty and "." segments are skipped when matching: `//download/…` is still a download link.
         let significant = raw.indices.filter { !raw[$0].isEmpty && raw[$0] != "." }
         // The segments as literals are compared (percent-decoded, lowercased), each worked out once
         // however many prefixes there are, and only as far as the longest prefix reaches.
-        let compared = significant.prefix(longest).map { Self.comparable(raw[$0]) }
+        let compared = significant.prefix(longestPrefix).map { Self.comparable(raw[$0]) }
         for prefix in secretPrefixes where significant.count > prefix.count {
             guard zip(prefix, compared).allSatisfy({ expected, segment in expected == nil || expected == segment }) else { continue }
             let start = significant[prefix.count]

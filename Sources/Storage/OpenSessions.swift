@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import SystemSupport
 
 /// The sessions open on the current thread, one per store: a `withSession` (or `transaction`) on a
 /// store while the same thread is inside a session of that store gets that session back instead
@@ -13,26 +13,8 @@ enum OpenSessions {
         var sessions: [ObjectIdentifier: StoreSession] = [:]
     }
 
-    /// Each thread's table, kept in a pthread key (released when the thread ends). Every store
-    /// operation asks for it, so it is not looked up in Foundation's thread dictionary (a
-    /// dictionary lookup with a bridged key).
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let created = pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<Table>.fromOpaque(pointer).release() }
-        }
-        precondition(created == 0, "pthread_key_create failed: \(created)")
-        return key
-    }()
-
-    private static var table: Table {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<Table>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        let table = Table()
-        pthread_setspecific(key, Unmanaged.passRetained(table).toOpaque())
-        return table
-    }
+    /// Each thread's table (every store operation asks for it).
+    private static let tables = ThreadLocal { Table() }
 
     /// Runs `body` on the session of `store` open on this thread, or on a new one that `borrow`
     /// lends. A read session cannot serve a nested write: that throws `.invalidValue`, the same
@@ -43,7 +25,7 @@ enum OpenSessions {
         borrow: ((StoreSession) throws -> T) throws -> T,
         _ body: (StoreSession) throws -> T
     ) throws -> T {
-        let table = table
+        let table = tables.current
         let id = ObjectIdentifier(store)
         if let open = table.sessions[id] {
             guard access == .read || open.access == .write else {

@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 
 /// A value kept in several copies, each behind a lock of its own, where each thread updates the
@@ -34,20 +33,15 @@ public final class ThreadShards<Value: Sendable>: Sendable {
     }
 }
 
-/// A small number per thread, handed out in turn on the thread's first use and kept in a pthread
-/// key (as the pointer's bits: nothing to free when the thread ends).
+/// A small number per thread, handed out in turn on the thread's first use.
 enum ThreadSlot {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-    private static let next = Atomic<Int>(0)
-
-    static var current: Int {
-        if let slot = pthread_getspecific(key) { return Int(bitPattern: slot) - 1 }
-        let slot = next.wrappingAdd(1, ordering: .relaxed).oldValue & Int(Int32.max)
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: slot + 1))
-        return slot
+    private final class Slot {
+        let index: Int
+        init(_ index: Int) { self.index = index }
     }
+
+    private static let next = Atomic<Int>(0)
+    private static let slot = ThreadLocal { Slot(next.wrappingAdd(1, ordering: .relaxed).oldValue & Int(Int32.max)) }
+
+    static var current: Int { slot.current.index }
 }
