@@ -1,6 +1,7 @@
 import Foundation
 import PassIdentifiers
 import PassServerTesting
+import Synchronization
 @testable import Storage
 import Testing
 
@@ -114,5 +115,53 @@ struct ReachBatchTests {
         }
         #expect(trips == 1)
         #expect(try ReachTests.tally(fixture.store, event: storm.event.id).total.devicesUpToDate == 100)
+    }
+
+    /// A phone listed and fetched its pass, and the pass changes (a check-in at the door) before the
+    /// ledger has written those marks: the pass change holds the pass row and then writes its
+    /// registrations, so a batch holding one of those registrations while it waits for the pass
+    /// would be a deadlock, one of the two aborted (a 503 at the door).
+    @Test("PostgreSQL: a batch waiting for a pass a change holds holds none of its registrations: neither is aborted", .timeLimit(.minutes(1)))
+    func batchAndPassChangeLockInOneOrder() throws {
+        let fixture = try StoreFixture(.postgres)
+        let pass = try #require(try Self.event(fixture, prefix: "d", count: 1).passes.first)
+        let now = Date()
+        var marks = ReachMarks()
+        marks.told.append(.init(deviceLibraryIdentifier: "da0", passTypeIdentifier: Self.passType, listedAfter: nil, tag: pass.revision, at: now))
+        marks.served.append(.init(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber, revision: pass.revision, at: now))
+        let batch = marks
+        let thisPass: SQLQuery = "pass_type_identifier = \(Self.passType) AND serial_number = \(pass.serialNumber)"
+
+        let batchFailure = Mutex<String?>(nil)
+        let batchDone = DispatchSemaphore(value: 0)
+        try fixture.store.transaction { change in
+            // The change's first step: the pass row, locked.
+            _ = try change.execute("SELECT id FROM passes WHERE \(thisPass) FOR UPDATE")
+            Thread {
+                do { try fixture.store.withSession(.write) { try $0.reach.recordReach(batch) } } catch { batchFailure.withLock { $0 = "\(error)" } }
+                batchDone.signal()
+            }.start()
+            // The batch is under way: it waits for a lock (the pass).
+            let deadline = Date().addingTimeInterval(20)
+            var waiting = 0
+            while waiting == 0, Date() < deadline {
+                // Statistics views keep one snapshot for a transaction unless it is cleared.
+                _ = try change.execute("SELECT pg_stat_clear_snapshot()")
+                waiting = try change.first(
+                    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                )?.int("n") ?? 0
+                if waiting == 0 { usleep(20_000) }
+            }
+            #expect(waiting == 1, "the batch never waited for the pass")
+            // The change's next step: the pass's registrations (a deadlock here if the batch held them).
+            _ = try change.execute("UPDATE registrations SET pass_revision = pass_revision WHERE \(thisPass)")
+        }
+        #expect(batchDone.wait(timeout: .now() + 30) == .success, "the batch finished")
+        #expect(batchFailure.withLock { $0 } == nil, "the batch was not aborted")
+        // And it wrote its marks once the change was done.
+        let devices = try fixture.store.withSession(.read) { try $0.reach.registeredDevices(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber) }
+        #expect(devices.first { $0.deviceLibraryIdentifier == "da0" }?.toldRevision == pass.revision)
+        let stored = try fixture.store.withSession(.read) { try $0.passes.pass(passTypeIdentifier: Self.passType, serialNumber: pass.serialNumber) }
+        #expect(stored?.servedRevision == pass.revision)
     }
 }

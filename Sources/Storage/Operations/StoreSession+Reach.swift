@@ -62,7 +62,9 @@ extension ReachOperations {
     /// nothing). On PostgreSQL that is two statements in one round trip whatever the count, and the
     /// tally triggers run once per statement instead of once per phone; rows are locked in key
     /// order (passes by id, registrations by primary key), so two writers of overlapping batches
-    /// wait for each other instead of deadlocking. SQLite runs the single-mark statements.
+    /// wait for each other instead of deadlocking. The served marks go first: the transaction locks
+    /// passes before registrations, as a pass change (an edit, a check-in) does, so the two wait for
+    /// each other instead of deadlocking either. SQLite runs the single-mark statements.
     public func recordReach(_ marks: ReachMarks) throws {
         guard !marks.isEmpty else { return }
         // The newest revision served of each pass is all the pass and its registrations keep.
@@ -92,35 +94,6 @@ extension ReachOperations {
             return
         }
         try transaction {
-            if !marks.told.isEmpty {
-                var records = JSONRecords()
-                for mark in marks.told {
-                    records.append([
-                        "device": .text(mark.deviceLibraryIdentifier.rawValue), "pass_type": .text(mark.passTypeIdentifier.rawValue),
-                        "since": .integer(mark.listedAfter ?? -1), "tag": .integer(mark.tag), "told_at": .integer(mark.at.storageMillis),
-                    ])
-                }
-                let told = recordSet(records, alias: "m", columns: [
-                    ("device", "text"), ("pass_type", "text"), ("since", "bigint"), ("tag", "bigint"), ("told_at", "bigint"),
-                ])
-                // A registration listed by two marks of the batch takes the later tag.
-                try executeDeferred("""
-                    WITH best AS (
-                        SELECT DISTINCT ON (r.device_library_identifier, r.pass_type_identifier, r.serial_number)
-                            r.device_library_identifier, r.pass_type_identifier, r.serial_number, m.tag, m.told_at
-                        FROM registrations r JOIN \(told)
-                            ON r.device_library_identifier = m.device AND r.pass_type_identifier = m.pass_type
-                        WHERE r.pass_revision > m.since AND r.pass_revision <= m.tag AND (r.told_revision IS NULL OR r.told_revision < m.tag)
-                        ORDER BY r.device_library_identifier, r.pass_type_identifier, r.serial_number, m.tag DESC),
-                    locked AS (
-                        SELECT b.* FROM registrations r JOIN best b USING (device_library_identifier, pass_type_identifier, serial_number)
-                        ORDER BY r.device_library_identifier, r.pass_type_identifier, r.serial_number
-                        FOR UPDATE OF r)
-                    UPDATE registrations r SET told_revision = l.tag, told_at = l.told_at FROM locked l
-                    WHERE r.device_library_identifier = l.device_library_identifier AND r.pass_type_identifier = l.pass_type_identifier
-                      AND r.serial_number = l.serial_number AND (r.told_revision IS NULL OR r.told_revision < l.tag)
-                    """)
-            }
             if !newest.isEmpty {
                 var records = JSONRecords()
                 for mark in newest {
@@ -153,6 +126,35 @@ extension ReachOperations {
                     UPDATE registrations r SET served_revision = g.revision FROM registered g
                     WHERE r.device_library_identifier = g.device_library_identifier AND r.pass_type_identifier = g.pass_type_identifier
                       AND r.serial_number = g.serial_number AND (r.served_revision IS NULL OR r.served_revision < g.revision)
+                    """)
+            }
+            if !marks.told.isEmpty {
+                var records = JSONRecords()
+                for mark in marks.told {
+                    records.append([
+                        "device": .text(mark.deviceLibraryIdentifier.rawValue), "pass_type": .text(mark.passTypeIdentifier.rawValue),
+                        "since": .integer(mark.listedAfter ?? -1), "tag": .integer(mark.tag), "told_at": .integer(mark.at.storageMillis),
+                    ])
+                }
+                let told = recordSet(records, alias: "m", columns: [
+                    ("device", "text"), ("pass_type", "text"), ("since", "bigint"), ("tag", "bigint"), ("told_at", "bigint"),
+                ])
+                // A registration listed by two marks of the batch takes the later tag.
+                try executeDeferred("""
+                    WITH best AS (
+                        SELECT DISTINCT ON (r.device_library_identifier, r.pass_type_identifier, r.serial_number)
+                            r.device_library_identifier, r.pass_type_identifier, r.serial_number, m.tag, m.told_at
+                        FROM registrations r JOIN \(told)
+                            ON r.device_library_identifier = m.device AND r.pass_type_identifier = m.pass_type
+                        WHERE r.pass_revision > m.since AND r.pass_revision <= m.tag AND (r.told_revision IS NULL OR r.told_revision < m.tag)
+                        ORDER BY r.device_library_identifier, r.pass_type_identifier, r.serial_number, m.tag DESC),
+                    locked AS (
+                        SELECT b.* FROM registrations r JOIN best b USING (device_library_identifier, pass_type_identifier, serial_number)
+                        ORDER BY r.device_library_identifier, r.pass_type_identifier, r.serial_number
+                        FOR UPDATE OF r)
+                    UPDATE registrations r SET told_revision = l.tag, told_at = l.told_at FROM locked l
+                    WHERE r.device_library_identifier = l.device_library_identifier AND r.pass_type_identifier = l.pass_type_identifier
+                      AND r.serial_number = l.serial_number AND (r.told_revision IS NULL OR r.told_revision < l.tag)
                     """)
             }
         }
