@@ -28,7 +28,7 @@ http_part() {
     rm -rf "$workdir"
 }
 
-for part in http storage passbundle device device-peer checkin frames attendee-page apns repush reach fleet import google webhooks dashboard attendance; do
+for part in http storage passbundle device device-peer registration-cost checkin frames attendee-page apns repush reach fleet import google webhooks dashboard attendance; do
     echo "## $part" | tee -a "$out"
     if [ "$part" = http ]; then
         http_part 2>&1 | tee -a "$out"
