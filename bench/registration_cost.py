@@ -25,6 +25,10 @@ import re
 import sys
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+# The session's process id in the log line's prefix: "... UTC [27474] LOG:".
+SESSION = re.compile(r"\[\d+\]")
+# An executed statement's record: "LOG:  duration: 0.040 ms  execute pass_server_34: SQL".
+EXECUTE = re.compile(r"\bLOG:\s+(?:duration: [\d.]+ ms\s+)?execute [^:]*: ")
 
 
 def records(text):
@@ -48,24 +52,37 @@ def parameters(detail):
 
 
 def statement_of(record):
-    """The SQL of an `execute <name>: SQL` record, continuation lines' leading tab removed."""
-    head, _, sql = record.partition("execute ")
-    sql = sql.split(": ", 1)[1]
+    """The SQL of an `execute <name>: SQL` record (continuation lines' leading tab removed), or
+    None for any other record."""
+    match = EXECUTE.search(record)
+    if match is None:
+        return None
+    sql = record[match.end():]
     return "\n".join(line[1:] if line.startswith("\t") else line for line in sql.split("\n")).strip()
 
 
+def detail_of(all_records, index):
+    """The parameters' DETAIL record that the same session wrote after record `index`, if its
+    next record is one (other sessions' records may come between)."""
+    session = SESSION.search(all_records[index])
+    for record in all_records[index + 1:]:
+        if session is None or SESSION.search(record) is None or SESSION.search(record).group(0) == session.group(0):
+            return record if "DETAIL:  parameters:" in record else None
+    return None
+
+
 def main(log, start, device, pass_type, serial, out):
-    with open(log, encoding="utf-8", errors="replace") as handle:
+    with open(log, "rb") as handle:
         handle.seek(int(start))
-        all_records = list(records(handle.read()))
+        all_records = list(records(handle.read().decode("utf-8", errors="replace")))
     found = None
     lock = None
     for index, record in enumerate(all_records):
-        if " execute " not in record:
-            continue
         sql = statement_of(record)
-        detail = all_records[index + 1] if index + 1 < len(all_records) else ""
-        if "parameters:" not in detail:
+        if sql is None:
+            continue
+        detail = detail_of(all_records, index)
+        if detail is None:
             continue
         values = parameters(detail)
         if sql.startswith("WITH device AS") and device in values.values():

@@ -1,4 +1,3 @@
-import Foundation
 import PassServerTesting
 import Testing
 
@@ -34,15 +33,6 @@ struct SoakJudgeTests {
 
     @Test("bench/soak_judge_test.py: the good run passes, every bad run fails with its reason")
     func judgeFeedsBadRuns() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        // Debian's python3 (`make test` installs it); the script needs only the standard library.
-        let result = try run("/usr/bin/python3", [root.appendingPathComponent("bench/soak_judge_test.py").path, "-v"], in: root.path)
-        // unittest reports on standard error: one "name (module.Class.name) ... ok" line per case.
-        let report = result.error + result.output
-        #expect(result.status == 0, "\(report)")
-        for name in Self.cases {
-            #expect(report.contains("\(name) (") && report.contains(".\(name)) ... ok"), "\(name) did not pass:\n\(report)")
-        }
-        #expect(report.contains("Ran \(Self.cases.count) tests"), "\(report)")
+        try expectPythonUnitTests("bench/soak_judge_test.py", cases: Self.cases)
     }
 }
