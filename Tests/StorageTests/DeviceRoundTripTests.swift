@@ -7,8 +7,8 @@ import Testing
 
 /// What a phone's requests cost the database: a capped registration is one round trip on
 /// PostgreSQL (its pass lock, upsert, eviction, tallies and `pass.added` sent together), the head
-/// of a pass is one statement, and the single round trip keeps the lock's guarantees under
-/// concurrency.
+/// of a pass is one statement, and so is the head with the whole pass for a phone whose pass
+/// changed; the single round trip keeps the lock's guarantees under concurrency.
 @Suite("Device requests' round trips", .offCooperativePool, .timeLimit(.minutes(3)))
 struct DeviceRoundTripTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -121,6 +121,68 @@ struct DeviceRoundTripTests {
         try fixture.store.withSession(.read) { session in
             _ = try session.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "HEAD")
             #expect(try roundTrips(session) { _ = try session.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "HEAD") } == 1)
+        }
+    }
+
+    @Test("the head with the whole pass: the pass and its event only when modified after the date asked about, else the head alone; nil for an unknown pass", arguments: Backend.allCases)
+    func passHeadWithWholePass(_ backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let event = try fixture.makeEvent(now: now)
+        let pass = try fixture.makePass(serial: "WHOLE", eventID: event.id, now: now)
+        let read = { (since: Int64) in
+            try fixture.store.withSession(.read) { try $0.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "WHOLE", wholeIfModifiedAfter: since) }
+        }
+        let expected = try #require(try fixture.store.withSession(.read) { try $0.passes.passWithEvent(passTypeIdentifier: StoreFixture.passType, serialNumber: "WHOLE") })
+        #expect(expected.event == event)
+
+        // A phone holding an older pass: the whole pass and its event come with the head.
+        let changed = try #require(try read(pass.modifiedAt - 1))
+        #expect(changed.head == PassHead(pass))
+        #expect(changed.whole?.pass == expected.pass)
+        #expect(changed.whole?.event == event)
+
+        // A phone holding this pass (a 304), or one dated after it: the head alone.
+        for since in [pass.modifiedAt, pass.modifiedAt + 60] {
+            let unchanged = try #require(try read(since))
+            #expect(unchanged.head == PassHead(pass))
+            #expect(unchanged.whole == nil, "since \(since)")
+        }
+
+        // A pass without an event, changed: the pass whole, no event.
+        let lone = try fixture.makePass(serial: "LONE", now: now)
+        let loneRead = try #require(try fixture.store.withSession(.read) {
+            try $0.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "LONE", wholeIfModifiedAfter: 0)
+        })
+        #expect(loneRead.whole?.pass == lone)
+        #expect(loneRead.whole != nil && loneRead.whole?.event == nil)
+
+        #expect(try fixture.store.withSession(.read) { try $0.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "NONE", wholeIfModifiedAfter: 0) } == nil)
+    }
+
+    @Test("PostgreSQL: the head with the whole pass is one round trip, the pass changed or not")
+    func passHeadWithWholePassIsOneRoundTrip() throws {
+        let fixture = try StoreFixture(.postgres)
+        let event = try fixture.makeEvent(now: now)
+        let pass = try fixture.makePass(serial: "WHOLE", eventID: event.id, now: now)
+        try fixture.store.withSession(.read) { session in
+            // Each statement's first use prepares it (a round trip of its own); count the uses after.
+            _ = try session.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "WHOLE", wholeIfModifiedAfter: 0)
+            _ = try session.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "WHOLE")
+            _ = try session.passes.passWithEvent(passTypeIdentifier: StoreFixture.passType, serialNumber: "WHOLE")
+            for since in [pass.modifiedAt - 1, pass.modifiedAt] {
+                var whole: (pass: StoredPass, event: Event?)?
+                let trips = try roundTrips(session) {
+                    whole = try session.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "WHOLE", wholeIfModifiedAfter: since)?.whole
+                }
+                #expect(trips == 1, "since \(since)")
+                #expect((whole != nil) == (since < pass.modifiedAt), "since \(since)")
+            }
+            // The whole pass took one statement where the head and then the pass took two.
+            let apart = try roundTrips(session) {
+                _ = try session.passes.passHead(passTypeIdentifier: StoreFixture.passType, serialNumber: "WHOLE")
+                _ = try session.passes.passWithEvent(passTypeIdentifier: StoreFixture.passType, serialNumber: "WHOLE")
+            }
+            #expect(apart == 2)
         }
     }
 }

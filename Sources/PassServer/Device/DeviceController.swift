@@ -124,16 +124,24 @@ struct DeviceController: Sendable {
         return out
     }
 
-    /// The pass, in one round trip while its bundle is cached: the head of the pass
-    /// (`PassHead`) authenticates, answers a conditional request and names the cached bundle; only
-    /// a bundle to sign reads the pass whole with its event (`authenticatedPass`).
+    /// The pass, in one round trip whenever it can be: the head of the pass (`PassHead`)
+    /// authenticates, answers a conditional request and names the cached bundle. A phone asking
+    /// with `If-Modified-Since` for a pass changed since (every phone after a push) gets the pass
+    /// whole with its event in the same statement, in case its bundle must be signed; without
+    /// that header a bundle to sign reads the pass whole afterwards (`authenticatedPass`).
     func latestPass(_ request: Request) throws -> Response {
         let (token, _, passType, serial) = try credentials(request)
-        let found = try store.withSession(.read) { try $0.passes.passHead(passTypeIdentifier: passType, serialNumber: serial) }
-        let matches = try TokenVault.matches(token.rawValue, storedHash: found?.authenticationTokenHash ?? Self.noHash)
-        guard let head = found, matches else { throw DeviceRequest.unauthorized }
+        let ifModifiedSince = request.headers["If-Modified-Since"]
+        let found = try store.withSession(.read) { session in
+            if let since = ifModifiedSince.flatMap({ HTTPDate.parse($0) }) {
+                return try session.passes.passHead(passTypeIdentifier: passType, serialNumber: serial, wholeIfModifiedAfter: since)
+            }
+            return try session.passes.passHead(passTypeIdentifier: passType, serialNumber: serial).map { ($0, nil) }
+        }
+        let matches = try TokenVault.matches(token.rawValue, storedHash: found?.head.authenticationTokenHash ?? Self.noHash)
+        guard let (head, whole) = found, matches else { throw DeviceRequest.unauthorized }
         let current = Int64(now().timeIntervalSince1970)
-        if PassFreshness.isNotModified(modifiedAt: head.modifiedAt, ifModifiedSince: request.headers["If-Modified-Since"], now: current) {
+        if PassFreshness.isNotModified(modifiedAt: head.modifiedAt, ifModifiedSince: ifModifiedSince, now: current) {
             // The phone confirms it holds the current revision.
             reach.served(head, at: now())
             return Response(status: 304, headers: Self.passHeaders(modifiedAt: head.modifiedAt))
@@ -141,7 +149,7 @@ struct DeviceController: Sendable {
         if let bundle = passes.cachedBundle(for: head) {
             return passResponse(bundle, head: head, method: request.method)
         }
-        let (pass, event) = try authenticatedPass(request)
+        let (pass, event) = try whole ?? authenticatedPass(request)
         let bundle = try passes.bundle(for: pass) { event }
         return passResponse(bundle, head: PassHead(pass), method: request.method)
     }

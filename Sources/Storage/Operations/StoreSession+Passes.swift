@@ -45,6 +45,44 @@ extension PassOperations {
         )
     }
 
+    /// The head of a pass and, when the pass was modified after `since` (whole seconds, as
+    /// `Last-Modified`), the pass whole with its event: a phone asking with `If-Modified-Since`
+    /// for a pass changed since is sent the pass, and unless its bundle is cached that needs the
+    /// whole row. On PostgreSQL one statement from one snapshot, whose part reading the whole row
+    /// runs only for a changed pass (a 304 reads the head alone); on SQLite, in process, the head
+    /// and then the whole row. The head of a pass read whole is the whole row's.
+    public func passHead(
+        passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber, wholeIfModifiedAfter since: Int64
+    ) throws -> (head: PassHead, whole: (pass: StoredPass, event: Event?)?)? {
+        guard dialect == .postgres else {
+            guard let head = try passHead(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else { return nil }
+            guard head.modifiedAt > since, let whole = try passWithEvent(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber) else {
+                return (head, nil)
+            }
+            return (PassHead(whole.pass), whole)
+        }
+        // OFFSET 0 keeps the subquery whole, so its condition on the head's row is a one-time
+        // filter in front of it: for an unchanged pass neither the pass nor its event is read again.
+        guard let row = try first("""
+            SELECT h.authentication_token_hash, h.revision, h.modified_at, h.served_revision, w.*
+            FROM passes h LEFT JOIN LATERAL (
+                SELECT \(Self.passWithEventColumns) FROM passes p LEFT JOIN events e ON e.id = p.event_id
+                WHERE p.id = h.id AND h.modified_at > \(since) OFFSET 0) w ON true
+            WHERE h.pass_type_identifier = \(passTypeIdentifier) AND h.serial_number = \(serialNumber)
+            """) else { return nil }
+        let headColumns = 4
+        let whole = row.columns(from: headColumns)
+        if try whole.optionalInt64("id") != nil {
+            let found = try Self.passWithEvent(whole)
+            return (PassHead(found.pass), found)
+        }
+        let head = row.columns(upTo: headColumns)
+        return (PassHead(
+            passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, authenticationTokenHash: try head.bytes("authentication_token_hash"),
+            revision: try head.int64("revision"), modifiedAt: try head.int64("modified_at"), servedRevision: try head.optionalInt64("served_revision")
+        ), nil)
+    }
+
     /// The pass with its event (nil when it has none), read in one statement: what a phone's
     /// fetch needs to build the pass, from one snapshot.
     public func passWithEvent(passTypeIdentifier: PassTypeIdentifier, serialNumber: SerialNumber) throws -> (pass: StoredPass, event: Event?)? {
@@ -52,7 +90,12 @@ extension PassOperations {
             SELECT \(Self.passWithEventColumns) FROM passes p LEFT JOIN events e ON e.id = p.event_id
             WHERE p.pass_type_identifier = \(passTypeIdentifier) AND p.serial_number = \(serialNumber)
             """) else { return nil }
-        // The pass's columns come first, then the event's (NULL without an event).
+        return try Self.passWithEvent(row)
+    }
+
+    /// The pass and its event from a row of `passWithEventColumns`: the pass's columns first,
+    /// then the event's (NULL without an event).
+    private static func passWithEvent(_ row: SQLRow) throws -> (pass: StoredPass, event: Event?) {
         let passColumns = StoredPass.columnNames.count
         let event = row.columns(from: passColumns)
         return (try StoredPass(row: row.columns(upTo: passColumns)), try event.optionalString("id") == nil ? nil : Event(row: event))
