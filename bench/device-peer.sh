@@ -24,6 +24,7 @@
 #        DEVICE_BENCH_STATEMENTS (1: restarts our cluster once with pg_stat_statements, tracking the
 #                             statements inside triggers too, and prints the statements of the runs
 #                             by total time to stderr at the end; 0)
+#        DEVICE_BENCH_IF_MODIFIED_SINCE (bench/device-pass.lua: "now" makes every fetch a 304)
 #        DEVICE_BENCH_TICKETS (1000) WRK_THREADS (2) WRK_CONNECTIONS (32) WRK_DURATION (15s) BENCH_ROUNDS (3)
 # Prints beside our requests per CPU-second of the server the CPU milliseconds our PostgreSQL
 # cluster spent per request (the postmaster and its processes, exited backends included).
