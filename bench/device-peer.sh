@@ -49,14 +49,10 @@ peer="${peer%/}"
 
 source "$(dirname "${BASH_SOURCE[0]}")/wrk-lib.sh"
 wrk_live_server device-peer
-# scripts/with-postgres.sh's cluster skips flushing its log to disk (fsync, synchronous_commit and
-# full_page_writes off) to keep the test suite fast; a peer on a default cluster waits for every
-# commit's flush. For a fair comparison our cluster commits as the default does, unless told not to.
+# A peer on a default cluster waits for every commit's flush: for a fair comparison our cluster
+# commits as the default does, unless told not to.
 durable="${DEVICE_BENCH_DURABLE:-1}"
-if [ "$durable" = 1 ]; then
-    psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "ALTER SYSTEM SET fsync = on" -c "ALTER SYSTEM SET synchronous_commit = on" \
-        -c "ALTER SYSTEM SET full_page_writes = on" -c "SELECT pg_reload_conf()" >/dev/null
-fi
+[ "$durable" = 1 ] && cluster_commits_durably
 if [ "$statements" = 1 ]; then
     # pg_stat_statements must be loaded when the cluster starts.
     : "${PASS_SERVER_TEST_PG_CTL:?DEVICE_BENCH_STATEMENTS needs scripts/with-postgres.sh}"
@@ -73,8 +69,6 @@ if [ "$statements" = 1 ]; then
         -c "ALTER SYSTEM SET auto_explain.sample_rate = 0.0005" -c "SELECT pg_reload_conf()" >/dev/null
     cluster_log_start=$(wc -c <"$cluster_log")
 fi
-# The cluster's postmaster (scripts/with-postgres.sh), for PostgreSQL's CPU time.
-postmaster_pid=$(head -n 1 "${PASS_SERVER_TEST_PG_DATA:-/nonexistent}/postmaster.pid" 2>/dev/null || true)
 baseline_pid=""
 cleanup() {
     if [ -n "$baseline_pid" ]; then kill -TERM "$baseline_pid" 2>/dev/null || true; wait "$baseline_pid" 2>/dev/null || true; fi
@@ -125,17 +119,6 @@ cpu_ticks() {
     for pid in "$@"; do all="$all $pid $(pgrep -d ' ' -P "$pid" 2>/dev/null || true)"; done
     # shellcheck disable=SC2086
     for pid in $all; do cat "/proc/$pid/stat" 2>/dev/null; done | awk '{ sum += $14 + $15 } END { print sum + 0 }'
-}
-# CPU ticks of the PostgreSQL cluster: the postmaster with its exited children (cutime, cstime)
-# and its processes alive now.
-cluster_ticks() {
-    [ -n "$postmaster_pid" ] || { echo 0; return; }
-    {
-        awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$postmaster_pid/stat" 2>/dev/null
-        for pid in $(pgrep -P "$postmaster_pid" 2>/dev/null); do
-            awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null
-        done
-    } | awk '{ sum += $1 } END { print sum + 0 }'
 }
 hz=$(getconf CLK_TCK)
 

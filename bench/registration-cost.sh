@@ -34,13 +34,11 @@ wrk_live_server registration-cost
 pgbench="$(dirname "${PASS_SERVER_TEST_PG_CTL:-/usr/bin/pg_ctl}")/pgbench"
 [ -x "$pgbench" ] || pgbench=$(command -v pgbench) || { echo "bench/registration-cost.sh: pgbench is not installed" >&2; exit 1; }
 cluster_log="$(dirname "$PASS_SERVER_TEST_PG_DATA")/server.log"
-postmaster_pid=$(head -n 1 "$PASS_SERVER_TEST_PG_DATA/postmaster.pid")
 hz=$(getconf CLK_TCK)
 passes_per_client=$((tickets / clients))
 
-# Commits as a default cluster does (the test cluster skips the flushes), like bench/device-peer.sh.
-psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "ALTER SYSTEM SET fsync = on" -c "ALTER SYSTEM SET synchronous_commit = on" \
-    -c "ALTER SYSTEM SET full_page_writes = on" -c "ALTER SYSTEM SET autovacuum = off" -c "SELECT pg_reload_conf()" >/dev/null
+# Commits as a default cluster does; vacuuming is each run's own (measure).
+cluster_commits_durably "autovacuum = off"
 # The server's sessions log every statement with its parameters: sessions opened later do not.
 psql -q "$PASS_SERVER_TEST_DATABASE_URL" -c "ALTER DATABASE $database SET log_min_duration_statement = 0" >/dev/null
 
@@ -77,13 +75,6 @@ echo "bench/registration-cost.sh: filling every pass to its device cap" >&2
 "$pgbench" -n -M prepared -c "$clients" -j 2 -t $((passes_per_client * 10)) -D passes="$passes_per_client" -f "$work/bare.sql" "$database_url" >/dev/null
 psql -q "$database_url" -c "VACUUM ANALYZE" >/dev/null
 
-# The cluster's CPU ticks: the postmaster with its exited children, and its processes alive now.
-cluster_ticks() {
-    {
-        awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$postmaster_pid/stat"
-        for pid in $(pgrep -P "$postmaster_pid"); do awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || true; done
-    } | awk '{ sum += $1 } END { print sum + 0 }'
-}
 # measure SCRIPT PER_TRANSACTION: appends "SCRIPT cpu_ms_per_registration registrations_per_second" to $work/runs.
 # Each run starts after a checkpoint and ends with a VACUUM of what it wrote (autovacuum is off), so
 # a run pays for its own dead rows and first writes of pages, and for nothing of another run's.

@@ -59,3 +59,27 @@ wrk_serve() {
     echo "bench/$1.sh: the server did not answer /healthz" >&2
     exit 1
 }
+
+# cluster_commits_durably [SETTING ...]: scripts/with-postgres.sh's cluster skips flushing its log
+# to disk (fsync, synchronous_commit and full_page_writes off) to keep the test suite fast; a
+# default cluster waits for every commit's flush. Turns the three on, with any further
+# `name = value` SETTINGs, and reloads the configuration.
+cluster_commits_durably() {
+    local setting arguments=(-c "ALTER SYSTEM SET fsync = on" -c "ALTER SYSTEM SET synchronous_commit = on" -c "ALTER SYSTEM SET full_page_writes = on")
+    for setting in "$@"; do arguments+=(-c "ALTER SYSTEM SET $setting"); done
+    psql -q "$PASS_SERVER_TEST_DATABASE_URL" "${arguments[@]}" -c "SELECT pg_reload_conf()" >/dev/null
+}
+
+# cluster_ticks: CPU ticks of scripts/with-postgres.sh's PostgreSQL cluster, every process of it:
+# the postmaster with its exited children (cutime, cstime; a backend's CPU counts once the
+# postmaster has reaped it) and its processes alive now. 0 outside that script.
+cluster_ticks() {
+    local postmaster
+    postmaster=$(head -n 1 "${PASS_SERVER_TEST_PG_DATA:-/nonexistent}/postmaster.pid" 2>/dev/null) || { echo 0; return; }
+    {
+        awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$postmaster/stat" 2>/dev/null
+        for pid in $(pgrep -P "$postmaster" 2>/dev/null); do
+            awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null
+        done
+    } | awk '{ sum += $1 } END { print sum + 0 }'
+}
