@@ -93,7 +93,8 @@ measure() {
         'BEGIN { printf "%s %.4f %.0f\n", s, t * 1000 / hz / (n * per), n * per / secs }' | tee -a "$work/runs" >&2
 }
 for round in $(seq 1 "$rounds"); do
-    echo "bench/registration-cost.sh: round $round of $rounds (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+    cut -d' ' -f1 /proc/loadavg >>"$work/loads"
+    echo "bench/registration-cost.sh: round $round of $rounds (load $(tail -n 1 "$work/loads"))" >&2
     measure lookup 1
     measure full 1
     measure lookup16 16
@@ -108,7 +109,7 @@ full=$(awk -v a="$(figure full)" -v b="$lookup" 'BEGIN { printf "%.3f", a - b }'
 batch=$(awk -v a="$(figure batch)" -v b="$lookup16" 'BEGIN { printf "%.3f", a - b }')
 bare=$(awk -v a="$(figure bare)" -v b="$lookup" 'BEGIN { printf "%.3f", a - b }')
 echo
-echo "PostgreSQL CPU a registration, $tickets passes at their cap, pgbench -c $clients for ${seconds} s, durable commits, median of $rounds rounds (the common part taken off):"
+echo "PostgreSQL CPU a registration, $tickets passes at their cap, pgbench -c $clients for ${seconds} s, durable commits, median of $rounds rounds (the common part taken off), load average $(sort -g "$work/loads" | head -n 1)–$(sort -g "$work/loads" | tail -n 1) at the rounds' starts on $(nproc) cores; bare is the floor of the same run, what a registration recording nothing more would cost:"
 echo
 echo "| replay | PostgreSQL CPU ms a registration | registrations/s in the run | ÷ full |"
 echo "|---|---:|---:|---:|"
